@@ -1,0 +1,330 @@
+"""The Transformer's building blocks, written from "Attention Is All You Need" (Vaswani et
+al., 2017). Every module returns what it computed, attention weights included, as a frozen
+dataclass; nothing is stashed on the module, so one model can serve many callers at once.
+
+Shape letters: B batch, Tq query length, Tk key length, T sequence length, D d_model,
+H heads, Dh = D / H. Masks are boolean, True = blocked (torch.nn.MultiheadAttention's
+convention).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+
+def sinusoidal_table(max_len: int, d_model: int) -> torch.Tensor:
+    """Sinusoidal positional encodings (paper, section 3.5).
+
+    PE(pos, 2i) = sin(pos / 10000^(2i / d_model)),  PE(pos, 2i+1) = cos(pos / 10000^(2i / d_model)).
+
+    Args:
+        max_len: number of positions, T.
+        d_model: D, must be even.
+
+    Returns:
+        (T, D) float32 table; row ``pos`` is the encoding added at position ``pos``.
+
+    Raises:
+        ValueError: if ``d_model`` is odd or either size is not positive.
+    """
+    if max_len <= 0 or d_model <= 0 or d_model % 2:
+        raise ValueError(f"need max_len > 0 and an even d_model > 0, got {max_len}, {d_model}")
+    pos = torch.arange(max_len, dtype=torch.float64)[:, None]  # (T, 1)
+    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)  # (D/2,) the even dims 2i
+    angle = pos / torch.pow(10000.0, two_i / d_model)  # (T, D/2), radians
+    pe = torch.empty(max_len, d_model, dtype=torch.float64)
+    pe[:, 0::2] = torch.sin(angle)
+    pe[:, 1::2] = torch.cos(angle)
+    return pe.float()
+
+
+class PositionalEncoding(nn.Module):
+    """Adds the fixed sinusoidal table to scaled embeddings, then applies dropout.
+
+    The table is a non-persistent buffer: it is derived from the config, not stored in
+    checkpoints.
+    """
+
+    def __init__(self, d_model: int, max_len: int, dropout: float = 0.0) -> None:
+        super().__init__()
+        self.dropout = nn.Dropout(dropout)
+        self.register_buffer("pe", sinusoidal_table(max_len, d_model), persistent=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """x: (B, T, D) -> (B, T, D) = dropout(x + PE[:T]).
+
+        Raises:
+            ValueError: if T exceeds the table's max_len.
+        """
+        T = x.size(1)
+        if T > self.pe.size(0):
+            raise ValueError(f"sequence of {T} tokens exceeds max_len {self.pe.size(0)}")
+        return self.dropout(x + self.pe[:T])  # (B, T, D)
+
+
+@dataclass(frozen=True)
+class AttentionOutput:
+    """What one multi-head attention call computed.
+
+    Attributes:
+        output: (B, Tq, D) the heads' weighted values, concatenated and projected by W_O.
+        weights: (B, H, Tq, Tk) softmax weights; rows sum to 1, blocked cells are exactly 0,
+            a row whose keys are all blocked is all 0.
+        scores: (B, H, Tq, Tk) the scaled scores QK^T / sqrt(Dh) before masking, or None
+            unless ``return_scores=True``.
+    """
+
+    output: torch.Tensor
+    weights: torch.Tensor
+    scores: torch.Tensor | None = None
+
+
+def combine_masks(
+    B: int,
+    Tq: int,
+    Tk: int,
+    key_padding_mask: torch.Tensor | None,
+    attn_mask: torch.Tensor | None,
+) -> torch.Tensor | None:
+    """Merge a key padding mask and an attention mask into one (B, 1, Tq, Tk) bool mask.
+
+    Args:
+        key_padding_mask: (B, Tk) bool, True = that key is blocked for every query.
+        attn_mask: (Tq, Tk) or (B, Tq, Tk) bool, True = blocked.
+
+    Returns:
+        (B, 1, Tq, Tk) bool (broadcast over heads) or None if both are None.
+
+    Raises:
+        ValueError: a mask that is not boolean or has the wrong shape.
+    """
+    mask = None
+    if key_padding_mask is not None:
+        if key_padding_mask.dtype != torch.bool or key_padding_mask.shape != (B, Tk):
+            raise ValueError(
+                f"key_padding_mask must be bool (B={B}, Tk={Tk}), got "
+                f"{key_padding_mask.dtype} {tuple(key_padding_mask.shape)}"
+            )
+        mask = key_padding_mask[:, None, None, :].expand(B, 1, Tq, Tk)
+    if attn_mask is not None:
+        if attn_mask.dtype != torch.bool or attn_mask.shape not in ((Tq, Tk), (B, Tq, Tk)):
+            raise ValueError(
+                f"attn_mask must be bool (Tq, Tk) or (B, Tq, Tk) with Tq={Tq}, Tk={Tk}, "
+                f"got {attn_mask.dtype} {tuple(attn_mask.shape)}"
+            )
+        am = attn_mask.expand(B, Tq, Tk)[:, None]  # (B, 1, Tq, Tk)
+        mask = am if mask is None else (mask | am)
+    return mask
+
+
+def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
+    """Softmax over the last axis that gives blocked cells exactly 0 and never NaN.
+
+    Blocked cells are filled with the dtype's most negative finite number (not -inf, which
+    makes a fully blocked row 0/0 = NaN), and zeroed again after the softmax, so a row whose
+    keys are all blocked comes out as all zeros.
+
+    Args:
+        scores: (..., Tq, Tk) float.
+        mask: bool broadcastable to ``scores``, True = blocked; None = nothing blocked.
+
+    Returns:
+        Weights of the same shape as ``scores``.
+    """
+    if mask is None:
+        return scores.softmax(dim=-1)
+    filled = scores.masked_fill(mask, torch.finfo(scores.dtype).min)
+    return filled.softmax(dim=-1).masked_fill(mask, 0.0)
+
+
+class MultiHeadAttention(nn.Module):
+    """Multi-head scaled dot-product attention (paper, sections 3.2.1-3.2.2), by hand.
+
+    head_h = softmax(Q W_Q^h (K W_K^h)^T / sqrt(Dh) + mask) V W_V^h;
+    MultiHead(Q, K, V) = Concat(head_1..head_H) W_O.
+
+    Parameter layout matches ``torch.nn.MultiheadAttention`` after splitting its
+    ``in_proj_weight`` into ``q_proj``, ``k_proj`` and ``v_proj`` (each D x D, with bias).
+    """
+
+    def __init__(self, d_model: int, nhead: int, dropout: float = 0.0) -> None:
+        super().__init__()
+        if d_model % nhead:
+            raise ValueError(f"d_model ({d_model}) must be divisible by nhead ({nhead})")
+        self.d_model, self.nhead, self.head_dim = d_model, nhead, d_model // nhead
+        self.q_proj = nn.Linear(d_model, d_model)
+        self.k_proj = nn.Linear(d_model, d_model)
+        self.v_proj = nn.Linear(d_model, d_model)
+        self.out_proj = nn.Linear(d_model, d_model)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(
+        self,
+        query: torch.Tensor,
+        key: torch.Tensor,
+        value: torch.Tensor,
+        key_padding_mask: torch.Tensor | None = None,
+        attn_mask: torch.Tensor | None = None,
+        return_scores: bool = False,
+    ) -> AttentionOutput:
+        """Attend from ``query`` positions to ``key``/``value`` positions.
+
+        Args:
+            query: (B, Tq, D).
+            key, value: (B, Tk, D).
+            key_padding_mask: (B, Tk) bool, True = blocked key (e.g. ``<pad>``).
+            attn_mask: (Tq, Tk) or (B, Tq, Tk) bool, True = blocked (e.g. look-ahead).
+            return_scores: also return the scaled, unmasked scores QK^T / sqrt(Dh).
+
+        Returns:
+            AttentionOutput with output (B, Tq, D) and weights (B, H, Tq, Tk); the weights
+            are those before attention dropout.
+
+        Raises:
+            ValueError: mismatched shapes or a malformed mask.
+        """
+        B, Tq, D = query.shape
+        Tk = key.size(1)
+        if D != self.d_model or key.shape != (B, Tk, D) or value.shape != (B, Tk, D):
+            raise ValueError(
+                f"expected query (B, Tq, {self.d_model}) and key/value (B, Tk, {self.d_model}),"
+                f" got {tuple(query.shape)}, {tuple(key.shape)}, {tuple(value.shape)}"
+            )
+        H, Dh = self.nhead, self.head_dim
+        q = self.q_proj(query).view(B, Tq, H, Dh).transpose(1, 2)  # (B, H, Tq, Dh)
+        k = self.k_proj(key).view(B, Tk, H, Dh).transpose(1, 2)  # (B, H, Tk, Dh)
+        v = self.v_proj(value).view(B, Tk, H, Dh).transpose(1, 2)  # (B, H, Tk, Dh)
+        scores = (q @ k.transpose(-2, -1)) / math.sqrt(Dh)  # (B, H, Tq, Tk)
+        mask = combine_masks(B, Tq, Tk, key_padding_mask, attn_mask)  # (B, 1, Tq, Tk)
+        weights = masked_softmax(scores, mask)  # (B, H, Tq, Tk)
+        context = self.dropout(weights) @ v  # (B, H, Tq, Dh)
+        context = context.transpose(1, 2).reshape(B, Tq, D)  # (B, Tq, D): heads concatenated
+        return AttentionOutput(self.out_proj(context), weights, scores if return_scores else None)
+
+
+class PositionwiseFeedForward(nn.Module):
+    """FFN(x) = max(0, x W_1 + b_1) W_2 + b_2 (paper, section 3.3), applied at each position."""
+
+    def __init__(self, d_model: int, dim_feedforward: int, dropout: float = 0.0) -> None:
+        super().__init__()
+        self.linear1 = nn.Linear(d_model, dim_feedforward)
+        self.linear2 = nn.Linear(dim_feedforward, d_model)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """x: (B, T, D) -> (B, T, D)."""
+        return self.linear2(self.dropout(F.relu(self.linear1(x))))
+
+
+class SublayerConnection(nn.Module):
+    """Residual connection around a sublayer with LayerNorm (paper, section 5.4 / 3.1).
+
+    Post-LN (``norm_first=False``, the paper): x + dropout(f(x)), then LayerNorm.
+    Pre-LN (``norm_first=True``): x + dropout(f(LayerNorm(x))).
+    """
+
+    def __init__(self, d_model: int, dropout: float, norm_first: bool) -> None:
+        super().__init__()
+        self.norm = nn.LayerNorm(d_model)
+        self.dropout = nn.Dropout(dropout)
+        self.norm_first = norm_first
+
+    def forward(self, x: torch.Tensor, sublayer) -> tuple[torch.Tensor, object]:
+        """x: (B, T, D); ``sublayer(x) -> (y (B, T, D), extra)``. Returns (new x, extra)."""
+        if self.norm_first:
+            y, extra = sublayer(self.norm(x))
+            return x + self.dropout(y), extra
+        y, extra = sublayer(x)
+        return self.norm(x + self.dropout(y)), extra
+
+
+@dataclass(frozen=True)
+class EncoderLayerOutput:
+    """output: (B, S, D); self_attention: AttentionOutput with weights (B, H, S, S)."""
+
+    output: torch.Tensor
+    self_attention: AttentionOutput
+
+
+class EncoderLayer(nn.Module):
+    """Self-attention then feed-forward, each wrapped in a residual + LayerNorm sublayer."""
+
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int, dropout: float,
+                 norm_first: bool = False) -> None:
+        super().__init__()
+        self.self_attn = MultiHeadAttention(d_model, nhead, dropout)
+        self.feed_forward = PositionwiseFeedForward(d_model, dim_feedforward, dropout)
+        self.sublayer1 = SublayerConnection(d_model, dropout, norm_first)
+        self.sublayer2 = SublayerConnection(d_model, dropout, norm_first)
+
+    def forward(self, x: torch.Tensor, key_padding_mask: torch.Tensor | None = None,
+                return_scores: bool = False) -> EncoderLayerOutput:
+        """x: (B, S, D); key_padding_mask: (B, S) bool, True = ``<pad>`` (blocked)."""
+
+        def attend(h: torch.Tensor):
+            a = self.self_attn(h, h, h, key_padding_mask=key_padding_mask,
+                               return_scores=return_scores)
+            return a.output, a
+
+        x, attn = self.sublayer1(x, attend)  # (B, S, D)
+        x, _ = self.sublayer2(x, lambda h: (self.feed_forward(h), None))  # (B, S, D)
+        return EncoderLayerOutput(x, attn)
+
+
+@dataclass(frozen=True)
+class DecoderLayerOutput:
+    """output: (B, T, D); self_attention weights (B, H, T, T); cross_attention (B, H, T, S)."""
+
+    output: torch.Tensor
+    self_attention: AttentionOutput
+    cross_attention: AttentionOutput
+
+
+class DecoderLayer(nn.Module):
+    """Masked self-attention, encoder-decoder (cross) attention over ``memory``, feed-forward."""
+
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int, dropout: float,
+                 norm_first: bool = False) -> None:
+        super().__init__()
+        self.self_attn = MultiHeadAttention(d_model, nhead, dropout)
+        self.cross_attn = MultiHeadAttention(d_model, nhead, dropout)
+        self.feed_forward = PositionwiseFeedForward(d_model, dim_feedforward, dropout)
+        self.sublayer1 = SublayerConnection(d_model, dropout, norm_first)
+        self.sublayer2 = SublayerConnection(d_model, dropout, norm_first)
+        self.sublayer3 = SublayerConnection(d_model, dropout, norm_first)
+
+    def forward(
+        self,
+        x: torch.Tensor,
+        memory: torch.Tensor,
+        self_attn_mask: torch.Tensor | None = None,
+        memory_key_padding_mask: torch.Tensor | None = None,
+        return_scores: bool = False,
+    ) -> DecoderLayerOutput:
+        """Run one decoder layer.
+
+        Args:
+            x: (B, T, D) decoder states.
+            memory: (B, S, D) encoder output.
+            self_attn_mask: (T, T) or (B, T, T) bool, the combined padding OR look-ahead mask.
+            memory_key_padding_mask: (B, S) bool, True = padded source key.
+        """
+
+        def self_attend(h: torch.Tensor):
+            a = self.self_attn(h, h, h, attn_mask=self_attn_mask, return_scores=return_scores)
+            return a.output, a
+
+        def cross_attend(h: torch.Tensor):
+            a = self.cross_attn(h, memory, memory, key_padding_mask=memory_key_padding_mask,
+                                return_scores=return_scores)
+            return a.output, a
+
+        x, self_attn = self.sublayer1(x, self_attend)  # (B, T, D)
+        x, cross_attn = self.sublayer2(x, cross_attend)  # (B, T, D)
+        x, _ = self.sublayer3(x, lambda h: (self.feed_forward(h), None))  # (B, T, D)
+        return DecoderLayerOutput(x, self_attn, cross_attn)

@@ -1,0 +1,160 @@
+"""The encoder-decoder Transformer (Vaswani et al., 2017, figure 1) with ``encode`` and
+``decode`` as in the Annotated Transformer, returning every attention map as data.
+
+Shape letters: B batch, S source length, T target length, L layers, H heads, D d_model,
+V vocabulary size. Masks are boolean, True = blocked.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+from .config import TransformerConfig
+from .layers import DecoderLayer, EncoderLayer, PositionalEncoding
+from .masks import decoder_self_attention_mask, padding_mask
+
+
+@dataclass(frozen=True)
+class EncoderOutput:
+    """memory: (B, S, D) encoder output; attentions: one (B, H, S, S) tensor per layer;
+    scores: per-layer (B, H, S, S) scaled pre-softmax scores, or None;
+    key_padding_mask: (B, S) bool, True = ``<pad>``."""
+
+    memory: torch.Tensor
+    attentions: tuple[torch.Tensor, ...]
+    key_padding_mask: torch.Tensor
+    scores: tuple[torch.Tensor, ...] | None = None
+
+
+@dataclass(frozen=True)
+class DecoderOutput:
+    """logits: (B, T, V_tgt); self_attentions: per layer (B, H, T, T);
+    cross_attentions: per layer (B, H, T, S); scores likewise, or None."""
+
+    logits: torch.Tensor
+    self_attentions: tuple[torch.Tensor, ...]
+    cross_attentions: tuple[torch.Tensor, ...]
+    self_scores: tuple[torch.Tensor, ...] | None = None
+    cross_scores: tuple[torch.Tensor, ...] | None = None
+
+
+class Embedding(nn.Module):
+    """Token embedding scaled by sqrt(d_model) (paper, section 3.4); ``<pad>`` row is zero."""
+
+    def __init__(self, vocab_size: int, d_model: int, pad_id: int) -> None:
+        super().__init__()
+        self.lut = nn.Embedding(vocab_size, d_model, padding_idx=pad_id)
+        self.scale = math.sqrt(d_model)
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        """ids: (B, T) int64 -> (B, T, D) float."""
+        return self.lut(ids) * self.scale
+
+
+class Transformer(nn.Module):
+    """Encoder-decoder Transformer. Holds weights only: no per-request state.
+
+    ``encode`` and ``decode`` are pure functions of their inputs (under ``eval()``), so one
+    instance may be shared across threads for inference under ``torch.inference_mode()``.
+    """
+
+    def __init__(self, config: TransformerConfig) -> None:
+        super().__init__()
+        c = config
+        self.config = c
+        self.src_embed = Embedding(c.src_vocab_size, c.d_model, c.pad_id)
+        self.tgt_embed = Embedding(c.tgt_vocab_size, c.d_model, c.pad_id)
+        self.positional = PositionalEncoding(c.d_model, c.max_len, c.dropout)
+        self.encoder_layers = nn.ModuleList(
+            EncoderLayer(c.d_model, c.nhead, c.dim_feedforward, c.dropout, c.norm_first)
+            for _ in range(c.num_encoder_layers)
+        )
+        self.decoder_layers = nn.ModuleList(
+            DecoderLayer(c.d_model, c.nhead, c.dim_feedforward, c.dropout, c.norm_first)
+            for _ in range(c.num_decoder_layers)
+        )
+        # Pre-LN stacks need a final LayerNorm; post-LN outputs are already normalised.
+        self.encoder_norm = nn.LayerNorm(c.d_model) if c.norm_first else nn.Identity()
+        self.decoder_norm = nn.LayerNorm(c.d_model) if c.norm_first else nn.Identity()
+        self.generator = nn.Linear(c.d_model, c.tgt_vocab_size)  # the pre-softmax projection
+        self._reset_parameters()
+
+    def _reset_parameters(self) -> None:
+        for p in self.parameters():
+            if p.dim() > 1:
+                nn.init.xavier_uniform_(p)
+        for emb in (self.src_embed.lut, self.tgt_embed.lut):
+            nn.init.normal_(emb.weight, std=self.config.d_model**-0.5)
+            with torch.no_grad():
+                emb.weight[self.config.pad_id].zero_()
+
+    def encode(self, src_ids: torch.Tensor, return_scores: bool = False) -> EncoderOutput:
+        """Encode a padded batch of source ids.
+
+        Args:
+            src_ids: (B, S) int64, padded with ``pad_id`` on the right.
+            return_scores: also keep each layer's pre-softmax scores.
+
+        Returns:
+            EncoderOutput: memory (B, S, D), per-layer attentions (B, H, S, S), the padding
+            mask (B, S).
+        """
+        key_padding_mask = padding_mask(src_ids, self.config.pad_id)  # (B, S)
+        x = self.positional(self.src_embed(src_ids))  # (B, S, D)
+        attentions, scores = [], []
+        for layer in self.encoder_layers:
+            out = layer(x, key_padding_mask, return_scores)
+            x = out.output
+            attentions.append(out.self_attention.weights)
+            scores.append(out.self_attention.scores)
+        return EncoderOutput(
+            self.encoder_norm(x), tuple(attentions), key_padding_mask,
+            tuple(scores) if return_scores else None,
+        )
+
+    def decode(
+        self,
+        tgt_ids: torch.Tensor,
+        memory: torch.Tensor,
+        memory_key_padding_mask: torch.Tensor | None = None,
+        return_scores: bool = False,
+    ) -> DecoderOutput:
+        """Run the decoder over (shifted) target ids, all positions at once.
+
+        Args:
+            tgt_ids: (B, T) int64 decoder inputs starting with ``<s>``, right-padded.
+            memory: (B, S, D) from ``encode``.
+            memory_key_padding_mask: (B, S) bool, True = padded source position.
+
+        Returns:
+            DecoderOutput with logits (B, T, V_tgt): position t predicts token t + 1.
+        """
+        self_mask = decoder_self_attention_mask(tgt_ids, self.config.pad_id)  # (B, T, T)
+        x = self.positional(self.tgt_embed(tgt_ids))  # (B, T, D)
+        self_attn, cross_attn, self_scores, cross_scores = [], [], [], []
+        for layer in self.decoder_layers:
+            out = layer(x, memory, self_mask, memory_key_padding_mask, return_scores)
+            x = out.output
+            self_attn.append(out.self_attention.weights)
+            cross_attn.append(out.cross_attention.weights)
+            self_scores.append(out.self_attention.scores)
+            cross_scores.append(out.cross_attention.scores)
+        logits = self.generator(self.decoder_norm(x))  # (B, T, V)
+        return DecoderOutput(
+            logits, tuple(self_attn), tuple(cross_attn),
+            tuple(self_scores) if return_scores else None,
+            tuple(cross_scores) if return_scores else None,
+        )
+
+    def forward(self, src_ids: torch.Tensor, tgt_ids: torch.Tensor) -> DecoderOutput:
+        """Teacher-forced pass: (B, S) source and (B, T) decoder inputs -> logits (B, T, V)."""
+        enc = self.encode(src_ids)
+        return self.decode(tgt_ids, enc.memory, enc.key_padding_mask)
+
+    def num_parameters(self) -> int:
+        """Number of trainable parameters (the sinusoidal table is not one)."""
+        return sum(p.numel() for p in self.parameters() if p.requires_grad)

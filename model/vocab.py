@@ -1,0 +1,102 @@
+"""Vocabularies and tokenizers.
+
+English is split into lower-cased words and punctuation (``friend's`` -> ``friend 's``);
+Chinese is one token per character or punctuation mark, as in the source documents'
+为 / 什 / 么 example. The special tokens have the same ids in every vocabulary:
+``<pad>``=0, ``<unk>``=1, ``<s>``=2, ``</s>``=3.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+
+PAD, UNK, BOS, EOS = "<pad>", "<unk>", "<s>", "</s>"
+SPECIALS = (PAD, UNK, BOS, EOS)
+
+# A word, the possessive clitic, a number, or any other single visible character.
+_EN_TOKEN = re.compile(r"'s\b|[a-z]+|[0-9]+|[^\sa-z0-9]")
+
+
+def normalize_text(text: str) -> str:
+    """NFKC-normalise (full-width letters -> ASCII), drop control and format characters
+    (NUL, zero-width spaces, bidi marks), and map curly apostrophes to ``'``."""
+    text = unicodedata.normalize("NFKC", text).replace("\u2019", "'").replace("\u2018", "'")
+    return "".join(
+        ch if unicodedata.category(ch) not in ("Cc", "Cf") or ch in "\t\n\r" else " "
+        for ch in text
+    )
+
+
+def tokenize_en(text: str) -> list[str]:
+    """Split English text into the model's source tokens.
+
+    >>> tokenize_en("Why do we work?")
+    ['why', 'do', 'we', 'work', '?']
+    >>> tokenize_en("my friend's house")
+    ['my', 'friend', "'s", 'house']
+    """
+    return _EN_TOKEN.findall(normalize_text(text).lower())
+
+
+def tokenize_zh(text: str) -> list[str]:
+    """One token per non-space character: ``"我们。"`` -> ``['我', '们', '。']``."""
+    return [ch for ch in normalize_text(text) if not ch.isspace()]
+
+
+class Vocab:
+    """A token <-> id table whose first four entries are the special tokens.
+
+    Raises:
+        ValueError: from the constructor if the specials are not first or a token repeats.
+    """
+
+    def __init__(self, tokens: Sequence[str]) -> None:
+        tokens = list(tokens)
+        if tuple(tokens[:4]) != SPECIALS:
+            raise ValueError(f"a vocabulary must start with {list(SPECIALS)}, got {tokens[:4]}")
+        if len(set(tokens)) != len(tokens):
+            raise ValueError("a vocabulary may not list a token twice")
+        if not all(isinstance(t, str) and t for t in tokens):
+            raise ValueError("every vocabulary entry must be a non-empty string")
+        self.itos: list[str] = tokens
+        self.stoi: dict[str, int] = {t: i for i, t in enumerate(tokens)}
+
+    @classmethod
+    def build(cls, tokens: Iterable[str]) -> Vocab:
+        """The specials followed by the distinct ``tokens`` in sorted order."""
+        return cls(list(SPECIALS) + sorted(set(tokens) - set(SPECIALS)))
+
+    def __len__(self) -> int:
+        return len(self.itos)
+
+    def __contains__(self, token: str) -> bool:
+        return token in self.stoi
+
+    def encode(self, tokens: Iterable[str]) -> list[int]:
+        """Token strings -> ids; unknown tokens become ``<unk>`` (id 1)."""
+        return [self.stoi.get(t, 1) for t in tokens]
+
+    def decode(self, ids: Iterable[int]) -> list[str]:
+        """Ids -> token strings.
+
+        Raises:
+            ValueError: an id outside the vocabulary.
+        """
+        out = []
+        for i in ids:
+            if not 0 <= int(i) < len(self.itos):
+                raise ValueError(f"id {i} is outside a vocabulary of {len(self.itos)}")
+            out.append(self.itos[int(i)])
+        return out
+
+    def unknown(self, tokens: Iterable[str]) -> list[str]:
+        """The tokens that are not in the vocabulary, in order, each once."""
+        return list(dict.fromkeys(t for t in tokens if t not in self.stoi))
+
+    def suggest(self, token: str, n: int = 3) -> list[str]:
+        """Up to ``n`` in-vocabulary tokens spelled most like ``token`` (difflib ratio)."""
+        words = [t for t in self.itos[4:] if t.isalpha()]
+        return difflib.get_close_matches(token, words, n=n, cutoff=0.6)

@@ -1,0 +1,26 @@
+"""Shared fixtures: a small random model for invariants, and the shipped checkpoint."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from model import load_pretrained
+from model.config import TransformerConfig
+from model.transformer import Transformer
+
+
+@pytest.fixture(scope="session")
+def tiny_model() -> Transformer:
+    """An untrained 2+2-layer model in eval mode (invariants hold for any weights)."""
+    torch.manual_seed(0)
+    config = TransformerConfig(src_vocab_size=20, tgt_vocab_size=24, d_model=32, nhead=4,
+                               num_encoder_layers=2, num_decoder_layers=2, dim_feedforward=64,
+                               dropout=0.0, max_len=32)
+    return Transformer(config).eval()
+
+
+@pytest.fixture(scope="session")
+def en_zh():
+    """The shipped English->Chinese model."""
+    return load_pretrained("en-zh")

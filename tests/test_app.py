@@ -1,0 +1,125 @@
+"""The Streamlit app, driven by AppTest with the real shipped model (no mocks)."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+
+
+def run_app() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def charts(at: AppTest) -> list[dict]:
+    """The Plotly figures on the page, as dicts."""
+    return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
+
+
+def z_array(trace: dict) -> np.ndarray:
+    """A heatmap trace's z, decoding Plotly's base64 typed-array form."""
+    z = trace["z"]
+    if isinstance(z, dict):
+        shape = tuple(int(n) for n in z["shape"].split(","))
+        return np.frombuffer(base64.b64decode(z["bdata"]), dtype=z["dtype"]).reshape(shape)
+    return np.asarray(z)
+
+
+def heatmaps(at: AppTest) -> list[dict]:
+    return [t for f in charts(at) for t in f["data"] if t["type"] == "heatmap"]
+
+
+def chart_text(at: AppTest) -> str:
+    return json.dumps(charts(at), ensure_ascii=False)
+
+
+def messages(at: AppTest) -> str:
+    return " ".join(e.value for kind in ("info", "warning", "error") for e in getattr(at, kind))
+
+
+def enter(at: AppTest, sentence: str) -> AppTest:
+    at.text_input(key="sentence").input(sentence).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_default_sentence_is_decoded_with_step_panel_and_first_tab():
+    at = run_app()
+    assert at.text_input(key="sentence").value == "why do we work ?"
+    assert "我们为什么工作？" in [m.value.replace("\\", "").lstrip("# ") for m in at.markdown]
+    figs = charts(at)
+    # The probability bars and the open tab (positional encoding: heatmap and curves).
+    assert len(figs) == 3
+    titles = json.dumps([f["layout"].get("title") for f in figs], ensure_ascii=False)
+    assert "next-token" in titles and "Positional encoding" in titles
+    assert not at.error
+
+
+def test_sentence_step_tab_layer_head_walkthrough():
+    at = run_app()
+    enter(at, "where does she live ?")
+    assert at.session_state["step"] == 1
+    at.button(key="next_step").click().run()
+    at.button(key="next_step").click().run()
+    assert at.session_state["step"] == 3
+    at.button(key="prev_step").click().run()
+    assert at.session_state["step"] == 2
+    for view in ("Masks", "Encoder self-attention", "Decoder self-attention",
+                 "Cross-attention"):
+        at.session_state["view"] = view
+        at.run()
+        assert not at.exception, at.exception
+        text = chart_text(at)
+        if view != "Masks":
+            # One grid (all heads) by default: 8 heatmaps sharing one colour axis.
+            assert len(heatmaps(at)) == 8
+        assert "live" in text or view == "Decoder self-attention"
+    # Pick layer 2, head 5 of the cross-attention: one heatmap, rows up to step 2.
+    at.selectbox(key="Cross-attention_layer").select(2).run()
+    at.selectbox(key="Cross-attention_head").select(5).run()
+    assert not at.exception
+    (hm,) = heatmaps(at)
+    z = z_array(hm)
+    assert z.shape == (2, 6)  # 2 decoder rows at step 2; where does she live ? </s>
+    np.testing.assert_allclose(z.sum(-1), 1.0, atol=1e-5)
+
+
+BAD_INPUTS = {
+    "empty": ("", "empty"),
+    "spaces": ("     ", "empty"),
+    "10,000 characters": ("why do we work ? " * 589 + "a", "characters long"),
+    "emoji": ("🙂🙂🙂", "vocabulary"),
+    "only unknown words": ("zxq blorf wibble", "vocabulary"),
+    "HTML tags": ("<b>bold</b> <script>alert(1)</script>", "vocabulary"),
+}
+
+
+@pytest.mark.parametrize("name", list(BAD_INPUTS))
+def test_bad_input_gets_a_clear_message_and_the_next_sentence_works(name):
+    text, expected = BAD_INPUTS[name]
+    at = run_app()
+    enter(at, text)
+    assert expected in messages(at), messages(at)
+    assert not at.error and not at.get("plotly_chart")
+    # Nothing the user typed is echoed raw into Markdown.
+    for el in [*at.markdown, *at.warning, *at.info]:
+        assert "<script>" not in el.value and "<b>" not in el.value
+    enter(at, "why do we work ?")
+    assert len(charts(at)) == 3 and not messages(at)
+
+
+def test_unknown_words_are_flagged_with_suggestions_and_decoding_goes_on():
+    at = run_app()
+    enter(at, "why do we wrok ?")
+    warning = messages(at)
+    assert "`wrok`" in warning and "`work`" in warning
+    assert len(charts(at)) == 3

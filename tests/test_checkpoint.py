@@ -1,0 +1,76 @@
+import json
+
+import pytest
+import torch
+
+from model import CheckpointError, load_pretrained
+from model.checkpoint import load_checkpoint, save_checkpoint
+from model.vocab import SPECIALS, Vocab
+
+
+@pytest.fixture()
+def saved(tmp_path, tiny_model):
+    src = Vocab([*SPECIALS, *[f"w{i}" for i in range(16)]])
+    tgt = Vocab([*SPECIALS, *[chr(0x4E00 + i) for i in range(20)]])
+    folder = tmp_path / "tiny"
+    save_checkpoint(folder, tiny_model, src, tgt, {"task": "none", "seed": 0})
+    return folder
+
+
+def test_round_trip_restores_every_weight(saved, tiny_model):
+    model, src, tgt, card = load_checkpoint(saved)
+    assert card["parameters"] == tiny_model.num_parameters() and len(card["sha256"]) == 64
+    assert len(src) == 20 and len(tgt) == 24
+    for k, v in tiny_model.state_dict().items():
+        assert torch.equal(model.state_dict()[k], v), k
+    assert not model.training
+
+
+def _damage(folder, name, text=None, data=None):
+    path = folder / name
+    if data is not None:
+        path.write_bytes(data)
+    else:
+        path.write_text(text, encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("name", "how", "message"),
+    [
+        ("model.safetensors", "truncate", "sha256"),
+        ("src_vocab.json", "delete", "src_vocab.json is missing"),
+        ("tgt_vocab.json", "garble", "tgt_vocab.json"),
+        ("config.json", "resize", "config.json"),
+    ],
+)
+def test_damaged_checkpoint_names_the_file(saved, name, how, message):
+    path = saved / name
+    if how == "truncate":
+        _damage(saved, name, data=path.read_bytes()[:100])
+    elif how == "delete":
+        path.unlink()
+    elif how == "garble":
+        _damage(saved, name, text="{not json")
+    elif how == "resize":
+        config = json.loads(path.read_text())
+        config["d_model"] = 64
+        _damage(saved, name, text=json.dumps(config))
+    with pytest.raises(CheckpointError, match=message):
+        load_checkpoint(saved)
+
+
+def test_truncated_weights_without_a_hash_still_fail_clearly(saved):
+    card = json.loads((saved / "card.json").read_text())
+    card.pop("sha256")
+    (saved / "card.json").write_text(json.dumps(card))
+    weights = saved / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[:200])
+    with pytest.raises(CheckpointError, match="model.safetensors"):
+        load_checkpoint(saved)
+
+
+def test_unknown_model_name_lists_what_is_available():
+    with pytest.raises(CheckpointError, match="en-zh"):
+        load_pretrained("no-such-model")
+    with pytest.raises(CheckpointError):
+        load_pretrained("../pretrained")

@@ -1,0 +1,151 @@
+import math
+
+import pytest
+import torch
+from torch import nn
+
+from model.layers import MultiHeadAttention, masked_softmax, sinusoidal_table
+from model.masks import subsequent_mask
+
+
+def test_positional_encoding_matches_the_formula():
+    T, D = 50, 16
+    pe = sinusoidal_table(T, D)
+    assert pe.shape == (T, D) and pe.dtype == torch.float32
+    for pos in (0, 1, 7, 49):
+        for i in range(D // 2):
+            angle = pos / 10000 ** (2 * i / D)
+            assert pe[pos, 2 * i].item() == pytest.approx(math.sin(angle), abs=1e-6)
+            assert pe[pos, 2 * i + 1].item() == pytest.approx(math.cos(angle), abs=1e-6)
+
+
+def test_positional_encoding_rejects_odd_width():
+    with pytest.raises(ValueError):
+        sinusoidal_table(10, 7)
+
+
+def test_masked_softmax_fully_blocked_row_is_zero_not_nan():
+    scores = torch.randn(2, 3)
+    mask = torch.tensor([[True, True, True], [False, True, False]])
+    w = masked_softmax(scores, mask)
+    assert torch.equal(w[0], torch.zeros(3))
+    assert w[1, 1].item() == 0.0
+    assert w[1].sum().item() == pytest.approx(1.0, abs=1e-6)
+    assert not torch.isnan(w).any()
+
+
+def _reference_pair(d_model=32, nhead=4):
+    torch.manual_seed(1)
+    ours = MultiHeadAttention(d_model, nhead).eval()
+    ref = nn.MultiheadAttention(d_model, nhead, batch_first=True).eval()
+    with torch.no_grad():
+        ref.in_proj_weight.copy_(torch.cat([ours.q_proj.weight, ours.k_proj.weight,
+                                            ours.v_proj.weight]))
+        ref.in_proj_bias.copy_(torch.cat([ours.q_proj.bias, ours.k_proj.bias,
+                                          ours.v_proj.bias]))
+        ref.out_proj.weight.copy_(ours.out_proj.weight)
+        ref.out_proj.bias.copy_(ours.out_proj.bias)
+    return ours, ref
+
+
+def test_multihead_attention_equals_torch_reference_with_padding():
+    ours, ref = _reference_pair()
+    q, kv = torch.randn(3, 5, 32), torch.randn(3, 7, 32)
+    kpm = torch.zeros(3, 7, dtype=torch.bool)
+    kpm[1, 5:] = True
+    kpm[2, 2:] = True
+    a = ours(q, kv, kv, key_padding_mask=kpm)
+    out, w = ref(q, kv, kv, key_padding_mask=kpm, need_weights=True,
+                 average_attn_weights=False)
+    torch.testing.assert_close(a.output, out, atol=1e-5, rtol=0)
+    torch.testing.assert_close(a.weights, w, atol=1e-5, rtol=0)
+    assert torch.equal(a.weights[2, :, :, 2:], torch.zeros(4, 5, 5))
+
+
+def test_multihead_attention_equals_torch_reference_with_causal_mask():
+    ours, ref = _reference_pair()
+    x = torch.randn(2, 6, 32)
+    am = subsequent_mask(6)
+    a = ours(x, x, x, attn_mask=am)
+    out, w = ref(x, x, x, attn_mask=am, need_weights=True, average_attn_weights=False)
+    torch.testing.assert_close(a.output, out, atol=1e-5, rtol=0)
+    torch.testing.assert_close(a.weights, w, atol=1e-5, rtol=0)
+
+
+def test_attention_rows_sum_to_one_and_blocked_cells_are_zero():
+    ours, _ = _reference_pair()
+    x = torch.randn(2, 6, 32)
+    kpm = torch.tensor([[False] * 6, [False] * 4 + [True] * 2])
+    a = ours(x, x, x, key_padding_mask=kpm, attn_mask=subsequent_mask(6), return_scores=True)
+    blocked = kpm[:, None, None, :] | subsequent_mask(6)[None, None]
+    torch.testing.assert_close(a.weights.sum(-1), torch.ones(2, 4, 6), atol=1e-5, rtol=0)
+    assert (a.weights[blocked.expand_as(a.weights)] == 0).all()
+    assert a.scores is not None and a.scores.shape == (2, 4, 6, 6)
+    # The scores are QK^T / sqrt(Dh): re-derive them from the projections.
+    q = ours.q_proj(x).view(2, 6, 4, 8).transpose(1, 2)
+    k = ours.k_proj(x).view(2, 6, 4, 8).transpose(1, 2)
+    torch.testing.assert_close(a.scores, q @ k.transpose(-2, -1) / math.sqrt(8))
+
+
+def test_attention_rejects_malformed_masks():
+    ours, _ = _reference_pair()
+    x = torch.randn(1, 3, 32)
+    with pytest.raises(ValueError, match="key_padding_mask"):
+        ours(x, x, x, key_padding_mask=torch.zeros(1, 3))  # float, not bool
+    with pytest.raises(ValueError, match="attn_mask"):
+        ours(x, x, x, attn_mask=torch.zeros(4, 4, dtype=torch.bool))
+
+
+def _copy_mha(ours: MultiHeadAttention, ref: nn.MultiheadAttention) -> None:
+    with torch.no_grad():
+        ref.in_proj_weight.copy_(torch.cat([ours.q_proj.weight, ours.k_proj.weight,
+                                            ours.v_proj.weight]))
+        ref.in_proj_bias.copy_(torch.cat([ours.q_proj.bias, ours.k_proj.bias,
+                                          ours.v_proj.bias]))
+        ref.out_proj.weight.copy_(ours.out_proj.weight)
+        ref.out_proj.bias.copy_(ours.out_proj.bias)
+
+
+def _copy_ffn_and_norms(ours, ref, n_norms: int) -> None:
+    with torch.no_grad():
+        ref.linear1.load_state_dict(ours.feed_forward.linear1.state_dict())
+        ref.linear2.load_state_dict(ours.feed_forward.linear2.state_dict())
+        for i in range(1, n_norms + 1):
+            getattr(ref, f"norm{i}").load_state_dict(
+                getattr(ours, f"sublayer{i}").norm.state_dict())
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_encoder_layer_equals_torch_transformer_encoder_layer(norm_first):
+    from model.layers import EncoderLayer
+
+    torch.manual_seed(2)
+    ours = EncoderLayer(32, 4, 64, 0.0, norm_first).eval()
+    ref = nn.TransformerEncoderLayer(32, 4, 64, 0.0, batch_first=True,
+                                     norm_first=norm_first).eval()
+    _copy_mha(ours.self_attn, ref.self_attn)
+    _copy_ffn_and_norms(ours, ref, 2)
+    x = torch.randn(2, 5, 32)
+    kpm = torch.tensor([[False] * 5, [False] * 3 + [True] * 2])
+    # Compare on the real (unpadded) positions: the reference's fast path may zero pads.
+    ours_out = ours(x, kpm).output
+    ref_out = ref(x, src_key_padding_mask=kpm)
+    torch.testing.assert_close(ours_out[~kpm], ref_out[~kpm], atol=1e-5, rtol=0)
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_decoder_layer_equals_torch_transformer_decoder_layer(norm_first):
+    from model.layers import DecoderLayer
+
+    torch.manual_seed(3)
+    ours = DecoderLayer(32, 4, 64, 0.0, norm_first).eval()
+    ref = nn.TransformerDecoderLayer(32, 4, 64, 0.0, batch_first=True,
+                                     norm_first=norm_first).eval()
+    _copy_mha(ours.self_attn, ref.self_attn)
+    _copy_mha(ours.cross_attn, ref.multihead_attn)
+    _copy_ffn_and_norms(ours, ref, 3)
+    x, memory = torch.randn(2, 4, 32), torch.randn(2, 6, 32)
+    mkpm = torch.tensor([[False] * 6, [False] * 4 + [True] * 2])
+    out = ours(x, memory, subsequent_mask(4), mkpm)
+    ref_out = ref(x, memory, tgt_mask=subsequent_mask(4), memory_key_padding_mask=mkpm)
+    torch.testing.assert_close(out.output, ref_out, atol=1e-5, rtol=0)

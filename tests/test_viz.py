@@ -1,0 +1,488 @@
+"""Tests for the pure Plotly figure builders in ``viz``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+
+import viz
+from viz import (
+    attention_grid,
+    attention_heatmap,
+    check_heads,
+    check_mask,
+    check_matrix,
+    escape_html,
+    escape_tokens,
+    mask_heatmap,
+    positional_curves,
+    positional_heatmap,
+    probability_bars,
+)
+from viz.decoding import BAR_COLOR, CHOSEN_COLOR
+
+ROOT = Path(__file__).resolve().parents[1]
+
+SRC = ["<s>", "the", "cat", "the", "<script>", "</s>"]  # repeated "the", HTML-like tokens
+TGT = ["<s>", "猫", "猫", "&", "</s>"]  # repeated Chinese character
+SRC_ESC = ["&lt;s&gt;", "the", "cat", "the", "&lt;script&gt;", "&lt;/s&gt;"]
+TGT_ESC = ["&lt;s&gt;", "猫", "猫", "&amp;", "&lt;/s&gt;"]
+
+
+def softmax_rows(shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
+    """Random attention with rows summing to 1, as float64 (builders must cast)."""
+    x = np.random.default_rng(seed).normal(size=shape)
+    e = np.exp(x)
+    return e / e.sum(-1, keepdims=True)
+
+
+def sinusoid(t: int, d: int) -> np.ndarray:
+    pos = np.arange(t)[:, None]
+    div = 10000 ** (np.arange(0, d, 2) / d)
+    pe = np.zeros((t, d))
+    pe[:, 0::2], pe[:, 1::2] = np.sin(pos / div), np.cos(pos / div)
+    return pe
+
+
+def roundtrip(fig: go.Figure) -> dict:
+    """Serialise like the app does and parse back, so the JSON path is exercised."""
+    assert isinstance(fig, go.Figure)
+    return json.loads(fig.to_json())
+
+
+# --- escaping ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("raw", "escaped"),
+    [
+        ("<s>", "&lt;s&gt;"),
+        ("</s>", "&lt;/s&gt;"),
+        ("<pad>", "&lt;pad&gt;"),
+        ("<script>alert(1)</script>", "&lt;script&gt;alert(1)&lt;/script&gt;"),
+        ("a & b", "a &amp; b"),
+        ("&lt;", "&amp;lt;"),  # already-escaped text is shown literally, not decoded
+        ("猫", "猫"),
+        ('"quoted"', '"quoted"'),
+    ],
+)
+def test_escape_html(raw: str, escaped: str) -> None:
+    assert escape_html(raw) == escaped
+
+
+def test_escape_tokens_keeps_order_and_repeats() -> None:
+    assert escape_tokens(SRC) == SRC_ESC
+
+
+# --- validators -------------------------------------------------------------------------
+
+
+def test_check_matrix_returns_float32_copy_of_values() -> None:
+    m = softmax_rows((5, 6))
+    out = check_matrix(m, TGT, SRC, "weights")
+    assert out.dtype == np.float32 and out.shape == (5, 6)
+    np.testing.assert_allclose(out, m.astype(np.float32))
+
+
+def test_check_matrix_accepts_none_tokens() -> None:
+    assert check_matrix([[1, 2, 3]], None, None).shape == (1, 3)
+
+
+@pytest.mark.parametrize(
+    ("matrix", "rows", "cols", "match"),
+    [
+        (np.zeros(6), TGT, SRC, r"2-D.*got shape \(6,\)"),
+        (np.zeros((2, 5, 6)), TGT, SRC, r"2-D.*got shape \(2, 5, 6\)"),
+        (np.zeros((4, 6)), TGT, SRC, r"needs 4 query_tokens.*got 5"),
+        (np.zeros((5, 7)), TGT, SRC, r"needs 7 key_tokens.*got 6"),
+        (np.full((5, 6), np.nan), TGT, SRC, r"non-finite"),
+        (np.zeros((0, 0)), [], [], r"empty"),
+        ([["a", "b"]], None, None, r"numeric"),
+    ],
+)
+def test_check_matrix_errors(matrix, rows, cols, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        check_matrix(matrix, rows, cols, "weights", row_name="query_tokens", col_name="key_tokens")
+
+
+def test_check_matrix_reports_nan_position() -> None:
+    m = np.zeros((5, 6))
+    m[2, 3] = np.inf
+    with pytest.raises(ValueError, match=r"1 non-finite.*\(2, 3\)"):
+        check_matrix(m, TGT, SRC)
+
+
+def test_check_heads_shape_and_layer_hint() -> None:
+    assert check_heads(softmax_rows((3, 5, 6)), TGT, SRC).dtype == np.float32
+    with pytest.raises(ValueError, match=r"3-D.*select one layer"):
+        check_heads(softmax_rows((2, 3, 5, 6)), TGT, SRC)
+    with pytest.raises(ValueError, match=r"needs 6 key_tokens.*got 5"):
+        check_heads(softmax_rows((3, 5, 6)), TGT, TGT)
+
+
+def test_check_mask_accepts_bool_and_01() -> None:
+    assert check_mask(np.array([[0, 1]]), None, None).dtype == np.bool_
+    assert check_mask(np.array([[0.0, 1.0]]), None, None).tolist() == [[False, True]]
+
+
+@pytest.mark.parametrize(
+    ("mask", "match"),
+    [
+        (np.array([[0.0, 0.5]]), r"boolean.*0/1"),
+        (np.array([[0.0, -np.inf]]), r"additive float mask"),
+        (np.array([["a", "b"]]), r"boolean"),
+        (np.array([True, False]), r"2-D"),
+    ],
+)
+def test_check_mask_errors(mask: np.ndarray, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        check_mask(mask, None, None)
+
+
+@pytest.mark.parametrize(
+    ("tokens", "match"),
+    [("the cat", r"single string"), (["a", 3], r"\[1\] must be a str"), (5, r"list of token")],
+)
+def test_tokens_must_be_a_list_of_strings(tokens, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        attention_heatmap(np.eye(2), tokens, ["a", "b"])
+
+
+# --- attention_heatmap ------------------------------------------------------------------
+
+
+def test_attention_heatmap_data_axes_and_colours() -> None:
+    w = softmax_rows((5, 6))
+    fig = attention_heatmap(
+        w, TGT, SRC, title="<b>x</b>", query_label="Query: decoder", key_label="Key: source"
+    )
+    (hm,) = fig.data
+    assert isinstance(hm, go.Heatmap)
+    assert hm.z.dtype == np.float32
+    np.testing.assert_array_equal(hm.z, w.astype(np.float32))
+    assert list(hm.x) == list(range(6)) and list(hm.y) == list(range(5))
+    assert (hm.zmin, hm.zmax) == (0.0, 1.0)
+    xa, ya = fig.layout.xaxis, fig.layout.yaxis
+    assert list(xa.tickvals) == list(range(6)) and list(ya.tickvals) == list(range(5))
+    assert list(xa.ticktext) == SRC_ESC and list(ya.ticktext) == TGT_ESC
+    assert ya.autorange == "reversed"  # first query on top
+    assert xa.autorange is not False and xa.autorange != "reversed"
+    assert ya.scaleanchor == "x"  # square cells
+    assert xa.title.text == "Key: source" and ya.title.text == "Query: decoder"
+    assert fig.layout.title.text == "&lt;b&gt;x&lt;/b&gt;"
+
+
+def test_attention_heatmap_default_axis_titles() -> None:
+    fig = attention_heatmap(softmax_rows((5, 6)), TGT, SRC)
+    assert fig.layout.xaxis.title.text.startswith("Key")
+    assert fig.layout.yaxis.title.text.startswith("Query")
+
+
+def test_attention_heatmap_repeated_tokens_keep_distinct_cells() -> None:
+    # Rows 1 and 2 are both "猫" and columns 1 and 3 both "the": each keeps its own weights.
+    w = np.zeros((5, 6))
+    w[:, 0] = 1.0
+    w[1] = [0, 1, 0, 0, 0, 0]
+    w[2] = [0, 0, 0, 1, 0, 0]
+    fig = attention_heatmap(w, TGT, SRC)
+    hm = fig.data[0]
+    assert hm.z[1, 1] == 1 and hm.z[1, 3] == 0
+    assert hm.z[2, 3] == 1 and hm.z[2, 1] == 0
+    assert len(set(hm.y)) == 5 and len(set(hm.x)) == 6
+
+
+def test_attention_heatmap_hover_has_tokens_and_weight() -> None:
+    fig = attention_heatmap(softmax_rows((5, 6)), TGT, SRC)
+    hm = fig.data[0]
+    assert hm.customdata.shape == (5, 6, 2)
+    assert list(hm.customdata[4, 2]) == ["&lt;/s&gt;", "cat"]  # [query token, key token]
+    assert list(hm.customdata[3, 4]) == ["&amp;", "&lt;script&gt;"]
+    for part in ("%{customdata[0]}", "%{customdata[1]}", "%{z:.3f}"):
+        assert part in hm.hovertemplate
+
+
+def test_attention_heatmap_serialises_with_literal_tokens() -> None:
+    data = roundtrip(attention_heatmap(softmax_rows((5, 6)), TGT, SRC))
+    assert data["layout"]["xaxis"]["ticktext"][4] == "&lt;script&gt;"
+    texts = json.dumps(data["layout"]["xaxis"]["ticktext"] + data["data"][0]["customdata"])
+    assert "<script>" not in texts and "<s>" not in texts
+
+
+def test_attention_heatmap_accepts_all_zero_blocked_row() -> None:
+    w = softmax_rows((5, 6))
+    w[0] = 0.0
+    assert attention_heatmap(w, TGT, SRC).data[0].z[0].sum() == 0
+
+
+@pytest.mark.parametrize(
+    ("weights", "match"),
+    [
+        (np.zeros((5,)), r"2-D"),
+        (np.zeros((6, 5)), r"needs 6 query_tokens.*got 5"),
+        (np.full((5, 6), np.nan), r"non-finite"),
+        (np.full((5, 6), 3.0), r"\[0.0, 1.0\].*softmax"),
+        (np.full((5, 6), -0.5), r"\[0.0, 1.0\]"),
+    ],
+)
+def test_attention_heatmap_errors(weights: np.ndarray, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        attention_heatmap(weights, TGT, SRC)
+
+
+def test_attention_heatmap_token_mismatch_message_names_both_counts() -> None:
+    with pytest.raises(ValueError, match=r"shape \(5, 6\).*needs 6 key_tokens.*got 5"):
+        attention_heatmap(softmax_rows((5, 6)), TGT, TGT)
+
+
+# --- attention_grid ---------------------------------------------------------------------
+
+
+def test_attention_grid_subplots_share_one_coloraxis() -> None:
+    w = softmax_rows((6, 5, 6), seed=1)
+    fig = attention_grid(w, TGT, SRC, title="Layer 0", ncols=4)
+    assert len(fig.data) == 6
+    assert [a.text for a in fig.layout.annotations] == [f"Head {h}" for h in range(6)]
+    assert {t.coloraxis for t in fig.data} == {"coloraxis"}
+    assert all(t.zmin is None and t.zmax is None for t in fig.data)  # colour set centrally
+    assert (fig.layout.coloraxis.cmin, fig.layout.coloraxis.cmax) == (0.0, 1.0)
+    for h, trace in enumerate(fig.data):
+        assert trace.z.dtype == np.float32
+        np.testing.assert_array_equal(trace.z, w[h].astype(np.float32))
+        assert f"Head {h}" in trace.hovertemplate
+    # each head sits in its own subplot: 6 distinct x/y axis pairs
+    assert len({(t.xaxis, t.yaxis) for t in fig.data}) == 6
+
+
+def test_attention_grid_axes_follow_heatmap_rules() -> None:
+    fig = attention_grid(softmax_rows((6, 5, 6)), TGT, SRC, ncols=4)
+    for trace in fig.data:
+        xa = fig.layout[trace.xaxis.replace("x", "xaxis")]
+        ya = fig.layout[trace.yaxis.replace("y", "yaxis")]
+        assert list(xa.tickvals) == list(range(6)) and list(xa.ticktext) == SRC_ESC
+        assert list(ya.tickvals) == list(range(5)) and list(ya.ticktext) == TGT_ESC
+        assert ya.autorange == "reversed"
+        assert ya.scaleanchor == trace.xaxis
+    # 6 heads in 4 columns -> 2 rows; the 2 empty panels of row 2 are hidden
+    assert fig.layout.xaxis7.visible is False and fig.layout.xaxis8.visible is False
+    assert fig.layout.yaxis.showticklabels is True and fig.layout.yaxis2.showticklabels is False
+    roundtrip(fig)
+
+
+def test_attention_grid_ncols_capped_and_validated() -> None:
+    assert len(attention_grid(softmax_rows((3, 5, 6)), TGT, SRC, ncols=np.int64(2)).data) == 3
+    fig = attention_grid(softmax_rows((2, 5, 6)), TGT, SRC, ncols=4)
+    assert len(fig.data) == 2 and "xaxis3" not in fig.layout.to_plotly_json()
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(ValueError, match="ncols"):
+            attention_grid(softmax_rows((2, 5, 6)), TGT, SRC, ncols=bad)
+
+
+@pytest.mark.parametrize(
+    ("weights", "match"),
+    [
+        (softmax_rows((5, 6)), r"3-D"),
+        (softmax_rows((2, 6, 5, 6)), r"select one layer"),
+        (softmax_rows((6, 4, 6)), r"needs 4 query_tokens.*got 5"),
+        (np.full((2, 5, 6), np.nan), r"non-finite"),
+        (np.full((2, 5, 6), 2.0), r"softmax"),
+    ],
+)
+def test_attention_grid_errors(weights: np.ndarray, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        attention_grid(weights, TGT, SRC)
+
+
+# --- positional -------------------------------------------------------------------------
+
+
+def test_positional_heatmap_values_scale_and_axes() -> None:
+    pe = sinusoid(5, 16)
+    fig = positional_heatmap(pe, tokens=TGT)
+    hm = fig.data[0]
+    assert hm.z.dtype == np.float32
+    np.testing.assert_array_equal(hm.z, pe.astype(np.float32))
+    assert (hm.zmin, hm.zmax) == (-1.0, 1.0) and hm.zmid == 0.0
+    assert fig.layout.xaxis.title.text == "Dimension i"
+    ya = fig.layout.yaxis
+    assert list(ya.tickvals) == list(range(5)) and ya.autorange == "reversed"
+    assert list(ya.ticktext) == [f"{i}: {t}" for i, t in enumerate(TGT_ESC)]
+    assert hm.customdata.shape == (5, 16) and hm.customdata[3, 7] == "&amp;"
+    for part in ("%{y}", "%{customdata}", "%{x}", "%{z:.3f}"):
+        assert part in hm.hovertemplate
+    assert roundtrip(fig)["data"][0]["colorscale"]  # RdBu expanded to a list
+
+
+def test_positional_heatmap_without_tokens_uses_integer_ticks() -> None:
+    fig = positional_heatmap(sinusoid(50, 64))
+    assert fig.data[0].customdata is None and "customdata" not in fig.data[0].hovertemplate
+    assert fig.layout.yaxis.dtick == 2 and fig.layout.xaxis.dtick == 5
+    assert float(fig.layout.yaxis.dtick).is_integer()
+    roundtrip(fig)
+
+
+def test_positional_heatmap_errors() -> None:
+    with pytest.raises(ValueError, match=r"needs 5 tokens.*got 6"):
+        positional_heatmap(sinusoid(5, 8), tokens=SRC)
+    with pytest.raises(ValueError, match=r"2-D"):
+        positional_heatmap(np.zeros(8))
+    with pytest.raises(ValueError, match=r"non-finite"):
+        positional_heatmap(np.full((2, 2), np.nan))
+
+
+def test_positional_curves_one_trace_per_dim() -> None:
+    pe = sinusoid(30, 16)
+    fig = positional_curves(pe, [4, 5, 0])
+    assert [t.name for t in fig.data] == ["dim 4 (sin)", "dim 5 (cos)", "dim 0 (sin)"]
+    for trace, d in zip(fig.data, [4, 5, 0], strict=True):
+        assert list(trace.x) == list(range(30))
+        np.testing.assert_array_equal(trace.y, pe[:, d].astype(np.float32))
+    assert fig.layout.xaxis.title.text == "Position"
+    roundtrip(fig)
+
+
+def test_positional_curves_accepts_numpy_ints() -> None:
+    assert len(positional_curves(sinusoid(4, 8), np.array([1, 7])).data) == 2
+
+
+@pytest.mark.parametrize(
+    ("dims", "match"),
+    [
+        ([], r"empty"),
+        ([16], r"0\.\.15, got 16"),
+        ([-1], r"0\.\.15, got -1"),
+        ([1.0], r"must be an int"),
+        ([True], r"must be an int"),
+        ([3, 3], r"repeated"),
+        ("4", r"list of dimension"),
+    ],
+)
+def test_positional_curves_bad_dims(dims, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        positional_curves(sinusoid(10, 16), dims)
+
+
+# --- masks ------------------------------------------------------------------------------
+
+
+def test_mask_heatmap_marks_blocked_cells() -> None:
+    causal = np.triu(np.ones((5, 5), dtype=bool), k=1)  # True above the diagonal
+    fig = mask_heatmap(causal, TGT, TGT, title="causal")
+    hm = fig.data[0]
+    np.testing.assert_array_equal(hm.z, causal.astype(int))
+    assert hm.customdata[0, 1, 2] == "blocked" and hm.customdata[1, 0, 2] == "allowed"
+    assert hm.customdata[2, 2, 2] == "allowed"
+    assert sum(c == "blocked" for c in hm.customdata[..., 2].ravel()) == 10
+    assert "%{customdata[2]}" in hm.hovertemplate
+    # two discrete colours: 0 -> allowed colour, 1 -> blocked colour
+    scale = [tuple(s) for s in hm.colorscale]
+    assert {c for v, c in scale if v < 0.5} == {viz.masks.ALLOWED_COLOR}
+    assert {c for v, c in scale if v > 0.5} == {viz.masks.BLOCKED_COLOR}
+    assert (hm.zmin, hm.zmax) == (0, 1)
+    bar = hm.colorbar
+    assert dict(zip(bar.tickvals, bar.ticktext, strict=True)) == {
+        0.25: "allowed (False)",
+        0.75: "blocked (True)",
+    }
+    assert list(fig.layout.xaxis.tickvals) == list(range(5))
+    assert list(fig.layout.yaxis.ticktext) == TGT_ESC
+    assert fig.layout.yaxis.autorange == "reversed"
+    roundtrip(fig)
+
+
+def test_mask_heatmap_padding_mask_columns() -> None:
+    pad = np.zeros((5, 6), dtype=bool)
+    pad[:, 4:] = True  # last two source keys are padding
+    hm = mask_heatmap(pad, TGT, SRC).data[0]
+    assert (hm.customdata[:, 4:, 2] == "blocked").all()
+    assert (hm.customdata[:, :4, 2] == "allowed").all()
+
+
+@pytest.mark.parametrize(
+    ("mask", "match"),
+    [
+        (np.full((5, 6), 0.5), r"boolean"),
+        (np.where(np.eye(5, 6, dtype=bool), -np.inf, 0.0), r"additive"),
+        (np.zeros((5, 5), dtype=bool), r"shape \(5, 5\).*needs 5 key_tokens.*got 6"),
+        (np.zeros(6, dtype=bool), r"2-D"),
+    ],
+)
+def test_mask_heatmap_errors(mask: np.ndarray, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        mask_heatmap(mask, TGT, SRC)
+
+
+# --- probability bars -------------------------------------------------------------------
+
+
+def test_probability_bars_sorted_and_chosen_highlighted() -> None:
+    tokens = ["猫", "狗", "<unk>", "猫"]  # "猫" twice: two separate bars
+    probs = np.array([0.1, 0.5, 0.15, 0.2])
+    fig = probability_bars(tokens, probs, chosen=3, title="step 2")
+    (bar,) = fig.data
+    assert bar.orientation == "h"
+    np.testing.assert_allclose(bar.x, [0.5, 0.2, 0.15, 0.1], rtol=1e-6)
+    assert list(bar.y) == [0, 1, 2, 3]
+    ya = fig.layout.yaxis
+    assert list(ya.tickvals) == [0, 1, 2, 3]
+    assert list(ya.ticktext) == ["狗", "猫", "&lt;unk&gt;", "猫"]
+    assert ya.autorange == "reversed"  # position 0 (highest) on top
+    # chosen index 3 (p=0.2) is now at position 1; only it has the highlight colour
+    assert list(bar.marker.color) == [BAR_COLOR, CHOSEN_COLOR, BAR_COLOR, BAR_COLOR]
+    assert list(fig.layout.xaxis.range) == [0, 1]
+    assert fig.layout.xaxis.title.text == "Probability"
+    assert list(bar.customdata) == list(ya.ticktext)
+    assert "%{customdata}" in bar.hovertemplate and "%{x:.1%}" in bar.hovertemplate
+    roundtrip(fig)
+
+
+def test_probability_bars_no_choice_and_ties_keep_input_order() -> None:
+    bar = probability_bars(["a", "b", "c"], [0.3, 0.3, 0.4]).data[0]
+    assert set(bar.marker.color) == {BAR_COLOR}
+    assert list(bar.customdata) == ["c", "a", "b"]
+
+
+@pytest.mark.parametrize(
+    ("tokens", "probs", "chosen", "match"),
+    [
+        (["a", "b"], [0.5, 0.3, 0.2], None, r"needs 3 tokens.*got 2"),
+        (["a", "b"], [[0.5, 0.5]], None, r"1-D"),
+        (["a", "b"], [0.5, np.nan], None, r"non-finite"),
+        (["a", "b"], [2.0, -1.0], None, r"\[0.0, 1.0\].*softmax"),
+        (["a", "b"], [0.5, 0.5], 2, r"chosen must be in 0\.\.1, got 2"),
+        (["a", "b"], [0.5, 0.5], 1.0, r"chosen must be an int"),
+        ([], [], None, r"empty"),
+    ],
+)
+def test_probability_bars_errors(tokens, probs, chosen, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        probability_bars(tokens, probs, chosen=chosen)
+
+
+# --- package hygiene --------------------------------------------------------------------
+
+
+def test_package_exports_and_no_heavy_imports() -> None:
+    for name in (
+        "attention_heatmap",
+        "attention_grid",
+        "positional_heatmap",
+        "positional_curves",
+        "mask_heatmap",
+        "probability_bars",
+        "check_matrix",
+        "check_heads",
+        "escape_html",
+    ):
+        assert name in viz.__all__ and callable(getattr(viz, name))
+    code = (
+        "import sys, viz; "
+        "bad = [m for m in ('torch', 'streamlit') if m in sys.modules]; "
+        "assert not bad, bad"
+    )
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)

@@ -1,0 +1,44 @@
+"""Pure Plotly figure builders for the attention-visualisation app.
+
+Every builder takes numpy arrays and token lists and returns a ``plotly.graph_objects.Figure``.
+Nothing here imports torch or streamlit or reads global state; inputs are validated with a
+``ValueError`` that says what to fix, and every token is HTML-escaped before Plotly sees it.
+
+Shape letters: B batch, S source length, T target length, L layers, H heads, D d_model,
+V vocabulary. Attention is (L, H, Tq, Tk) or a slice of it (rows queries, columns keys);
+masks are boolean with True = blocked.
+"""
+
+from .attention import attention_grid, attention_heatmap
+from .decoding import probability_bars
+from .masks import mask_heatmap
+from .positional import positional_curves, positional_heatmap
+from .validate import (
+    check_heads,
+    check_index,
+    check_mask,
+    check_matrix,
+    check_range,
+    check_tokens,
+    check_vector,
+    escape_html,
+    escape_tokens,
+)
+
+__all__ = [
+    "attention_grid",
+    "attention_heatmap",
+    "check_heads",
+    "check_index",
+    "check_mask",
+    "check_matrix",
+    "check_range",
+    "check_tokens",
+    "check_vector",
+    "escape_html",
+    "escape_tokens",
+    "mask_heatmap",
+    "positional_curves",
+    "positional_heatmap",
+    "probability_bars",
+]

@@ -1,0 +1,187 @@
+"""Attention-weight heatmaps: one head, or every head of one layer as small multiples."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from numbers import Integral
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from ._layout import (
+    ATTENTION_SCALE,
+    FONT,
+    TOKEN_HOVER,
+    cell_px,
+    label_px,
+    pair_customdata,
+    token_axis,
+)
+from .validate import check_heads, check_matrix, check_range, check_tokens, escape_html
+
+__all__ = ["attention_grid", "attention_heatmap"]
+
+_RANGE_HINT = "Pass softmax attention weights, not raw scores or logits."
+_HOVER = TOKEN_HOVER + "Weight: %{z:.3f}<extra></extra>"
+
+
+def attention_heatmap(
+    weights: np.ndarray,
+    query_tokens: Sequence[str],
+    key_tokens: Sequence[str],
+    title: str = "",
+    query_label: str = "Query",
+    key_label: str = "Key",
+) -> go.Figure:
+    """Heatmap of one head's attention: rows are queries, columns are keys.
+
+    Args:
+        weights: (Tq, Tk) attention probabilities in [0, 1]; each row is one query's
+            distribution over the keys (a fully blocked row may be all zeros).
+        query_tokens: Tq token strings labelling the rows (repeats allowed).
+        key_tokens: Tk token strings labelling the columns (repeats allowed).
+        title: figure title (shown literally; HTML is escaped).
+        query_label: y-axis title, e.g. "Query: decoder position".
+        key_label: x-axis title, e.g. "Key: source token".
+
+    Returns:
+        A figure with one ``go.Heatmap``: float32 z, integer axes x = 0..Tk-1 and
+        y = 0..Tq-1 (first query on top) whose ticks show the escaped tokens, a fixed
+        0-1 colour scale, and hover text giving query token, key token and weight.
+
+    Raises:
+        ValueError: if weights is not a finite 2-D (Tq, Tk) array matching the token
+            counts, has values outside [0, 1], or the tokens are not strings.
+    """
+    q_tok = check_tokens(query_tokens, "query_tokens")
+    k_tok = check_tokens(key_tokens, "key_tokens")
+    z = check_matrix(
+        weights, q_tok, k_tok, "weights", row_name="query_tokens", col_name="key_tokens"
+    )
+    check_range(z, 0.0, 1.0, "weights", _RANGE_HINT)
+    q_txt, k_txt = [escape_html(t) for t in q_tok], [escape_html(t) for t in k_tok]
+    tq, tk = z.shape
+
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=list(range(tk)),
+            y=list(range(tq)),
+            zmin=0.0,
+            zmax=1.0,
+            colorscale=ATTENTION_SCALE,
+            colorbar=dict(title=dict(text="Weight")),
+            customdata=pair_customdata(q_txt, k_txt),
+            hovertemplate=_HOVER,
+        )
+    )
+    cell = cell_px(max(tq, tk))
+    fig.update_layout(
+        title=dict(text=escape_html(title)),
+        font=FONT,
+        width=tk * cell + label_px(q_txt) + 200,
+        height=tq * cell + label_px(k_txt) + 160,
+        xaxis=token_axis(k_txt, key_label) | dict(constrain="domain"),
+        yaxis=token_axis(q_txt, query_label, reverse=True)
+        | dict(scaleanchor="x", scaleratio=1, constrain="domain"),
+        plot_bgcolor="white",
+    )
+    return fig
+
+
+def attention_grid(
+    weights: np.ndarray,
+    query_tokens: Sequence[str],
+    key_tokens: Sequence[str],
+    title: str = "",
+    ncols: int = 4,
+    query_label: str = "Query",
+    key_label: str = "Key",
+) -> go.Figure:
+    """All heads of one layer as small multiples sharing one 0-1 colour axis.
+
+    Args:
+        weights: (H, Tq, Tk) attention probabilities in [0, 1] for one layer.
+        query_tokens: Tq token strings (rows of every panel).
+        key_tokens: Tk token strings (columns of every panel).
+        title: figure title (shown literally; HTML is escaped).
+        ncols: panels per row (>= 1); capped at H.
+        query_label: y-axis title of the first column.
+        key_label: x-axis title of the bottom panel in each column.
+
+    Returns:
+        A ``make_subplots`` figure with H heatmaps titled "Head 0", "Head 1", ...; each
+        uses ``coloraxis="coloraxis"`` and ``layout.coloraxis`` is fixed to 0-1, so
+        colours compare across heads. Axes, ticks and hover follow
+        :func:`attention_heatmap` (query tick labels only on the first column).
+
+    Raises:
+        ValueError: if weights is not a finite (H, Tq, Tk) array matching the token
+            counts, has values outside [0, 1], or ncols is not a positive int.
+    """
+    q_tok = check_tokens(query_tokens, "query_tokens")
+    k_tok = check_tokens(key_tokens, "key_tokens")
+    z = check_heads(weights, q_tok, k_tok, "weights")
+    check_range(z, 0.0, 1.0, "weights", _RANGE_HINT)
+    if isinstance(ncols, bool) or not isinstance(ncols, Integral) or ncols < 1:
+        raise ValueError(f"ncols must be a positive int, got {ncols!r}.")
+    ncols = int(ncols)
+    q_txt, k_txt = [escape_html(t) for t in q_tok], [escape_html(t) for t in k_tok]
+    n_heads, tq, tk = z.shape
+    ncols = min(ncols, n_heads)
+    nrows = math.ceil(n_heads / ncols)
+
+    fig = make_subplots(
+        rows=nrows,
+        cols=ncols,
+        subplot_titles=[f"Head {h}" for h in range(n_heads)],
+        horizontal_spacing=min(0.06, 0.9 / max(ncols - 1, 1)),
+        vertical_spacing=min(0.12, 0.9 / max(nrows - 1, 1)),
+    )
+    customdata = pair_customdata(q_txt, k_txt)
+    for h in range(n_heads):
+        row, col = h // ncols + 1, h % ncols + 1
+        fig.add_trace(
+            go.Heatmap(
+                z=z[h],
+                x=list(range(tk)),
+                y=list(range(tq)),
+                coloraxis="coloraxis",
+                customdata=customdata,
+                hovertemplate=f"Head {h}<br>" + _HOVER,
+            ),
+            row=row,
+            col=col,
+        )
+        x_title = key_label if h + ncols >= n_heads else ""  # bottom panel of its column
+        y_title = query_label if col == 1 else ""
+        fig.update_xaxes(token_axis(k_txt, x_title) | dict(constrain="domain"), row=row, col=col)
+        fig.update_yaxes(
+            token_axis(q_txt, y_title, reverse=True)
+            | dict(
+                scaleanchor=fig.data[-1].xaxis,
+                scaleratio=1,
+                constrain="domain",
+                showticklabels=col == 1,
+            ),
+            row=row,
+            col=col,
+        )
+    for h in range(n_heads, nrows * ncols):  # hide the empty panels of the last row
+        fig.update_xaxes(visible=False, row=h // ncols + 1, col=h % ncols + 1)
+        fig.update_yaxes(visible=False, row=h // ncols + 1, col=h % ncols + 1)
+
+    panel = int(np.clip(max(tq, tk) * 16, 160, 320))
+    fig.update_layout(
+        title=dict(text=escape_html(title)),
+        font=FONT,
+        coloraxis=dict(
+            colorscale=ATTENTION_SCALE, cmin=0.0, cmax=1.0, colorbar=dict(title=dict(text="Weight"))
+        ),
+        width=ncols * (panel + 40) + label_px(q_txt) + 160,
+        height=nrows * (panel + label_px(k_txt) + 40) + 120,
+        plot_bgcolor="white",
+    )
+    return fig

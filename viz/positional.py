@@ -1,0 +1,143 @@
+"""Positional-encoding figures: a position x dimension heatmap and per-dimension curves."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ._layout import FONT, nice_step, token_axis
+from .validate import check_index, check_matrix, check_tokens, escape_html
+
+__all__ = ["positional_curves", "positional_heatmap"]
+
+
+def _dim_name(d: int) -> str:
+    """Legend name; assumes the standard interleaved layout (even = sin, odd = cos)."""
+    return f"dim {d} ({'sin' if d % 2 == 0 else 'cos'})"
+
+
+def _int_axis(n: int, title: str, max_ticks: int) -> dict:
+    """Plain integer axis 0..n-1 with whole-number ticks."""
+    return dict(
+        title=dict(text=title),
+        tickmode="linear",
+        tick0=0,
+        dtick=nice_step(n, max_ticks),
+        showgrid=False,
+        zeroline=False,
+    )
+
+
+def positional_heatmap(
+    pe: np.ndarray,
+    tokens: Sequence[str] | None = None,
+    title: str = "Positional encoding",
+) -> go.Figure:
+    """Heatmap of a positional-encoding matrix, positions down and dimensions across.
+
+    Args:
+        pe: (T, D) encoding values (sinusoidal ones lie in [-1, 1]; larger values are
+            drawn with the end colours of the scale).
+        tokens: optional T token strings; when given, the y ticks read "pos: token" and
+            the hover shows the token.
+        title: figure title (shown literally; HTML is escaped).
+
+    Returns:
+        A figure with one float32 ``go.Heatmap``: y = positions 0..T-1 (position 0 on
+        top), x = "Dimension i" 0..D-1, diverging "RdBu" scale fixed to -1..1 (0 white),
+        hover giving position, token, dimension and value.
+
+    Raises:
+        ValueError: if pe is not a finite 2-D array, or tokens does not have T strings.
+    """
+    toks = None if tokens is None else check_tokens(tokens, "tokens")
+    z = check_matrix(pe, toks, None, "pe", row_name="tokens")
+    n_pos, n_dim = z.shape
+    hover = "Position %{y}<br>Dimension %{x}<br>Value: %{z:.3f}<extra></extra>"
+    customdata = None
+    if toks is None:
+        y_axis = _int_axis(n_pos, "Position", 25) | dict(autorange="reversed")
+    else:
+        txt = [escape_html(t) for t in toks]
+        y_axis = token_axis([f"{i}: {t}" for i, t in enumerate(txt)], "Position", reverse=True)
+        customdata = np.repeat(np.array(txt, dtype=object)[:, None], n_dim, axis=1)
+        hover = "Position %{y}: %{customdata}<br>" + hover.removeprefix("Position %{y}<br>")
+
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=list(range(n_dim)),
+            y=list(range(n_pos)),
+            zmin=-1.0,
+            zmax=1.0,
+            zmid=0.0,
+            colorscale="RdBu",
+            colorbar=dict(title=dict(text="Value")),
+            customdata=customdata,
+            hovertemplate=hover,
+        )
+    )
+    fig.update_layout(
+        title=dict(text=escape_html(title)),
+        font=FONT,
+        xaxis=_int_axis(n_dim, "Dimension i", 16),
+        yaxis=y_axis,
+        width=900,
+        height=int(np.clip(n_pos * 16, 300, 800)) + 120,
+    )
+    return fig
+
+
+def positional_curves(
+    pe: np.ndarray, dims: Sequence[int], title: str = "Positional encoding by dimension"
+) -> go.Figure:
+    """Line chart of encoding value against position for a few chosen dimensions.
+
+    Args:
+        pe: (T, D) encoding values.
+        dims: non-empty list of distinct dimension indices in 0..D-1. Legend entries read
+            "dim 4 (sin)" for even and "dim 5 (cos)" for odd indices (the interleaved
+            sinusoidal layout of "Attention Is All You Need").
+        title: figure title (shown literally; HTML is escaped).
+
+    Returns:
+        A figure with one ``go.Scatter`` line per dimension, in the order given:
+        x = position 0..T-1, y = pe[:, d] (float32).
+
+    Raises:
+        ValueError: if pe is not a finite 2-D array, dims is empty, or a dim is not an
+            int, out of range or repeated.
+    """
+    z = check_matrix(pe, None, None, "pe")
+    n_pos, n_dim = z.shape
+    if isinstance(dims, (str, bytes)) or not isinstance(dims, Sequence | np.ndarray):
+        raise ValueError(f"dims must be a list of dimension indices, got {dims!r}.")
+    if len(dims) == 0:
+        raise ValueError(f"dims is empty; choose at least one dimension in 0..{n_dim - 1}.")
+    chosen = [check_index(d, n_dim, f"dims[{i}]") for i, d in enumerate(dims)]
+    if len(set(chosen)) != len(chosen):
+        raise ValueError(f"dims contains repeated dimensions: {chosen}.")
+
+    fig = go.Figure()
+    for d in chosen:
+        fig.add_trace(
+            go.Scatter(
+                x=list(range(n_pos)),
+                y=z[:, d],
+                mode="lines+markers" if n_pos <= 40 else "lines",
+                name=_dim_name(d),
+                hovertemplate=_dim_name(d) + "<br>Position %{x}<br>Value: %{y:.3f}<extra></extra>",
+            )
+        )
+    fig.update_layout(
+        title=dict(text=escape_html(title)),
+        font=FONT,
+        xaxis=_int_axis(n_pos, "Position", 20) | dict(showgrid=True),
+        yaxis=dict(title=dict(text="Value"), zeroline=True),
+        legend=dict(title=dict(text="Dimension")),
+        width=900,
+        height=450,
+    )
+    return fig
