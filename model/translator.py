@@ -53,8 +53,9 @@ class Translator:
         """Validate a sentence and return its source tokens.
 
         Raises:
-            InputError: not a string, empty or only spaces/invisible characters, longer than
-                MAX_INPUT_CHARS characters, or more than ``max_source_words`` tokens.
+            InputError: not a string, empty or only spaces/invisible characters, no word
+                (only punctuation or symbols), longer than MAX_INPUT_CHARS characters, or
+                more than ``max_source_words`` tokens.
         """
         if not isinstance(text, str):
             raise InputError(f"expected text, got {type(text).__name__}")
@@ -66,8 +67,8 @@ class Translator:
         if not normalize_text(text).strip():
             raise InputError("Please type a sentence: the text is empty.")
         tokens = self.tokenize(text)
-        if not tokens:
-            raise InputError("Please type a sentence: no words were found in the text.")
+        if not any(t.isalnum() for t in tokens):
+            raise InputError("Please type a sentence: the text has no words, only symbols.")
         if len(tokens) > self.max_source_words:
             raise InputError(
                 f"The sentence has {len(tokens)} tokens; this model takes at most "

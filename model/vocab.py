@@ -21,13 +21,20 @@ _EN_TOKEN = re.compile(r"'s\b|[a-z]+|[0-9]+|[^\sa-z0-9]")
 
 
 def normalize_text(text: str) -> str:
-    """NFKC-normalise (full-width letters -> ASCII), drop control and format characters
-    (NUL, zero-width spaces, bidi marks), and map curly apostrophes to ``'``."""
-    text = unicodedata.normalize("NFKC", text).replace("\u2019", "'").replace("\u2018", "'")
-    return "".join(
-        ch if unicodedata.category(ch) not in ("Cc", "Cf") or ch in "\t\n\r" else " "
-        for ch in text
-    )
+    """Fold what people type into what the tokenizer expects.
+
+    NFKC-normalises (full-width letters -> ASCII), strips accents (``whý`` -> ``why``),
+    maps curly apostrophes to ``'``, removes format characters (zero-width spaces, bidi
+    marks) and lone surrogates, and turns control characters (NUL, ESC, ...) into spaces.
+    """
+    text = unicodedata.normalize("NFKD", text.replace("\u2019", "'").replace("\u2018", "'"))
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if cat in ("Mn", "Cf", "Cs"):  # combining marks, invisible format chars, surrogates
+            continue
+        out.append(" " if cat == "Cc" else ch)
+    return unicodedata.normalize("NFKC", "".join(out))
 
 
 def tokenize_en(text: str) -> list[str]:

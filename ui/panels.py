@@ -63,9 +63,9 @@ def step_panel(trace: DecodeTrace, k: int) -> None:
         st.markdown("Output so far:  \n" + token_row(trace.tgt_tokens[1 : k + 1]))
     with right:
         chosen = step.top_tokens.index(step.token) if step.token in step.top_tokens else None
-        chart(viz.probability_bars(list(step.top_tokens), step.top_probs, chosen,
-                                   title=f"Top-{len(step.top_tokens)} next-token probabilities"),
-              key="probs")
+        fig = viz.probability_bars(list(step.top_tokens), step.top_probs, chosen,
+                                   title=f"Top-{len(step.top_tokens)} next-token probabilities")
+        chart(fig.update_layout(height=330, margin=dict(t=40, b=40)), key="probs")
 
 
 def _layer_head_pickers(view: str, layers: int, heads: int) -> tuple[int, int | str]:

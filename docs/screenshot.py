@@ -1,0 +1,72 @@
+"""Take the README's screenshot of the running app in a real browser.
+
+    pip install playwright          # the Python package only; no browser download
+    apt-get install chromium fonts-noto-cjk
+    python docs/screenshot.py docs/screenshot.png
+
+Starts ``streamlit run app.py`` on a free loopback port, opens it in Debian's Chromium,
+steps the decoder forward, opens the cross-attention tab and saves a PNG.
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from playwright.sync_api import sync_playwright
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_idle(page) -> None:
+    """Wait until Streamlit has finished running the script and drawn its charts."""
+    page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']",
+                           timeout=60_000)
+    page.wait_for_timeout(1500)
+
+
+def main(out: str, tab: str = "Cross-attention", steps: int = 4) -> None:
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port",
+         str(port), "--server.address", "127.0.0.1", "--server.headless", "true"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        for _ in range(120):
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1)
+                break
+            except OSError:
+                time.sleep(0.5)
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 1500, "height": int(__import__("os").environ.get("SHOT_HEIGHT", "1250"))})
+            page.goto(f"http://127.0.0.1:{port}/")
+            wait_idle(page)
+            for _ in range(steps):
+                page.get_by_role("button", name="Next ▶").click()
+                wait_idle(page)
+            page.get_by_role("tab", name=tab).click()
+            wait_idle(page)
+            page.screenshot(path=out, full_page=True)
+            browser.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:2] or ["docs/screenshot.png"], *sys.argv[2:3])

@@ -1,0 +1,47 @@
+"""What people type, table-driven: used by the AppTest, API and browser tests.
+
+Each entry is (name, text, outcome, expected): ``outcome`` is ``"message"`` (the app shows a
+short explanation and draws no chart), ``"decode"`` (the app decodes, flagging unknown words
+if any) or ``"exact"`` (the app decodes to ``expected`` exactly). For ``"message"``,
+``expected`` is a phrase the message must contain.
+"""
+
+from __future__ import annotations
+
+GOOD = "why do we work ?"
+GOOD_ZH = "我们为什么工作？"
+
+HOSTILE_INPUTS: list[tuple[str, str, str, str]] = [
+    ("empty", "", "message", "empty"),
+    ("spaces only", "       ", "message", "empty"),
+    ("tabs and newlines", "\t\n  \n\t", "message", "empty"),
+    ("10,000 characters", "why do we work ? " * 588 + "a" * 4, "message", "characters long"),
+    ("1,000,000 characters", "a" * 1_000_000, "message", "characters long"),
+    ("64 words", "we " * 64, "message", "tokens"),
+    ("emoji only", "🙂🙂🙂 🚀", "message", "no words"),
+    ("emoji with words", "why do we work ? 🙂", "decode", ""),
+    ("right-to-left text", "مرحبا بالعالم", "message", "vocabulary"),
+    ("bidi override", "\u202ewhy do we work ?\u202c", "exact", GOOD_ZH),
+    ("zero-width only", "\u200b\u200c\u200d\ufeff", "message", "empty"),
+    ("zero-width inside words", "wh\u200by do w\u200de work ?", "exact", GOOD_ZH),
+    ("NUL character", "why do we\x00 work ?", "exact", GOOD_ZH),
+    ("control characters", "\x07\x1b[31mwhy do we work ?\x1b[0m", "decode", ""),
+    ("script tag", "<script>alert(1)</script>", "message", "vocabulary"),
+    ("img onerror", '<img src=x onerror="alert(1)"> why do we work ?', "decode", ""),
+    ("bold tag around words", "<b>we</b> eat rice .", "decode", ""),
+    ("markdown emphasis", "**why** do _we_ work ?", "decode", ""),
+    ("markdown link", "[click](javascript:alert(1))", "message", "vocabulary"),
+    ("latex", "$\\frac{a}{b}$ why do we work ?", "decode", ""),
+    ("streamlit directives", ":red[why] do we work ? :smile:", "decode", ""),
+    ("only punctuation", "?!.,;:", "message", "no words"),
+    ("only unknown words", "zxq blorf wibble", "message", "vocabulary"),
+    ("digits only", "123 456 7890", "message", "vocabulary"),
+    ("mixed scripts", "why 我们 work ?", "decode", ""),
+    ("full-width letters", "ＷＨＹ ＤＯ ＷＥ ＷＯＲＫ？", "exact", GOOD_ZH),
+    ("combining accents", "whý dó wé wórk ?", "exact", GOOD_ZH),
+    ("cyrillic look-alike", "wһy do we work ?", "decode", ""),
+    ("upper case, no spaces before ?", "WHY DO WE WORK?", "exact", GOOD_ZH),
+    ("surrounding whitespace", "   why do we work ?   ", "exact", GOOD_ZH),
+    ("sql injection", "'; DROP TABLE users; --", "decode", ""),
+    ("one very long word", "w" * 250, "message", "vocabulary"),
+]
