@@ -13,11 +13,13 @@ vocabulary size, K top-k.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import torch
 
+from .layers import LayerCache
 from .transformer import Transformer
 
 
@@ -93,12 +95,13 @@ class DecodeTrace:
 
 
 @dataclass(frozen=True)
-class GreedyResult:
-    """Raw result of ``greedy_decode`` for one sentence (ids and arrays; no strings).
+class StepwiseResult:
+    """Raw result of ``run_decoder`` for one sentence (ids and arrays; no strings).
 
-    tgt_ids: (T + 1,) ``<s>`` and the T generated ids; step_probs: (T, V);
-    encoder_attentions (L, H, S, S); decoder_attentions (L, H, T, T);
-    cross_attentions (L, H, T, S); finished: ended with ``</s>``.
+    tgt_ids: (T + 1,) ``<s>`` and the T tokens produced; step_probs: (T, V) the model's
+    next-token distribution at each step; encoder_attentions (L, H, S, S);
+    decoder_attentions (L, H, T, T); cross_attentions (L, H, T, S); finished: ended with
+    ``</s>``; n_forced: how many of the T tokens were forced rather than chosen.
     """
 
     tgt_ids: np.ndarray
@@ -107,6 +110,7 @@ class GreedyResult:
     decoder_attentions: np.ndarray
     cross_attentions: np.ndarray
     finished: bool
+    n_forced: int = 0
 
 
 def _stack_layers(per_layer: tuple[torch.Tensor, ...]) -> np.ndarray:
@@ -114,55 +118,275 @@ def _stack_layers(per_layer: tuple[torch.Tensor, ...]) -> np.ndarray:
     return torch.stack([a[0] for a in per_layer]).float().cpu().numpy()
 
 
+def sampling_distribution(probs: torch.Tensor, temperature: float = 1.0, top_k: int = 0,
+                          top_p: float = 1.0) -> torch.Tensor:
+    """The distribution a sampler draws from, as in Hugging Face ``generate()``.
+
+    p_T(i) proportional to p(i)^(1/T) (softmax of logits / T); then only the ``top_k`` most
+    probable tokens (0 = all) and the smallest set whose probability reaches ``top_p``
+    (nucleus sampling, Holtzman et al., 2020) are kept, and the rest renormalised. A
+    temperature at or below 1e-5 is greedy: all mass on the argmax.
+
+    Args:
+        probs: (V,) or (B, V) probabilities.
+
+    Returns:
+        The same shape, each row summing to 1.
+
+    Raises:
+        ValueError: temperature < 0, top_k < 0, or top_p outside (0, 1].
+    """
+    if temperature < 0 or top_k < 0 or not 0 < top_p <= 1:
+        raise ValueError(f"need temperature >= 0, top_k >= 0, 0 < top_p <= 1; got "
+                         f"{temperature}, {top_k}, {top_p}")
+    p = probs.float()
+    if temperature <= 1e-5:
+        return torch.nn.functional.one_hot(p.argmax(-1), p.size(-1)).to(p.dtype)
+    logp = torch.log(p.clamp_min(1e-30)) / temperature
+    p = logp.softmax(-1)
+    if 0 < top_k < p.size(-1):
+        kth = p.topk(top_k, dim=-1).values[..., -1:]  # (..., 1)
+        p = torch.where(p >= kth, p, torch.zeros_like(p))
+    if top_p < 1.0:
+        sorted_p, order = p.sort(-1, descending=True)
+        before = sorted_p.cumsum(-1) - sorted_p  # mass strictly before each token
+        keep_sorted = before < top_p * sorted_p.sum(-1, keepdim=True)  # the first always kept
+        keep = torch.zeros_like(keep_sorted).scatter(-1, order, keep_sorted)
+        p = torch.where(keep, p, torch.zeros_like(p))
+    return p / p.sum(-1, keepdim=True)
+
+
+Chooser = Callable[[torch.Tensor, int], int]
+
+
 @torch.inference_mode()
-def greedy_decode(model: Transformer, src_ids: torch.Tensor, max_new_tokens: int) -> GreedyResult:
-    """Greedy decoding of one sentence, recording every step.
+def run_decoder(
+    model: Transformer,
+    src_ids: torch.Tensor,
+    max_new_tokens: int,
+    choose: Chooser | None = None,
+    forced: Sequence[int] = (),
+) -> StepwiseResult:
+    """Decode one sentence token by token with a key/value cache, recording every step.
+
+    The first ``len(forced)`` tokens are taken from ``forced`` (a prefix, or a whole
+    reference for teacher forcing); after that ``choose(probs (V,), t) -> id`` picks each
+    token until ``</s>`` or ``max_new_tokens``. ``choose=None`` stops after the forced tokens.
+    Each step feeds only the newest token and reuses the cached keys and values, so the
+    recorded rows equal one teacher-forced pass over the result (tests check 1e-5).
 
     Args:
         model: a Transformer in eval mode.
         src_ids: (1, S) int64 source ids ending with ``</s>``, no padding.
-        max_new_tokens: the most tokens to generate (``</s>`` included).
-
-    Returns:
-        GreedyResult with T = number of generated tokens.
+        max_new_tokens: the most tokens to produce (``</s>`` included).
 
     Raises:
-        ValueError: a batch of more than one sentence, or ``max_new_tokens`` < 1 or beyond
-            the positional table.
+        ValueError: a batch of more than one sentence, ``max_new_tokens`` out of
+            [1, max_len - 1], or more forced tokens than ``max_new_tokens``.
     """
     c = model.config
     if src_ids.dim() != 2 or src_ids.size(0) != 1:
         raise ValueError(f"src_ids must be (1, S), got {tuple(src_ids.shape)}")
     if not 1 <= max_new_tokens <= c.max_len - 1:
         raise ValueError(f"max_new_tokens must be in [1, {c.max_len - 1}], got {max_new_tokens}")
+    if len(forced) > max_new_tokens:
+        raise ValueError(f"{len(forced)} forced tokens exceed max_new_tokens={max_new_tokens}")
     enc = model.encode(src_ids)
     L, H, S = c.num_decoder_layers, c.nhead, src_ids.size(1)
     dec_attn = np.zeros((L, H, max_new_tokens, max_new_tokens), np.float32)
     cross_attn = np.zeros((L, H, max_new_tokens, S), np.float32)
-    probs_rows = []
-    ys = torch.full((1, 1), c.bos_id, dtype=torch.long)  # (1, t + 1)
-    finished = False
+    probs_rows, ids = [], [c.bos_id]
+    cache, finished = None, False
     for t in range(max_new_tokens):
-        out = model.decode(ys, enc.memory, enc.key_padding_mask)
+        if t >= len(forced) and choose is None:
+            break
+        out = model.decode(torch.tensor([[ids[-1]]]), enc.memory, enc.key_padding_mask,
+                           cache=cache)
+        cache = out.cache
         probs = out.logits[0, -1].float().softmax(-1)  # (V,)
         probs_rows.append(probs.numpy())
-        # Row t of every layer's maps: query = position t, keys = positions 0..t / source.
-        dec_attn[:, :, t, : t + 1] = _stack_layers(out.self_attentions)[:, :, t, :]
-        cross_attn[:, :, t, :] = _stack_layers(out.cross_attentions)[:, :, t, :]
-        next_id = int(probs.argmax())
-        ys = torch.cat([ys, torch.tensor([[next_id]])], dim=1)
+        # Row t of every layer: query = position t; keys = positions 0..t, or the source.
+        dec_attn[:, :, t, : t + 1] = _stack_layers(out.self_attentions)[:, :, 0, :]
+        cross_attn[:, :, t, :] = _stack_layers(out.cross_attentions)[:, :, 0, :]
+        next_id = int(forced[t]) if t < len(forced) else int(choose(probs, t))
+        ids.append(next_id)
         if next_id == c.eos_id:
             finished = True
             break
-    T = ys.size(1) - 1
-    return GreedyResult(
-        tgt_ids=ys[0].numpy().copy(),
-        step_probs=np.stack(probs_rows).astype(np.float32),
+    T = len(ids) - 1
+    return StepwiseResult(
+        tgt_ids=np.array(ids, dtype=np.int64),
+        step_probs=np.array(probs_rows, np.float32).reshape(T, c.tgt_vocab_size),
         encoder_attentions=_stack_layers(enc.attentions),
         decoder_attentions=dec_attn[:, :, :T, :T].copy(),
         cross_attentions=cross_attn[:, :, :T].copy(),
         finished=finished,
+        n_forced=min(len(forced), T),
     )
+
+
+def greedy_decode(model: Transformer, src_ids: torch.Tensor, max_new_tokens: int,
+                  forced: Sequence[int] = ()) -> StepwiseResult:
+    """Greedy decoding (the Annotated Transformer's ``greedy_decode``): at every step the
+    most probable token. See ``run_decoder`` for the arguments, result and errors."""
+    return run_decoder(model, src_ids, max_new_tokens, lambda p, t: int(p.argmax()), forced)
+
+
+def sample_decode(model: Transformer, src_ids: torch.Tensor, max_new_tokens: int,
+                  temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0,
+                  seed: int | None = None, forced: Sequence[int] = ()) -> StepwiseResult:
+    """Ancestral sampling from ``sampling_distribution`` at every step; the same ``seed``
+    gives the same output. See ``run_decoder`` for the rest."""
+    sampling_distribution(torch.ones(2) / 2, temperature, top_k, top_p)  # validate early
+    gen = torch.Generator().manual_seed(0 if seed is None else int(seed))
+
+    def choose(probs: torch.Tensor, t: int) -> int:
+        dist = sampling_distribution(probs, temperature, top_k, top_p)
+        return int(torch.multinomial(dist, 1, generator=gen))
+
+    return run_decoder(model, src_ids, max_new_tokens, choose, forced)
+
+
+@dataclass(frozen=True)
+class BeamCandidate:
+    """One continuation considered at a beam-search step.
+
+    Attributes:
+        step: t, the decoding step (0-based) that produced ``token_id``.
+        parent: index of the beam it extends among the previous step's kept candidates
+            (0 at step 0, whose only beam is ``<s>``).
+        token_id: the token appended.
+        logprob: cumulative log-probability (natural log) of the hypothesis with it.
+        status: ``"kept"`` (a live beam at the next step), ``"finished"`` (ended with
+            ``</s>`` and joined the n-best list) or ``"pruned"`` (dropped).
+    """
+
+    step: int
+    parent: int
+    token_id: int
+    logprob: float
+    status: str
+
+
+@dataclass(frozen=True)
+class BeamHypothesis:
+    """A complete (or length-limited) beam-search output.
+
+    ids: the generated tokens (``</s>`` included if finished); logprob: their summed log
+    probability; score: logprob / len(ids) ** length_penalty; finished: ended in ``</s>``.
+    """
+
+    ids: tuple[int, ...]
+    logprob: float
+    score: float
+    finished: bool
+
+
+@dataclass(frozen=True)
+class BeamSearchResult:
+    """Everything beam search did: ``steps[t]`` lists the candidates of step t in rank order
+    (the top 2 x num_beams continuations of all live beams); ``hypotheses`` is the n-best list,
+    best score first."""
+
+    steps: tuple[tuple[BeamCandidate, ...], ...]
+    hypotheses: tuple[BeamHypothesis, ...]
+    num_beams: int
+    length_penalty: float
+
+
+def _reorder_cache(cache, index: torch.Tensor):
+    """Select (and duplicate) beams of a decoder cache along the batch axis."""
+    return tuple(
+        LayerCache(tuple(x.index_select(0, index) for x in layer.self_kv),
+                   tuple(x.index_select(0, index) for x in layer.cross_kv))
+        for layer in cache
+    )
+
+
+@torch.inference_mode()
+def beam_search(
+    model: Transformer,
+    src_ids: torch.Tensor,
+    num_beams: int,
+    max_new_tokens: int,
+    length_penalty: float = 1.0,
+    forced: Sequence[int] = (),
+) -> BeamSearchResult:
+    """Beam search with a key/value cache (as Hugging Face ``generate(num_beams=…)`` with
+    ``early_stopping=True``).
+
+    At each step every live beam is extended by every token; the 2 x num_beams best
+    continuations by cumulative log-probability are ranked. A ``</s>`` continuation among
+    the first num_beams finishes a hypothesis, scored logprob / length ** length_penalty;
+    the best other continuations (up to num_beams) stay live; the rest are pruned. Search
+    stops once num_beams hypotheses have finished, or at ``max_new_tokens`` (live beams then
+    join the list unfinished). ``forced`` tokens are taken first, on a single beam.
+    With num_beams = 1 this is greedy decoding.
+
+    Args:
+        src_ids: (1, S) source ids ending with ``</s>``, no padding.
+        num_beams: 1 to 8.
+
+    Returns:
+        BeamSearchResult with every step's candidates and the n-best hypotheses.
+
+    Raises:
+        ValueError: num_beams outside 1..8, a bad ``src_ids`` shape or ``max_new_tokens``.
+    """
+    c = model.config
+    if not 1 <= num_beams <= 8:
+        raise ValueError(f"num_beams must be between 1 and 8, got {num_beams}")
+    if src_ids.dim() != 2 or src_ids.size(0) != 1:
+        raise ValueError(f"src_ids must be (1, S), got {tuple(src_ids.shape)}")
+    if not 1 <= max_new_tokens <= c.max_len - 1 or len(forced) > max_new_tokens:
+        raise ValueError(f"max_new_tokens must be in [max(1, len(forced)), {c.max_len - 1}]")
+    enc = model.encode(src_ids)
+    live: list[tuple[list[int], float]] = [([], 0.0)]
+    finished: list[BeamHypothesis] = []
+    steps: list[tuple[BeamCandidate, ...]] = []
+    cache = None
+
+    def hypothesis(ids: list[int], logprob: float, done: bool) -> BeamHypothesis:
+        return BeamHypothesis(tuple(ids), logprob, logprob / len(ids) ** length_penalty, done)
+
+    for t in range(max_new_tokens):
+        n = len(live)
+        last = torch.tensor([[ids[-1] if ids else c.bos_id] for ids, _ in live])  # (n, 1)
+        out = model.decode(last, enc.memory.expand(n, -1, -1),
+                           enc.key_padding_mask.expand(n, -1), cache=cache)
+        logp = out.logits[:, -1].float().log_softmax(-1)  # (n, V)
+        if t < len(forced):
+            width = 1
+            ranked = [(0, int(forced[t]), live[0][1] + float(logp[0, forced[t]]))]
+        else:
+            width = num_beams
+            total = torch.tensor([lp for _, lp in live])[:, None] + logp  # (n, V)
+            top = total.flatten().topk(min(2 * num_beams, total.numel()))
+            V = total.size(1)
+            ranked = [(int(i) // V, int(i) % V, float(v))
+                      for v, i in zip(top.values, top.indices, strict=True)]
+        kept: list[tuple[list[int], float, int]] = []
+        records = []
+        for rank, (parent, tok, lp) in enumerate(ranked):
+            ids = live[parent][0] + [tok]
+            if tok == c.eos_id and rank < width:
+                status = "finished"
+                finished.append(hypothesis(ids, lp, True))
+            elif tok != c.eos_id and len(kept) < width:
+                status = "kept"
+                kept.append((ids, lp, parent))
+            else:
+                status = "pruned"
+            records.append(BeamCandidate(t, parent, tok, lp, status))
+        steps.append(tuple(records))
+        if len(finished) >= num_beams or not kept:
+            break
+        cache = _reorder_cache(out.cache, torch.tensor([p for _, _, p in kept]))
+        live = [(ids, lp) for ids, lp, _ in kept]
+    else:  # length limit: the live beams join the list unfinished
+        finished.extend(hypothesis(ids, lp, False) for ids, lp in live)
+    best = sorted(finished, key=lambda h: h.score, reverse=True)[:num_beams]
+    return BeamSearchResult(tuple(steps), tuple(best), num_beams, length_penalty)
 
 
 @torch.inference_mode()

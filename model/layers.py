@@ -55,16 +55,18 @@ class PositionalEncoding(nn.Module):
         self.dropout = nn.Dropout(dropout)
         self.register_buffer("pe", sinusoidal_table(max_len, d_model), persistent=False)
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """x: (B, T, D) -> (B, T, D) = dropout(x + PE[:T]).
+    def forward(self, x: torch.Tensor, offset: int = 0) -> torch.Tensor:
+        """x: (B, T, D) at positions offset..offset+T-1 -> dropout(x + PE[offset:offset+T]).
 
         Raises:
-            ValueError: if T exceeds the table's max_len.
+            ValueError: if offset + T exceeds the table's max_len.
         """
         T = x.size(1)
-        if T > self.pe.size(0):
-            raise ValueError(f"sequence of {T} tokens exceeds max_len {self.pe.size(0)}")
-        return self.dropout(x + self.pe[:T])  # (B, T, D)
+        if offset + T > self.pe.size(0):
+            raise ValueError(
+                f"positions up to {offset + T} exceed max_len {self.pe.size(0)}"
+            )
+        return self.dropout(x + self.pe[offset : offset + T])  # (B, T, D)
 
 
 @dataclass(frozen=True)
@@ -77,11 +79,13 @@ class AttentionOutput:
             a row whose keys are all blocked is all 0.
         scores: (B, H, Tq, Tk) the scaled scores QK^T / sqrt(Dh) before masking, or None
             unless ``return_scores=True``.
+        key_value: the projected keys and values, each (B, H, Tk, Dh), for a cache.
     """
 
     output: torch.Tensor
     weights: torch.Tensor
     scores: torch.Tensor | None = None
+    key_value: tuple[torch.Tensor, torch.Tensor] | None = None
 
 
 def combine_masks(
@@ -171,40 +175,56 @@ class MultiHeadAttention(nn.Module):
         key_padding_mask: torch.Tensor | None = None,
         attn_mask: torch.Tensor | None = None,
         return_scores: bool = False,
+        past_key_value: tuple[torch.Tensor, torch.Tensor] | None = None,
+        precomputed_key_value: tuple[torch.Tensor, torch.Tensor] | None = None,
     ) -> AttentionOutput:
         """Attend from ``query`` positions to ``key``/``value`` positions.
 
         Args:
             query: (B, Tq, D).
-            key, value: (B, Tk, D).
+            key, value: (B, Tk_new, D); ignored when ``precomputed_key_value`` is given.
             key_padding_mask: (B, Tk) bool, True = blocked key (e.g. ``<pad>``).
             attn_mask: (Tq, Tk) or (B, Tq, Tk) bool, True = blocked (e.g. look-ahead).
             return_scores: also return the scaled, unmasked scores QK^T / sqrt(Dh).
+            past_key_value: cached projected keys and values (B, H, Tk_past, Dh) of earlier
+                positions; the new ones are appended (incremental self-attention).
+            precomputed_key_value: projected keys and values (B, H, Tk, Dh) to use as they are
+                (cross-attention over a memory projected once).
 
         Returns:
-            AttentionOutput with output (B, Tq, D) and weights (B, H, Tq, Tk); the weights
-            are those before attention dropout.
+            AttentionOutput with output (B, Tq, D), weights (B, H, Tq, Tk) (before attention
+            dropout) and the projected ``key_value`` for the next call's cache.
 
         Raises:
             ValueError: mismatched shapes or a malformed mask.
         """
         B, Tq, D = query.shape
-        Tk = key.size(1)
-        if D != self.d_model or key.shape != (B, Tk, D) or value.shape != (B, Tk, D):
-            raise ValueError(
-                f"expected query (B, Tq, {self.d_model}) and key/value (B, Tk, {self.d_model}),"
-                f" got {tuple(query.shape)}, {tuple(key.shape)}, {tuple(value.shape)}"
-            )
         H, Dh = self.nhead, self.head_dim
+        if D != self.d_model:
+            raise ValueError(f"expected query (B, Tq, {self.d_model}), got {tuple(query.shape)}")
         q = self.q_proj(query).view(B, Tq, H, Dh).transpose(1, 2)  # (B, H, Tq, Dh)
-        k = self.k_proj(key).view(B, Tk, H, Dh).transpose(1, 2)  # (B, H, Tk, Dh)
-        v = self.v_proj(value).view(B, Tk, H, Dh).transpose(1, 2)  # (B, H, Tk, Dh)
+        if precomputed_key_value is not None:
+            k, v = precomputed_key_value  # (B, H, Tk, Dh) each
+        else:
+            Tn = key.size(1)
+            if key.shape != (B, Tn, D) or value.shape != (B, Tn, D):
+                raise ValueError(
+                    f"expected key/value (B={B}, Tk, {self.d_model}), got "
+                    f"{tuple(key.shape)}, {tuple(value.shape)}"
+                )
+            k = self.k_proj(key).view(B, Tn, H, Dh).transpose(1, 2)  # (B, H, Tn, Dh)
+            v = self.v_proj(value).view(B, Tn, H, Dh).transpose(1, 2)  # (B, H, Tn, Dh)
+            if past_key_value is not None:
+                k = torch.cat([past_key_value[0], k], dim=2)  # (B, H, Tk_past + Tn, Dh)
+                v = torch.cat([past_key_value[1], v], dim=2)
+        Tk = k.size(2)
         scores = (q @ k.transpose(-2, -1)) / math.sqrt(Dh)  # (B, H, Tq, Tk)
         mask = combine_masks(B, Tq, Tk, key_padding_mask, attn_mask)  # (B, 1, Tq, Tk)
         weights = masked_softmax(scores, mask)  # (B, H, Tq, Tk)
         context = self.dropout(weights) @ v  # (B, H, Tq, Dh)
         context = context.transpose(1, 2).reshape(B, Tq, D)  # (B, Tq, D): heads concatenated
-        return AttentionOutput(self.out_proj(context), weights, scores if return_scores else None)
+        return AttentionOutput(self.out_proj(context), weights,
+                               scores if return_scores else None, (k, v))
 
 
 class PositionwiseFeedForward(nn.Module):
@@ -277,12 +297,23 @@ class EncoderLayer(nn.Module):
 
 
 @dataclass(frozen=True)
+class LayerCache:
+    """One decoder layer's projected keys and values, each (B, H, ., Dh): ``self_kv`` for the
+    positions decoded so far (grows by one per step), ``cross_kv`` for the memory (fixed)."""
+
+    self_kv: tuple[torch.Tensor, torch.Tensor]
+    cross_kv: tuple[torch.Tensor, torch.Tensor]
+
+
+@dataclass(frozen=True)
 class DecoderLayerOutput:
-    """output: (B, T, D); self_attention weights (B, H, T, T); cross_attention (B, H, T, S)."""
+    """output: (B, T, D); self_attention weights (B, H, T, T_all); cross_attention
+    (B, H, T, S); cache: this layer's keys/values including the new positions."""
 
     output: torch.Tensor
     self_attention: AttentionOutput
     cross_attention: AttentionOutput
+    cache: LayerCache | None = None
 
 
 class DecoderLayer(nn.Module):
@@ -305,26 +336,32 @@ class DecoderLayer(nn.Module):
         self_attn_mask: torch.Tensor | None = None,
         memory_key_padding_mask: torch.Tensor | None = None,
         return_scores: bool = False,
+        cache: LayerCache | None = None,
     ) -> DecoderLayerOutput:
         """Run one decoder layer.
 
         Args:
-            x: (B, T, D) decoder states.
+            x: (B, T, D) decoder states (with a cache: only the T new positions).
             memory: (B, S, D) encoder output.
-            self_attn_mask: (T, T) or (B, T, T) bool, the combined padding OR look-ahead mask.
+            self_attn_mask: (T, T_all) or (B, T, T_all) bool, the combined padding OR
+                look-ahead mask over all T_all = T_past + T key positions.
             memory_key_padding_mask: (B, S) bool, True = padded source key.
+            cache: keys/values of earlier positions and of the memory (None = no cache).
         """
 
         def self_attend(h: torch.Tensor):
-            a = self.self_attn(h, h, h, attn_mask=self_attn_mask, return_scores=return_scores)
+            a = self.self_attn(h, h, h, attn_mask=self_attn_mask, return_scores=return_scores,
+                               past_key_value=cache.self_kv if cache else None)
             return a.output, a
 
         def cross_attend(h: torch.Tensor):
             a = self.cross_attn(h, memory, memory, key_padding_mask=memory_key_padding_mask,
-                                return_scores=return_scores)
+                                return_scores=return_scores,
+                                precomputed_key_value=cache.cross_kv if cache else None)
             return a.output, a
 
         x, self_attn = self.sublayer1(x, self_attend)  # (B, T, D)
         x, cross_attn = self.sublayer2(x, cross_attend)  # (B, T, D)
         x, _ = self.sublayer3(x, lambda h: (self.feed_forward(h), None))  # (B, T, D)
-        return DecoderLayerOutput(x, self_attn, cross_attn)
+        return DecoderLayerOutput(x, self_attn, cross_attn,
+                                  LayerCache(self_attn.key_value, cross_attn.key_value))

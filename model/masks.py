@@ -31,21 +31,24 @@ def padding_mask(ids: torch.Tensor, pad_id: int = 0) -> torch.Tensor:
     return ids == pad_id
 
 
-def subsequent_mask(size: int, device: torch.device | None = None) -> torch.Tensor:
+def subsequent_mask(size: int, device: torch.device | None = None, past: int = 0) -> torch.Tensor:
     """Look-ahead (sequence) mask: query position i may not see key positions j > i.
 
     Args:
-        size: T, the target length.
+        size: T, the number of (new) query positions.
+        past: positions already decoded and cached before them; query i sits at absolute
+            position past + i and the keys are the past + T positions 0..past+T-1.
 
     Returns:
-        (T, T) bool, True strictly above the diagonal (blocked).
+        (T, past + T) bool, True where key j > past + i (blocked); (T, T) when past = 0.
 
     Raises:
-        ValueError: if ``size`` is negative.
+        ValueError: if ``size`` or ``past`` is negative.
     """
-    if size < 0:
-        raise ValueError(f"size must be >= 0, got {size}")
-    return torch.triu(torch.ones(size, size, dtype=torch.bool, device=device), diagonal=1)
+    if size < 0 or past < 0:
+        raise ValueError(f"size and past must be >= 0, got {size}, {past}")
+    ones = torch.ones(size, past + size, dtype=torch.bool, device=device)
+    return torch.triu(ones, diagonal=past + 1)
 
 
 def decoder_self_attention_mask(tgt_ids: torch.Tensor, pad_id: int = 0) -> torch.Tensor:

@@ -14,8 +14,8 @@ import torch
 from torch import nn
 
 from .config import TransformerConfig
-from .layers import DecoderLayer, EncoderLayer, PositionalEncoding
-from .masks import decoder_self_attention_mask, padding_mask
+from .layers import DecoderLayer, EncoderLayer, LayerCache, PositionalEncoding
+from .masks import decoder_self_attention_mask, padding_mask, subsequent_mask
 
 
 @dataclass(frozen=True)
@@ -32,14 +32,16 @@ class EncoderOutput:
 
 @dataclass(frozen=True)
 class DecoderOutput:
-    """logits: (B, T, V_tgt); self_attentions: per layer (B, H, T, T);
-    cross_attentions: per layer (B, H, T, S); scores likewise, or None."""
+    """logits: (B, T, V_tgt); self_attentions: per layer (B, H, T, T_all) where T_all counts
+    cached positions too; cross_attentions: per layer (B, H, T, S); scores likewise, or None;
+    cache: per layer keys/values up to the last position, to pass to the next call."""
 
     logits: torch.Tensor
     self_attentions: tuple[torch.Tensor, ...]
     cross_attentions: tuple[torch.Tensor, ...]
     self_scores: tuple[torch.Tensor, ...] | None = None
     cross_scores: tuple[torch.Tensor, ...] | None = None
+    cache: tuple[LayerCache, ...] | None = None
 
 
 class Embedding(nn.Module):
@@ -122,32 +124,48 @@ class Transformer(nn.Module):
         memory: torch.Tensor,
         memory_key_padding_mask: torch.Tensor | None = None,
         return_scores: bool = False,
+        cache: tuple[LayerCache, ...] | None = None,
     ) -> DecoderOutput:
-        """Run the decoder over (shifted) target ids, all positions at once.
+        """Run the decoder over (shifted) target ids.
+
+        Without a cache, all T positions at once (teacher forcing). With the ``cache`` of a
+        previous call, ``tgt_ids`` holds only the new positions (no padding), which attend to
+        the cached ones; the result equals the full pass's last rows (a test checks 1e-5).
 
         Args:
-            tgt_ids: (B, T) int64 decoder inputs starting with ``<s>``, right-padded.
+            tgt_ids: (B, T) int64 decoder inputs starting with ``<s>``, right-padded; or,
+                with a cache, the (B, T_new) ids that follow the cached positions.
             memory: (B, S, D) from ``encode``.
             memory_key_padding_mask: (B, S) bool, True = padded source position.
+            cache: ``DecoderOutput.cache`` of the previous call, or None.
 
         Returns:
-            DecoderOutput with logits (B, T, V_tgt): position t predicts token t + 1.
+            DecoderOutput with logits (B, T, V_tgt): position t predicts token t + 1; its
+            ``cache`` covers every position so far.
         """
-        self_mask = decoder_self_attention_mask(tgt_ids, self.config.pad_id)  # (B, T, T)
-        x = self.positional(self.tgt_embed(tgt_ids))  # (B, T, D)
-        self_attn, cross_attn, self_scores, cross_scores = [], [], [], []
-        for layer in self.decoder_layers:
-            out = layer(x, memory, self_mask, memory_key_padding_mask, return_scores)
+        if cache is None:
+            past = 0
+            self_mask = decoder_self_attention_mask(tgt_ids, self.config.pad_id)  # (B, T, T)
+        else:
+            past = cache[0].self_kv[0].size(2)
+            self_mask = subsequent_mask(tgt_ids.size(1), tgt_ids.device, past)  # (T, past+T)
+        x = self.positional(self.tgt_embed(tgt_ids), offset=past)  # (B, T, D)
+        self_attn, cross_attn, self_scores, cross_scores, caches = [], [], [], [], []
+        for i, layer in enumerate(self.decoder_layers):
+            out = layer(x, memory, self_mask, memory_key_padding_mask, return_scores,
+                        cache[i] if cache else None)
             x = out.output
             self_attn.append(out.self_attention.weights)
             cross_attn.append(out.cross_attention.weights)
             self_scores.append(out.self_attention.scores)
             cross_scores.append(out.cross_attention.scores)
+            caches.append(out.cache)
         logits = self.generator(self.decoder_norm(x))  # (B, T, V)
         return DecoderOutput(
             logits, tuple(self_attn), tuple(cross_attn),
             tuple(self_scores) if return_scores else None,
             tuple(cross_scores) if return_scores else None,
+            tuple(caches),
         )
 
     def forward(self, src_ids: torch.Tensor, tgt_ids: torch.Tensor) -> DecoderOutput:

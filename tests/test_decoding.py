@@ -59,3 +59,120 @@ def test_top_k_step_orders_and_measures_entropy():
     assert list(ids) == [1, 2]
     np.testing.assert_allclose(p, [0.6, 0.3])
     assert h == pytest.approx(-(0.1 * np.log(0.1) + 0.6 * np.log(0.6) + 0.3 * np.log(0.3)))
+
+
+def test_cached_incremental_decoding_equals_full_recompute(tiny_model):
+    src = torch.tensor([[5, 6, 7, 3, 0]])  # with a padded source position
+    tgt = torch.tensor([[2, 9, 4, 11, 7, 5]])
+    with torch.inference_mode():
+        enc = tiny_model.encode(src)
+        full = tiny_model.decode(tgt, enc.memory, enc.key_padding_mask)
+        cache = None
+        for t in range(tgt.size(1)):
+            step = tiny_model.decode(tgt[:, t : t + 1], enc.memory, enc.key_padding_mask,
+                                     cache=cache)
+            cache = step.cache
+            torch.testing.assert_close(step.logits[:, 0], full.logits[:, t], atol=1e-5, rtol=0)
+            for layer in range(2):
+                torch.testing.assert_close(step.self_attentions[layer][:, :, 0],
+                                           full.self_attentions[layer][:, :, t, : t + 1],
+                                           atol=1e-5, rtol=0)
+                torch.testing.assert_close(step.cross_attentions[layer][:, :, 0],
+                                           full.cross_attentions[layer][:, :, t],
+                                           atol=1e-5, rtol=0)
+        # A cache can also take several new positions at once (e.g. a forced prefix).
+        head = tiny_model.decode(tgt[:, :2], enc.memory, enc.key_padding_mask)
+        rest = tiny_model.decode(tgt[:, 2:], enc.memory, enc.key_padding_mask, cache=head.cache)
+        torch.testing.assert_close(rest.logits, full.logits[:, 2:], atol=1e-5, rtol=0)
+    assert cache[0].self_kv[0].shape == (1, 4, 6, 8)
+
+
+def test_subsequent_mask_with_past_positions():
+    from model.masks import subsequent_mask
+
+    m = subsequent_mask(2, past=3)
+    assert m.tolist() == [[False, False, False, False, True],
+                          [False, False, False, False, False]]
+
+
+@pytest.mark.parametrize("src", [[5, 6, 7, 8, 3], [9, 3], [4, 4, 10, 11, 12, 13, 3]])
+def test_one_beam_equals_greedy(tiny_model, src):
+    from model.decoding import beam_search
+
+    src = torch.tensor([src])
+    greedy = greedy_decode(tiny_model, src, max_new_tokens=12)
+    beam = beam_search(tiny_model, src, num_beams=1, max_new_tokens=12)
+    assert list(beam.hypotheses[0].ids) == list(greedy.tgt_ids[1:])
+    expected_logprob = float(np.log(greedy.step_probs[np.arange(len(greedy.step_probs)),
+                                                      greedy.tgt_ids[1:]]).sum())
+    assert beam.hypotheses[0].logprob == pytest.approx(expected_logprob, abs=1e-4)
+
+
+def test_beam_search_records_are_consistent(tiny_model):
+    from model.decoding import beam_search, run_decoder
+
+    src = torch.tensor([[5, 6, 7, 8, 3]])
+    res = beam_search(tiny_model, src, num_beams=4, max_new_tokens=10, length_penalty=0.7)
+    assert 1 <= len(res.hypotheses) <= 4
+    scores = [h.score for h in res.hypotheses]
+    assert scores == sorted(scores, reverse=True)
+    previous_kept = 1
+    for t, step in enumerate(res.steps):
+        assert all(c.step == t and 0 <= c.parent < previous_kept for c in step)
+        kept = [c for c in step if c.status == "kept"]
+        assert len(kept) <= 4
+        logprobs = [c.logprob for c in step]
+        assert logprobs == sorted(logprobs, reverse=True)  # ranked
+        previous_kept = len(kept) or previous_kept
+    # Each hypothesis' log-probability is what the model gives its tokens (teacher forced).
+    for h in res.hypotheses:
+        forced = run_decoder(tiny_model, src, len(h.ids), None, h.ids)
+        lp = np.log(forced.step_probs[np.arange(len(h.ids)), list(h.ids)]).sum()
+        assert h.logprob == pytest.approx(float(lp), abs=1e-4)
+        assert h.score == pytest.approx(h.logprob / len(h.ids) ** 0.7)
+
+
+def test_beam_search_rejects_bad_width(tiny_model):
+    from model.decoding import beam_search
+
+    for n in (0, 9):
+        with pytest.raises(ValueError, match="num_beams"):
+            beam_search(tiny_model, torch.tensor([[5, 3]]), n, 5)
+
+
+def test_sampling_is_reproducible_and_zero_temperature_is_greedy(tiny_model):
+    from model.decoding import sample_decode
+
+    src = torch.tensor([[5, 6, 7, 8, 3]])
+    a = sample_decode(tiny_model, src, 12, temperature=1.0, seed=3)
+    b = sample_decode(tiny_model, src, 12, temperature=1.0, seed=3)
+    assert list(a.tgt_ids) == list(b.tgt_ids)
+    others = {tuple(sample_decode(tiny_model, src, 12, seed=s).tgt_ids) for s in range(8)}
+    assert len(others) > 1  # an untrained model's distribution is flat: seeds differ
+    cold = sample_decode(tiny_model, src, 12, temperature=1e-6, seed=5)
+    assert list(cold.tgt_ids) == list(greedy_decode(tiny_model, src, 12).tgt_ids)
+
+
+def test_sampling_distribution_top_k_top_p():
+    from model.decoding import sampling_distribution
+
+    p = torch.tensor([0.5, 0.2, 0.15, 0.1, 0.05])
+    torch.testing.assert_close(sampling_distribution(p), p)
+    k2 = sampling_distribution(p, top_k=2)
+    torch.testing.assert_close(k2, torch.tensor([5 / 7, 2 / 7, 0, 0, 0]))
+    nucleus = sampling_distribution(p, top_p=0.8)  # 0.5 + 0.2 < 0.8 <= 0.85: three kept
+    torch.testing.assert_close(nucleus, torch.tensor([0.5, 0.2, 0.15, 0, 0]) / 0.85)
+    hot = sampling_distribution(p, temperature=2.0)
+    torch.testing.assert_close(hot, p.sqrt() / p.sqrt().sum())
+    with pytest.raises(ValueError):
+        sampling_distribution(p, top_p=0.0)
+
+
+def test_forced_prefix_is_kept_and_continued(tiny_model):
+    from model.decoding import run_decoder
+
+    src = torch.tensor([[5, 6, 7, 8, 3]])
+    res = greedy_decode(tiny_model, src, 12, forced=[9, 10])
+    assert list(res.tgt_ids[1:3]) == [9, 10] and res.n_forced == 2
+    teacher = run_decoder(tiny_model, src, 12, None, [9, 10, 11])
+    assert list(teacher.tgt_ids) == [2, 9, 10, 11] and teacher.step_probs.shape[0] == 3
