@@ -273,13 +273,15 @@ class BeamHypothesis:
     """A complete (or length-limited) beam-search output.
 
     ids: the generated tokens (``</s>`` included if finished); logprob: their summed log
-    probability; score: logprob / len(ids) ** length_penalty; finished: ended in ``</s>``.
+    probability; score: logprob / len(ids) ** length_penalty; finished: ended in ``</s>``;
+    end: (step, rank) of its last token in ``BeamSearchResult.steps``.
     """
 
     ids: tuple[int, ...]
     logprob: float
     score: float
     finished: bool
+    end: tuple[int, int]
 
 
 @dataclass(frozen=True)
@@ -342,12 +344,14 @@ def beam_search(
         raise ValueError(f"max_new_tokens must be in [max(1, len(forced)), {c.max_len - 1}]")
     enc = model.encode(src_ids)
     live: list[tuple[list[int], float]] = [([], 0.0)]
+    ends: list[tuple[int, int]] = []
     finished: list[BeamHypothesis] = []
     steps: list[tuple[BeamCandidate, ...]] = []
     cache = None
 
-    def hypothesis(ids: list[int], logprob: float, done: bool) -> BeamHypothesis:
-        return BeamHypothesis(tuple(ids), logprob, logprob / len(ids) ** length_penalty, done)
+    def hypothesis(ids: list[int], logprob: float, done: bool, end) -> BeamHypothesis:
+        score = logprob / len(ids) ** length_penalty
+        return BeamHypothesis(tuple(ids), logprob, score, done, end)
 
     for t in range(max_new_tokens):
         n = len(live)
@@ -365,26 +369,28 @@ def beam_search(
             V = total.size(1)
             ranked = [(int(i) // V, int(i) % V, float(v))
                       for v, i in zip(top.values, top.indices, strict=True)]
-        kept: list[tuple[list[int], float, int]] = []
+        kept: list[tuple[list[int], float, int, int]] = []
         records = []
         for rank, (parent, tok, lp) in enumerate(ranked):
             ids = live[parent][0] + [tok]
             if tok == c.eos_id and rank < width:
                 status = "finished"
-                finished.append(hypothesis(ids, lp, True))
+                finished.append(hypothesis(ids, lp, True, (t, rank)))
             elif tok != c.eos_id and len(kept) < width:
                 status = "kept"
-                kept.append((ids, lp, parent))
+                kept.append((ids, lp, parent, rank))
             else:
                 status = "pruned"
             records.append(BeamCandidate(t, parent, tok, lp, status))
         steps.append(tuple(records))
         if len(finished) >= num_beams or not kept:
             break
-        cache = _reorder_cache(out.cache, torch.tensor([p for _, _, p in kept]))
-        live = [(ids, lp) for ids, lp, _ in kept]
+        cache = _reorder_cache(out.cache, torch.tensor([k[2] for k in kept]))
+        live = [(ids, lp) for ids, lp, _, _ in kept]
+        ends = [(t, rank) for _, _, _, rank in kept]
     else:  # length limit: the live beams join the list unfinished
-        finished.extend(hypothesis(ids, lp, False) for ids, lp in live)
+        finished.extend(hypothesis(ids, lp, False, end)
+                        for (ids, lp), end in zip(live, ends, strict=True))
     best = sorted(finished, key=lambda h: h.score, reverse=True)[:num_beams]
     return BeamSearchResult(tuple(steps), tuple(best), num_beams, length_penalty)
 

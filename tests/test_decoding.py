@@ -176,3 +176,16 @@ def test_forced_prefix_is_kept_and_continued(tiny_model):
     assert list(res.tgt_ids[1:3]) == [9, 10] and res.n_forced == 2
     teacher = run_decoder(tiny_model, src, 12, None, [9, 10, 11])
     assert list(teacher.tgt_ids) == [2, 9, 10, 11] and teacher.step_probs.shape[0] == 3
+
+
+def test_hypothesis_end_points_at_its_last_token(tiny_model):
+    from model.decoding import beam_search
+
+    res = beam_search(tiny_model, torch.tensor([[5, 6, 7, 8, 3]]), num_beams=3,
+                      max_new_tokens=6)
+    for h in res.hypotheses:
+        t, rank = h.end
+        cand = res.steps[t][rank]
+        assert cand.token_id == h.ids[-1] and cand.logprob == pytest.approx(h.logprob)
+        assert cand.status == ("finished" if h.finished else "kept")
+        assert t == len(h.ids) - 1

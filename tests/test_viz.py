@@ -486,3 +486,41 @@ def test_package_exports_and_no_heavy_imports() -> None:
         "assert not bad, bad"
     )
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
+
+
+# --- beam tree ---------------------------------------------------------------------------
+
+BEAM_STEPS = [
+    [(0, "我", -0.1, "kept"), (0, "你", -2.0, "kept"), (0, "<script>", -3.0, "pruned")],
+    [(0, "们", -0.2, "kept"), (1, "</s>", -2.5, "finished"), (1, "好", -2.6, "kept"),
+     (0, "的", -4.0, "pruned")],
+    [(1, "</s>", -2.7, "finished"), (0, "</s>", -0.3, "finished")],
+]
+
+
+def test_beam_path_follows_parents_through_kept_beams():
+    # Step 2 rank 0 extends step-1 kept beam 1, which is rank 2 ("好"), child of "你" (rank 1).
+    assert viz.beam_path(BEAM_STEPS, (2, 0)) == [(0, 1), (1, 2), (2, 0)]
+    assert viz.beam_path(BEAM_STEPS, (2, 1)) == [(0, 0), (1, 0), (2, 1)]
+    with pytest.raises(ValueError):
+        viz.beam_path(BEAM_STEPS, (3, 0))
+
+
+def test_beam_tree_draws_every_candidate_by_status_and_the_highlighted_path():
+    fig = viz.beam_tree(BEAM_STEPS, highlight=(2, 0), title="Beams")
+    by_name = {t.name: t for t in fig.data if t.name}
+    assert set(by_name) == {"kept", "finished", "pruned", "selected hypothesis"}
+    assert list(by_name["finished"].x) == [2, 3, 3] and list(by_name["finished"].y) == [1, 0, 1]
+    assert "&lt;script&gt;" in by_name["pruned"].text  # tokens are escaped
+    assert list(by_name["selected hypothesis"].x) == [0, 1, 2, 3]
+    assert list(by_name["selected hypothesis"].y) == [0, 1, 2, 0]
+    fig.to_json()
+
+
+def test_beam_tree_rejects_bad_records():
+    with pytest.raises(ValueError, match="status"):
+        viz.beam_tree([[(0, "a", -1.0, "alive")]])
+    with pytest.raises(ValueError, match="parent"):
+        viz.beam_tree([[(0, "a", -1.0, "kept")], [(3, "b", -2.0, "kept")]])
+    with pytest.raises(ValueError):
+        viz.beam_tree([])

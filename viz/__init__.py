@@ -10,7 +10,7 @@ masks are boolean with True = blocked.
 """
 
 from .attention import attention_grid, attention_heatmap
-from .decoding import probability_bars
+from .decoding import beam_path, beam_tree, probability_bars
 from .masks import mask_heatmap
 from .positional import positional_curves, positional_heatmap
 from .validate import (
@@ -28,6 +28,8 @@ from .validate import (
 __all__ = [
     "attention_grid",
     "attention_heatmap",
+    "beam_path",
+    "beam_tree",
     "check_heads",
     "check_index",
     "check_mask",

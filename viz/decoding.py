@@ -1,4 +1,5 @@
-"""Decoding figure: the top-k next-token probabilities at one decoding step."""
+"""Decoding figures: the top-k next-token probabilities at one step, and the beam-search
+tree of every step's candidates."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ import plotly.graph_objects as go
 from ._layout import FONT, label_px, token_axis
 from .validate import check_index, check_range, check_tokens, check_vector, escape_html
 
-__all__ = ["BAR_COLOR", "CHOSEN_COLOR", "probability_bars"]
+__all__ = [
+    "BAR_COLOR", "BEAM_COLORS", "CHOSEN_COLOR", "beam_path", "beam_tree", "probability_bars",
+]
 
 BAR_COLOR = "#9ecae1"
 CHOSEN_COLOR = "#d62728"
@@ -72,5 +75,114 @@ def probability_bars(
         margin=dict(r=70),
         plot_bgcolor="white",
         showlegend=False,
+    )
+    return fig
+
+
+BEAM_COLORS = {"kept": "#3182bd", "finished": "#31a354", "pruned": "#bdbdbd"}
+_BEAM_SYMBOLS = {"kept": "circle", "finished": "star", "pruned": "x"}
+BEAM_STATUSES = tuple(BEAM_COLORS)
+
+
+def beam_path(steps: Sequence[Sequence[tuple[int, str, float, str]]],
+              end: tuple[int, int]) -> list[tuple[int, int]]:
+    """The (step, rank) nodes from step 0 to ``end`` along the parent links.
+
+    Raises:
+        ValueError: ``end`` or a parent index outside the recorded steps.
+    """
+    t, rank = end
+    if not 0 <= t < len(steps) or not 0 <= rank < len(steps[t]):
+        raise ValueError(f"end {end} is not a recorded candidate")
+    path = [(t, rank)]
+    while t > 0:
+        kept = [r for r, c in enumerate(steps[t - 1]) if c[3] == "kept"]
+        parent = steps[t][rank][0]
+        if not 0 <= parent < len(kept):
+            raise ValueError(f"step {t} candidate {rank} has parent {parent}, but step "
+                             f"{t - 1} kept {len(kept)} beams")
+        t, rank = t - 1, kept[parent]
+        path.append((t, rank))
+    return path[::-1]
+
+
+def beam_tree(
+    steps: Sequence[Sequence[tuple[int, str, float, str]]],
+    highlight: tuple[int, int] | None = None,
+    title: str = "",
+) -> go.Figure:
+    """The beam-search tree: each step's ranked candidates and where they came from.
+
+    Args:
+        steps: for each step t, its candidates in rank order as
+            ``(parent, token, cumulative_logprob, status)``; ``parent`` indexes the kept
+            candidates of step t - 1 (0 for step 0, whose parent is ``<s>``); ``status`` is
+            ``"kept"``, ``"finished"`` or ``"pruned"``; log-probabilities are natural logs.
+        highlight: the (step, rank) where a hypothesis ends; its path is drawn in red.
+        title: figure title (escaped).
+
+    Returns:
+        A scatter figure: x = step (0 is ``<s>``), y = rank within the step (best on top),
+        one marker per candidate coloured by status (``BEAM_COLORS``) and labelled with its
+        token, grey lines from each candidate to its parent, the highlighted path in red,
+        and hover giving the token, its cumulative log-probability and its status.
+
+    Raises:
+        ValueError: an unknown status, a parent that is not a kept beam, or a bad highlight.
+    """
+    if not steps:
+        raise ValueError("steps is empty: run at least one beam-search step")
+    for t, step in enumerate(steps):
+        for c in step:
+            if len(c) != 4 or c[3] not in BEAM_COLORS:
+                raise ValueError(f"step {t}: each candidate must be (parent, token, logprob, "
+                                 f"status in {BEAM_STATUSES}), got {c!r}")
+    edge_x: list = []
+    edge_y: list = []
+    for t, step in enumerate(steps):
+        kept = [r for r, c in enumerate(steps[t - 1]) if c[3] == "kept"] if t else [0]
+        for rank, c in enumerate(step):
+            if not 0 <= c[0] < len(kept):
+                raise ValueError(f"step {t} candidate {rank}: parent {c[0]} is not a kept beam")
+            edge_x += [t, t + 1, None]
+            edge_y += [kept[c[0]], rank, None]
+    fig = go.Figure(go.Scatter(x=edge_x, y=edge_y, mode="lines", hoverinfo="skip",
+                               line=dict(color="#d9d9d9", width=1), showlegend=False))
+    if highlight is not None:
+        path = beam_path(steps, highlight)
+        fig.add_trace(go.Scatter(
+            x=[0] + [t + 1 for t, _ in path],  # from <s> at (0, 0) to the end node
+            y=[0] + [r for _, r in path],
+            mode="lines", line=dict(color=CHOSEN_COLOR, width=3), hoverinfo="skip",
+            name="selected hypothesis"))
+    fig.add_trace(go.Scatter(x=[0], y=[0], mode="markers+text", text=["&lt;s&gt;"],
+                             textposition="middle left", marker=dict(color="#636363", size=10),
+                             hoverinfo="skip", showlegend=False))
+    for status in BEAM_STATUSES:
+        pts = [(t + 1, r, c) for t, step in enumerate(steps) for r, c in enumerate(step)
+               if c[3] == status]
+        if not pts:
+            continue
+        tokens = [escape_html(c[1]) for _, _, c in pts]
+        fig.add_trace(go.Scatter(
+            x=[p[0] for p in pts], y=[p[1] for p in pts], mode="markers+text", name=status,
+            text=tokens, textposition="top center",
+            marker=dict(color=BEAM_COLORS[status], symbol=_BEAM_SYMBOLS[status], size=11),
+            customdata=[[tok, c[2], status] for tok, (_, _, c) in zip(tokens, pts,
+                                                                       strict=True)],
+            hovertemplate="%{customdata[0]}<br>log p = %{customdata[1]:.3f}"
+                          "<br>%{customdata[2]}<extra></extra>",
+        ))
+    width = max(len(s) for s in steps)
+    fig.update_layout(
+        title=dict(text=escape_html(title)),
+        font=FONT,
+        xaxis=dict(title=dict(text="Decoding step"), tickmode="array",
+                   tickvals=list(range(len(steps) + 1)), zeroline=False, showgrid=False),
+        yaxis=dict(title=dict(text="Rank within the step"), autorange="reversed",
+                   tickmode="array", tickvals=list(range(width)), zeroline=False),
+        height=120 + 45 * width,
+        plot_bgcolor="white",
+        legend=dict(orientation="h", y=-0.2),
     )
     return fig
