@@ -5,6 +5,8 @@ encoder-decoder Transformer.
 
 Type an English sentence, watch the model translate it into Chinese one token at a time,
 and inspect the positional encodings, the masks and every head's attention.
+The model picker lists the folders of ``pretrained/``, or of ``$ATTENTION_PRETRAINED_DIR``
+when that environment variable is set.
 This file is the table of contents: the panels live in ``ui/``, the figures in ``viz/``,
 the model in ``model/``.
 """
@@ -12,14 +14,16 @@ the model in ``model/``.
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 import streamlit as st
 import torch
 
 from model import CheckpointError, DecodeTrace, InputError, Translator, available_models
 from model import load_pretrained as _load_pretrained
+from model.translator import pretrained_root
 from ui import panels
-from ui.text import TABS, code_span, md_literal
+from ui.text import TABS, clip, code_span, md_literal
 
 DEFAULT_SENTENCE = "why do we work ?"
 log = logging.getLogger("attention_app")
@@ -29,16 +33,30 @@ log = logging.getLogger("attention_app")
 torch.set_num_threads(1)
 
 
-@st.cache_resource(show_spinner="Loading the model…")
-def load_model(name: str) -> Translator:
-    """The pretrained model ``name``, loaded once per server and shared read-only."""
-    return _load_pretrained(name)
+def model_key(name: str) -> tuple[str, tuple]:
+    """What identifies model ``name`` for the caches: its folder's full path (the root comes
+    from ``$ATTENTION_PRETRAINED_DIR``) and each file's size and modification time, so a
+    folder that is replaced or repaired is loaded afresh instead of served from the cache."""
+    folder = (pretrained_root() / name).resolve()
+    try:
+        stamp = tuple(sorted((p.name, p.stat().st_size, p.stat().st_mtime_ns)
+                             for p in folder.iterdir() if p.is_file()))
+    except OSError:
+        stamp = ()
+    return str(folder), stamp
+
+
+@st.cache_resource(show_spinner="Loading the model…", max_entries=4)
+def load_model(folder: str, stamp: tuple) -> Translator:
+    """The pretrained model in ``folder``, loaded once per server and shared read-only.
+    A failure raises ``CheckpointError`` and is not cached: the next run tries again."""
+    return _load_pretrained(Path(folder))
 
 
 @st.cache_data(max_entries=512, show_spinner="Decoding…")
-def decode(name: str, sentence: str) -> DecodeTrace:
-    """The full greedy decoding trace of ``sentence`` (cached by model name and text)."""
-    return load_model(name).decode(sentence)
+def decode(key: tuple[str, tuple], sentence: str) -> DecodeTrace:
+    """The full greedy decoding trace of ``sentence`` (cached by ``model_key`` and text)."""
+    return load_model(*key).decode(sentence)
 
 
 def _use_example() -> None:
@@ -50,14 +68,15 @@ def sidebar() -> tuple[Translator | None, str]:
     st.sidebar.title("Transformer, step by step")
     names = available_models()
     if not names:
-        st.sidebar.error("No models found in `pretrained/`.")
+        st.sidebar.error(f"No models found in {code_span(str(pretrained_root()))}.")
         return None, ""
     default = names.index("en-zh") if "en-zh" in names else 0
     name = st.sidebar.selectbox("Model", names, index=default, key="model")
     try:
-        translator = load_model(name)
+        translator = load_model(*model_key(name))
     except CheckpointError as exc:
-        st.sidebar.error(f"Model {code_span(name)} could not be loaded: {md_literal(str(exc))}")
+        st.sidebar.error(f"Model {code_span(clip(name))} could not be loaded: "
+                         f"{md_literal(clip(str(exc), 240))}")
         return None, ""
     st.session_state.setdefault("sentence", DEFAULT_SENTENCE)
     if translator.examples:
@@ -87,20 +106,20 @@ def decode_or_explain(translator: Translator, sentence: str) -> DecodeTrace | No
     unknown = translator.unknown_words(sentence)
     if unknown:
         lines = []
-        for word in unknown[:10]:
+        for word in unknown[:5]:  # a short message: the first five, each clipped
             close = translator.suggestions(word)
-            hint = ", ".join(code_span(w) for w in close) if close else "no close match"
-            lines.append(f"- {code_span(word)}: try {hint}")
-        more = f"\n- … and {len(unknown) - 10} more" if len(unknown) > 10 else ""
-        known = [t for t in tokens if t in translator.src_vocab]
-        if not known:
+            hint = "try " + ", ".join(map(code_span, close)) if close else "no close match"
+            lines.append(f"- {code_span(clip(word, 20))}: {hint}")
+        more = f"\n- … and {len(unknown) - 5} more" if len(unknown) > 5 else ""
+        known = [t for t in tokens if t in translator.src_vocab and t.isalnum()]
+        if not known:  # punctuation alone ("zxq blorf .") is nothing to translate
             st.warning("None of these words are in the model's vocabulary, so there is "
                        "nothing to translate.\n\n" + "\n".join(lines) + more)
             return None
         st.warning("Not in the model's vocabulary (the model sees `<unk>` for these):\n\n"
                    + "\n".join(lines) + more)
     name = st.session_state["model"]
-    trace = decode(name, sentence)
+    trace = decode(model_key(name), sentence)
     if st.session_state.get("shown") != (name, sentence):  # a new sentence starts at step 1
         st.session_state["shown"] = (name, sentence)
         st.session_state["step"] = 1

@@ -10,6 +10,7 @@ steps the decoder forward, opens the cross-attention tab and saves a PNG.
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -53,7 +54,8 @@ def main(out: str, tab: str = "Cross-attention", steps: int = 4) -> None:
                 time.sleep(0.5)
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-            page = browser.new_page(viewport={"width": 1500, "height": int(__import__("os").environ.get("SHOT_HEIGHT", "1250"))})
+            height = int(os.environ.get("SHOT_HEIGHT", "1250"))
+            page = browser.new_page(viewport={"width": 1500, "height": height})
             page.goto(f"http://127.0.0.1:{port}/")
             wait_idle(page)
             for _ in range(steps):

@@ -2,26 +2,38 @@
 ``config.json`` (``TransformerConfig``), ``src_vocab.json`` / ``tgt_vocab.json`` (token lists
 in id order) and ``card.json`` (data, size, training, metrics, sha256 of the weights).
 
-Every load failure raises ``CheckpointError`` with the file's name and the problem.
+Every load failure raises ``CheckpointError`` whose message starts with the file's name and
+says what is wrong with it, in one short sentence. Nothing here unpickles: the weights are
+read only with ``safetensors``, whose header is checked against ``config.json`` before any
+tensor data is read or any model memory is allocated (a hostile ``config.json`` cannot make
+the loader allocate gigabytes).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
+import re
+from dataclasses import MISSING, fields
 from pathlib import Path
 
-from safetensors import SafetensorError
+import torch
+from safetensors import SafetensorError, safe_open
 from safetensors.torch import load_file, save_file
 
 from .config import TransformerConfig
 from .errors import CheckpointError
+from .errors import short_repr as _short
 from .transformer import Transformer
 from .vocab import Vocab
 
 WEIGHTS, CONFIG, SRC_VOCAB, TGT_VOCAB, CARD = (
     "model.safetensors", "config.json", "src_vocab.json", "tgt_vocab.json", "card.json",
 )
+MAX_JSON_BYTES = 16 << 20  # a JSON file of a pretrained folder is a few kB; refuse huge ones
+MAX_POSITIONS = 4096  # the largest max_len accepted: its sin/cos table is built in memory
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
 def sha256_file(path: Path) -> str:
@@ -37,13 +49,47 @@ def _write_json(path: Path, data) -> None:
     path.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
 
 
-def _read_json(path: Path):
+def _json_kind(value) -> str:
+    """The JSON name of a parsed value's type, for messages."""
+    if isinstance(value, bool):
+        return "true/false"
+    return {dict: "an object", list: "a list", str: "a string", int: "a number",
+            float: "a number", type(None): "null"}.get(type(value), type(value).__name__)
+
+
+def _require_file(path: Path) -> None:
+    """Raise CheckpointError unless ``path`` is a regular file (or a link to one)."""
+    if not path.exists():
+        raise CheckpointError(f"{path.name} is missing from the folder {path.parent.name!r}")
     if not path.is_file():
-        raise CheckpointError(f"{path.name} is missing from {path.parent}")
+        raise CheckpointError(f"{path.name} in the folder {path.parent.name!r} is not a file")
+
+
+def _read_json(path: Path):
+    """Parse one JSON file of the folder.
+
+    Raises:
+        CheckpointError: missing, unreadable, too large, not UTF-8, not JSON or nested too
+            deeply for the parser.
+    """
+    _require_file(path)
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CheckpointError(f"{path.name} in {path.parent} is not valid JSON: {exc}") from exc
+        if path.stat().st_size > MAX_JSON_BYTES:
+            raise CheckpointError(f"{path.name} is {path.stat().st_size:,} bytes; a file of a "
+                                  f"pretrained folder may have at most {MAX_JSON_BYTES:,}")
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise CheckpointError(f"{path.name} could not be read: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise CheckpointError(f"{path.name} is not UTF-8 text (byte {exc.start})") from exc
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CheckpointError(
+            f"{path.name} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
+        ) from exc
+    except RecursionError as exc:
+        raise CheckpointError(f"{path.name} is not valid JSON: nested too deeply") from exc
 
 
 def save_checkpoint(
@@ -65,70 +111,201 @@ def save_checkpoint(
     return card
 
 
+def _load_config(folder: Path) -> tuple[TransformerConfig, dict]:
+    """``config.json`` -> (TransformerConfig, the raw dict); every field type-checked."""
+    data = _read_json(folder / CONFIG)
+    if not isinstance(data, dict):
+        raise CheckpointError(f"{CONFIG} must be a JSON object, not {_json_kind(data)}")
+    spec = {f.name: f for f in fields(TransformerConfig)}
+    unknown = sorted(set(data) - set(spec))
+    if unknown:
+        raise CheckpointError(f"{CONFIG} has unknown field(s) {_short(unknown)}")
+    missing = [n for n, f in spec.items() if f.default is MISSING and n not in data]
+    if missing:
+        raise CheckpointError(f"{CONFIG} lacks the required field(s) {missing}")
+    for name, value in data.items():
+        kind = spec[name].type  # a string: annotations are postponed
+        ok = {"bool": isinstance(value, bool),
+              "int": isinstance(value, int) and not isinstance(value, bool),
+              "float": isinstance(value, int | float) and not isinstance(value, bool)
+              and math.isfinite(value)}[kind]
+        if not ok:
+            want = {"bool": "true or false", "int": "an integer", "float": "a number"}[kind]
+            raise CheckpointError(f"{CONFIG}: {name} must be {want}, got {_short(value)}")
+    try:
+        config = TransformerConfig.from_dict(data)
+    except ValueError as exc:
+        raise CheckpointError(f"{CONFIG}: {exc}") from exc
+    if config.max_len > MAX_POSITIONS:
+        raise CheckpointError(
+            f"{CONFIG}: max_len {config.max_len:,} is larger than the {MAX_POSITIONS} "
+            "positions this loader accepts"
+        )
+    return config, data
+
+
+def _load_card(folder: Path) -> dict:
+    """``card.json`` -> dict, with the fields the app and loader use type-checked."""
+    card = _read_json(folder / CARD)
+    if not isinstance(card, dict):
+        raise CheckpointError(f"{CARD} must be a JSON object, not {_json_kind(card)}")
+    sha = card.get("sha256")
+    if sha is not None and not (isinstance(sha, str) and _SHA256.fullmatch(sha)):
+        raise CheckpointError(f"{CARD}: sha256 must be 64 lower-case hex digits, "
+                              f"got {_short(sha)}")
+    for key, kind, want in (("task", str, "a string"), ("name", str, "a string"),
+                            ("parameters", int, "an integer"), ("config", dict, "an object"),
+                            ("test_metrics", dict, "an object")):
+        value = card.get(key)
+        if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
+            raise CheckpointError(f"{CARD}: {key} must be {want}, got {_short(value)}")
+    for key, value in card.get("test_metrics", {}).items():
+        if isinstance(value, bool) or not isinstance(value, int | float) \
+                or not math.isfinite(value):
+            raise CheckpointError(f"{CARD}: test_metrics.{key} must be a number, "
+                                  f"got {_short(value)}")
+    return card
+
+
+def _check_card_config(card: dict, data: dict) -> None:
+    """``config.json`` must equal the config recorded in ``card.json`` (when it records one):
+    a changed ``nhead`` keeps every weight's shape, so only this check can catch it."""
+    recorded = card.get("config")
+    if recorded is None:
+        return
+    defaults = {f.name: f.default for f in fields(TransformerConfig) if f.default is not MISSING}
+    recorded, data = {**defaults, **recorded}, {**defaults, **data}  # omitted = default
+    differ = [k for k in sorted(set(recorded) | set(data)) if recorded.get(k) != data.get(k)]
+    if differ:
+        k = differ[0]
+        raise CheckpointError(
+            f"{CONFIG} disagrees with the config recorded in {CARD}: {k} is "
+            f"{_short(data.get(k), 20)} but {CARD} says {_short(recorded.get(k), 20)}"
+        )
+
+
 def _load_vocab(path: Path) -> Vocab:
     data = _read_json(path)
     if not isinstance(data, list):
-        raise CheckpointError(f"{path.name} must be a JSON list of tokens")
+        raise CheckpointError(f"{path.name} must be a JSON list of tokens, not {_json_kind(data)}")
     try:
         return Vocab(data)
     except ValueError as exc:
         raise CheckpointError(f"{path.name}: {exc}") from exc
 
 
+def _weights_format_hint(path: Path) -> str:
+    """What a file that safetensors cannot parse looks like, from its first bytes."""
+    with open(path, "rb") as f:
+        head = f.read(4)
+    if head[:1] == b"\x80" and head[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05"):
+        return ("it is a Python pickle, which is never loaded because unpickling can run "
+                "code; convert it with safetensors.torch.save_file")
+    if head == b"PK\x03\x04":
+        return ("it is a zip archive (torch.save format, pickle inside), which is never "
+                "loaded; convert it with safetensors.torch.save_file")
+    return "it is truncated or not a safetensors file"
+
+
+def _read_header(weights: Path) -> dict[str, tuple[tuple[int, ...], str]]:
+    """{tensor name: (shape, dtype string)} from the safetensors header, no tensor data."""
+    try:
+        with safe_open(str(weights), framework="pt") as f:
+            return {k: (tuple(f.get_slice(k).get_shape()), f.get_slice(k).get_dtype())
+                    for k in f.keys()}
+    except (SafetensorError, OSError, ValueError, RuntimeError) as exc:
+        raise CheckpointError(
+            f"{WEIGHTS} cannot be read: {_weights_format_hint(weights)} ({exc})"
+        ) from exc
+
+
+def _layer_count(names, prefix: str) -> int:
+    """How many ``prefix.N.`` blocks the tensor names hold."""
+    found = {int(m.group(1)) for n in names if (m := re.match(rf"{prefix}\.(\d+)\.", n))}
+    return max(found) + 1 if found else 0
+
+
+def _check_header(header: dict, config: TransformerConfig) -> None:
+    """Tensor names, shapes and dtypes in the header must be what ``config`` implies. The
+    model is built on the ``meta`` device (no memory) only once the layer counts agree."""
+    for prefix, field in (("encoder_layers", "num_encoder_layers"),
+                          ("decoder_layers", "num_decoder_layers")):
+        have, want = _layer_count(header, prefix), getattr(config, field)
+        if have != want:
+            raise CheckpointError(
+                f"{WEIGHTS} has {have} {prefix.replace('_', ' ')} but {CONFIG} says {field} "
+                f"is {want}"
+            )
+    with torch.device("meta"):
+        expected = Transformer(config).state_dict()
+    missing = sorted(set(expected) - set(header))
+    extra = sorted(set(header) - set(expected))
+    if missing or extra:
+        parts = [f"{what} tensors {_short(names[:2])}" + (f" and {len(names) - 2} more"
+                                                          if len(names) > 2 else "")
+                 for what, names in (("missing", missing), ("unexpected", extra)) if names]
+        raise CheckpointError(f"{WEIGHTS} does not match {CONFIG}: {', '.join(parts)}")
+    for k, (shape, dtype) in header.items():
+        if shape != tuple(expected[k].shape):
+            raise CheckpointError(
+                f"{WEIGHTS}: tensor {k} has shape {shape}, but {CONFIG} implies "
+                f"{tuple(expected[k].shape)}"
+            )
+        if not dtype.startswith(("F", "BF")):
+            raise CheckpointError(f"{WEIGHTS}: tensor {k} has dtype {dtype}, not a float type")
+
+
 def load_checkpoint(folder: Path) -> tuple[Transformer, Vocab, Vocab, dict]:
     """Load a pretrained folder into an eval-mode model.
+
+    The files are checked in this order: ``config.json``, ``card.json`` (and that its
+    recorded config equals ``config.json``), the two vocabularies, then ``model.safetensors``
+    (sha256 against ``card.json``, header against ``config.json``, values finite).
 
     Returns:
         (model, src_vocab, tgt_vocab, card).
 
     Raises:
         CheckpointError: a missing or malformed file, a sha256 that does not match
-            ``card.json``, weights whose names or shapes disagree with ``config.json``, or
-            vocabularies whose sizes disagree with it.
+            ``card.json``, a pickle instead of safetensors, weights whose names, shapes or
+            dtypes disagree with ``config.json``, NaN or infinite weights, or vocabularies
+            whose sizes disagree with it. The message starts with the file's name.
     """
     folder = Path(folder)
     if not folder.is_dir():
         raise CheckpointError(f"{folder} is not a folder")
-    try:
-        config = TransformerConfig.from_dict(_read_json(folder / CONFIG))
-    except ValueError as exc:
-        if isinstance(exc, CheckpointError):
-            raise
-        raise CheckpointError(f"{CONFIG}: {exc}") from exc
+    config, raw_config = _load_config(folder)
+    card = _load_card(folder)
+    _check_card_config(card, raw_config)
     src_vocab, tgt_vocab = _load_vocab(folder / SRC_VOCAB), _load_vocab(folder / TGT_VOCAB)
     for name, vocab, size in ((SRC_VOCAB, src_vocab, config.src_vocab_size),
                               (TGT_VOCAB, tgt_vocab, config.tgt_vocab_size)):
         if len(vocab) != size:
             raise CheckpointError(f"{name} has {len(vocab)} tokens but {CONFIG} says {size}")
-    card = _read_json(folder / CARD)
-    if not isinstance(card, dict):
-        raise CheckpointError(f"{CARD} must be a JSON object")
     weights = folder / WEIGHTS
-    if not weights.is_file():
-        raise CheckpointError(f"{WEIGHTS} is missing from {folder}")
-    if card.get("sha256") and sha256_file(weights) != card["sha256"]:
-        raise CheckpointError(f"{WEIGHTS}: sha256 does not match the one in {CARD}")
+    _require_file(weights)
+    try:
+        digest = sha256_file(weights)
+    except OSError as exc:
+        raise CheckpointError(f"{WEIGHTS} could not be read: {exc.strerror or exc}") from exc
+    if card.get("sha256") and digest != card["sha256"]:
+        raise CheckpointError(f"{WEIGHTS}: sha256 does not match the one in {CARD} (the file "
+                              "is damaged or was replaced)")
+    _check_header(_read_header(weights), config)
     try:
         state = load_file(str(weights))
-    except (SafetensorError, OSError, ValueError) as exc:
-        raise CheckpointError(f"{WEIGHTS} is not a readable safetensors file: {exc}") from exc
-    model = Transformer(config)
-    expected = model.state_dict()
-    missing = sorted(set(expected) - set(state))
-    extra = sorted(set(state) - set(expected))
-    if missing or extra:
+    except (SafetensorError, OSError, ValueError, RuntimeError) as exc:
         raise CheckpointError(
-            f"{WEIGHTS} does not match {CONFIG}: missing {missing[:3]}, unexpected {extra[:3]}"
-        )
+            f"{WEIGHTS} cannot be read: {_weights_format_hint(weights)} ({exc})"
+        ) from exc
     for k, v in state.items():
-        if v.shape != expected[k].shape:
-            raise CheckpointError(
-                f"{WEIGHTS}: tensor {k} has shape {tuple(v.shape)}, {CONFIG} implies "
-                f"{tuple(expected[k].shape)}"
-            )
-    model.load_state_dict(state)
-    model.eval()
-    for p in model.parameters():
-        p.requires_grad_(False)
+        if not bool(torch.isfinite(v).all()):
+            raise CheckpointError(f"{WEIGHTS}: tensor {k} holds NaN or infinite values")
+    model = Transformer(config)
+    try:
+        model.load_state_dict(state)
+    except RuntimeError as exc:  # unreachable after _check_header; kept as a last guard
+        raise CheckpointError(f"{WEIGHTS} does not fit {CONFIG}: {exc}") from exc
+    model.eval()  # parameters keep requires_grad: decoding runs under inference_mode, and
+    # num_parameters() (which counts trainable ones) must match the card's count
     return model, src_vocab, tgt_vocab, card
-

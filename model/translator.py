@@ -5,10 +5,14 @@
 >>> trace = m.decode("why do we work ?")
 >>> trace.output_text
 '我们为什么工作？'
+
+Names are folders of ``pretrained/``, or of ``$ATTENTION_PRETRAINED_DIR`` when that is set
+(see ``pretrained_root``).
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -17,11 +21,13 @@ import torch
 from .checkpoint import load_checkpoint
 from .decoding import DecodeStep, DecodeTrace, greedy_decode, top_k_step
 from .errors import CheckpointError, InputError
+from .errors import short_repr as _short
 from .masks import mask_views
 from .transformer import Transformer
 from .vocab import EOS, Vocab, normalize_text, tokenize_en
 
-PRETRAINED_DIR = Path(__file__).resolve().parent.parent / "pretrained"
+PRETRAINED_DIR = Path(__file__).resolve().parent.parent / "pretrained"  # the default root
+PRETRAINED_ENV = "ATTENTION_PRETRAINED_DIR"  # overrides PRETRAINED_DIR; see pretrained_root()
 MAX_INPUT_CHARS = 300  # longer text is refused before any work is done
 
 
@@ -167,26 +173,54 @@ class Translator:
         return self.model.positional.pe[:length].numpy().astype(np.float32)
 
 
-def available_models(root: Path = PRETRAINED_DIR) -> list[str]:
-    """Names of the folders in ``pretrained/`` (sorted), whether or not they load."""
-    if not root.is_dir():
+def pretrained_root() -> Path:
+    """The folder whose sub-folders are the named models.
+
+    ``$ATTENTION_PRETRAINED_DIR`` when it is set and not empty (read at every call, so a
+    test or a deployment can point the app at another folder without reloading modules),
+    else the repository's ``pretrained/`` (``PRETRAINED_DIR``).
+    """
+    env = os.environ.get(PRETRAINED_ENV, "").strip()
+    return Path(env).expanduser() if env else PRETRAINED_DIR
+
+
+def available_models(root: Path | None = None) -> list[str]:
+    """Names of the model folders (sorted), whether or not they load.
+
+    Args:
+        root: where to look; default ``pretrained_root()``, i.e. ``$ATTENTION_PRETRAINED_DIR``
+            if set, else the repository's ``pretrained/``. Hidden folders are skipped.
+    """
+    root = pretrained_root() if root is None else Path(root)
+    try:
+        return sorted(p.name for p in root.iterdir()
+                      if p.is_dir() and not p.name.startswith("."))
+    except OSError:  # missing, not a folder, or unreadable: no models
         return []
-    return sorted(p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
 
 
 def load_pretrained(name_or_path: str | Path) -> Translator:
-    """Load a pretrained model by name (a folder in ``pretrained/``) or by folder path.
+    """Load a pretrained model by name or by folder path.
+
+    A ``str`` without a path separator that names a folder of ``pretrained_root()``
+    (``$ATTENTION_PRETRAINED_DIR`` if set, else the repository's ``pretrained/``, read at
+    call time) loads that folder, even if the working directory has a folder of that name;
+    anything else must be a path to a pretrained folder.
 
     Raises:
         CheckpointError: no such model, or a damaged folder (the message names the file).
     """
-    path = Path(name_or_path)
-    if not path.is_dir():
-        name = str(name_or_path)
-        if "/" in name or "\\" in name or name.startswith(".") or name not in available_models():
-            raise CheckpointError(
-                f"no pretrained model {name!r}; available: {available_models() or 'none'}"
-            )
-        path = PRETRAINED_DIR / name
+    root = pretrained_root()
+    name = str(name_or_path)
+    is_name = isinstance(name_or_path, str) and not ("/" in name or "\\" in name)
+    if is_name and not name.startswith(".") and name in available_models(root):
+        path = root / name
+    elif Path(name_or_path).is_dir():
+        path = Path(name_or_path)
+    else:
+        raise CheckpointError(
+            f"no pretrained model {_short(name)} in {root}; available: "
+            f"{', '.join(available_models(root)) or 'none'}"
+        )
     model, src_vocab, tgt_vocab, card = load_checkpoint(path)
     return Translator(model, src_vocab, tgt_vocab, card, name=path.name)

@@ -13,6 +13,8 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 
+from .errors import short_repr as _short
+
 PAD, UNK, BOS, EOS = "<pad>", "<unk>", "<s>", "</s>"
 SPECIALS = (PAD, UNK, BOS, EOS)
 
@@ -57,17 +59,27 @@ class Vocab:
     """A token <-> id table whose first four entries are the special tokens.
 
     Raises:
-        ValueError: from the constructor if the specials are not first or a token repeats.
+        ValueError: from the constructor if an entry is not a non-empty string, contains
+            whitespace or invisible characters, the specials are not first, or a token
+            repeats (the message says which).
     """
 
     def __init__(self, tokens: Sequence[str]) -> None:
         tokens = list(tokens)
+        for i, t in enumerate(tokens):  # before any hashing: a list or dict is unhashable
+            if not isinstance(t, str) or not t:
+                raise ValueError(f"entry {i} is {_short(t)}; every entry must be a non-empty "
+                                 "string")
+            if any(ch.isspace() or unicodedata.category(ch) in ("Cc", "Cf", "Cs") for ch in t):
+                raise ValueError(f"entry {i} ({_short(t)}) contains a space or an invisible "
+                                 "character")
         if tuple(tokens[:4]) != SPECIALS:
-            raise ValueError(f"a vocabulary must start with {list(SPECIALS)}, got {tokens[:4]}")
-        if len(set(tokens)) != len(tokens):
-            raise ValueError("a vocabulary may not list a token twice")
-        if not all(isinstance(t, str) and t for t in tokens):
-            raise ValueError("every vocabulary entry must be a non-empty string")
+            raise ValueError(f"the first 4 entries must be {list(SPECIALS)}, got "
+                             f"{_short(tokens[:4])}")
+        seen: set[str] = set()
+        repeated = list(dict.fromkeys(t for t in tokens if t in seen or seen.add(t)))
+        if repeated:
+            raise ValueError(f"{len(repeated)} token(s) listed twice, e.g. {_short(repeated[:3])}")
         self.itos: list[str] = tokens
         self.stoi: dict[str, int] = {t: i for i, t in enumerate(tokens)}
 

@@ -44,4 +44,14 @@ HOSTILE_INPUTS: list[tuple[str, str, str, str]] = [
     ("surrounding whitespace", "   why do we work ?   ", "exact", GOOD_ZH),
     ("sql injection", "'; DROP TABLE users; --", "decode", ""),
     ("one very long word", "w" * 250, "message", "vocabulary"),
+    ("unknown words and a full stop", "zxq blorf wibble .", "message", "vocabulary"),
+    ("301 characters", "a" * 301, "message", "characters long"),
+    ("296 characters with padding", " " * 280 + GOOD, "exact", GOOD_ZH),
+    ("backtick fences", "``why`` do ```we``` work ?", "decode", ""),
+    ("markdown heading and quote", "# > why do we work ?", "decode", ""),
+    ("html entity", "&lt;script&gt; why do we work ?", "decode", ""),
+    ("emoji shortcode and icon", ":material/home: :smile: why do we work ?", "decode", ""),
+    ("autolink", "www.example.com why do we work ?", "decode", ""),
+    ("30 unknown words", " ".join("zq" + chr(97 + i % 26) + chr(97 + i // 26) for i in range(30))
+     + " " + GOOD, "decode", ""),
 ]

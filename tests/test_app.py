@@ -2,54 +2,11 @@
 
 from __future__ import annotations
 
-import base64
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
-from streamlit.testing.v1 import AppTest
-
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
-
-
-def run_app() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=120)
-    at.run()
-    assert not at.exception, at.exception
-    return at
-
-
-def charts(at: AppTest) -> list[dict]:
-    """The Plotly figures on the page, as dicts."""
-    return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
-
-
-def z_array(trace: dict) -> np.ndarray:
-    """A heatmap trace's z, decoding Plotly's base64 typed-array form."""
-    z = trace["z"]
-    if isinstance(z, dict):
-        shape = tuple(int(n) for n in z["shape"].split(","))
-        return np.frombuffer(base64.b64decode(z["bdata"]), dtype=z["dtype"]).reshape(shape)
-    return np.asarray(z)
-
-
-def heatmaps(at: AppTest) -> list[dict]:
-    return [t for f in charts(at) for t in f["data"] if t["type"] == "heatmap"]
-
-
-def chart_text(at: AppTest) -> str:
-    return json.dumps(charts(at), ensure_ascii=False)
-
-
-def messages(at: AppTest) -> str:
-    return " ".join(e.value for kind in ("info", "warning", "error") for e in getattr(at, kind))
-
-
-def enter(at: AppTest, sentence: str) -> AppTest:
-    at.text_input(key="sentence").input(sentence).run()
-    assert not at.exception, at.exception
-    return at
+from apptest_helpers import chart_text, charts, enter, heatmaps, messages, run_app, z_array
 
 
 def test_default_sentence_is_decoded_with_step_panel_and_first_tab():
@@ -97,7 +54,7 @@ BAD_INPUTS = {
     "empty": ("", "empty"),
     "spaces": ("     ", "empty"),
     "10,000 characters": ("why do we work ? " * 589 + "a", "characters long"),
-    "emoji": ("🙂🙂🙂", "vocabulary"),
+    "emoji": ("🙂🙂🙂", "no words"),
     "only unknown words": ("zxq blorf wibble", "vocabulary"),
     "HTML tags": ("<b>bold</b> <script>alert(1)</script>", "vocabulary"),
 }

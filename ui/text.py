@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&=])")
+_LINE_BREAK = re.compile(r"[\r\n\x0b\x0c\x85\u2028\u2029]+")
 
 
 def md_literal(text: str) -> str:
@@ -18,10 +19,23 @@ def md_literal(text: str) -> str:
 
 
 def code_span(token: str) -> str:
-    """A Markdown code span showing ``token`` literally (tokens never contain a newline)."""
-    token = token.replace("\n", " ")
-    fence = "``" if "`" in token else "`"
-    return f"{fence} {token} {fence}" if fence == "``" else f"`{token}`"
+    """A Markdown code span showing ``token`` literally, whatever it contains.
+
+    Line breaks become spaces (a code span is one line). The fence is one backtick longer
+    than the longest run of backticks inside, so no run can close the span early; a token
+    with a backtick is padded with spaces, which CommonMark strips again.
+    """
+    token = _LINE_BREAK.sub(" ", token)
+    longest = max((len(run) for run in re.findall(r"`+", token)), default=0)
+    if longest == 0 and token.strip():
+        return f"`{token}`"
+    fence = "`" * (longest + 1)
+    return f"{fence} {token} {fence}"
+
+
+def clip(text: str, limit: int = 30) -> str:
+    """``text`` cut to ``limit`` characters with an ellipsis, so messages stay short."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def token_row(tokens) -> str:

@@ -1,0 +1,116 @@
+"""Shared helpers for driving the Streamlit app with AppTest (the real app and model)."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+
+# Every element whose text Streamlit renders as Markdown.
+MARKDOWN_KINDS = ("markdown", "caption", "info", "warning", "error", "success", "title",
+                  "header", "subheader")
+
+
+def run_app() -> AppTest:
+    """A fresh AppTest of ``app.py`` after its first run, which must not raise."""
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def charts(at: AppTest) -> list[dict]:
+    """The Plotly figures on the page, as dicts."""
+    return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
+
+
+def z_array(trace: dict) -> np.ndarray:
+    """A heatmap trace's z, decoding Plotly's base64 typed-array form."""
+    z = trace["z"]
+    if isinstance(z, dict):
+        shape = tuple(int(n) for n in z["shape"].split(","))
+        return np.frombuffer(base64.b64decode(z["bdata"]), dtype=z["dtype"]).reshape(shape)
+    return np.asarray(z)
+
+
+def heatmaps(at: AppTest) -> list[dict]:
+    return [t for f in charts(at) for t in f["data"] if t["type"] == "heatmap"]
+
+
+def chart_text(at: AppTest) -> str:
+    return json.dumps(charts(at), ensure_ascii=False)
+
+
+def messages(at: AppTest) -> str:
+    return " ".join(e.value for kind in ("info", "warning", "error") for e in getattr(at, kind))
+
+
+def message_list(at: AppTest) -> list[str]:
+    """The Markdown source of every info, warning and error box, in page order per kind."""
+    return [e.value for kind in ("info", "warning", "error") for e in getattr(at, kind)]
+
+
+def unescape(markdown: str) -> str:
+    r"""What a reader sees of Markdown backslash escapes: ``\.`` -> ``.``."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown)
+
+
+def heading(at: AppTest) -> str | None:
+    """The translation heading (``### …``) as the reader sees it, or None."""
+    for el in at.markdown:
+        if el.value.startswith("### "):
+            return unescape(el.value[4:])
+    return None
+
+
+def split_code_spans(md: str) -> tuple[list[str], str]:
+    """CommonMark code spans of ``md``: (their contents, the source with each span and each
+    backslash escape replaced by NUL). A run of n backticks closes only on a run of exactly
+    n; one space is stripped from both ends of a span's content when both are spaces."""
+    spans, rest, i = [], [], 0
+    while i < len(md):
+        if md[i] == "\\" and i + 1 < len(md) and md[i + 1] in "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~":
+            rest.append("\0")
+            i += 2
+            continue
+        if md[i] != "`":
+            rest.append(md[i])
+            i += 1
+            continue
+        j = i
+        while j < len(md) and md[j] == "`":
+            j += 1
+        n, k = j - i, j
+        while (m := md.find("`" * n, k)) != -1 and m + n < len(md) and md[m + n] == "`":
+            k = m + n
+            while k < len(md) and md[k] == "`":
+                k += 1
+        if m == -1:  # no closing run: the backticks are literal
+            rest.append(md[i:j])
+            i = j
+            continue
+        content = md[j:m].replace("\n", " ")
+        if content.startswith(" ") and content.endswith(" ") and content.strip():
+            content = content[1:-1]
+        spans.append(content)
+        rest.append("\0")
+        i = m + n
+    return spans, "".join(rest)
+
+
+def markdown_sources(at: AppTest) -> list[str]:
+    """The source of every element on the page (sidebar included) rendered as Markdown."""
+    return [el.value for kind in MARKDOWN_KINDS for el in at.get(kind)]
+
+
+def enter(at: AppTest, sentence: str) -> AppTest:
+    """Type ``sentence`` into the sentence box and rerun; the run must not raise."""
+    at.text_input(key="sentence").input(sentence).run()
+    assert not at.exception, at.exception
+    return at
