@@ -14,7 +14,7 @@ vocabulary size, K top-k.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import torch
@@ -34,6 +34,7 @@ class DecodeStep:
         top_tokens: the K most probable next tokens, most probable first.
         top_ids: (K,) int64 their ids.  top_probs: (K,) float32 their probabilities.
         entropy: entropy of the next-token distribution, in nats.
+        forced: the token was given (a prefix or a reference), not chosen by the strategy.
     """
 
     index: int
@@ -45,6 +46,37 @@ class DecodeStep:
     top_ids: np.ndarray
     top_probs: np.ndarray
     entropy: float
+    forced: bool = False
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    """One beam-search output as strings: tokens (``</s>`` included if finished), summed
+    log-probability (nats), score = logprob / len ** length_penalty, finished, and end =
+    (step, rank) of its last token in ``BeamTrace.steps``."""
+
+    tokens: tuple[str, ...]
+    logprob: float
+    score: float
+    finished: bool
+    end: tuple[int, int]
+
+    @property
+    def text(self) -> str:
+        """The hypothesis as text, without ``</s>``."""
+        return "".join(t for t in self.tokens if t != "</s>")
+
+
+@dataclass(frozen=True)
+class BeamTrace:
+    """Beam search as strings: ``steps[t]`` lists step t's ranked candidates as
+    ``(parent, token, cumulative logprob, status)`` (see ``BeamCandidate``, and
+    ``viz.beam_tree``); ``hypotheses`` is the n-best list, best first."""
+
+    steps: tuple[tuple[tuple[int, str, float, str], ...], ...]
+    hypotheses: tuple[Hypothesis, ...]
+    num_beams: int
+    length_penalty: float
 
 
 @dataclass(frozen=True)
@@ -65,6 +97,11 @@ class DecodeTrace:
         step_probs: (T, V) the full next-token distribution at each step.
         finished: True if ``</s>`` was produced before the length limit.
         unknown_words: source words outside the vocabulary (decoded as ``<unk>``).
+        strategy: the decoding arguments (``num_beams``, ``do_sample``, ``temperature``,
+            ``top_k``, ``top_p``, ``seed``, ``length_penalty``, ``teacher_forced``).
+        n_forced: how many of the T tokens were forced (a prefix, or a whole reference).
+        beam: the beam search record when ``num_beams`` > 1 (the maps are those of its
+            best hypothesis), else None.
     """
 
     src_text: str
@@ -77,6 +114,9 @@ class DecodeTrace:
     step_probs: np.ndarray
     finished: bool
     unknown_words: tuple[str, ...] = ()
+    strategy: dict = field(default_factory=dict)
+    n_forced: int = 0
+    beam: BeamTrace | None = None
 
     @property
     def decoder_input_tokens(self) -> tuple[str, ...]:

@@ -12,19 +12,34 @@ Names are folders of ``pretrained/``, or of ``$ATTENTION_PRETRAINED_DIR`` when t
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import torch
 
 from .checkpoint import load_checkpoint
-from .decoding import DecodeStep, DecodeTrace, greedy_decode, top_k_step
+from .decoding import (
+    BeamSearchResult,
+    BeamTrace,
+    DecodeStep,
+    DecodeTrace,
+    Hypothesis,
+    StepwiseResult,
+    beam_search,
+    greedy_decode,
+    run_decoder,
+    sample_decode,
+    top_k_step,
+)
 from .errors import CheckpointError, InputError
 from .errors import short_repr as _short
 from .masks import mask_views
 from .transformer import Transformer
-from .vocab import EOS, Vocab, normalize_text, tokenize_en
+from .vocab import EOS, SPECIALS, Vocab, normalize_text, tokenize_en, tokenize_zh
 
 PRETRAINED_DIR = Path(__file__).resolve().parent.parent / "pretrained"  # the default root
 PRETRAINED_ENV = "ATTENTION_PRETRAINED_DIR"  # overrides PRETRAINED_DIR; see pretrained_root()
@@ -94,33 +109,130 @@ class Translator:
         """Source tokens -> (1, S) int64 ids with ``</s>`` appended."""
         return torch.tensor([self.src_vocab.encode([*tokens, EOS])], dtype=torch.long)
 
-    def decode(self, text: str, max_new_tokens: int | None = None, top_k: int = 10) -> DecodeTrace:
-        """Translate ``text`` greedily, one token at a time, recording every step.
+    def target_ids(self, tokens: str | Sequence[str], what: str = "prefix") -> list[int]:
+        """Target tokens (a Chinese string, one token per character, or a token list) as ids.
+
+        Raises:
+            InputError: a token outside the target vocabulary, or a special token other
+                than a final ``</s>`` (the message lists them).
+        """
+        if isinstance(tokens, str):
+            tokens = tokenize_zh(tokens)
+        tokens = list(tokens)
+        bad = [t for i, t in enumerate(tokens) if t not in self.tgt_vocab
+               or (t in SPECIALS and not (t == EOS and i == len(tokens) - 1))]
+        if bad:
+            shown = ", ".join(_short(t, 12) for t in list(dict.fromkeys(bad))[:5])
+            raise InputError(f"The {what} has tokens the model cannot produce: {shown}")
+        return self.tgt_vocab.encode(tokens)
+
+    def decode(
+        self,
+        text: str,
+        max_new_tokens: int | None = None,
+        num_beams: int = 1,
+        do_sample: bool = False,
+        temperature: float = 1.0,
+        top_k: int = 0,
+        top_p: float = 1.0,
+        seed: int | None = None,
+        prefix: str | Sequence[str] | None = None,
+        length_penalty: float = 1.0,
+        num_candidates: int = 10,
+    ) -> DecodeTrace:
+        """Translate ``text`` one token at a time, recording every step.
+
+        Arguments follow Hugging Face ``generate()``: greedy by default; beam search when
+        ``num_beams`` > 1 (the trace's maps are those of the best hypothesis, and
+        ``trace.beam`` records every beam); sampling when ``do_sample`` (``temperature``,
+        ``top_k`` (0 = off), ``top_p`` (1.0 = off), reproducible for a ``seed``).
 
         Args:
             text: an English sentence.
-            max_new_tokens: the most tokens to generate (default: as many as fit, max_len-1).
-            top_k: how many next-token candidates each step keeps.
+            max_new_tokens: the most tokens to produce (default: as many as fit, max_len-1).
+            prefix: target tokens to force first (a Chinese string or a token list);
+                decoding continues from there with the chosen strategy.
+            num_candidates: how many next-token candidates each DecodeStep keeps (K).
 
         Returns:
             DecodeTrace (float32 numpy arrays; see its docstring for the shapes).
 
         Raises:
-            InputError: see ``check_input``; or ``max_new_tokens`` out of range.
+            InputError: see ``check_input``; an argument out of range (num_beams outside
+                1..8, beam search with sampling, temperature < 0, top_k < 0, top_p outside
+                (0, 1], max_new_tokens outside 1..max_len-1 or shorter than the prefix); or
+                a prefix token outside the target vocabulary.
         """
         tokens = self.check_input(text)
         limit = self.config.max_len - 1
-        if max_new_tokens is None:
-            max_new_tokens = limit
-        if not 1 <= int(max_new_tokens) <= limit:
-            raise InputError(f"max_new_tokens must be between 1 and {limit}")
+        max_new_tokens = limit if max_new_tokens is None else max_new_tokens
+        forced = self.target_ids(prefix) if prefix is not None else []
+        _check_strategy(max_new_tokens, limit, len(forced), num_beams, do_sample, temperature,
+                        top_k, top_p, seed, length_penalty)
+        strategy = dict(num_beams=num_beams, do_sample=do_sample, temperature=temperature,
+                        top_k=top_k, top_p=top_p, seed=seed, length_penalty=length_penalty,
+                        teacher_forced=False)
         src_ids = self.encode_source(tokens)
-        with torch.inference_mode():
-            result = greedy_decode(self.model, src_ids, int(max_new_tokens))
+        beam = None
+        if num_beams > 1:
+            search = beam_search(self.model, src_ids, num_beams, max_new_tokens,
+                                 length_penalty, forced)
+            beam = self._beam_trace(search)
+            best = search.hypotheses[0].ids
+            result = run_decoder(self.model, src_ids, len(best), None, best)
+            result = dataclasses.replace(result, n_forced=min(len(forced), len(best)))
+        elif do_sample:
+            result = sample_decode(self.model, src_ids, max_new_tokens, temperature, top_k,
+                                   top_p, seed, forced)
+        else:
+            result = greedy_decode(self.model, src_ids, max_new_tokens, forced)
+        return self._trace(text, tokens, result, strategy, num_candidates, beam)
+
+    def teacher_force(self, text: str, reference: str | Sequence[str],
+                      num_candidates: int = 10) -> DecodeTrace:
+        """Feed a reference translation to the decoder (teacher forcing) and record, at each
+        step, the model's probability of the reference token and its attention.
+
+        ``</s>`` is appended to the reference unless it ends with it. Each step's ``prob`` is
+        the model's probability of the reference token; ``top_tokens[0]`` is what the model
+        would have chosen there itself.
+
+        Raises:
+            InputError: see ``check_input``; an empty reference, one longer than max_len - 1
+                tokens, or with tokens outside the target vocabulary.
+        """
+        tokens = self.check_input(text)
+        forced = self.target_ids(reference, "reference")
+        if not forced:
+            raise InputError("The reference translation is empty.")
+        if forced[-1] != self.config.eos_id:
+            forced.append(self.config.eos_id)
+        limit = self.config.max_len - 1
+        if len(forced) > limit:
+            raise InputError(f"The reference has {len(forced)} tokens; at most {limit} fit.")
+        result = run_decoder(self.model, self.encode_source(tokens), len(forced), None, forced)
+        strategy = dict(teacher_forced=True)
+        return self._trace(text, tokens, result, strategy, num_candidates, None)
+
+    def _beam_trace(self, search: BeamSearchResult) -> BeamTrace:
+        """A beam search record with token strings instead of ids."""
+        itos = self.tgt_vocab.itos
+        return BeamTrace(
+            steps=tuple(tuple((c.parent, itos[c.token_id], c.logprob, c.status) for c in step)
+                        for step in search.steps),
+            hypotheses=tuple(Hypothesis(tuple(itos[i] for i in h.ids), h.logprob, h.score,
+                                        h.finished, h.end) for h in search.hypotheses),
+            num_beams=search.num_beams,
+            length_penalty=search.length_penalty,
+        )
+
+    def _trace(self, text: str, tokens: list[str], result: StepwiseResult, strategy: dict,
+               num_candidates: int, beam: BeamTrace | None) -> DecodeTrace:
+        """Wrap a ``StepwiseResult`` with token strings, per-step top candidates, entropy."""
         tgt_tokens = tuple(self.tgt_vocab.decode(result.tgt_ids))
         steps = []
         for t, probs in enumerate(result.step_probs):
-            ids, top_probs, entropy = top_k_step(probs, top_k)
+            ids, top_probs, entropy = top_k_step(probs, num_candidates)
             chosen = int(result.tgt_ids[t + 1])
             steps.append(DecodeStep(
                 index=t,
@@ -132,6 +244,7 @@ class Translator:
                 top_ids=ids,
                 top_probs=top_probs,
                 entropy=entropy,
+                forced=t < result.n_forced,
             ))
         return DecodeTrace(
             src_text=text,
@@ -144,6 +257,9 @@ class Translator:
             step_probs=result.step_probs,
             finished=result.finished,
             unknown_words=tuple(self.src_vocab.unknown(tokens)),
+            strategy=strategy,
+            n_forced=result.n_forced,
+            beam=beam,
         )
 
     @property
@@ -224,3 +340,34 @@ def load_pretrained(name_or_path: str | Path) -> Translator:
         )
     model, src_vocab, tgt_vocab, card = load_checkpoint(path)
     return Translator(model, src_vocab, tgt_vocab, card, name=path.name)
+
+
+def _check_strategy(max_new_tokens, limit: int, n_forced: int, num_beams, do_sample,
+                    temperature, top_k, top_p, seed, length_penalty) -> None:
+    """Validate ``Translator.decode``'s strategy arguments.
+
+    Raises:
+        InputError: the first argument out of range, named as in ``generate()``.
+    """
+    def is_int(v) -> bool:
+        return isinstance(v, int | np.integer) and not isinstance(v, bool)
+
+    def is_num(v) -> bool:
+        return (is_int(v) or isinstance(v, float | np.floating)) and math.isfinite(v)
+
+    checks = [
+        (is_int(max_new_tokens) and max(1, n_forced) <= max_new_tokens <= limit,
+         f"max_new_tokens must be an integer from {max(1, n_forced)} to {limit}"),
+        (is_int(num_beams) and 1 <= num_beams <= 8, "num_beams must be an integer from 1 to 8"),
+        (isinstance(do_sample, bool), "do_sample must be True or False"),
+        (not (do_sample and is_int(num_beams) and num_beams > 1),
+         "choose beam search (num_beams > 1) or sampling (do_sample), not both"),
+        (is_num(temperature) and temperature >= 0, "temperature must be a number >= 0"),
+        (is_int(top_k) and top_k >= 0, "top_k must be an integer >= 0 (0 = off)"),
+        (is_num(top_p) and 0 < top_p <= 1, "top_p must be in (0, 1] (1 = off)"),
+        (seed is None or is_int(seed), "seed must be an integer or None"),
+        (is_num(length_penalty), "length_penalty must be a finite number"),
+    ]
+    for ok, message in checks:
+        if not ok:
+            raise InputError(message)

@@ -50,9 +50,22 @@ def tokenize_en(text: str) -> list[str]:
     return _EN_TOKEN.findall(normalize_text(text).lower())
 
 
+# Chinese text uses full-width punctuation; ASCII marks typed by a person map onto it.
+_ZH_PUNCT = str.maketrans({"?": "？", ".": "。", ",": "，", "!": "！", ":": "：", ";": "；"})
+
+
 def tokenize_zh(text: str) -> list[str]:
-    """One token per non-space character: ``"我们。"`` -> ``['我', '们', '。']``."""
-    return [ch for ch in normalize_text(text) if not ch.isspace()]
+    """One token per non-space character, as the target vocabulary has them.
+
+    Unlike ``normalize_text`` (for English), full-width punctuation is kept and ASCII
+    ``? . , ! : ;`` become ``？ 。 ， ！ ： ；``; invisible format characters are dropped.
+
+    >>> tokenize_zh("我们 为什么工作?")
+    ['我', '们', '为', '什', '么', '工', '作', '？']
+    """
+    text = unicodedata.normalize("NFC", text).translate(_ZH_PUNCT)
+    return [ch for ch in text
+            if not ch.isspace() and unicodedata.category(ch) not in ("Cc", "Cf", "Cs")]
 
 
 class Vocab:

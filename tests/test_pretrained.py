@@ -120,3 +120,81 @@ def test_model_is_not_changed_by_decoding(en_zh):
     en_zh.decode("why do we work ?")
     assert not en_zh.model.training
     assert all(torch.equal(before[k], v) for k, v in en_zh.model.state_dict().items())
+
+
+# --- decoding strategies through the public API ------------------------------------------
+
+def test_one_beam_and_cold_sampling_equal_greedy(en_zh):
+    for text in ("why do we work ?", "he reads books in the library .", "i have three cats ."):
+        greedy = en_zh.decode(text)
+        assert en_zh.decode(text, num_beams=1).tgt_tokens == greedy.tgt_tokens
+        cold = en_zh.decode(text, do_sample=True, temperature=1e-6, seed=7)
+        assert cold.tgt_tokens == greedy.tgt_tokens
+
+
+def test_beam_search_trace_is_its_best_hypothesis(en_zh):
+    trace = en_zh.decode("where does she live ?", num_beams=4, length_penalty=1.0)
+    best = trace.beam.hypotheses[0]
+    assert trace.tgt_tokens[1:] == best.tokens
+    assert trace.output_text == best.text == "她住在哪里？"
+    assert len(trace.beam.hypotheses) == 4
+    assert [h.score for h in trace.beam.hypotheses] == sorted(
+        (h.score for h in trace.beam.hypotheses), reverse=True)
+    logprob = sum(np.log(s.prob) for s in trace.steps)
+    assert best.logprob == pytest.approx(logprob, abs=1e-4)
+    assert trace.strategy["num_beams"] == 4
+
+
+def test_sampling_is_reproducible_for_a_seed(en_zh):
+    runs = [en_zh.decode("why do we work ?", do_sample=True, temperature=2.0, seed=s)
+            for s in (1, 1, 2, 3, 4)]
+    assert runs[0].tgt_tokens == runs[1].tgt_tokens
+    assert len({r.tgt_tokens for r in runs}) > 1  # hot sampling varies with the seed
+    top1 = en_zh.decode("why do we work ?", do_sample=True, top_k=1, seed=9)
+    assert top1.output_text == "我们为什么工作？"  # top-k = 1 is greedy
+
+
+def test_prefix_forces_the_first_tokens_then_continues(en_zh):
+    trace = en_zh.decode("why do we work ?", prefix="他们")
+    assert trace.tgt_tokens[1:3] == ("他", "们") and trace.n_forced == 2
+    assert [s.forced for s in trace.steps[:3]] == [True, True, False]
+    assert trace.output_text == "他们为什么工作？"
+
+
+def test_teacher_forcing_scores_a_reference_and_shows_where_the_model_differs(en_zh):
+    trace = en_zh.teacher_force("why do we work ?", "我们为什么学习?")  # ASCII ? is folded
+    assert trace.output_tokens == tuple("我们为什么学习？") and trace.finished
+    assert all(s.forced for s in trace.steps)
+    first_diff = next(s.index for s in trace.steps if s.top_tokens[0] != s.token)
+    assert first_diff == 5 and trace.steps[5].top_tokens[0] == "工"
+    assert trace.steps[5].prob < 0.05 < trace.steps[0].prob
+    # Its maps equal decoding with the same tokens forced as a prefix.
+    same = en_zh.decode("why do we work ?", prefix=list(trace.output_tokens) + ["</s>"],
+                        max_new_tokens=len(trace.steps))
+    np.testing.assert_allclose(same.cross_attentions, trace.cross_attentions, atol=1e-6)
+
+
+@pytest.mark.parametrize("kwargs", [
+    dict(num_beams=0), dict(num_beams=9), dict(num_beams=2, do_sample=True),
+    dict(do_sample=True, temperature=-1.0), dict(do_sample=True, top_p=0.0),
+    dict(do_sample=True, top_k=-3), dict(max_new_tokens=0), dict(max_new_tokens=1000),
+    dict(prefix="我们abc"), dict(prefix=["<pad>"]), dict(seed="x"),
+    dict(length_penalty=float("nan")),
+])
+def test_bad_decoding_arguments_are_input_errors(en_zh, kwargs):
+    with pytest.raises(InputError):
+        en_zh.decode("why do we work ?", **kwargs)
+
+
+def test_bad_references_are_input_errors(en_zh):
+    for ref in ("", "   ", "hello", "我们" * 40):
+        with pytest.raises(InputError):
+            en_zh.teacher_force("why do we work ?", ref)
+
+
+def test_tokenizer_doctests_hold():
+    import doctest
+
+    import model.vocab
+
+    assert doctest.testmod(model.vocab).failed == 0
