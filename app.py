@@ -22,7 +22,7 @@ import torch
 from model import CheckpointError, DecodeTrace, InputError, Translator, available_models
 from model import load_pretrained as _load_pretrained
 from model.translator import pretrained_root
-from ui import panels
+from ui import compare, controls, panels, stepper
 from ui.text import TABS, clip, code_span, md_literal
 
 DEFAULT_SENTENCE = "why do we work ?"
@@ -54,9 +54,19 @@ def load_model(folder: str, stamp: tuple) -> Translator:
 
 
 @st.cache_data(max_entries=512, show_spinner="Decoding…")
-def decode(key: tuple[str, tuple], sentence: str) -> DecodeTrace:
-    """The full greedy decoding trace of ``sentence`` (cached by ``model_key`` and text)."""
-    return load_model(*key).decode(sentence)
+def decode(key: tuple[str, tuple], sentence: str, options: tuple = (),
+           prefix: tuple[str, ...] | None = None, max_new_tokens: int | None = None
+           ) -> DecodeTrace:
+    """The decoding trace of ``sentence`` with the strategy ``options`` (``decode`` kwargs as
+    sorted pairs) and an optional forced ``prefix``; cached by all of them and the model."""
+    return load_model(*key).decode(sentence, max_new_tokens=max_new_tokens, prefix=prefix,
+                                   **dict(options))
+
+
+@st.cache_data(max_entries=256, show_spinner="Teacher forcing…")
+def teacher_force(key: tuple[str, tuple], sentence: str, reference: str) -> DecodeTrace:
+    """The teacher-forced trace of a reference translation (cached)."""
+    return load_model(*key).teacher_force(sentence, reference)
 
 
 def _use_example() -> None:
@@ -95,7 +105,8 @@ def sidebar() -> tuple[Translator | None, str]:
     return translator, sentence
 
 
-def decode_or_explain(translator: Translator, sentence: str) -> DecodeTrace | None:
+def decode_or_explain(translator: Translator, sentence: str, options: tuple
+                      ) -> DecodeTrace | None:
     """Validate the sentence, flag unknown words, and decode; None (with a message) if the
     sentence cannot be translated."""
     try:
@@ -119,28 +130,35 @@ def decode_or_explain(translator: Translator, sentence: str) -> DecodeTrace | No
         st.warning("Not in the model's vocabulary (the model sees `<unk>` for these):\n\n"
                    + "\n".join(lines) + more)
     name = st.session_state["model"]
-    trace = decode(model_key(name), sentence)
+    trace = decode(model_key(name), sentence, options)
     if st.session_state.get("shown") != (name, sentence):  # a new sentence starts at step 1
         st.session_state["shown"] = (name, sentence)
         st.session_state["step"] = 1
+        for stale in ("branch", "playing", "hypothesis"):
+            st.session_state.pop(stale, None)
     return trace
 
 
-def main() -> None:
-    """Lay out the page."""
-    translator, sentence = sidebar()
-    if translator is None:
-        st.info("Choose a model in the sidebar.")
-        return
-    trace = decode_or_explain(translator, sentence)
-    if trace is None:
-        return
+def header(translator: Translator, trace: DecodeTrace, options: tuple) -> None:
+    """The translation, the strategy, the source tokens, and whether the sentence is inside
+    the grammar the model was trained on."""
     st.markdown(f"### {md_literal(trace.output_text) or '(empty output)'}")
+    expected = translator.grammar_translation(trace.src_text)
+    if expected is None:
+        grammar = ("outside the synthetic grammar the model was trained on, so expect "
+                   "mistakes")
+    elif expected == trace.output_text:
+        grammar = "matches the grammar's own translation ✓"
+    else:
+        grammar = f"differs from the grammar's translation {md_literal(expected)}"
+    st.caption(f"Decoded with {controls.describe(options)}; {grammar}.")
     st.caption("Source tokens: " + " ".join(code_span(t) for t in trace.src_tokens))
     if not trace.finished:
         st.info("Decoding stopped at the length limit before `</s>`.")
-    k = panels.step_control(trace)
-    panels.step_panel(trace, k)
+
+
+def view_tabs(translator: Translator, trace: DecodeTrace, k: int) -> None:
+    """The five views; only the open tab's figures are built."""
     tabs = st.tabs(list(TABS), key="view", on_change="rerun")
     draw = {
         "Positional encoding": lambda: panels.positional_tab(translator, trace, k),
@@ -150,9 +168,40 @@ def main() -> None:
         "Cross-attention": lambda: panels.cross_tab(trace, k),
     }
     for name, tab in zip(TABS, tabs, strict=True):
-        if tab.open:  # only the open tab's figures are built
+        if tab.open:
             with tab:
                 draw[name]()
+
+
+def main() -> None:
+    """Lay out the page: sidebar, header, beams, the step-through panel, the reference."""
+    translator, sentence = sidebar()
+    if translator is None:
+        st.info("Choose a model in the sidebar.")
+        return
+    options = controls.strategy_sidebar()
+    trace = decode_or_explain(translator, sentence, options)
+    if trace is None:
+        return
+    key = model_key(st.session_state["model"])
+    header(translator, trace, options)
+    shown = trace
+    if trace.beam is not None:
+        pick = compare.beam_view(trace)
+        if pick:  # another hypothesis: its maps, by forcing its tokens
+            hyp = trace.beam.hypotheses[pick].tokens
+            shown = decode(key, sentence, (), prefix=hyp, max_new_tokens=len(hyp))
+
+    def branch_decode(prefix: tuple[str, ...]) -> DecodeTrace:
+        return decode(key, sentence, options, prefix=prefix)
+
+    def body(tr: DecodeTrace, k: int) -> None:
+        compare.branch_controls(tr, k)
+        compare.branch_view(tr, branch_decode)
+        view_tabs(translator, tr, k)
+
+    stepper.step_through(shown, body)
+    compare.reference_view(shown, lambda ref: teacher_force(key, sentence, ref))
 
 
 st.set_page_config(page_title="Transformer attention, step by step", page_icon="🔎",

@@ -262,13 +262,30 @@ class Translator:
             beam=beam,
         )
 
-    @property
-    def examples(self) -> list[str]:
-        """Example sentences of the model's task (empty if the task is unknown)."""
+    def grammar_translation(self, text: str) -> str | None:
+        """The translation the model's synthetic grammar gives ``text``, or None when the
+        sentence is outside that grammar (or the task has no parser). A model is only
+        trained on sentences of its grammar: outside it, expect mistakes."""
+        task = self._task()
+        if task is None or not hasattr(task, "translate"):
+            return None
+        try:
+            return task.translate(" ".join(self.tokenize(text)))
+        except ValueError:
+            return None
+
+    def _task(self):
+        """The task module named by the card, or None."""
         from .tasks import TASKS, get_task
 
         task = self.card.get("task")
-        return list(get_task(task).EXAMPLES) if task in TASKS else []
+        return get_task(task) if task in TASKS else None
+
+    @property
+    def examples(self) -> list[str]:
+        """Example sentences of the model's task (empty if the task is unknown)."""
+        task = self._task()
+        return list(task.EXAMPLES) if task is not None else []
 
     def mask_views(self, src_tokens: list[str], tgt_tokens: list[str], pad: int = 0
                    ) -> dict[str, np.ndarray]:

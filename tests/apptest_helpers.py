@@ -39,8 +39,21 @@ def z_array(trace: dict) -> np.ndarray:
     return np.asarray(z)
 
 
-def heatmaps(at: AppTest) -> list[dict]:
-    return [t for f in charts(at) for t in f["data"] if t["type"] == "heatmap"]
+# Charts on every decoded page before a tab is picked: the top-10 bars, this step's cross-
+# and self-attention rows for every head, and the first tab's positional heatmap and curves.
+DEFAULT_CHARTS = 5
+
+
+def chart_title(fig: dict) -> str:
+    """A figure's title text ('' if none)."""
+    title = fig["layout"].get("title") or {}
+    return title.get("text", "") if isinstance(title, dict) else str(title)
+
+
+def heatmaps(at: AppTest, title_starts: str = "") -> list[dict]:
+    """Heatmap traces of the charts whose title starts with ``title_starts``."""
+    return [t for f in charts(at) if chart_title(f).startswith(title_starts)
+            for t in f["data"] if t["type"] == "heatmap"]
 
 
 def chart_text(at: AppTest) -> str:

@@ -6,7 +6,16 @@ import json
 
 import numpy as np
 import pytest
-from apptest_helpers import chart_text, charts, enter, heatmaps, messages, run_app, z_array
+from apptest_helpers import (
+    DEFAULT_CHARTS,
+    chart_text,
+    charts,
+    enter,
+    heatmaps,
+    messages,
+    run_app,
+    z_array,
+)
 
 
 def test_default_sentence_is_decoded_with_step_panel_and_first_tab():
@@ -14,10 +23,10 @@ def test_default_sentence_is_decoded_with_step_panel_and_first_tab():
     assert at.text_input(key="sentence").value == "why do we work ?"
     assert "我们为什么工作？" in [m.value.replace("\\", "").lstrip("# ") for m in at.markdown]
     figs = charts(at)
-    # The probability bars and the open tab (positional encoding: heatmap and curves).
-    assert len(figs) == 3
+    assert len(figs) == DEFAULT_CHARTS
     titles = json.dumps([f["layout"].get("title") for f in figs], ensure_ascii=False)
     assert "next-token" in titles and "Positional encoding" in titles
+    assert "Step 1: cross-attention" in titles
     assert not at.error
 
 
@@ -38,13 +47,13 @@ def test_sentence_step_tab_layer_head_walkthrough():
         text = chart_text(at)
         if view != "Masks":
             # One grid (all heads) by default: 8 heatmaps sharing one colour axis.
-            assert len(heatmaps(at)) == 8
+            assert len(heatmaps(at, view)) == 8
         assert "live" in text or view == "Decoder self-attention"
     # Pick layer 2, head 5 of the cross-attention: one heatmap, rows up to step 2.
     at.selectbox(key="Cross-attention_layer").select(2).run()
     at.selectbox(key="Cross-attention_head").select(5).run()
     assert not at.exception
-    (hm,) = heatmaps(at)
+    (hm,) = heatmaps(at, "Cross-attention, layer 2, head 5")
     z = z_array(hm)
     assert z.shape == (2, 6)  # 2 decoder rows at step 2; where does she live ? </s>
     np.testing.assert_allclose(z.sum(-1), 1.0, atol=1e-5)
@@ -71,7 +80,7 @@ def test_bad_input_gets_a_clear_message_and_the_next_sentence_works(name):
     for el in [*at.markdown, *at.warning, *at.info]:
         assert "<script>" not in el.value and "<b>" not in el.value
     enter(at, "why do we work ?")
-    assert len(charts(at)) == 3 and not messages(at)
+    assert len(charts(at)) == DEFAULT_CHARTS and not messages(at)
 
 
 def test_unknown_words_are_flagged_with_suggestions_and_decoding_goes_on():
@@ -79,4 +88,4 @@ def test_unknown_words_are_flagged_with_suggestions_and_decoding_goes_on():
     enter(at, "why do we wrok ?")
     warning = messages(at)
     assert "`wrok`" in warning and "`work`" in warning
-    assert len(charts(at)) == 3
+    assert len(charts(at)) == DEFAULT_CHARTS

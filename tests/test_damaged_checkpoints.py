@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from apptest_helpers import charts, markdown_sources, run_app, split_code_spans
+from apptest_helpers import DEFAULT_CHARTS, charts, markdown_sources, run_app, split_code_spans
 from safetensors.torch import load_file, save_file
 
 from model import CheckpointError, available_models, load_pretrained
@@ -341,7 +341,7 @@ def test_app_shows_a_short_clear_error_for_damaged_models_and_recovers(root):
     at = run_app()
     model = at.selectbox(key="model")
     assert model.options == sorted(["en-zh", BROKEN, MD_NAME]) and model.value == "en-zh"
-    assert len(charts(at)) == 3 and not at.error
+    assert len(charts(at)) == DEFAULT_CHARTS and not at.error
 
     model.select(BROKEN).run()
     assert not at.exception
@@ -360,11 +360,11 @@ def test_app_shows_a_short_clear_error_for_damaged_models_and_recovers(root):
         assert "**vocab**" not in outside and "[x](y)" not in outside, src
 
     at.selectbox(key="model").select("en-zh").run()
-    assert not at.exception and not at.error and len(charts(at)) == 3
+    assert not at.exception and not at.error and len(charts(at)) == DEFAULT_CHARTS
 
     shutil.copy(SHIPPED / SRC_VOCAB, root / MD_NAME / SRC_VOCAB)  # repair it
     at.selectbox(key="model").select(MD_NAME).run()
-    assert not at.exception and not at.error and len(charts(at)) == 3
+    assert not at.exception and not at.error and len(charts(at)) == DEFAULT_CHARTS
 
 
 def test_app_with_an_empty_root_says_so(tmp_path, monkeypatch):

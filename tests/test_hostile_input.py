@@ -13,6 +13,7 @@ import re
 import numpy as np
 import pytest
 from apptest_helpers import (
+    DEFAULT_CHARTS,
     charts,
     enter,
     heading,
@@ -110,7 +111,7 @@ def test_hostile_text_through_the_page(at, en_zh, name, text, outcome, expected)
         assert any(expected in unescape(m) for m in msgs), msgs
         assert not charts(at) and heading(at) is None
     else:
-        assert len(charts(at)) == 3 and heading(at) is not None
+        assert len(charts(at)) == DEFAULT_CHARTS and heading(at) is not None
         unknown = en_zh.unknown_words(text)
         if unknown:
             (warning,) = at.warning
@@ -124,7 +125,7 @@ def test_hostile_text_through_the_page(at, en_zh, name, text, outcome, expected)
         if outcome == "exact":
             assert heading(at) == expected
     enter(at, GOOD)
-    assert len(charts(at)) == 3 and not message_list(at)
+    assert len(charts(at)) == DEFAULT_CHARTS and not message_list(at)
     assert heading(at) == GOOD_ZH
 
 

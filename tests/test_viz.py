@@ -524,3 +524,17 @@ def test_beam_tree_rejects_bad_records():
         viz.beam_tree([[(0, "a", -1.0, "kept")], [(3, "b", -2.0, "kept")]])
     with pytest.raises(ValueError):
         viz.beam_tree([])
+
+
+def test_sequence_probabilities_keeps_order_marks_and_hatches():
+    fig = viz.sequence_probabilities(["我", "们", "我", "</s>"], np.array([0.9, 0.8, 0.01, 0.7]),
+                                     mark=2, forced=[True, True, False, False])
+    (bar,) = fig.data
+    np.testing.assert_allclose(bar.y, [0.9, 0.8, 0.01, 0.7])  # sequence order, not sorted
+    assert list(fig.layout.xaxis.ticktext) == ["我", "们", "我", "&lt;/s&gt;"]
+    assert bar.marker.color[2] == CHOSEN_COLOR and bar.marker.color[0] == BAR_COLOR
+    assert list(bar.marker.pattern.shape) == ["/", "/", "", ""]
+    with pytest.raises(ValueError):
+        viz.sequence_probabilities(["a"], np.array([1.5]))
+    with pytest.raises(ValueError):
+        viz.sequence_probabilities(["a", "b"], np.array([0.5, 0.5]), forced=[True])

@@ -12,7 +12,7 @@ import streamlit as st
 import viz
 from model import DecodeTrace, Translator
 
-from .text import EXPLAIN, code_span, token_row
+from .text import EXPLAIN
 
 PLOTLY_CONFIG = {"displaylogo": False}
 ALL_HEADS = "all"
@@ -21,51 +21,6 @@ ALL_HEADS = "all"
 def chart(fig, key: str) -> None:
     """Draw a Plotly figure at the container's width."""
     st.plotly_chart(fig, width="stretch", config=PLOTLY_CONFIG, key=key)
-
-
-def _set_step(value: int) -> None:
-    st.session_state["step"] = value
-
-
-def step_control(trace: DecodeTrace) -> int:
-    """Previous / next buttons and a slider over the decoding steps.
-
-    Returns:
-        k in [1, T]: the decoder has seen ``tgt_tokens[:k]`` and chooses ``tgt_tokens[k]``.
-    """
-    T = len(trace.steps)
-    k = min(max(int(st.session_state.get("step", 1)), 1), T)
-    st.session_state["step"] = k
-    prev_col, slider_col, next_col = st.columns([1, 8, 1], vertical_alignment="bottom")
-    prev_col.button("◀ Previous", on_click=_set_step, args=(k - 1,), disabled=k <= 1,
-                    key="prev_step", width="stretch")
-    next_col.button("Next ▶", on_click=_set_step, args=(k + 1,), disabled=k >= T,
-                    key="next_step", width="stretch")
-    if T > 1:
-        slider_col.slider("Decoding step", 1, T, key="step",
-                          help="Step k: the decoder has read k tokens and picks the next one.")
-    else:
-        slider_col.caption("Decoding step 1 of 1")
-    return int(st.session_state["step"])
-
-
-def step_panel(trace: DecodeTrace, k: int) -> None:
-    """What happens at step k: decoder input, chosen token, top-10 probabilities."""
-    step = trace.steps[k - 1]
-    left, right = st.columns([2, 3])
-    with left:
-        st.markdown(f"**Step {k} of {len(trace.steps)}**")
-        st.markdown("Decoder input so far:  \n" + token_row(step.input_tokens))
-        st.markdown(
-            f"Chosen next token: {code_span(step.token)} with probability "
-            f"**{step.prob:.1%}** (entropy {step.entropy:.2f} nats)"
-        )
-        st.markdown("Output so far:  \n" + token_row(trace.tgt_tokens[1 : k + 1]))
-    with right:
-        chosen = step.top_tokens.index(step.token) if step.token in step.top_tokens else None
-        fig = viz.probability_bars(list(step.top_tokens), step.top_probs, chosen,
-                                   title=f"Top-{len(step.top_tokens)} next-token probabilities")
-        chart(fig.update_layout(height=330, margin=dict(t=40, b=40)), key="probs")
 
 
 def _layer_head_pickers(view: str, layers: int, heads: int) -> tuple[int, int | str]:

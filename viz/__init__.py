@@ -10,7 +10,7 @@ masks are boolean with True = blocked.
 """
 
 from .attention import attention_grid, attention_heatmap
-from .decoding import beam_path, beam_tree, probability_bars
+from .decoding import beam_path, beam_tree, probability_bars, sequence_probabilities
 from .masks import mask_heatmap
 from .positional import positional_curves, positional_heatmap
 from .validate import (
@@ -43,4 +43,5 @@ __all__ = [
     "positional_curves",
     "positional_heatmap",
     "probability_bars",
+    "sequence_probabilities",
 ]

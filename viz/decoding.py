@@ -13,6 +13,7 @@ from .validate import check_index, check_range, check_tokens, check_vector, esca
 
 __all__ = [
     "BAR_COLOR", "BEAM_COLORS", "CHOSEN_COLOR", "beam_path", "beam_tree", "probability_bars",
+    "sequence_probabilities",
 ]
 
 BAR_COLOR = "#9ecae1"
@@ -184,5 +185,51 @@ def beam_tree(
         height=120 + 45 * width,
         plot_bgcolor="white",
         legend=dict(orientation="h", y=-0.2),
+    )
+    return fig
+
+
+def sequence_probabilities(
+    tokens: Sequence[str],
+    probs: np.ndarray,
+    mark: int | None = None,
+    title: str = "",
+    forced: Sequence[bool] | None = None,
+) -> go.Figure:
+    """The probability the model gave each token of a sequence, in sequence order.
+
+    Args:
+        tokens: T tokens (repeats keep their own bar).
+        probs: (T,) probabilities in [0, 1] of those tokens at their steps.
+        mark: index of a token to highlight (e.g. where a reference first differs from the
+            model's own choice), drawn in ``CHOSEN_COLOR``; None marks nothing.
+        forced: T flags; forced tokens are drawn hatched (given, not chosen).
+
+    Returns:
+        A vertical bar chart: x = positions 0..T-1 with the escaped tokens as ticks,
+        y = probability on a fixed 0-1 axis, hover giving token and percent.
+
+    Raises:
+        ValueError: probs not T finite values in [0, 1], or a bad ``mark``/``forced``.
+    """
+    toks = check_tokens(tokens, "tokens")
+    p = check_vector(probs, toks, "probs")
+    check_range(p, 0.0, 1.0, "probs", "Pass probabilities, not log-probabilities.")
+    pick = None if mark is None else check_index(mark, len(p), "mark")
+    if forced is not None and len(forced) != len(p):
+        raise ValueError(f"forced has {len(forced)} flags for {len(p)} tokens")
+    txt = [escape_html(t) for t in toks]
+    fig = go.Figure(go.Bar(
+        x=list(range(len(p))), y=p,
+        marker=dict(color=[CHOSEN_COLOR if i == pick else BAR_COLOR for i in range(len(p))],
+                    pattern=dict(shape=["/" if f else "" for f in (forced or [False] * len(p))])),
+        text=[f"{v:.0%}" for v in p], textposition="outside", cliponaxis=False,
+        customdata=txt, hovertemplate="%{customdata}<br>Probability: %{y:.1%}<extra></extra>",
+    ))
+    fig.update_layout(
+        title=dict(text=escape_html(title)), font=FONT,
+        xaxis=token_axis(txt, "Token"),
+        yaxis=dict(title=dict(text="Probability"), range=[0, 1.12], tickformat=".0%"),
+        height=300, margin=dict(t=50, b=40), plot_bgcolor="white", showlegend=False,
     )
     return fig

@@ -1,0 +1,116 @@
+"""The decoding studio in the app (AppTest, real model): play/pause, first/last, strategy
+changes with the beam view, sampling again, a branch, and a reference translation."""
+
+from __future__ import annotations
+
+import json
+
+from apptest_helpers import chart_title, charts, enter, heatmaps, run_app, z_array
+
+
+def titles(at) -> list[str]:
+    return [chart_title(f) for f in charts(at)]
+
+
+def test_play_advances_to_the_end_and_stops_pause_keeps_the_step():
+    at = run_app()  # why do we work ? -> 9 steps
+    assert at.session_state["step"] == 1
+    at.button(key="play").click().run()
+    assert at.session_state["playing"]
+    for _ in range(3):  # each rerun is a Play tick
+        at.run()
+    assert at.session_state["step"] == 4
+    at.button(key="play").click().run()  # pause
+    assert not at.session_state["playing"]
+    at.run()
+    assert at.session_state["step"] == 4
+    at.button(key="play").click().run()
+    for _ in range(12):
+        at.run()
+    assert not at.session_state["playing"] and at.session_state["step"] == 9
+    assert not at.exception
+    at.button(key="first_step").click().run()
+    assert at.session_state["step"] == 1
+    at.button(key="last_step").click().run()
+    assert at.session_state["step"] == 9
+
+
+def test_step_rows_follow_the_step():
+    at = run_app()
+    at.slider(key="step").set_value(4).run()
+    (cross,) = heatmaps(at, "Step 4: cross-attention")
+    assert z_array(cross).shape == (8, 6)  # every head x the 6 source tokens
+    (selfatt,) = heatmaps(at, "Step 4: decoder self-attention")
+    assert z_array(selfatt).shape == (8, 4)
+
+
+def test_beam_search_shows_the_beams_and_any_hypothesis_maps():
+    at = run_app()
+    at.radio(key="strategy").set_value("Beam search").run()
+    assert not at.exception
+    assert "Candidates at each step (best on top)" in titles(at)
+    (table,) = at.dataframe
+    assert table.value["hypothesis"][0] == "我们为什么工作？" and len(table.value) == 4
+    at.session_state["step"] = 9
+    at.selectbox(key="hypothesis").select(2).run()
+    assert not at.exception
+    second = table.value["hypothesis"][2]
+    assert any(second[-2] in json.dumps(f, ensure_ascii=False) for f in charts(at))
+    tree = next(f for f in charts(at) if chart_title(f).startswith("Candidates"))
+    assert any(t.get("name") == "selected hypothesis" for t in tree["data"])
+
+
+def test_sampling_controls_and_sample_again():
+    at = run_app()
+    at.radio(key="strategy").set_value("Sampling").run()
+    at.slider(key="temperature").set_value(2.0).run()
+    first = at.markdown[0].value
+    seen = {first}
+    for _ in range(4):
+        at.button(key="sample_again").click().run()
+        assert not at.exception
+        seen.add(at.markdown[0].value)
+    assert at.session_state["seed"] == 4
+    assert len(seen) > 1  # hot sampling differs between seeds
+    at.number_input(key="seed").set_value(0).run()
+    assert at.markdown[0].value == first  # the same seed gives the same output
+
+
+def test_branch_at_step_two_continues_from_another_token():
+    at = run_app()
+    at.slider(key="step").set_value(2).run()
+    pick = at.selectbox(key="branch_pick")
+    alternative = pick.options[0]
+    pick.select(alternative).run()
+    at.button(key="branch_go").click().run()
+    assert not at.exception
+    assert any(m.value.startswith("**Branch:") for m in at.markdown)
+    branch_probs = [f for f in charts(at) if chart_title(f).startswith("Probability of each")]
+    assert len(branch_probs) == 2  # original and branch side by side
+    ticks = branch_probs[1]["layout"]["xaxis"]["ticktext"]
+    assert ticks[:2] == ["我", alternative]  # kept token, then the forced one
+    at.button(key="branch_close").click().run()
+    assert not any(m.value.startswith("**Branch:") for m in at.markdown)
+
+
+def test_typed_branch_token_outside_the_vocabulary_gets_a_message():
+    at = run_app()
+    at.text_input(key="branch_typed").input("Z").run()
+    at.button(key="branch_go").click().run()
+    assert not at.exception
+    assert any("cannot produce" in w.value for w in at.warning)
+
+
+def test_reference_translation_marks_the_first_difference():
+    at = run_app()
+    at.text_input(key="reference").input("我们为什么学习？").run()
+    assert not at.exception
+    (note,) = [i.value for i in at.info if "First difference" in i.value]
+    assert "position 6" in note and "`学`" in note and "`工`" in note
+    bars = [f for f in charts(at) if chart_title(f).startswith("Probability of each")]
+    assert len(bars) == 2
+    enter(at, "why do we work ?")
+    at.text_input(key="reference").input("我们为什么工作？").run()
+    assert any("agrees with the reference" in s.value for s in at.success)
+    at.text_input(key="reference").input("hello").run()
+    assert any("cannot produce" in w.value for w in at.warning) and not at.exception
