@@ -12,7 +12,12 @@ from ._layout import FONT, label_px, token_axis
 from .validate import check_index, check_range, check_tokens, check_vector, escape_html
 
 __all__ = [
-    "BAR_COLOR", "BEAM_COLORS", "CHOSEN_COLOR", "beam_path", "beam_tree", "probability_bars",
+    "BAR_COLOR",
+    "BEAM_COLORS",
+    "CHOSEN_COLOR",
+    "beam_path",
+    "beam_tree",
+    "probability_bars",
     "sequence_probabilities",
 ]
 
@@ -53,7 +58,7 @@ def probability_bars(
     order = np.argsort(-p, kind="stable")
     txt = [escape_html(toks[i]) for i in order]
     colors = [CHOSEN_COLOR if i == pick else BAR_COLOR for i in order]
-    fig = go.Figure(
+    traces = [
         go.Bar(
             x=p[order],
             y=list(range(len(p))),
@@ -65,19 +70,21 @@ def probability_bars(
             customdata=txt,
             hovertemplate="%{customdata}<br>Probability: %{x:.1%}<extra></extra>",
         )
+    ]
+    return go.Figure(
+        data=traces,
+        layout=dict(
+            title=dict(text=escape_html(title)),
+            font=FONT,
+            xaxis=dict(title=dict(text="Probability"), range=[0, 1], tickformat=".0%"),
+            yaxis=token_axis(txt, "Token", reverse=True),
+            width=label_px(txt) + 560,
+            height=len(p) * 30 + 160,
+            margin=dict(r=70),
+            plot_bgcolor="white",
+            showlegend=False,
+        ),
     )
-    fig.update_layout(
-        title=dict(text=escape_html(title)),
-        font=FONT,
-        xaxis=dict(title=dict(text="Probability"), range=[0, 1], tickformat=".0%"),
-        yaxis=token_axis(txt, "Token", reverse=True),
-        width=label_px(txt) + 560,
-        height=len(p) * 30 + 160,
-        margin=dict(r=70),
-        plot_bgcolor="white",
-        showlegend=False,
-    )
-    return fig
 
 
 BEAM_COLORS = {"kept": "#3182bd", "finished": "#31a354", "pruned": "#bdbdbd"}
@@ -85,8 +92,9 @@ _BEAM_SYMBOLS = {"kept": "circle", "finished": "star", "pruned": "x"}
 BEAM_STATUSES = tuple(BEAM_COLORS)
 
 
-def beam_path(steps: Sequence[Sequence[tuple[int, str, float, str]]],
-              end: tuple[int, int]) -> list[tuple[int, int]]:
+def beam_path(
+    steps: Sequence[Sequence[tuple[int, str, float, str]]], end: tuple[int, int]
+) -> list[tuple[int, int]]:
     """The (step, rank) nodes from step 0 to ``end`` along the parent links.
 
     Raises:
@@ -100,8 +108,10 @@ def beam_path(steps: Sequence[Sequence[tuple[int, str, float, str]]],
         kept = [r for r, c in enumerate(steps[t - 1]) if c[3] == "kept"]
         parent = steps[t][rank][0]
         if not 0 <= parent < len(kept):
-            raise ValueError(f"step {t} candidate {rank} has parent {parent}, but step "
-                             f"{t - 1} kept {len(kept)} beams")
+            raise ValueError(
+                f"step {t} candidate {rank} has parent {parent}, but step "
+                f"{t - 1} kept {len(kept)} beams"
+            )
         t, rank = t - 1, kept[parent]
         path.append((t, rank))
     return path[::-1]
@@ -136,8 +146,10 @@ def beam_tree(
     for t, step in enumerate(steps):
         for c in step:
             if len(c) != 4 or c[3] not in BEAM_COLORS:
-                raise ValueError(f"step {t}: each candidate must be (parent, token, logprob, "
-                                 f"status in {BEAM_STATUSES}), got {c!r}")
+                raise ValueError(
+                    f"step {t}: each candidate must be (parent, token, logprob, "
+                    f"status in {BEAM_STATUSES}), got {c!r}"
+                )
     edge_x: list = []
     edge_y: list = []
     for t, step in enumerate(steps):
@@ -147,46 +159,91 @@ def beam_tree(
                 raise ValueError(f"step {t} candidate {rank}: parent {c[0]} is not a kept beam")
             edge_x += [t, t + 1, None]
             edge_y += [kept[c[0]], rank, None]
-    fig = go.Figure(go.Scatter(x=edge_x, y=edge_y, mode="lines", hoverinfo="skip",
-                               line=dict(color="#d9d9d9", width=1), showlegend=False))
+    traces = [
+        go.Scatter(
+            x=edge_x,
+            y=edge_y,
+            mode="lines",
+            hoverinfo="skip",
+            line=dict(color="#d9d9d9", width=1),
+            showlegend=False,
+        )
+    ]
     if highlight is not None:
         path = beam_path(steps, highlight)
-        fig.add_trace(go.Scatter(
-            x=[0] + [t + 1 for t, _ in path],  # from <s> at (0, 0) to the end node
-            y=[0] + [r for _, r in path],
-            mode="lines", line=dict(color=CHOSEN_COLOR, width=3), hoverinfo="skip",
-            name="selected hypothesis"))
-    fig.add_trace(go.Scatter(x=[0], y=[0], mode="markers+text", text=["&lt;s&gt;"],
-                             textposition="middle left", marker=dict(color="#636363", size=10),
-                             hoverinfo="skip", showlegend=False))
+        traces.append(
+            go.Scatter(
+                x=[0] + [t + 1 for t, _ in path],  # from <s> at (0, 0) to the end node
+                y=[0] + [r for _, r in path],
+                mode="lines",
+                line=dict(color=CHOSEN_COLOR, width=3),
+                hoverinfo="skip",
+                name="selected hypothesis",
+            )
+        )
+    traces.append(
+        go.Scatter(
+            x=[0],
+            y=[0],
+            mode="markers+text",
+            text=["&lt;s&gt;"],
+            textposition="middle left",
+            marker=dict(color="#636363", size=10),
+            hoverinfo="skip",
+            showlegend=False,
+        )
+    )
     for status in BEAM_STATUSES:
-        pts = [(t + 1, r, c) for t, step in enumerate(steps) for r, c in enumerate(step)
-               if c[3] == status]
+        pts = [
+            (t + 1, r, c)
+            for t, step in enumerate(steps)
+            for r, c in enumerate(step)
+            if c[3] == status
+        ]
         if not pts:
             continue
         tokens = [escape_html(c[1]) for _, _, c in pts]
-        fig.add_trace(go.Scatter(
-            x=[p[0] for p in pts], y=[p[1] for p in pts], mode="markers+text", name=status,
-            text=tokens, textposition="top center",
-            marker=dict(color=BEAM_COLORS[status], symbol=_BEAM_SYMBOLS[status], size=11),
-            customdata=[[tok, c[2], status] for tok, (_, _, c) in zip(tokens, pts,
-                                                                       strict=True)],
-            hovertemplate="%{customdata[0]}<br>log p = %{customdata[1]:.3f}"
-                          "<br>%{customdata[2]}<extra></extra>",
-        ))
+        traces.append(
+            go.Scatter(
+                x=[p[0] for p in pts],
+                y=[p[1] for p in pts],
+                mode="markers+text",
+                name=status,
+                text=tokens,
+                textposition="top center",
+                marker=dict(color=BEAM_COLORS[status], symbol=_BEAM_SYMBOLS[status], size=11),
+                customdata=[
+                    [tok, c[2], status] for tok, (_, _, c) in zip(tokens, pts, strict=True)
+                ],
+                hovertemplate="%{customdata[0]}<br>log p = %{customdata[1]:.3f}"
+                "<br>%{customdata[2]}<extra></extra>",
+            )
+        )
     width = max(len(s) for s in steps)
-    fig.update_layout(
-        title=dict(text=escape_html(title)),
-        font=FONT,
-        xaxis=dict(title=dict(text="Decoding step"), tickmode="array",
-                   tickvals=list(range(len(steps) + 1)), zeroline=False, showgrid=False),
-        yaxis=dict(title=dict(text="Rank within the step"), autorange="reversed",
-                   tickmode="array", tickvals=list(range(width)), zeroline=False),
-        height=120 + 45 * width,
-        plot_bgcolor="white",
-        legend=dict(orientation="h", y=-0.2),
+    return go.Figure(
+        data=traces,
+        layout=dict(
+            title=dict(text=escape_html(title)),
+            font=FONT,
+            xaxis=dict(
+                title=dict(text="Decoding step"),
+                tickmode="array",
+                tickvals=list(range(len(steps) + 1)),
+                zeroline=False,
+                showgrid=False,
+            ),
+            yaxis=dict(
+                title=dict(text="Rank within the step"),
+                autorange="reversed",
+                tickmode="array",
+                tickvals=list(range(width)),
+                zeroline=False,
+            ),
+            height=120 + 45 * width,
+            plot_bgcolor="white",
+            legend=dict(orientation="h", y=-0.2),
+        ),
     )
-    return fig
 
 
 def sequence_probabilities(
@@ -219,17 +276,31 @@ def sequence_probabilities(
     if forced is not None and len(forced) != len(p):
         raise ValueError(f"forced has {len(forced)} flags for {len(p)} tokens")
     txt = [escape_html(t) for t in toks]
-    fig = go.Figure(go.Bar(
-        x=list(range(len(p))), y=p,
-        marker=dict(color=[CHOSEN_COLOR if i == pick else BAR_COLOR for i in range(len(p))],
-                    pattern=dict(shape=["/" if f else "" for f in (forced or [False] * len(p))])),
-        text=[f"{v:.0%}" for v in p], textposition="outside", cliponaxis=False,
-        customdata=txt, hovertemplate="%{customdata}<br>Probability: %{y:.1%}<extra></extra>",
-    ))
-    fig.update_layout(
-        title=dict(text=escape_html(title)), font=FONT,
-        xaxis=token_axis(txt, "Token"),
-        yaxis=dict(title=dict(text="Probability"), range=[0, 1.12], tickformat=".0%"),
-        height=300, margin=dict(t=50, b=40), plot_bgcolor="white", showlegend=False,
+    traces = [
+        go.Bar(
+            x=list(range(len(p))),
+            y=p,
+            marker=dict(
+                color=[CHOSEN_COLOR if i == pick else BAR_COLOR for i in range(len(p))],
+                pattern=dict(shape=["/" if f else "" for f in (forced or [False] * len(p))]),
+            ),
+            text=[f"{v:.0%}" for v in p],
+            textposition="outside",
+            cliponaxis=False,
+            customdata=txt,
+            hovertemplate="%{customdata}<br>Probability: %{y:.1%}<extra></extra>",
+        )
+    ]
+    return go.Figure(
+        data=traces,
+        layout=dict(
+            title=dict(text=escape_html(title)),
+            font=FONT,
+            xaxis=token_axis(txt, "Token"),
+            yaxis=dict(title=dict(text="Probability"), range=[0, 1.12], tickformat=".0%"),
+            height=300,
+            margin=dict(t=50, b=40),
+            plot_bgcolor="white",
+            showlegend=False,
+        ),
     )
-    return fig

@@ -52,7 +52,7 @@ def mask_heatmap(
     state = np.where(blocked, "blocked", "allowed").astype(object)
     gap = 1 if max(tq, tk) <= 40 else 0
 
-    fig = go.Figure(
+    traces = [
         go.Heatmap(
             z=blocked.astype(np.int8),
             x=list(range(tk)),
@@ -77,16 +77,18 @@ def mask_heatmap(
             customdata=pair_customdata(q_txt, k_txt, state),
             hovertemplate=TOKEN_HOVER + "%{customdata[2]}<extra></extra>",
         )
-    )
+    ]
     cell = cell_px(max(tq, tk))
-    fig.update_layout(
-        title=dict(text=escape_html(title)),
-        font=FONT,
-        width=tk * cell + label_px(q_txt) + 240,
-        height=tq * cell + label_px(k_txt) + 160,
-        xaxis=token_axis(k_txt, key_label) | dict(constrain="domain"),
-        yaxis=token_axis(q_txt, query_label, reverse=True)
-        | dict(scaleanchor="x", scaleratio=1, constrain="domain"),
-        plot_bgcolor="white",
+    return go.Figure(
+        data=traces,
+        layout=dict(
+            title=dict(text=escape_html(title)),
+            font=FONT,
+            width=tk * cell + label_px(q_txt) + 240,
+            height=tq * cell + label_px(k_txt) + 160,
+            xaxis=token_axis(k_txt, key_label) | dict(constrain="domain"),
+            yaxis=token_axis(q_txt, query_label, reverse=True)
+            | dict(scaleanchor="x", scaleratio=1, constrain="domain"),
+            plot_bgcolor="white",
+        ),
     )
-    return fig

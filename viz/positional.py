@@ -65,7 +65,7 @@ def positional_heatmap(
         customdata = np.repeat(np.array(txt, dtype=object)[:, None], n_dim, axis=1)
         hover = "Position %{y}: %{customdata}<br>" + hover.removeprefix("Position %{y}<br>")
 
-    fig = go.Figure(
+    traces = [
         go.Heatmap(
             z=z,
             x=list(range(n_dim)),
@@ -78,16 +78,18 @@ def positional_heatmap(
             customdata=customdata,
             hovertemplate=hover,
         )
+    ]
+    return go.Figure(
+        data=traces,
+        layout=dict(
+            title=dict(text=escape_html(title)),
+            font=FONT,
+            xaxis=_int_axis(n_dim, "Dimension i", 16),
+            yaxis=y_axis,
+            width=900,
+            height=int(np.clip(n_pos * 16, 300, 800)) + 120,
+        ),
     )
-    fig.update_layout(
-        title=dict(text=escape_html(title)),
-        font=FONT,
-        xaxis=_int_axis(n_dim, "Dimension i", 16),
-        yaxis=y_axis,
-        width=900,
-        height=int(np.clip(n_pos * 16, 300, 800)) + 120,
-    )
-    return fig
 
 
 def positional_curves(
@@ -120,9 +122,9 @@ def positional_curves(
     if len(set(chosen)) != len(chosen):
         raise ValueError(f"dims contains repeated dimensions: {chosen}.")
 
-    fig = go.Figure()
+    traces = []
     for d in chosen:
-        fig.add_trace(
+        traces.append(
             go.Scatter(
                 x=list(range(n_pos)),
                 y=z[:, d],
@@ -131,13 +133,15 @@ def positional_curves(
                 hovertemplate=_dim_name(d) + "<br>Position %{x}<br>Value: %{y:.3f}<extra></extra>",
             )
         )
-    fig.update_layout(
-        title=dict(text=escape_html(title)),
-        font=FONT,
-        xaxis=_int_axis(n_pos, "Position", 20) | dict(showgrid=True),
-        yaxis=dict(title=dict(text="Value"), zeroline=True),
-        legend=dict(title=dict(text="Dimension")),
-        width=900,
-        height=450,
+    return go.Figure(
+        data=traces,
+        layout=dict(
+            title=dict(text=escape_html(title)),
+            font=FONT,
+            xaxis=_int_axis(n_pos, "Position", 20) | dict(showgrid=True),
+            yaxis=dict(title=dict(text="Value"), zeroline=True),
+            legend=dict(title=dict(text="Dimension")),
+            width=900,
+            height=450,
+        ),
     )
-    return fig
