@@ -45,16 +45,18 @@ def step_controls(trace: DecodeTrace) -> int:
     k = current_step(T)
     playing = st.session_state.get("playing", False)
     cols = st.columns([1, 1.3, 1.2, 1.3, 1, 1.3], vertical_alignment="bottom")
-    cols[0].button("⏮", on_click=_set_step, args=(1,), disabled=k <= 1, key="first_step",
-                   help="First step", width="stretch")
+    cols[0].button("First", icon=":material/first_page:", on_click=_set_step, args=(1,),
+                   disabled=k <= 1, key="first_step", width="stretch")
     cols[1].button("◀ Previous", on_click=_set_step, args=(k - 1,), disabled=k <= 1,
                    key="prev_step", width="stretch")
-    cols[2].button("⏸ Pause" if playing else "▶ Play", on_click=_toggle_play, args=(T,),
-                   key="play", width="stretch", disabled=T <= 1)
+    cols[2].button("Pause" if playing else "Play",
+                   icon=":material/pause:" if playing else ":material/play_arrow:",
+                   on_click=_toggle_play, args=(T,), key="play", width="stretch",
+                   disabled=T <= 1)
     cols[3].button("Next ▶", on_click=_set_step, args=(k + 1,), disabled=k >= T,
                    key="next_step", width="stretch")
-    cols[4].button("⏭", on_click=_set_step, args=(T,), disabled=k >= T, key="last_step",
-                   help="Last step", width="stretch")
+    cols[4].button("Last", icon=":material/last_page:", on_click=_set_step, args=(T,),
+                   disabled=k >= T, key="last_step", width="stretch")
     cols[5].selectbox("Speed", list(SPEEDS), index=1, key="speed",
                       help="Time per step while playing.")
     if T > 1:
