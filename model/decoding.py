@@ -197,6 +197,8 @@ def sampling_distribution(probs: torch.Tensor, temperature: float = 1.0, top_k: 
 
 
 Chooser = Callable[[torch.Tensor, int], int]
+PETables = tuple[torch.Tensor | None, torch.Tensor | None]  # (source, target) pe_table
+NORMAL_POSITIONS: PETables = (None, None)  # the model's own sinusoidal table on both sides
 
 
 @torch.inference_mode()
@@ -206,6 +208,7 @@ def run_decoder(
     max_new_tokens: int,
     choose: Chooser | None = None,
     forced: Sequence[int] = (),
+    pe_tables: PETables = NORMAL_POSITIONS,
 ) -> StepwiseResult:
     """Decode one sentence token by token with a key/value cache, recording every step.
 
@@ -219,6 +222,8 @@ def run_decoder(
         model: a Transformer in eval mode.
         src_ids: (1, S) int64 source ids ending with ``</s>``, no padding.
         max_new_tokens: the most tokens to produce (``</s>`` included).
+        pe_tables: (source, target) positional encodings replacing the sinusoidal table for
+            this call (``layers.positional_tables``); (None, None) = the normal table.
 
     Raises:
         ValueError: a batch of more than one sentence, ``max_new_tokens`` out of
@@ -231,7 +236,8 @@ def run_decoder(
         raise ValueError(f"max_new_tokens must be in [1, {c.max_len - 1}], got {max_new_tokens}")
     if len(forced) > max_new_tokens:
         raise ValueError(f"{len(forced)} forced tokens exceed max_new_tokens={max_new_tokens}")
-    enc = model.encode(src_ids)
+    src_pe, tgt_pe = pe_tables
+    enc = model.encode(src_ids, pe_table=src_pe)
     L, H, S = c.num_decoder_layers, c.nhead, src_ids.size(1)
     dec_attn = np.zeros((L, H, max_new_tokens, max_new_tokens), np.float32)
     cross_attn = np.zeros((L, H, max_new_tokens, S), np.float32)
@@ -241,7 +247,7 @@ def run_decoder(
         if t >= len(forced) and choose is None:
             break
         out = model.decode(torch.tensor([[ids[-1]]]), enc.memory, enc.key_padding_mask,
-                           cache=cache)
+                           cache=cache, pe_table=tgt_pe)
         cache = out.cache
         probs = out.logits[0, -1].float().softmax(-1)  # (V,)
         probs_rows.append(probs.numpy())
@@ -266,15 +272,18 @@ def run_decoder(
 
 
 def greedy_decode(model: Transformer, src_ids: torch.Tensor, max_new_tokens: int,
-                  forced: Sequence[int] = ()) -> StepwiseResult:
+                  forced: Sequence[int] = (), pe_tables: PETables = NORMAL_POSITIONS
+                  ) -> StepwiseResult:
     """Greedy decoding (the Annotated Transformer's ``greedy_decode``): at every step the
     most probable token. See ``run_decoder`` for the arguments, result and errors."""
-    return run_decoder(model, src_ids, max_new_tokens, lambda p, t: int(p.argmax()), forced)
+    return run_decoder(model, src_ids, max_new_tokens, lambda p, t: int(p.argmax()), forced,
+                       pe_tables)
 
 
 def sample_decode(model: Transformer, src_ids: torch.Tensor, max_new_tokens: int,
                   temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0,
-                  seed: int | None = None, forced: Sequence[int] = ()) -> StepwiseResult:
+                  seed: int | None = None, forced: Sequence[int] = (),
+                  pe_tables: PETables = NORMAL_POSITIONS) -> StepwiseResult:
     """Ancestral sampling from ``sampling_distribution`` at every step; the same ``seed``
     gives the same output. See ``run_decoder`` for the rest."""
     sampling_distribution(torch.ones(2) / 2, temperature, top_k, top_p)  # validate early
@@ -284,7 +293,7 @@ def sample_decode(model: Transformer, src_ids: torch.Tensor, max_new_tokens: int
         dist = sampling_distribution(probs, temperature, top_k, top_p)
         return int(torch.multinomial(dist, 1, generator=gen))
 
-    return run_decoder(model, src_ids, max_new_tokens, choose, forced)
+    return run_decoder(model, src_ids, max_new_tokens, choose, forced, pe_tables)
 
 
 @dataclass(frozen=True)
@@ -353,6 +362,7 @@ def beam_search(
     max_new_tokens: int,
     length_penalty: float = 1.0,
     forced: Sequence[int] = (),
+    pe_tables: PETables = NORMAL_POSITIONS,
 ) -> BeamSearchResult:
     """Beam search with a key/value cache (as Hugging Face ``generate(num_beams=…)`` with
     ``early_stopping=True``).
@@ -368,6 +378,7 @@ def beam_search(
     Args:
         src_ids: (1, S) source ids ending with ``</s>``, no padding.
         num_beams: 1 to 8.
+        pe_tables: (source, target) positional encodings, as in ``run_decoder``.
 
     Returns:
         BeamSearchResult with every step's candidates and the n-best hypotheses.
@@ -382,7 +393,8 @@ def beam_search(
         raise ValueError(f"src_ids must be (1, S), got {tuple(src_ids.shape)}")
     if not 1 <= max_new_tokens <= c.max_len - 1 or len(forced) > max_new_tokens:
         raise ValueError(f"max_new_tokens must be in [max(1, len(forced)), {c.max_len - 1}]")
-    enc = model.encode(src_ids)
+    src_pe, tgt_pe = pe_tables
+    enc = model.encode(src_ids, pe_table=src_pe)
     live: list[tuple[list[int], float]] = [([], 0.0)]
     ends: list[tuple[int, int]] = []
     finished: list[BeamHypothesis] = []
@@ -397,7 +409,7 @@ def beam_search(
         n = len(live)
         last = torch.tensor([[ids[-1] if ids else c.bos_id] for ids, _ in live])  # (n, 1)
         out = model.decode(last, enc.memory.expand(n, -1, -1),
-                           enc.key_padding_mask.expand(n, -1), cache=cache)
+                           enc.key_padding_mask.expand(n, -1), cache=cache, pe_table=tgt_pe)
         logp = out.logits[:, -1].float().log_softmax(-1)  # (n, V)
         if t < len(forced):
             width = 1

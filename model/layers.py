@@ -55,18 +55,83 @@ class PositionalEncoding(nn.Module):
         self.dropout = nn.Dropout(dropout)
         self.register_buffer("pe", sinusoidal_table(max_len, d_model), persistent=False)
 
-    def forward(self, x: torch.Tensor, offset: int = 0) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, offset: int = 0,
+                pe_table: torch.Tensor | None = None) -> torch.Tensor:
         """x: (B, T, D) at positions offset..offset+T-1 -> dropout(x + PE[offset:offset+T]).
 
+        Args:
+            x: (B, T, D) scaled token embeddings.
+            offset: the position of x's first row (positions already decoded and cached).
+            pe_table: (P, D) encodings to add instead of the sinusoidal table, row p at
+                position p (an experiment: zeros, or the table's rows permuted; see
+                ``positional_tables``). None = the model's own table, the normal behaviour.
+                Nothing is stored: the table is used for this call only.
+
         Raises:
-            ValueError: if offset + T exceeds the table's max_len.
+            ValueError: if offset + T exceeds the table's length, or ``pe_table`` is not
+                (P, D).
         """
         T = x.size(1)
-        if offset + T > self.pe.size(0):
+        table = self.pe if pe_table is None else pe_table
+        if table.dim() != 2 or table.size(1) != self.pe.size(1):
+            raise ValueError(f"pe_table must be (P, {self.pe.size(1)}), got "
+                             f"{tuple(table.shape)}")
+        if offset + T > table.size(0):
             raise ValueError(
-                f"positions up to {offset + T} exceed max_len {self.pe.size(0)}"
+                f"positions up to {offset + T} exceed max_len {table.size(0)}"
             )
-        return self.dropout(x + self.pe[offset : offset + T])  # (B, T, D)
+        return self.dropout(x + table[offset : offset + T])  # (B, T, D)
+
+
+POSITIONAL_MODES = ("normal", "none", "shuffled")  # see positional_tables
+
+
+def shuffled_positions(n: int, seed: int = 0) -> torch.Tensor:
+    """A seeded permutation of the positions 0..n-1: (n,) int64, the same for the same seed.
+
+    Raises:
+        ValueError: if ``n`` < 1.
+    """
+    if n < 1:
+        raise ValueError(f"need at least one position, got {n}")
+    return torch.randperm(n, generator=torch.Generator().manual_seed(int(seed)))
+
+
+def positional_tables(
+    pe: torch.Tensor, mode: str, src_len: int, seed: int = 0
+) -> tuple[torch.Tensor | None, torch.Tensor | None]:
+    """The encodings a positional-encoding experiment adds, for ``PositionalEncoding``'s
+    ``pe_table`` argument: (source table, target table).
+
+    ``"normal"``: (None, None), the model's own table (results unchanged).
+    ``"none"``: zeros, so the model sees bag-of-words embeddings with no order at all.
+    ``"shuffled"``: source position p gets PE(pi_S(p)) with pi_S a seeded permutation of
+    0..S-1 (the same positions, in a scrambled order: for the encoder, which has no other
+    sense of order, this is the same as reading the words scrambled); decoder position t
+    gets PE(pi_P(t)) with pi_P a permutation of all P = max_len table rows (the output's
+    length is not known in advance). Both use ``shuffled_positions(., seed)``.
+
+    Args:
+        pe: (P, D) the model's sinusoidal table (``PositionalEncoding.pe``).
+        mode: one of ``POSITIONAL_MODES``.
+        src_len: S, the source length (``</s>`` included), 1 <= S <= P.
+
+    Returns:
+        (source (S, D), target (P, D)) float tensors, or (None, None) for ``"normal"``.
+
+    Raises:
+        ValueError: an unknown mode or ``src_len`` outside 1..P.
+    """
+    if mode not in POSITIONAL_MODES:
+        raise ValueError(f"positional mode must be one of {POSITIONAL_MODES}, got {mode!r}")
+    P = pe.size(0)
+    if not 1 <= src_len <= P:
+        raise ValueError(f"src_len must be in [1, {P}], got {src_len}")
+    if mode == "normal":
+        return None, None
+    if mode == "none":
+        return pe.new_zeros(src_len, pe.size(1)), pe.new_zeros(P, pe.size(1))
+    return pe[shuffled_positions(src_len, seed)], pe[shuffled_positions(P, seed)]
 
 
 @dataclass(frozen=True)
@@ -80,12 +145,16 @@ class AttentionOutput:
         scores: (B, H, Tq, Tk) the scaled scores QK^T / sqrt(Dh) before masking, or None
             unless ``return_scores=True``.
         key_value: the projected keys and values, each (B, H, Tk, Dh), for a cache.
+        context: (B, H, Tq, Dh) each head's output before W_O, weights @ V (after attention
+            dropout, so exactly weights @ V in eval mode), or None unless
+            ``return_scores=True``.
     """
 
     output: torch.Tensor
     weights: torch.Tensor
     scores: torch.Tensor | None = None
     key_value: tuple[torch.Tensor, torch.Tensor] | None = None
+    context: torch.Tensor | None = None
 
 
 def combine_masks(
@@ -185,7 +254,8 @@ class MultiHeadAttention(nn.Module):
             key, value: (B, Tk_new, D); ignored when ``precomputed_key_value`` is given.
             key_padding_mask: (B, Tk) bool, True = blocked key (e.g. ``<pad>``).
             attn_mask: (Tq, Tk) or (B, Tq, Tk) bool, True = blocked (e.g. look-ahead).
-            return_scores: also return the scaled, unmasked scores QK^T / sqrt(Dh).
+            return_scores: also return the scaled, unmasked scores QK^T / sqrt(Dh) and each
+                head's context (weights @ V, before W_O).
             past_key_value: cached projected keys and values (B, H, Tk_past, Dh) of earlier
                 positions; the new ones are appended (incremental self-attention).
             precomputed_key_value: projected keys and values (B, H, Tk, Dh) to use as they are
@@ -193,7 +263,8 @@ class MultiHeadAttention(nn.Module):
 
         Returns:
             AttentionOutput with output (B, Tq, D), weights (B, H, Tq, Tk) (before attention
-            dropout) and the projected ``key_value`` for the next call's cache.
+            dropout), the projected ``key_value`` for the next call's cache, and with
+            ``return_scores`` the scores and the per-head context (B, H, Tq, Dh).
 
         Raises:
             ValueError: mismatched shapes or a malformed mask.
@@ -221,10 +292,11 @@ class MultiHeadAttention(nn.Module):
         scores = (q @ k.transpose(-2, -1)) / math.sqrt(Dh)  # (B, H, Tq, Tk)
         mask = combine_masks(B, Tq, Tk, key_padding_mask, attn_mask)  # (B, 1, Tq, Tk)
         weights = masked_softmax(scores, mask)  # (B, H, Tq, Tk)
-        context = self.dropout(weights) @ v  # (B, H, Tq, Dh)
-        context = context.transpose(1, 2).reshape(B, Tq, D)  # (B, Tq, D): heads concatenated
+        heads = self.dropout(weights) @ v  # (B, H, Tq, Dh): each head's weighted values
+        context = heads.transpose(1, 2).reshape(B, Tq, D)  # (B, Tq, D): heads concatenated
         return AttentionOutput(self.out_proj(context), weights,
-                               scores if return_scores else None, (k, v))
+                               scores if return_scores else None, (k, v),
+                               heads if return_scores else None)
 
 
 class PositionwiseFeedForward(nn.Module):
@@ -265,10 +337,13 @@ class SublayerConnection(nn.Module):
 
 @dataclass(frozen=True)
 class EncoderLayerOutput:
-    """output: (B, S, D); self_attention: AttentionOutput with weights (B, H, S, S)."""
+    """output: (B, S, D); self_attention: AttentionOutput with weights (B, H, S, S);
+    self_attention_input: (B, S, D) what the self-attention received as query, key and
+    value: the layer's input x (post-LN) or LayerNorm(x) (pre-LN, ``norm_first``)."""
 
     output: torch.Tensor
     self_attention: AttentionOutput
+    self_attention_input: torch.Tensor | None = None
 
 
 class EncoderLayer(nn.Module):
@@ -289,11 +364,11 @@ class EncoderLayer(nn.Module):
         def attend(h: torch.Tensor):
             a = self.self_attn(h, h, h, key_padding_mask=key_padding_mask,
                                return_scores=return_scores)
-            return a.output, a
+            return a.output, (a, h)
 
-        x, attn = self.sublayer1(x, attend)  # (B, S, D)
+        x, (attn, attn_input) = self.sublayer1(x, attend)  # (B, S, D)
         x, _ = self.sublayer2(x, lambda h: (self.feed_forward(h), None))  # (B, S, D)
-        return EncoderLayerOutput(x, attn)
+        return EncoderLayerOutput(x, attn, attn_input)
 
 
 @dataclass(frozen=True)
@@ -308,12 +383,17 @@ class LayerCache:
 @dataclass(frozen=True)
 class DecoderLayerOutput:
     """output: (B, T, D); self_attention weights (B, H, T, T_all); cross_attention
-    (B, H, T, S); cache: this layer's keys/values including the new positions."""
+    (B, H, T, S); cache: this layer's keys/values including the new positions;
+    self_attention_input and cross_attention_input: (B, T, D) the queries' input to each
+    attention sublayer (post-LN: the residual stream entering it; pre-LN: its LayerNorm).
+    Cross-attention's keys and values come from the memory."""
 
     output: torch.Tensor
     self_attention: AttentionOutput
     cross_attention: AttentionOutput
     cache: LayerCache | None = None
+    self_attention_input: torch.Tensor | None = None
+    cross_attention_input: torch.Tensor | None = None
 
 
 class DecoderLayer(nn.Module):
@@ -352,16 +432,17 @@ class DecoderLayer(nn.Module):
         def self_attend(h: torch.Tensor):
             a = self.self_attn(h, h, h, attn_mask=self_attn_mask, return_scores=return_scores,
                                past_key_value=cache.self_kv if cache else None)
-            return a.output, a
+            return a.output, (a, h)
 
         def cross_attend(h: torch.Tensor):
             a = self.cross_attn(h, memory, memory, key_padding_mask=memory_key_padding_mask,
                                 return_scores=return_scores,
                                 precomputed_key_value=cache.cross_kv if cache else None)
-            return a.output, a
+            return a.output, (a, h)
 
-        x, self_attn = self.sublayer1(x, self_attend)  # (B, T, D)
-        x, cross_attn = self.sublayer2(x, cross_attend)  # (B, T, D)
+        x, (self_attn, self_input) = self.sublayer1(x, self_attend)  # (B, T, D)
+        x, (cross_attn, cross_input) = self.sublayer2(x, cross_attend)  # (B, T, D)
         x, _ = self.sublayer3(x, lambda h: (self.feed_forward(h), None))  # (B, T, D)
         return DecoderLayerOutput(x, self_attn, cross_attn,
-                                  LayerCache(self_attn.key_value, cross_attn.key_value))
+                                  LayerCache(self_attn.key_value, cross_attn.key_value),
+                                  self_input, cross_input)

@@ -14,7 +14,14 @@ import torch
 from torch import nn
 
 from .config import TransformerConfig
-from .layers import DecoderLayer, EncoderLayer, LayerCache, PositionalEncoding
+from .layers import (
+    DecoderLayer,
+    DecoderLayerOutput,
+    EncoderLayer,
+    EncoderLayerOutput,
+    LayerCache,
+    PositionalEncoding,
+)
 from .masks import decoder_self_attention_mask, padding_mask, subsequent_mask
 
 
@@ -22,19 +29,24 @@ from .masks import decoder_self_attention_mask, padding_mask, subsequent_mask
 class EncoderOutput:
     """memory: (B, S, D) encoder output; attentions: one (B, H, S, S) tensor per layer;
     scores: per-layer (B, H, S, S) scaled pre-softmax scores, or None;
-    key_padding_mask: (B, S) bool, True = ``<pad>``."""
+    key_padding_mask: (B, S) bool, True = ``<pad>``; layers: with ``return_layers``, each
+    layer's full ``EncoderLayerOutput`` (its attention sublayer's input, and with
+    ``return_scores`` the per-head contexts), else None."""
 
     memory: torch.Tensor
     attentions: tuple[torch.Tensor, ...]
     key_padding_mask: torch.Tensor
     scores: tuple[torch.Tensor, ...] | None = None
+    layers: tuple[EncoderLayerOutput, ...] | None = None
 
 
 @dataclass(frozen=True)
 class DecoderOutput:
     """logits: (B, T, V_tgt); self_attentions: per layer (B, H, T, T_all) where T_all counts
     cached positions too; cross_attentions: per layer (B, H, T, S); scores likewise, or None;
-    cache: per layer keys/values up to the last position, to pass to the next call."""
+    cache: per layer keys/values up to the last position, to pass to the next call;
+    layers: with ``return_layers``, each layer's full ``DecoderLayerOutput`` (the inputs of
+    its attention sublayers, and with ``return_scores`` the per-head contexts), else None."""
 
     logits: torch.Tensor
     self_attentions: tuple[torch.Tensor, ...]
@@ -42,6 +54,7 @@ class DecoderOutput:
     self_scores: tuple[torch.Tensor, ...] | None = None
     cross_scores: tuple[torch.Tensor, ...] | None = None
     cache: tuple[LayerCache, ...] | None = None
+    layers: tuple[DecoderLayerOutput, ...] | None = None
 
 
 class Embedding(nn.Module):
@@ -94,28 +107,38 @@ class Transformer(nn.Module):
             with torch.no_grad():
                 emb.weight[self.config.pad_id].zero_()
 
-    def encode(self, src_ids: torch.Tensor, return_scores: bool = False) -> EncoderOutput:
+    def encode(self, src_ids: torch.Tensor, return_scores: bool = False,
+               return_layers: bool = False, pe_table: torch.Tensor | None = None
+               ) -> EncoderOutput:
         """Encode a padded batch of source ids.
+
+        A query whose keys are all ``<pad>`` (a source row of nothing but padding) gets
+        all-zero attention weights, never NaN (``masked_softmax``).
 
         Args:
             src_ids: (B, S) int64, padded with ``pad_id`` on the right.
-            return_scores: also keep each layer's pre-softmax scores.
+            return_scores: also keep each layer's pre-softmax scores (and per-head contexts).
+            return_layers: also keep each layer's ``EncoderLayerOutput``.
+            pe_table: (P >= S, D) positional encodings to add instead of the sinusoidal
+                table (see ``PositionalEncoding.forward``); None = the normal table.
 
         Returns:
             EncoderOutput: memory (B, S, D), per-layer attentions (B, H, S, S), the padding
             mask (B, S).
         """
         key_padding_mask = padding_mask(src_ids, self.config.pad_id)  # (B, S)
-        x = self.positional(self.src_embed(src_ids))  # (B, S, D)
-        attentions, scores = [], []
+        x = self.positional(self.src_embed(src_ids), pe_table=pe_table)  # (B, S, D)
+        attentions, scores, layers = [], [], []
         for layer in self.encoder_layers:
             out = layer(x, key_padding_mask, return_scores)
             x = out.output
             attentions.append(out.self_attention.weights)
             scores.append(out.self_attention.scores)
+            layers.append(out)
         return EncoderOutput(
             self.encoder_norm(x), tuple(attentions), key_padding_mask,
             tuple(scores) if return_scores else None,
+            tuple(layers) if return_layers else None,
         )
 
     def decode(
@@ -125,12 +148,16 @@ class Transformer(nn.Module):
         memory_key_padding_mask: torch.Tensor | None = None,
         return_scores: bool = False,
         cache: tuple[LayerCache, ...] | None = None,
+        return_layers: bool = False,
+        pe_table: torch.Tensor | None = None,
     ) -> DecoderOutput:
         """Run the decoder over (shifted) target ids.
 
         Without a cache, all T positions at once (teacher forcing). With the ``cache`` of a
         previous call, ``tgt_ids`` holds only the new positions (no padding), which attend to
         the cached ones; the result equals the full pass's last rows (a test checks 1e-5).
+        A query whose keys are all blocked (a target row that starts with ``<pad>``, or a
+        source row of nothing but ``<pad>``) gets all-zero weights, never NaN.
 
         Args:
             tgt_ids: (B, T) int64 decoder inputs starting with ``<s>``, right-padded; or,
@@ -138,6 +165,10 @@ class Transformer(nn.Module):
             memory: (B, S, D) from ``encode``.
             memory_key_padding_mask: (B, S) bool, True = padded source position.
             cache: ``DecoderOutput.cache`` of the previous call, or None.
+            return_layers: also keep each layer's ``DecoderLayerOutput``.
+            pe_table: (P, D) positional encodings to add instead of the sinusoidal table,
+                row p at decoder position p (pass the same table at every cached step);
+                None = the normal table.
 
         Returns:
             DecoderOutput with logits (B, T, V_tgt): position t predicts token t + 1; its
@@ -149,8 +180,9 @@ class Transformer(nn.Module):
         else:
             past = cache[0].self_kv[0].size(2)
             self_mask = subsequent_mask(tgt_ids.size(1), tgt_ids.device, past)  # (T, past+T)
-        x = self.positional(self.tgt_embed(tgt_ids), offset=past)  # (B, T, D)
+        x = self.positional(self.tgt_embed(tgt_ids), offset=past, pe_table=pe_table)  # (B,T,D)
         self_attn, cross_attn, self_scores, cross_scores, caches = [], [], [], [], []
+        layers = []
         for i, layer in enumerate(self.decoder_layers):
             out = layer(x, memory, self_mask, memory_key_padding_mask, return_scores,
                         cache[i] if cache else None)
@@ -160,12 +192,14 @@ class Transformer(nn.Module):
             self_scores.append(out.self_attention.scores)
             cross_scores.append(out.cross_attention.scores)
             caches.append(out.cache)
+            layers.append(out)
         logits = self.generator(self.decoder_norm(x))  # (B, T, V)
         return DecoderOutput(
             logits, tuple(self_attn), tuple(cross_attn),
             tuple(self_scores) if return_scores else None,
             tuple(cross_scores) if return_scores else None,
             tuple(caches),
+            tuple(layers) if return_layers else None,
         )
 
     def forward(self, src_ids: torch.Tensor, tgt_ids: torch.Tensor) -> DecoderOutput:

@@ -37,6 +37,7 @@ from .decoding import (
 )
 from .errors import CheckpointError, InputError
 from .errors import short_repr as _short
+from .layers import POSITIONAL_MODES, positional_tables
 from .masks import mask_views
 from .transformer import Transformer
 from .vocab import EOS, SPECIALS, Vocab, normalize_text, tokenize_en, tokenize_zh
@@ -139,6 +140,8 @@ class Translator:
         prefix: str | Sequence[str] | None = None,
         length_penalty: float = 1.0,
         num_candidates: int = 10,
+        positional: str = "normal",
+        positional_seed: int = 0,
     ) -> DecodeTrace:
         """Translate ``text`` one token at a time, recording every step.
 
@@ -153,15 +156,22 @@ class Translator:
             prefix: target tokens to force first (a Chinese string or a token list);
                 decoding continues from there with the chosen strategy.
             num_candidates: how many next-token candidates each DecodeStep keeps (K).
+            positional: a positional-encoding experiment: ``"normal"`` (the model as
+                trained), ``"none"`` (no positional encoding: the words' order is invisible)
+                or ``"shuffled"`` (seeded permutations of the positions; see
+                ``layers.positional_tables``). Nothing is stored on the model.
+            positional_seed: the permutation's seed for ``"shuffled"``.
 
         Returns:
-            DecodeTrace (float32 numpy arrays; see its docstring for the shapes).
+            DecodeTrace (float32 numpy arrays; see its docstring for the shapes); its
+            ``strategy`` records ``positional`` and ``positional_seed``.
 
         Raises:
             InputError: see ``check_input``; an argument out of range (num_beams outside
                 1..8, beam search with sampling, temperature < 0, top_k < 0, top_p outside
-                (0, 1], max_new_tokens outside 1..max_len-1 or shorter than the prefix); or
-                a prefix token outside the target vocabulary.
+                (0, 1], max_new_tokens outside 1..max_len-1 or shorter than the prefix, an
+                unknown ``positional`` mode or a non-integer ``positional_seed``); or a prefix
+                token outside the target vocabulary.
         """
         tokens = self.check_input(text)
         limit = self.config.max_len - 1
@@ -169,23 +179,25 @@ class Translator:
         forced = self.target_ids(prefix) if prefix is not None else []
         _check_strategy(max_new_tokens, limit, len(forced), num_beams, do_sample, temperature,
                         top_k, top_p, seed, length_penalty)
+        tables = self.pe_tables(len(tokens) + 1, positional, positional_seed)
         strategy = dict(num_beams=num_beams, do_sample=do_sample, temperature=temperature,
                         top_k=top_k, top_p=top_p, seed=seed, length_penalty=length_penalty,
-                        teacher_forced=False)
+                        teacher_forced=False, positional=positional,
+                        positional_seed=positional_seed)
         src_ids = self.encode_source(tokens)
         beam = None
         if num_beams > 1:
             search = beam_search(self.model, src_ids, num_beams, max_new_tokens,
-                                 length_penalty, forced)
+                                 length_penalty, forced, tables)
             beam = self._beam_trace(search)
             best = search.hypotheses[0].ids
-            result = run_decoder(self.model, src_ids, len(best), None, best)
+            result = run_decoder(self.model, src_ids, len(best), None, best, tables)
             result = dataclasses.replace(result, n_forced=min(len(forced), len(best)))
         elif do_sample:
             result = sample_decode(self.model, src_ids, max_new_tokens, temperature, top_k,
-                                   top_p, seed, forced)
+                                   top_p, seed, forced, tables)
         else:
-            result = greedy_decode(self.model, src_ids, max_new_tokens, forced)
+            result = greedy_decode(self.model, src_ids, max_new_tokens, forced, tables)
         return self._trace(text, tokens, result, strategy, num_candidates, beam)
 
     def teacher_force(self, text: str, reference: str | Sequence[str],
@@ -298,6 +310,33 @@ class Translator:
         pad_id = self.config.pad_id
         return mask_views(self.src_vocab.encode(src_tokens) + [pad_id] * pad,
                           self.tgt_vocab.encode(tgt_tokens) + [pad_id] * pad, pad_id)
+
+    def pe_tables(self, src_len: int, positional: str = "normal", positional_seed: int = 0
+                  ) -> tuple[torch.Tensor | None, torch.Tensor | None]:
+        """The (source (S, D), target (max_len, D)) positional encodings that a
+        positional-encoding experiment adds instead of the sinusoidal table, or (None, None)
+        for ``"normal"``; see ``layers.positional_tables``.
+
+        Args:
+            src_len: S, the source length with ``</s>``.
+            positional: one of ``"normal"``, ``"none"``, ``"shuffled"``.
+            positional_seed: the seed of the ``"shuffled"`` permutations.
+
+        Raises:
+            InputError: an unknown mode, a seed that is not an integer in [0, 2**63), or S
+                outside 1..max_len.
+        """
+        if positional not in POSITIONAL_MODES:
+            raise InputError(f"positional must be one of {', '.join(POSITIONAL_MODES)}; got "
+                             f"{_short(positional, 30)}")
+        seed_ok = isinstance(positional_seed, int | np.integer) and not isinstance(
+            positional_seed, bool) and 0 <= positional_seed < 2**63
+        if not seed_ok:
+            raise InputError("positional_seed must be an integer from 0 to 2**63 - 1")
+        if not 1 <= src_len <= self.config.max_len:
+            raise InputError(f"the source must have 1 to {self.config.max_len} tokens")
+        return positional_tables(self.model.positional.pe, positional, src_len,
+                                 int(positional_seed))
 
     def positional_encoding(self, length: int) -> np.ndarray:
         """The model's sinusoidal table for ``length`` positions: (length, D) float32."""

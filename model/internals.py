@@ -1,0 +1,554 @@
+"""Teaching computations on top of the model: what happens inside one attention head, what a
+real padded batch looks like, and what the positional encodings contribute.
+
+Everything here runs the model's own modules (``Transformer.encode``/``decode`` with
+``return_layers``, the layers' projections, ``masked_softmax``, ``model.masks``) under
+``torch.inference_mode()`` and returns float32 numpy arrays in frozen dataclasses; nothing is
+stored on the shared model. Positional-encoding experiments themselves are
+``Translator.decode(..., positional="none" | "shuffled")``; this module adds the views of
+the encodings (``pe_similarity``, ``embedding_parts``).
+
+Shape letters: B batch, S source length, T target length (decoder inputs), Tq query length,
+Tk key length, L layers, H heads, D d_model, Dh = D / H, V target vocabulary size. Masks are
+boolean, True = blocked.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import torch
+
+from .decoding import DecodeTrace
+from .errors import InputError
+from .layers import masked_softmax, shuffled_positions
+from .masks import (
+    cross_attention_mask,
+    decoder_self_attention_mask,
+    mask_views,
+    padding_mask,
+    subsequent_mask,
+)
+from .vocab import EOS, PAD
+
+if TYPE_CHECKING:  # only for annotations: translator.py imports this package's layers
+    from .translator import Translator
+
+ATTENTION_KINDS = ("encoder", "decoder", "cross")  # encoder self, decoder self, cross
+MIN_BATCH, MAX_BATCH = 2, 4  # sentences decode_batch takes
+EMBEDDING_SIDES = ("source", "target")
+
+
+def _check_index(name: str, value, size: int) -> int:
+    """``value`` as an int in [0, size), else InputError naming ``name``."""
+    ok = isinstance(value, int | np.integer) and not isinstance(value, bool)
+    if not ok or not 0 <= value < size:
+        raise InputError(f"{name} must be an integer from 0 to {size - 1}; got {value!r}")
+    return int(value)
+
+
+def _numpy(x: torch.Tensor) -> np.ndarray:
+    """A tensor as a float32 numpy array of its own (no memory shared with the model)."""
+    return x.detach().float().cpu().numpy().copy()
+
+
+# --- inside one head ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HeadInternals:
+    """Every intermediate of one head of one attention sublayer, for one sentence
+    (paper, section 3.2.1, equation 1):
+
+    Q = x_q W_Q^h + b_Q^h,  K = x_k W_K^h + b_K^h,  V = x_k W_V^h + b_V^h,
+    Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k) + mask) V.
+
+    W_Q^h is head h's D x Dh slice of W_Q (columns h*Dh .. (h+1)*Dh - 1 of ``q_proj``'s
+    x W^T + b); the head's output is one Dh-wide slice of the concatenation that W_O
+    projects. Arrays are float32 numpy unless stated.
+
+    Attributes:
+        kind: ``"encoder"`` (encoder self-attention), ``"decoder"`` (masked decoder
+            self-attention) or ``"cross"`` (decoder queries, encoder memory keys/values).
+        layer, head: which layer (0-based) and head (0-based).
+        query_tokens: the Tq query labels (source tokens for the encoder, decoder inputs
+            ``<s> y1 ..`` otherwise). key_tokens: the Tk key labels.
+        query_positions: (Tq,) int64, each row's position in the sentence (all of them, or
+            the one ``query`` asked for).
+        d_k: Dh, the width of one head's queries and keys.
+        x_query: (Tq, D) the attention sublayer's input at the query positions (post-LN:
+            the residual stream entering the sublayer; pre-LN: its LayerNorm).
+        x_key: (Tk, D) what the keys and values are projected from: x_query's full sequence
+            for self-attention, the encoder output (memory) for cross-attention.
+        w_q, w_k, w_v: (D, Dh) this head's projection matrices; b_q, b_k, b_v: (Dh,) biases.
+        q: (Tq, Dh) queries; k, v: (Tk, Dh) keys and values.
+        raw_scores: (Tq, Tk) Q K^T (dot products).
+        scaled_scores: (Tq, Tk) Q K^T / sqrt(d_k), the model's ``scores``.
+        mask: (Tq, Tk) bool, True = blocked: look-ahead (and target padding) for the decoder,
+            source padding for the encoder and cross-attention (nothing, for one sentence).
+        masked_scores: (Tq, Tk) the scaled scores with blocked cells set to -inf (for display;
+            the model fills them with the most negative finite float instead).
+        weights: (Tq, Tk) softmax over keys of the masked scores; blocked cells exactly 0,
+            rows sum to 1 (a row with every key blocked is all 0). Equal to the model's own
+            attention for this head.
+        output: (Tq, Dh) weights @ V, the head's output before W_O.
+    """
+
+    kind: str
+    layer: int
+    head: int
+    query_tokens: tuple[str, ...]
+    key_tokens: tuple[str, ...]
+    query_positions: np.ndarray
+    d_k: int
+    x_query: np.ndarray
+    x_key: np.ndarray
+    w_q: np.ndarray
+    w_k: np.ndarray
+    w_v: np.ndarray
+    b_q: np.ndarray
+    b_k: np.ndarray
+    b_v: np.ndarray
+    q: np.ndarray
+    k: np.ndarray
+    v: np.ndarray
+    raw_scores: np.ndarray
+    scaled_scores: np.ndarray
+    mask: np.ndarray
+    masked_scores: np.ndarray
+    weights: np.ndarray
+    output: np.ndarray
+
+
+def _trace_pe_tables(translator: Translator, trace: DecodeTrace):
+    """The positional encodings the trace was decoded with (its ``strategy``)."""
+    strategy = trace.strategy or {}
+    return translator.pe_tables(len(trace.src_tokens), strategy.get("positional", "normal"),
+                                strategy.get("positional_seed", 0))
+
+
+def head_internals(translator: Translator, trace: DecodeTrace, kind: str, layer: int,
+                   head: int, query: int | None = None) -> HeadInternals:
+    """Recompute one head of one attention sublayer, step by step, for a decoded sentence.
+
+    The sentence is ``trace.src_tokens`` (encoder input) and ``trace.decoder_input_tokens``
+    (decoder input); the model runs one teacher-forced pass over them (with the positional
+    encodings the trace was decoded with, from ``trace.strategy``) and keeps each layer's
+    sublayer inputs. From the sublayer input x this head's Q, K, V come from the layer's own
+    projections, then Q K^T, / sqrt(Dh), the mask, ``masked_softmax`` and weights @ V (paper,
+    section 3.2.1). The weights equal the trace's maps (``trace.encoder_attentions[layer,
+    head]`` etc.) to float32 rounding (tests check 1e-6).
+
+    Args:
+        translator: the model the trace was decoded with.
+        trace: a ``DecodeTrace`` from ``translator.decode`` or ``teacher_force``.
+        kind: one of ``ATTENTION_KINDS``: ``"encoder"``, ``"decoder"``, ``"cross"``.
+        layer: 0-based layer of that stack; head: 0-based head.
+        query: one query position to keep (Tq = 1), or None for every position.
+
+    Returns:
+        HeadInternals with Tq = S (encoder) or T (decoder, cross) or 1, Tk = S (encoder,
+        cross) or T (decoder).
+
+    Raises:
+        InputError: an unknown kind, or a layer, head or query position out of range.
+    """
+    c, model = translator.config, translator.model
+    if kind not in ATTENTION_KINDS:
+        raise InputError(f"kind must be one of {', '.join(ATTENTION_KINDS)}; got {kind!r}")
+    n_layers = c.num_encoder_layers if kind == "encoder" else c.num_decoder_layers
+    layer = _check_index("layer", layer, n_layers)
+    head = _check_index("head", head, c.nhead)
+    src_tokens, dec_tokens = tuple(trace.src_tokens), tuple(trace.decoder_input_tokens)
+    query_tokens = src_tokens if kind == "encoder" else dec_tokens
+    key_tokens = dec_tokens if kind == "decoder" else src_tokens
+    if query is None:
+        rows = slice(None)
+    else:
+        query = _check_index("query", query, len(query_tokens))
+        rows = slice(query, query + 1)
+    src_ids = translator.src_vocab.encode(src_tokens)
+    tgt_ids = translator.tgt_vocab.encode(dec_tokens)
+    src_pe, tgt_pe = _trace_pe_tables(translator, trace)
+    Dh = c.head_dim
+    cols = slice(head * Dh, (head + 1) * Dh)  # this head's slice of D (the view (H, Dh))
+    with torch.inference_mode():
+        enc = model.encode(torch.tensor([src_ids]), return_layers=True, pe_table=src_pe)
+        if kind == "encoder":
+            attn = model.encoder_layers[layer].self_attn
+            x_q = x_k = enc.layers[layer].self_attention_input[0]  # (S, D)
+        else:
+            dec = model.decode(torch.tensor([tgt_ids]), enc.memory, enc.key_padding_mask,
+                               return_layers=True, pe_table=tgt_pe)
+            out = dec.layers[layer]
+            if kind == "decoder":
+                attn = model.decoder_layers[layer].self_attn
+                x_q = x_k = out.self_attention_input[0]  # (T, D)
+            else:
+                attn = model.decoder_layers[layer].cross_attn
+                x_q, x_k = out.cross_attention_input[0], enc.memory[0]  # (T, D), (S, D)
+        q = attn.q_proj(x_q)[:, cols]  # (Tq, Dh): the layer's projection, this head's part
+        k = attn.k_proj(x_k)[:, cols]  # (Tk, Dh)
+        v = attn.v_proj(x_k)[:, cols]  # (Tk, Dh)
+        raw = q @ k.T  # (Tq, Tk)
+        scaled = raw / math.sqrt(Dh)  # (Tq, Tk)
+        mask = torch.from_numpy(mask_views(src_ids, tgt_ids, c.pad_id)[kind])  # (Tq, Tk)
+        weights = masked_softmax(scaled, mask)  # (Tq, Tk)
+        output = weights @ v  # (Tq, Dh)
+        masked = scaled.masked_fill(mask, float("-inf"))
+
+        def proj(linear: torch.nn.Linear) -> tuple[np.ndarray, np.ndarray]:
+            # nn.Linear computes x W^T + b: this head's W is rows ``cols`` of W, transposed.
+            return _numpy(linear.weight[cols].T), _numpy(linear.bias[cols])
+
+        (w_q, b_q), (w_k, b_k), (w_v, b_v) = (proj(attn.q_proj), proj(attn.k_proj),
+                                              proj(attn.v_proj))
+    positions = np.arange(len(query_tokens), dtype=np.int64)[rows]
+    return HeadInternals(
+        kind=kind, layer=layer, head=head,
+        query_tokens=tuple(query_tokens[i] for i in positions), key_tokens=key_tokens,
+        query_positions=positions, d_k=Dh,
+        x_query=_numpy(x_q[rows]), x_key=_numpy(x_k),
+        w_q=w_q, w_k=w_k, w_v=w_v, b_q=b_q, b_k=b_k, b_v=b_v,
+        q=_numpy(q[rows]), k=_numpy(k), v=_numpy(v),
+        raw_scores=_numpy(raw[rows]), scaled_scores=_numpy(scaled[rows]),
+        mask=mask[rows].numpy().copy(), masked_scores=_numpy(masked[rows]),
+        weights=_numpy(weights[rows]), output=_numpy(output[rows]),
+    )
+
+
+# --- a real padded batch -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BatchTrace:
+    """B sentences greedy-decoded together as one right-padded batch, and the maps of the
+    final teacher-forced pass over the padded decoder inputs.
+
+    Arrays are numpy: ids int64, masks bool (True = blocked), the rest float32. Rows of
+    ``<pad>`` queries are computed by the model like any other (they attend to the real
+    keys), but no real position ever reads them: every ``<pad>`` key column is exactly 0.
+
+    Attributes:
+        texts: the B sentences as given.
+        src_ids: (B, S) source ids (words, ``</s>``, then ``<pad>``); src_tokens: the same
+            as strings, B tuples of S.
+        tgt_ids: (B, T) decoder inputs ``<s> y1 .. y_{n-1}`` then ``<pad>`` once a sentence
+            has finished (n = tokens it generated, ``</s>`` included); tgt_tokens: strings.
+        src_lengths: (B,) real source tokens (``</s>`` included); tgt_lengths: (B,) real
+            decoder inputs, n.
+        source_padding_mask: (B, S) the key padding mask (``masks.padding_mask``).
+        target_padding_mask: (B, T) ``<pad>`` decoder inputs.
+        subsequent_mask: (T, T) the look-ahead mask (``masks.subsequent_mask``).
+        decoder_mask: (B, T, T) padding OR look-ahead (``masks.decoder_self_attention_mask``).
+        cross_mask: (B, T, S) (``masks.cross_attention_mask``).
+        encoder_attentions: (B, L, H, S, S); decoder_attentions: (B, L, H, T, T);
+            cross_attentions: (B, L, H, T, S).
+        step_probs: (B, T, V) next-token distributions (row t predicts y_{t+1}).
+        output_tokens: each sentence's generated tokens without ``</s>``.
+        finished: whether each sentence produced ``</s>`` within ``max_new_tokens``.
+        max_new_tokens: the length limit used.
+    """
+
+    texts: tuple[str, ...]
+    src_ids: np.ndarray
+    src_tokens: tuple[tuple[str, ...], ...]
+    tgt_ids: np.ndarray
+    tgt_tokens: tuple[tuple[str, ...], ...]
+    src_lengths: np.ndarray
+    tgt_lengths: np.ndarray
+    source_padding_mask: np.ndarray
+    target_padding_mask: np.ndarray
+    subsequent_mask: np.ndarray
+    decoder_mask: np.ndarray
+    cross_mask: np.ndarray
+    encoder_attentions: np.ndarray
+    decoder_attentions: np.ndarray
+    cross_attentions: np.ndarray
+    step_probs: np.ndarray
+    output_tokens: tuple[tuple[str, ...], ...]
+    finished: tuple[bool, ...]
+    max_new_tokens: int
+
+    @property
+    def output_texts(self) -> tuple[str, ...]:
+        """Each sentence's translation as text (tokens joined without spaces)."""
+        return tuple("".join(tokens) for tokens in self.output_tokens)
+
+    def unpadded(self, b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Sentence ``b``'s maps over its real tokens only: encoder (L, H, S_b, S_b),
+        decoder (L, H, T_b, T_b), cross (L, H, T_b, S_b), with S_b = ``src_lengths[b]`` and
+        T_b = ``tgt_lengths[b]`` (the shapes of its single ``DecodeTrace``).
+
+        Raises:
+            IndexError: ``b`` outside 0..B-1.
+        """
+        if not 0 <= b < len(self.texts):
+            raise IndexError(f"sentence {b} outside 0..{len(self.texts) - 1}")
+        S, T = int(self.src_lengths[b]), int(self.tgt_lengths[b])
+        return (self.encoder_attentions[b, :, :, :S, :S],
+                self.decoder_attentions[b, :, :, :T, :T],
+                self.cross_attentions[b, :, :, :T, :S])
+
+
+def decode_batch(translator: Translator, texts: Sequence[str],
+                 max_new_tokens: int | None = None) -> BatchTrace:
+    """Greedy-decode 2 to 4 sentences together as one right-padded batch.
+
+    The sources are padded with ``<pad>`` to the longest (S) and encoded once. At each step
+    the decoder runs over the whole padded decoder input so far with the model's combined
+    masks (no cache), every unfinished sentence takes its most probable token, and a
+    sentence that has produced ``</s>`` is fed ``<pad>`` from then on; decoding stops when
+    all have finished or after ``max_new_tokens`` steps. The recorded maps and
+    ``step_probs`` are those of the last step's pass, which is one teacher-forced pass over
+    the final padded decoder input (B, T); causality makes its rows equal what each step
+    saw. Over its real tokens each sentence's output and maps equal decoding it alone
+    (``batch_matches_single`` measures this).
+
+    Args:
+        translator: the model.
+        texts: 2 to 4 English sentences (``MIN_BATCH``..``MAX_BATCH``).
+        max_new_tokens: the most tokens per sentence (``</s>`` included); default max_len-1.
+
+    Returns:
+        BatchTrace (see its docstring for the shapes).
+
+    Raises:
+        InputError: not a list of 2 to 4 sentences, a sentence ``check_input`` refuses (the
+            message says which), or ``max_new_tokens`` outside 1..max_len-1.
+    """
+    c, model = translator.config, translator.model
+    if isinstance(texts, str) or not isinstance(texts, Sequence):
+        raise InputError(f"Give a list of {MIN_BATCH} to {MAX_BATCH} sentences.")
+    if not MIN_BATCH <= len(texts) <= MAX_BATCH:
+        raise InputError(f"Give {MIN_BATCH} to {MAX_BATCH} sentences to decode as a batch; "
+                         f"got {len(texts)}.")
+    tokens = []
+    for i, text in enumerate(texts):
+        try:
+            tokens.append([*translator.check_input(text), EOS])
+        except InputError as exc:
+            raise InputError(f"Sentence {i + 1}: {exc}") from exc
+    limit = c.max_len - 1
+    max_new_tokens = limit if max_new_tokens is None else max_new_tokens
+    if (not isinstance(max_new_tokens, int | np.integer) or isinstance(max_new_tokens, bool)
+            or not 1 <= max_new_tokens <= limit):
+        raise InputError(f"max_new_tokens must be an integer from 1 to {limit}")
+    B, S = len(tokens), max(len(t) for t in tokens)
+    src = torch.tensor([translator.src_vocab.encode(t + [PAD] * (S - len(t)))
+                        for t in tokens], dtype=torch.long)  # (B, S)
+    generated: list[list[int]] = [[] for _ in range(B)]
+    with torch.inference_mode():
+        enc = model.encode(src)
+        tgt = torch.full((B, 1), c.bos_id, dtype=torch.long)  # (B, t + 1) decoder inputs
+        done = torch.zeros(B, dtype=torch.bool)
+        for t in range(max_new_tokens):
+            out = model.decode(tgt, enc.memory, enc.key_padding_mask)  # the combined masks
+            next_ids = out.logits[:, -1].float().softmax(-1).argmax(-1)  # (B,) as greedy
+            for b in range(B):
+                if not done[b]:
+                    generated[b].append(int(next_ids[b]))
+            done |= next_ids == c.eos_id
+            if bool(done.all()) or t == max_new_tokens - 1:
+                break
+            feed = next_ids.masked_fill(done, c.pad_id)  # finished sentences get <pad>
+            tgt = torch.cat([tgt, feed[:, None]], dim=1)
+        T = tgt.size(1)
+        masks = dict(
+            source_padding_mask=padding_mask(src, c.pad_id),
+            target_padding_mask=padding_mask(tgt, c.pad_id),
+            subsequent_mask=subsequent_mask(T),
+            decoder_mask=decoder_self_attention_mask(tgt, c.pad_id),
+            cross_mask=cross_attention_mask(src, T, c.pad_id),
+        )
+        arrays = dict(
+            encoder_attentions=_numpy(torch.stack(enc.attentions, dim=1)),  # (B, L, H, S, S)
+            decoder_attentions=_numpy(torch.stack(out.self_attentions, dim=1)),
+            cross_attentions=_numpy(torch.stack(out.cross_attentions, dim=1)),
+            step_probs=_numpy(out.logits.float().softmax(-1)),  # (B, T, V)
+        )
+    src_np, tgt_np = src.numpy().copy(), tgt.numpy().copy()
+    vocab_src, vocab_tgt = translator.src_vocab, translator.tgt_vocab
+    return BatchTrace(
+        texts=tuple(texts),
+        src_ids=src_np,
+        src_tokens=tuple(tuple(vocab_src.decode(row)) for row in src_np),
+        tgt_ids=tgt_np,
+        tgt_tokens=tuple(tuple(vocab_tgt.decode(row)) for row in tgt_np),
+        src_lengths=np.array([len(t) for t in tokens], dtype=np.int64),
+        tgt_lengths=np.array([len(g) for g in generated], dtype=np.int64),
+        **{k: v.numpy().copy() for k, v in masks.items()},
+        **arrays,
+        output_tokens=tuple(tuple(vocab_tgt.decode(i for i in g if i != c.eos_id))
+                            for g in generated),
+        finished=tuple(bool(g) and g[-1] == c.eos_id for g in generated),
+        max_new_tokens=int(max_new_tokens),
+    )
+
+
+def _max_abs(a: np.ndarray, b: np.ndarray) -> float:
+    """max |a - b| over equal-shaped arrays (0.0 when empty)."""
+    return float(np.abs(a - b).max()) if a.size else 0.0
+
+
+def batch_matches_single(translator: Translator, batch: BatchTrace) -> dict:
+    """Compare each sentence of a batch with the same sentence decoded alone.
+
+    Each sentence is decoded again with ``translator.decode(text,
+    max_new_tokens=batch.max_new_tokens)`` (greedy, one sentence, no padding). Its output
+    tokens are compared, and its attention over its real tokens (``BatchTrace.unpadded``):
+    the encoder maps in full, the decoder and cross maps over the first P decoder positions,
+    P = how many decoder inputs the two runs share (all of them when the outputs agree).
+
+    Returns:
+        ``{"sentences": [...], "max_abs_diff": {"encoder", "decoder", "cross": float},
+        "pad_weight": float, "all_same_output": bool}`` where each sentence's entry has
+        ``text``, ``batch_output`` and ``single_output`` (strings), ``same_output`` (bool),
+        ``compared_positions`` (P), the max absolute differences ``encoder``, ``decoder``
+        and ``cross`` (attention-weight units, 0..1), and ``pad_weight``: the most weight
+        any query of that sentence puts on a ``<pad>`` key (0.0: padding is invisible).
+        Plain Python types, ready to show as a table.
+
+    Raises:
+        InputError: a sentence the translator refuses (cannot happen for a batch it made).
+    """
+    rows = []
+    for b, text in enumerate(batch.texts):
+        single = translator.decode(text, max_new_tokens=batch.max_new_tokens)
+        enc, dec, cross = batch.unpadded(b)
+        S_b, T_b = int(batch.src_lengths[b]), int(batch.tgt_lengths[b])
+        mine = batch.tgt_tokens[b][:T_b]
+        theirs = single.decoder_input_tokens
+        P = 0
+        while P < min(len(mine), len(theirs)) and mine[P] == theirs[P]:
+            P += 1
+        pad_weight = max(
+            float(batch.encoder_attentions[b, ..., S_b:].max(initial=0.0)),
+            float(batch.decoder_attentions[b, ..., T_b:].max(initial=0.0)),
+            float(batch.cross_attentions[b, ..., S_b:].max(initial=0.0)),
+        )
+        rows.append(dict(
+            text=text,
+            batch_output=batch.output_texts[b],
+            single_output=single.output_text,
+            same_output=batch.output_tokens[b] == single.output_tokens
+            and batch.finished[b] == single.finished,
+            compared_positions=P,
+            encoder=_max_abs(enc, single.encoder_attentions),
+            decoder=_max_abs(dec[:, :, :P, :P], single.decoder_attentions[:, :, :P, :P]),
+            cross=_max_abs(cross[:, :, :P], single.cross_attentions[:, :, :P]),
+            pad_weight=pad_weight,
+        ))
+    return dict(
+        sentences=rows,
+        max_abs_diff={k: max(r[k] for r in rows) for k in ATTENTION_KINDS},
+        pad_weight=max(r["pad_weight"] for r in rows),
+        all_same_output=all(r["same_output"] for r in rows),
+    )
+
+
+# --- positional encodings ----------------------------------------------------------------
+
+
+def pe_similarity(pe: np.ndarray | torch.Tensor) -> np.ndarray:
+    """Dot-product similarity of positions: sim[i, j] = PE_i . PE_j.
+
+    For the sinusoidal table, sim[i, j] = sum_k cos(w_k (i - j)) depends only on i - j
+    (paper, section 3.5: PE_{pos+k} is a linear function of PE_pos), and the diagonal is
+    D / 2 (sin^2 + cos^2 = 1 for each of the D / 2 pairs).
+
+    Args:
+        pe: (T, D) positional encodings (e.g. ``Translator.positional_encoding(T)``).
+
+    Returns:
+        (T, T) float32, symmetric.
+
+    Raises:
+        ValueError: ``pe`` is not 2-D.
+    """
+    table = np.asarray(pe.detach().cpu() if isinstance(pe, torch.Tensor) else pe,
+                       dtype=np.float64)
+    if table.ndim != 2:
+        raise ValueError(f"pe must be (T, D), got shape {table.shape}")
+    return (table @ table.T).astype(np.float32)
+
+
+@dataclass(frozen=True)
+class EmbeddingParts:
+    """What the first layer receives, in its two parts (paper, sections 3.4 and 3.5):
+    total = embedding + positional, embedding = E[token] * sqrt(D).
+
+    Attributes:
+        side: ``"source"`` or ``"target"``; positional_mode: ``"normal"``, ``"none"`` or
+            ``"shuffled"`` (see ``layers.positional_tables``).
+        tokens: the T tokens; ids: (T,) int64 (unknown tokens are ``<unk>``).
+        positions: (T,) int64, the table row added at each position (0..T-1 normally, the
+            seeded permutation when shuffled), or None when no encoding is added.
+        embedding: (T, D) the scaled token embeddings.
+        positional: (T, D) the encodings added (zeros for ``"none"``).
+        total: (T, D) the model's own ``positional(embed(ids))`` (dropout is off in eval
+            mode), which equals embedding + positional.
+    """
+
+    side: str
+    positional_mode: str
+    tokens: tuple[str, ...]
+    ids: np.ndarray
+    positions: np.ndarray | None
+    embedding: np.ndarray
+    positional: np.ndarray
+    total: np.ndarray
+
+
+def embedding_parts(translator: Translator, tokens: Sequence[str], side: str,
+                    positional: str = "normal", positional_seed: int = 0) -> EmbeddingParts:
+    """Split the encoder's (``side="source"``) or decoder's (``"target"``) input for a token
+    sequence into the scaled token embedding and the positional encoding.
+
+    The experiment modes give what ``Translator.decode(text, positional=...,
+    positional_seed=...)`` adds, provided ``tokens`` is the whole source with ``</s>``
+    (``trace.src_tokens``; the source permutation depends on its length) or the decoder
+    inputs (``trace.decoder_input_tokens``).
+
+    Args:
+        tokens: T token strings, 1 <= T <= max_len.
+        side: one of ``EMBEDDING_SIDES``.
+
+    Returns:
+        EmbeddingParts with (T, D) float32 arrays.
+
+    Raises:
+        InputError: an unknown side or mode, a bad seed, or T outside 1..max_len.
+    """
+    c, model = translator.config, translator.model
+    if side not in EMBEDDING_SIDES:
+        raise InputError(f"side must be one of {', '.join(EMBEDDING_SIDES)}; got {side!r}")
+    tokens = tuple(tokens)
+    T = len(tokens)
+    if not 1 <= T <= c.max_len:
+        raise InputError(f"need 1 to {c.max_len} tokens, got {T}")
+    src_table, tgt_table = translator.pe_tables(T, positional, positional_seed)
+    vocab = translator.src_vocab if side == "source" else translator.tgt_vocab
+    embed = model.src_embed if side == "source" else model.tgt_embed
+    table = src_table if side == "source" else tgt_table
+    ids = torch.tensor([vocab.encode(tokens)], dtype=torch.long)  # (1, T)
+    with torch.inference_mode():
+        emb = embed(ids)  # (1, T, D)
+        total = model.positional(emb, pe_table=table)  # (1, T, D)
+        added = (model.positional.pe if table is None else table)[:T]  # (T, D)
+    if positional == "normal":
+        positions = np.arange(T, dtype=np.int64)
+    elif positional == "shuffled":
+        n = T if side == "source" else c.max_len  # as layers.positional_tables
+        positions = shuffled_positions(n, positional_seed)[:T].numpy().copy()
+    else:
+        positions = None
+    return EmbeddingParts(
+        side=side, positional_mode=positional, tokens=tokens, ids=ids[0].numpy().copy(),
+        positions=positions, embedding=_numpy(emb[0]), positional=_numpy(added),
+        total=_numpy(total[0]),
+    )
