@@ -22,7 +22,7 @@ import torch
 from model import CheckpointError, DecodeTrace, InputError, Translator, available_models
 from model import load_pretrained as _load_pretrained
 from model.translator import pretrained_root
-from ui import compare, controls, panels, stepper
+from ui import compare, controls, panels, stepper, teaching
 from ui.text import TABS, clip, code_span, md_literal
 
 DEFAULT_SENTENCE = "why do we work ?"
@@ -157,15 +157,21 @@ def header(translator: Translator, trace: DecodeTrace, options: tuple) -> None:
         st.info("Decoding stopped at the length limit before `</s>`.")
 
 
-def view_tabs(translator: Translator, trace: DecodeTrace, k: int) -> None:
-    """The five views; only the open tab's figures are built."""
+def view_tabs(translator: Translator, trace: DecodeTrace, k: int, key: tuple,
+              options: tuple) -> None:
+    """The views, one tab each; only the open tab's figures are built."""
     tabs = st.tabs(list(TABS), key="view", on_change="rerun")
+
+    def decode_with(mode: str) -> DecodeTrace:  # the positional-encoding experiment
+        return decode(key, trace.src_text, (*options, ("positional", mode)))
+
     draw = {
-        "Positional encoding": lambda: panels.positional_tab(translator, trace, k),
-        "Masks": lambda: panels.masks_tab(translator, trace, k),
+        "Positional encoding": lambda: panels.positional_tab(translator, trace, k, decode_with),
+        "Masks": lambda: panels.masks_tab(translator, trace, k, key),
         "Encoder self-attention": lambda: panels.encoder_tab(trace),
         "Decoder self-attention": lambda: panels.decoder_tab(trace, k),
         "Cross-attention": lambda: panels.cross_tab(trace, k),
+        "Inside one head": lambda: teaching.inside_head_tab(translator, trace, k),
     }
     for name, tab in zip(TABS, tabs, strict=True):
         if tab.open:
@@ -198,7 +204,7 @@ def main() -> None:
     def body(tr: DecodeTrace, k: int) -> None:
         compare.branch_controls(tr, k)
         compare.branch_view(tr, branch_decode)
-        view_tabs(translator, tr, k)
+        view_tabs(translator, tr, k, key, options)
 
     stepper.step_through(shown, body)
     compare.reference_view(shown, lambda ref: teacher_force(key, sentence, ref))

@@ -40,8 +40,9 @@ def z_array(trace: dict) -> np.ndarray:
 
 
 # Charts on every decoded page before a tab is picked: the top-10 bars, this step's cross-
-# and self-attention rows for every head, and the first tab's positional heatmap and curves.
-DEFAULT_CHARTS = 5
+# and self-attention rows for every head, and the first tab's four (positional heatmap and
+# curves, position similarity, embedding parts).
+DEFAULT_CHARTS = 7
 
 
 def chart_title(fig: dict) -> str:

@@ -538,3 +538,34 @@ def test_sequence_probabilities_keeps_order_marks_and_hatches():
         viz.sequence_probabilities(["a"], np.array([1.5]))
     with pytest.raises(ValueError):
         viz.sequence_probabilities(["a", "b"], np.array([0.5, 0.5]), forced=[True])
+
+
+# --- inside one head ---------------------------------------------------------------------
+
+def test_matrix_heatmap_is_centred_on_zero_and_labels_rows():
+    values = np.array([[1.0, -3.0], [0.5, 2.0], [0.0, 0.0]])
+    fig = viz.matrix_heatmap(values, ["我", "<s>", "我"], title="Q")
+    (hm,) = fig.data
+    np.testing.assert_array_equal(hm.z, values.astype(np.float32))
+    assert (hm.zmin, hm.zmax, hm.zmid) == (-3.0, 3.0, 0.0)
+    assert list(fig.layout.yaxis.ticktext) == ["我", "&lt;s&gt;", "我"]
+    assert hm.customdata[1, 0, 0] == "&lt;s&gt;"
+    with pytest.raises(ValueError):
+        viz.matrix_heatmap(values, ["a", "b"])
+
+
+def test_score_heatmap_draws_blocked_cells_as_minus_infinity():
+    scores = np.array([[1.0, -np.inf], [0.5, 2.0]])
+    mask = np.array([[False, True], [False, False]])
+    weights = np.array([[1.0, 0.0], [0.18, 0.82]])
+    fig = viz.score_heatmap(scores, ["a", "b"], ["a", "b"], mask,
+                            details={"weight": weights})
+    hm, blocked = fig.data
+    assert np.isnan(hm.z[0, 1]) and hm.z[1, 1] == 2.0  # a gap where blocked
+    assert list(blocked.x) == [1] and list(blocked.y) == [0] and list(blocked.text) == ["−∞"]
+    assert hm.customdata[1, 1, 2] == pytest.approx(0.82)  # hover shows the weight too
+    assert "weight" in hm.hovertemplate
+    probs = viz.score_heatmap(weights, ["a", "b"], ["a", "b"], mask, probabilities=True)
+    assert (probs.data[0].zmin, probs.data[0].zmax) == (0.0, 1.0)
+    with pytest.raises(ValueError):
+        viz.score_heatmap(np.array([[np.nan, 1.0]]), ["a"], ["a", "b"])

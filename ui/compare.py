@@ -11,7 +11,7 @@ import streamlit as st
 import viz
 from model import DecodeTrace, InputError
 
-from .panels import chart
+from .charts import chart
 from .text import code_span, md_literal, token_row
 
 Decoder = Callable[..., DecodeTrace]

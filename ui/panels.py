@@ -12,15 +12,11 @@ import streamlit as st
 import viz
 from model import DecodeTrace, Translator
 
+from . import teaching
+from .charts import chart
 from .text import EXPLAIN
 
-PLOTLY_CONFIG = {"displaylogo": False}
 ALL_HEADS = "all"
-
-
-def chart(fig, key: str) -> None:
-    """Draw a Plotly figure at the container's width."""
-    st.plotly_chart(fig, width="stretch", config=PLOTLY_CONFIG, key=key)
 
 
 def _layer_head_pickers(view: str, layers: int, heads: int) -> tuple[int, int | str]:
@@ -74,7 +70,7 @@ def cross_tab(trace: DecodeTrace, k: int) -> None:
                    "Query: decoder input", "Key: source token")
 
 
-def positional_tab(translator: Translator, trace: DecodeTrace, k: int) -> None:
+def positional_tab(translator: Translator, trace: DecodeTrace, k: int, decode_with) -> None:
     """The sinusoidal table for this sentence and curves of chosen dimensions."""
     st.caption(EXPLAIN["Positional encoding"])
     side = st.radio("Positions of", ["Source sentence", "Decoder input"], horizontal=True,
@@ -92,11 +88,14 @@ def positional_tab(translator: Translator, trace: DecodeTrace, k: int) -> None:
                                     sorted(dims)), key="pe_curves")
     else:
         st.info("Pick at least one dimension to plot its curve.")
+    teaching.positional_extras(translator, trace, tokens, side, decode_with)
 
 
-def masks_tab(translator: Translator, trace: DecodeTrace, k: int) -> None:
+def masks_tab(translator: Translator, trace: DecodeTrace, k: int, key: tuple) -> None:
     """Padding, look-ahead, combined and cross-attention masks for this sentence, padded."""
     st.caption(EXPLAIN["Masks"])
+    teaching.padded_batch(translator, key)
+    st.subheader("This sentence, padded by hand")
     pad = st.slider("Pad both sides with this many `<pad>` tokens, as in a batch with "
                     "longer sentences", 0, 6, 2, key="mask_pad")
     src = [*trace.src_tokens, *["<pad>"] * pad]

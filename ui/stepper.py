@@ -11,7 +11,7 @@ import streamlit as st
 import viz
 from model import DecodeTrace
 
-from .panels import chart
+from .charts import chart
 from .text import code_span, token_row
 
 SPEEDS = {"0.5 s": 0.5, "1 s": 1.0, "2 s": 2.0}

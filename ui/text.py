@@ -49,6 +49,7 @@ TABS = (
     "Encoder self-attention",
     "Decoder self-attention",
     "Cross-attention",
+    "Inside one head",
 )
 
 EXPLAIN = {
@@ -80,5 +81,11 @@ EXPLAIN = {
         "Encoder-decoder attention: each decoder position (query) looks at the encoded "
         "source tokens (keys) to decide what to translate next. The last row is the step "
         "being decoded. 编码器-解码器注意力。"
+    ),
+    "Inside one head": (
+        "One head's whole computation on your sentence: the queries, keys and values, the "
+        "scores QKᵀ, their scaling by √d_k, the mask (−∞ where blocked), the softmax and the "
+        "weighted sum of the values. It sits inside every attention block of figure 1 of the "
+        "paper; the weights in step 5 are the model's own. 单个注意力头的完整计算。"
     ),
 }

@@ -11,6 +11,7 @@ masks are boolean with True = blocked.
 
 from .attention import attention_grid, attention_heatmap
 from .decoding import beam_path, beam_tree, probability_bars, sequence_probabilities
+from .internals import matrix_heatmap, score_heatmap
 from .masks import mask_heatmap
 from .positional import positional_curves, positional_heatmap
 from .validate import (
@@ -40,8 +41,10 @@ __all__ = [
     "escape_html",
     "escape_tokens",
     "mask_heatmap",
+    "matrix_heatmap",
     "positional_curves",
     "positional_heatmap",
     "probability_bars",
+    "score_heatmap",
     "sequence_probabilities",
 ]
