@@ -22,8 +22,9 @@ import torch
 from model import CheckpointError, DecodeTrace, InputError, Translator, available_models
 from model import load_pretrained as _load_pretrained
 from model.translator import pretrained_root
-from ui import compare, controls, panels, stepper, teaching
-from ui.text import TABS, clip, code_span, md_literal
+from ui import compare, controls, i18n, panels, stepper, teaching
+from ui.i18n import TABS, LocalText, t
+from ui.text import clip, code_span, md_literal
 
 DEFAULT_SENTENCE = "why do we work ?"
 log = logging.getLogger("attention_app")
@@ -46,14 +47,14 @@ def model_key(name: str) -> tuple[str, tuple]:
     return str(folder), stamp
 
 
-@st.cache_resource(show_spinner="Loading the model…", max_entries=4)
+@st.cache_resource(show_spinner=LocalText("spinner_loading"), max_entries=4)
 def load_model(folder: str, stamp: tuple) -> Translator:
     """The pretrained model in ``folder``, loaded once per server and shared read-only.
     A failure raises ``CheckpointError`` and is not cached: the next run tries again."""
     return _load_pretrained(Path(folder))
 
 
-@st.cache_data(max_entries=512, show_spinner="Decoding…")
+@st.cache_data(max_entries=512, show_spinner=LocalText("spinner_decoding"))
 def decode(key: tuple[str, tuple], sentence: str, options: tuple = (),
            prefix: tuple[str, ...] | None = None, max_new_tokens: int | None = None
            ) -> DecodeTrace:
@@ -63,7 +64,7 @@ def decode(key: tuple[str, tuple], sentence: str, options: tuple = (),
                                    **dict(options))
 
 
-@st.cache_data(max_entries=256, show_spinner="Teacher forcing…")
+@st.cache_data(max_entries=256, show_spinner=LocalText("spinner_teacher"))
 def teacher_force(key: tuple[str, tuple], sentence: str, reference: str) -> DecodeTrace:
     """The teacher-forced trace of a reference translation (cached)."""
     return load_model(*key).teacher_force(sentence, reference)
@@ -75,33 +76,31 @@ def _use_example() -> None:
 
 def sidebar() -> tuple[Translator | None, str]:
     """Model picker, examples and the sentence box. Returns (model or None, sentence)."""
-    st.sidebar.title("Transformer, step by step")
+    st.sidebar.title(t("app_title"))
     names = available_models()
     if not names:
-        st.sidebar.error(f"No models found in {code_span(str(pretrained_root()))}.")
+        st.sidebar.error(t("no_models", path=code_span(str(pretrained_root()))))
         return None, ""
     default = names.index("en-zh") if "en-zh" in names else 0
-    name = st.sidebar.selectbox("Model", names, index=default, key="model")
+    name = st.sidebar.selectbox(t("model"), names, index=default, key="model")
     try:
         translator = load_model(*model_key(name))
     except CheckpointError as exc:
-        st.sidebar.error(f"Model {code_span(clip(name))} could not be loaded: "
-                         f"{md_literal(clip(str(exc), 240))}")
+        st.sidebar.error(t("model_failed", name=code_span(clip(name)),
+                           error=md_literal(clip(str(exc), 240))))
         return None, ""
     st.session_state.setdefault("sentence", DEFAULT_SENTENCE)
     if translator.examples:
-        st.sidebar.selectbox("Examples", translator.examples, index=None, key="example",
-                             placeholder="Pick an example sentence…", on_change=_use_example)
-    sentence = st.sidebar.text_input("English sentence", key="sentence",
-                                     help="Lower or upper case; punctuation is split off.")
+        st.sidebar.selectbox(t("examples"), translator.examples, index=None, key="example",
+                             placeholder=t("examples_placeholder"), on_change=_use_example)
+    sentence = st.sidebar.text_input(t("sentence"), key="sentence", help=t("sentence_help"))
     card = translator.card.get("test_metrics", {})
     if card:
-        st.sidebar.caption(
-            f"{translator.config.num_encoder_layers}+{translator.config.num_decoder_layers} "
-            f"layers, {translator.config.nhead} heads, d_model {translator.config.d_model}, "
-            f"{translator.card.get('parameters', 0):,} parameters. Test exact match "
-            f"{card.get('exact_match', '?')} %, BLEU {card.get('bleu', '?')}."
-        )
+        cfg = translator.config
+        st.sidebar.caption(t("model_card", enc=cfg.num_encoder_layers,
+                             dec=cfg.num_decoder_layers, heads=cfg.nhead, d_model=cfg.d_model,
+                             params=translator.card.get("parameters", 0),
+                             exact=card.get("exact_match", "?"), bleu=card.get("bleu", "?")))
     return translator, sentence
 
 
@@ -112,23 +111,22 @@ def decode_or_explain(translator: Translator, sentence: str, options: tuple
     try:
         tokens = translator.check_input(sentence)
     except InputError as exc:
-        st.info(md_literal(str(exc)))
+        st.info(t("input_error", error=md_literal(str(exc))))
         return None
     unknown = translator.unknown_words(sentence)
     if unknown:
         lines = []
         for word in unknown[:5]:  # a short message: the first five, each clipped
             close = translator.suggestions(word)
-            hint = "try " + ", ".join(map(code_span, close)) if close else "no close match"
-            lines.append(f"- {code_span(clip(word, 20))}: {hint}")
-        more = f"\n- … and {len(unknown) - 5} more" if len(unknown) > 5 else ""
-        known = [t for t in tokens if t in translator.src_vocab and t.isalnum()]
+            hint = (t("unknown_try", words=t("word_separator").join(map(code_span, close))) if close
+                    else t("unknown_none_close"))
+            lines.append(t("unknown_line", word=code_span(clip(word, 20)), hint=hint))
+        more = t("unknown_more", n=len(unknown) - 5) if len(unknown) > 5 else ""
+        known = [tok for tok in tokens if tok in translator.src_vocab and tok.isalnum()]
         if not known:  # punctuation alone ("zxq blorf .") is nothing to translate
-            st.warning("None of these words are in the model's vocabulary, so there is "
-                       "nothing to translate.\n\n" + "\n".join(lines) + more)
+            st.warning(t("unknown_all") + "\n".join(lines) + more)
             return None
-        st.warning("Not in the model's vocabulary (the model sees `<unk>` for these):\n\n"
-                   + "\n".join(lines) + more)
+        st.warning(t("unknown_some") + "\n".join(lines) + more)
     name = st.session_state["model"]
     trace = decode(model_key(name), sentence, options)
     if st.session_state.get("shown") != (name, sentence):  # a new sentence starts at step 1
@@ -142,25 +140,25 @@ def decode_or_explain(translator: Translator, sentence: str, options: tuple
 def header(translator: Translator, trace: DecodeTrace, options: tuple) -> None:
     """The translation, the strategy, the source tokens, and whether the sentence is inside
     the grammar the model was trained on."""
-    st.markdown(f"### {md_literal(trace.output_text) or '(empty output)'}")
+    st.markdown(f"### {md_literal(trace.output_text) or t('empty_output')}")
     expected = translator.grammar_translation(trace.src_text)
     if expected is None:
-        grammar = ("outside the synthetic grammar the model was trained on, so expect "
-                   "mistakes")
+        grammar = t("grammar_outside")
     elif expected == trace.output_text:
-        grammar = "matches the grammar's own translation ✓"
+        grammar = t("grammar_match")
     else:
-        grammar = f"differs from the grammar's translation {md_literal(expected)}"
-    st.caption(f"Decoded with {controls.describe(options)}; {grammar}.")
-    st.caption("Source tokens: " + " ".join(code_span(t) for t in trace.src_tokens))
+        grammar = t("grammar_differs", expected=md_literal(expected))
+    st.caption(t("decoded_with", how=controls.describe(options), grammar=grammar))
+    st.caption(t("source_tokens") + " ".join(code_span(tok) for tok in trace.src_tokens))
     if not trace.finished:
-        st.info("Decoding stopped at the length limit before `</s>`.")
+        st.info(t("length_limit"))
 
 
 def view_tabs(translator: Translator, trace: DecodeTrace, k: int, key: tuple,
               options: tuple) -> None:
     """The views, one tab each; only the open tab's figures are built."""
-    tabs = st.tabs(list(TABS), key="view", on_change="rerun")
+    i18n.sync_view()
+    tabs = st.tabs([i18n.view_label(view) for view in TABS], key="view", on_change="rerun")
 
     def decode_with(mode: str) -> DecodeTrace:  # the positional-encoding experiment
         return decode(key, trace.src_text, (*options, ("positional", mode)))
@@ -183,7 +181,7 @@ def main() -> None:
     """Lay out the page: sidebar, header, beams, the step-through panel, the reference."""
     translator, sentence = sidebar()
     if translator is None:
-        st.info("Choose a model in the sidebar.")
+        st.info(t("choose_model"))
         return
     options = controls.strategy_sidebar()
     trace = decode_or_explain(translator, sentence, options)
@@ -210,11 +208,13 @@ def main() -> None:
     compare.reference_view(shown, lambda ref: teacher_force(key, sentence, ref))
 
 
-st.set_page_config(page_title="Transformer attention, step by step", page_icon="🔎",
-                   layout="wide")
+title = t("page_title")  # the language of the last run (English on a first load)
+st.set_page_config(page_title=title, page_icon="🔎", layout="wide")
 try:
+    i18n.language_selector()  # first in the sidebar; everything below follows it
+    if t("page_title") != title:
+        st.set_page_config(page_title=t("page_title"))
     main()
 except Exception:  # a user never sees a traceback; the log keeps it for us
     log.exception("unexpected error")
-    st.error("Something went wrong while drawing this page. Try another sentence or reload; "
-             "the error has been logged.")
+    st.error(t("page_error"))

@@ -12,9 +12,12 @@ import viz
 from model import DecodeTrace
 
 from .charts import chart
+from .i18n import STRINGS, labels, layer_label, t
 from .text import code_span, token_row
 
-SPEEDS = {"0.5 s": 0.5, "1 s": 1.0, "2 s": 2.0}
+# The speeds by id (the English label, the select box's value) -> seconds per step.
+SPEEDS = {STRINGS["speed_option"]["en"].format(seconds=s): float(s) for s in ("0.5", "1", "2")}
+DEFAULT_SPEED = STRINGS["speed_option"]["en"].format(seconds="1")
 
 
 def _set_step(value: int) -> None:
@@ -45,25 +48,28 @@ def step_controls(trace: DecodeTrace) -> int:
     k = current_step(T)
     playing = st.session_state.get("playing", False)
     cols = st.columns([1, 1.3, 1.2, 1.3, 1, 1.3], vertical_alignment="bottom")
-    cols[0].button("First", icon=":material/first_page:", on_click=_set_step, args=(1,),
+    cols[0].button(t("first"), icon=":material/first_page:", on_click=_set_step, args=(1,),
                    disabled=k <= 1, key="first_step", width="stretch")
-    cols[1].button("◀ Previous", on_click=_set_step, args=(k - 1,), disabled=k <= 1,
+    cols[1].button(t("previous"), on_click=_set_step, args=(k - 1,), disabled=k <= 1,
                    key="prev_step", width="stretch")
-    cols[2].button("Pause" if playing else "Play",
+    cols[2].button(t("pause") if playing else t("play"),
                    icon=":material/pause:" if playing else ":material/play_arrow:",
                    on_click=_toggle_play, args=(T,), key="play", width="stretch",
                    disabled=T <= 1)
-    cols[3].button("Next ▶", on_click=_set_step, args=(k + 1,), disabled=k >= T,
+    cols[3].button(t("next"), on_click=_set_step, args=(k + 1,), disabled=k >= T,
                    key="next_step", width="stretch")
-    cols[4].button("Last", icon=":material/last_page:", on_click=_set_step, args=(T,),
+    cols[4].button(t("last"), icon=":material/last_page:", on_click=_set_step, args=(T,),
                    disabled=k >= T, key="last_step", width="stretch")
-    cols[5].selectbox("Speed", list(SPEEDS), index=1, key="speed",
-                      help="Time per step while playing.")
+    # The default is set by value, not with index=: the language switch re-sets the choice
+    # (see ui.i18n), which Streamlit would log a warning for on a widget with a default.
+    st.session_state.setdefault("speed", DEFAULT_SPEED)
+    cols[5].selectbox(t("speed"), list(SPEEDS), key="speed", help=t("speed_help"),
+                      format_func=labels(SPEEDS, lambda s: t("speed_option",
+                                                               seconds=s.split()[0])))
     if T > 1:
-        st.slider("Decoding step", 1, T, key="step",
-                  help="Step k: the decoder has read k tokens and picks the next one.")
+        st.slider(t("decoding_step"), 1, T, key="step", help=t("decoding_step_help"))
     else:
-        st.caption("Decoding step 1 of 1")
+        st.caption(t("only_step"))
     return int(st.session_state["step"])
 
 
@@ -72,48 +78,45 @@ def step_panel(trace: DecodeTrace, k: int) -> None:
     step = trace.steps[k - 1]
     left, right = st.columns([2, 3])
     with left:
-        st.markdown(f"**Step {k} of {len(trace.steps)}**")
-        st.markdown("Decoder input so far:  \n" + token_row(step.input_tokens))
-        how = "Forced token" if step.forced else "Chosen next token"
-        st.markdown(
-            f"{how}: {code_span(step.token)} with probability **{step.prob:.1%}** "
-            f"(entropy {step.entropy:.2f} nats)"
-        )
-        st.markdown("Output so far:  \n" + token_row(trace.tgt_tokens[1 : k + 1]))
+        st.markdown(t("step_of", k=k, n=len(trace.steps)))
+        st.markdown(t("decoder_input_so_far") + token_row(step.input_tokens))
+        how = t("forced_token") if step.forced else t("chosen_token")
+        st.markdown(t("token_with_probability", how=how, token=code_span(step.token),
+                      prob=step.prob, entropy=step.entropy))
+        st.markdown(t("output_so_far") + token_row(trace.tgt_tokens[1 : k + 1]))
     with right:
         chosen = step.top_tokens.index(step.token) if step.token in step.top_tokens else None
         fig = viz.probability_bars(list(step.top_tokens), step.top_probs, chosen,
-                                   title=f"Top-{len(step.top_tokens)} next-token probabilities")
+                                   title=t("top_probs_title", n=len(step.top_tokens)))
         chart(fig.update_layout(height=330, margin=dict(t=40, b=40)), key="probs")
 
 
 def step_attention(trace: DecodeTrace, k: int) -> None:
     """This step's attention rows for every head of one layer (small multiples as rows)."""
     L = trace.cross_attentions.shape[0]
-    layer = st.selectbox("Layer for this step's attention", range(L),
-                         format_func=lambda i: f"Layer {i}", key="step_layer")
+    layer = st.selectbox(t("step_layer"), range(L), key="step_layer",
+                         format_func=labels(range(L), layer_label))
     H = trace.cross_attentions.shape[1]
-    heads = [f"head {h}" for h in range(H)]
+    heads = [t("head_tick", head=h) for h in range(H)]
     left, right = st.columns([3, 2])
     with left:
         chart(viz.attention_heatmap(
             trace.cross_attentions[layer, :, k - 1], heads, list(trace.src_tokens),
-            title=f"Step {k}: cross-attention of query {trace.tgt_tokens[k - 1]} over the "
-                  "source, every head",
-            query_label="Head", key_label="Key: source token"), key="step_cross")
+            title=t("step_cross_title", k=k, query=trace.tgt_tokens[k - 1]),
+            query_label=t("head_axis"), key_label=t("key_source_token")), key="step_cross")
     with right:
         chart(viz.attention_heatmap(
             trace.decoder_attentions[layer, :, k - 1, :k], heads,
             list(trace.decoder_input_tokens[:k]),
-            title=f"Step {k}: decoder self-attention, every head",
-            query_label="Head", key_label="Key: decoder input"), key="step_self")
+            title=t("step_self_title", k=k),
+            query_label=t("head_axis"), key_label=t("key_decoder_input")), key="step_self")
 
 
 def step_through(trace: DecodeTrace, body: Callable[[DecodeTrace, int], None]) -> None:
     """Run the step controls, the step panel and ``body(trace, k)`` as one fragment that
     reruns on its own every tick while playing."""
     playing = st.session_state.get("playing", False)
-    interval = SPEEDS.get(st.session_state.get("speed", "1 s"), 1.0) if playing else None
+    interval = SPEEDS.get(st.session_state.get("speed", DEFAULT_SPEED), 1.0) if playing else None
 
     def panel() -> None:
         T = len(trace.steps)

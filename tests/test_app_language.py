@@ -1,0 +1,422 @@
+"""The language switch (English / 简体中文), driven by AppTest with the real app and model (no
+mocks), and the string table behind it (``ui.i18n``)."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from pathlib import Path
+
+import pytest
+from apptest_helpers import (
+    APP,
+    DEFAULT_CHARTS,
+    chart_title,
+    charts,
+    enter,
+    run_app,
+    split_code_spans,
+)
+from streamlit.testing.v1 import AppTest
+
+from ui.i18n import (
+    LANGUAGES,
+    STRINGS,
+    TABS,
+    VIEW_KEYS,
+    VIZ_HOVER,
+    VIZ_STRINGS,
+    LocalText,
+    placeholders,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+ZH = "简体中文"
+HAN = re.compile(r"[\u4e00-\u9fff]")
+ZH_TABS = [STRINGS[VIEW_KEYS[view]]["zh"] for view in TABS]
+
+
+def zh(key: str, **fmt) -> str:
+    return STRINGS[key]["zh"].format(**fmt)
+
+
+def in_chinese(at: AppTest | None = None) -> AppTest:
+    """``at`` (default: a fresh app) switched to Chinese with the sidebar radio."""
+    at = at or run_app()
+    at.radio(key="lang").set_value(ZH).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def sidebar_labels(at: AppTest) -> list[str]:
+    return [w.label for kind in ("radio", "selectbox", "text_input", "slider", "number_input")
+            for w in getattr(at.sidebar, kind)]
+
+
+def titles(at: AppTest) -> list[str]:
+    return [chart_title(f) for f in charts(at)]
+
+
+# -- the table -----------------------------------------------------------------------------------
+
+
+def test_every_string_has_both_languages_with_the_same_placeholders():
+    for table in (STRINGS, VIZ_STRINGS, VIZ_HOVER):
+        for key, entry in table.items():
+            assert set(entry) == {"en", "zh"}, key
+            assert entry["en"].strip() and entry["zh"].strip(), key
+    for key, entry in STRINGS.items():  # str.format templates
+        assert placeholders(entry["en"]) == placeholders(entry["zh"]), key
+        for lang in ("en", "zh"):  # well formed, and no field is left unfilled
+            assert "{" not in re.sub(r"\{\{|\}\}", "", entry[lang]).format(
+                **dict.fromkeys(placeholders(entry[lang]), 1)), key
+    for key, entry in {**VIZ_STRINGS, **VIZ_HOVER}.items():  # "{n}" and Plotly's "%{y}"
+        fields = [sorted(re.findall(r"%?\{[^}]*\}", entry[lang])) for lang in ("en", "zh")]
+        assert fields[0] == fields[1], key
+    for key, entry in STRINGS.items():  # Chinese text is Chinese (a few are symbols alike)
+        letters = re.sub(r"\{[^}]*\}", "", entry["en"])
+        if re.search(r"[A-Za-z]{3,}", letters) and entry["en"] != "{error}":
+            assert HAN.search(entry["zh"]) or entry["zh"] == entry["en"], key
+    assert set(VIZ_STRINGS) == {e["en"] for e in VIZ_STRINGS.values()}
+    assert set(VIZ_HOVER) == {e["en"] for e in VIZ_HOVER.values()}
+    assert list(LANGUAGES.values()) == ["en", "zh"]
+
+
+# Calls whose first argument is text the user reads, and keyword arguments that are.
+_TEXT_CALLS = {"markdown", "caption", "info", "warning", "error", "success", "title", "header",
+               "subheader", "button", "selectbox", "radio", "slider", "text_input",
+               "text_area", "number_input", "multiselect", "expander", "spinner", "toast"}
+_TEXT_KWARGS = {"title", "help", "placeholder", "label", "query_label", "key_label",
+                "row_label", "col_label", "page_title"}
+
+
+def _english_literal(node: ast.AST) -> str | None:
+    """The English words of a string literal or an f-string's literal parts, if any."""
+    parts = ([node] if isinstance(node, ast.Constant) else
+             [v for v in node.values if isinstance(v, ast.Constant)]
+             if isinstance(node, ast.JoinedStr) else [])
+    text = " ".join(p.value for p in parts if isinstance(p.value, str))
+    return text if re.search(r"[A-Za-z]{3,}", text) else None
+
+
+def test_no_english_interface_text_is_written_outside_the_table():
+    """Labels, messages, help texts and figure titles in app.py and ui/ all come from
+    ``t(...)``: none is an English string literal."""
+    found = []
+    for path in [ROOT / "app.py", *sorted((ROOT / "ui").glob("*.py"))]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            name = getattr(node.func, "attr", getattr(node.func, "id", ""))
+            args = [kw.value for kw in node.keywords if kw.arg in _TEXT_KWARGS]
+            if name in _TEXT_CALLS and node.args:
+                args.append(node.args[0])
+            found += [f"{path.name}:{a.lineno}: {text!r}" for a in args
+                      if (text := _english_literal(a))]
+    assert not found, found
+
+
+def test_the_spinners_of_the_cached_functions_follow_the_language():
+    """``LocalText`` is the English text, but Streamlit shows ``str()`` of it, in the
+    session's language, in a cached function's spinner (``clean_text`` is what it uses)."""
+
+    def script():
+        import streamlit as st
+        from streamlit.string_util import clean_text
+
+        from ui.i18n import LocalText
+
+        text = LocalText("spinner_decoding")
+        st.markdown(clean_text(text))
+        st.session_state["lang"] = "简体中文"
+        st.markdown(clean_text(text))
+
+    at = AppTest.from_function(script).run()
+    assert not at.exception
+    assert [m.value for m in at.markdown] == ["Decoding…", "正在解码…"]
+    assert LocalText("spinner_loading") == "Loading the model…"
+
+
+# -- switching -----------------------------------------------------------------------------------
+
+
+def test_switching_to_chinese_changes_sidebar_tabs_step_panel_and_figures():
+    at = run_app()
+    assert at.radio(key="lang").label == "Language / 语言"
+    assert at.radio(key="lang").options == ["English", ZH]
+    assert at.radio(key="lang").value == "English"
+    assert at.sidebar.radio[0].label == "Language / 语言"  # the first thing in the sidebar
+    assert [t.label for t in at.tabs] == list(TABS)
+    in_chinese(at)
+    labels = sidebar_labels(at)
+    assert zh("sentence") in labels and zh("model") in labels and zh("strategy") in labels
+    assert "English sentence" not in labels and "Model" not in labels
+    assert at.radio(key="strategy").options == [zh("strategy_greedy"), zh("strategy_beam"),
+                                                  zh("strategy_sampling")]
+    assert at.sidebar.title[0].value == zh("app_title")
+    assert [t.label for t in at.tabs] == ZH_TABS
+    markdown = [m.value for m in at.markdown]
+    assert zh("step_of", k=1, n=9) in markdown
+    assert any(m.startswith(zh("decoder_input_so_far")) for m in markdown)
+    assert at.button(key="next_step").label == zh("next")
+    assert at.button(key="prev_step").label == zh("previous")
+    assert at.selectbox(key="step_layer").options[:2] == ["第 0 层", "第 1 层"]
+    assert zh("top_probs_title", n=10) in titles(at)
+    assert any(t.startswith("第 1 步：查询") for t in titles(at))
+    assert zh("pe_curves_title") in titles(at) and len(charts(at)) == DEFAULT_CHARTS
+    probs = next(f for f in charts(at) if chart_title(f) == zh("top_probs_title", n=10))
+    assert probs["layout"]["xaxis"]["title"]["text"] == "概率"  # a viz builder's own label
+    assert zh("explain_positional") in [c.value for c in at.caption]
+    assert at.text_input(key="sentence").value == "why do we work ?"  # input is kept
+
+
+def test_the_choice_survives_reruns_and_other_widgets_keep_their_choices():
+    at = run_app()
+    at.radio(key="strategy").set_value("Beam search").run()
+    at.session_state["view"] = "Cross-attention"
+    at.run()
+    at.selectbox(key="Cross-attention_layer").select(2).run()
+    at.selectbox(key="Cross-attention_head").select(5).run()
+    at.selectbox(key="speed").select("2 s").run()
+    in_chinese(at)
+    for _ in range(2):
+        assert at.radio(key="lang").value == ZH
+        assert at.session_state["view"] == zh("tab_cross")  # the same tab, now in Chinese
+        assert at.radio(key="strategy").value == "Beam search"
+        assert at.selectbox(key="Cross-attention_layer").value == 2
+        assert at.selectbox(key="Cross-attention_head").value == 5
+        assert at.selectbox(key="speed").value == "2 s"
+        assert at.selectbox(key="speed").options == ["0.5 秒", "1 秒", "2 秒"]
+        assert zh("view_head_title", view=zh("tab_cross"), layer=2, head=5) in titles(at)
+        assert zh("beam_header", n=4) in [s.value for s in at.main.subheader]
+        at.run()
+        assert not at.exception
+    at.radio(key="lang").set_value("English").run()  # and back
+    assert not at.exception and [t.label for t in at.tabs] == list(TABS)
+    assert at.session_state["view"] == "Cross-attention"
+    assert at.selectbox(key="Cross-attention_head").value == 5
+    assert "Cross-attention, layer 2, head 5" in titles(at)
+
+
+def test_a_view_can_be_chosen_by_its_english_or_chinese_name_in_chinese_mode():
+    at = in_chinese()
+    at.session_state["view"] = "Masks"  # what the English tests (and benchmarks) set
+    at.run()
+    assert not at.exception and at.session_state["view"] == zh("tab_masks")
+    assert zh("batch_header") in [s.value for s in at.subheader]
+    at.session_state["view"] = zh("tab_encoder")
+    at.run()
+    assert not at.exception
+    assert zh("view_all_heads_title", view=zh("tab_encoder"), layer=0) in titles(at)
+
+
+# -- every view in Chinese -----------------------------------------------------------------------
+
+
+def test_every_view_renders_in_chinese():
+    at = in_chinese()
+    at.slider(key="step").set_value(4).run()
+    for view, label in zip(TABS, ZH_TABS, strict=True):
+        at.session_state["view"] = view
+        at.run()
+        assert not at.exception, (view, at.exception)
+        assert at.session_state["view"] == label and not at.error
+        assert any(HAN.search(t) for t in titles(at)), view
+    # inside one head: every kind, with the step titles and the table's columns
+    for kind in ("encoder", "decoder", "cross"):
+        at.selectbox(key="ih_kind").select(kind).run()
+        assert not at.exception
+    markdown = [m.value for m in at.markdown]
+    for step in ("ih_step1", "ih_step2", "ih_step3", "ih_step4", "ih_step5", "ih_step6"):
+        assert zh(step) in markdown
+    (table,) = at.dataframe
+    assert list(table.value.columns) == ["键", "q·k", "÷ √d_k", "被屏蔽", "权重"]
+    assert zh("ih_weights_title") in titles(at)
+    # the positional-encoding experiment
+    at.session_state["view"] = "Positional encoding"
+    at.run()
+    at.radio(key="pe_mode").set_value("shuffled").run()
+    assert not at.exception
+    assert any(m.startswith(zh("pe_mode_normal")) for m in [m.value for m in at.markdown])
+    assert any(t.endswith("（打乱位置）") for t in titles(at))
+    # the padded batch
+    at.session_state["view"] = "Masks"
+    at.run()
+    assert any(s.value.startswith("每个句子在批次中的译文") for s in at.success)
+    columns = [list(d.value.columns) for d in at.dataframe]
+    assert [zh("col_sentence"), zh("col_in_batch"), zh("col_alone")] == columns[-1][:3]
+
+
+def test_beam_search_and_sampling_in_chinese():
+    at = in_chinese()
+    at.radio(key="strategy").set_value("Beam search").run()
+    assert not at.exception
+    assert zh("beam_tree_title") in titles(at)
+    (table,) = at.dataframe
+    assert list(table.value.columns) == ["假设", "log p", "得分", "词元数", "已结束"]
+    assert any(c.value.startswith("解码方式：束搜索，束宽 4") for c in at.caption)
+    at.selectbox(key="hypothesis").select(1).run()
+    assert not at.exception
+    tree = next(f for f in charts(at) if chart_title(f) == zh("beam_tree_title"))
+    assert {t.get("name") for t in tree["data"]} >= {"选中的假设", "保留"}
+    at.radio(key="strategy").set_value("Sampling").run()
+    at.button(key="sample_again").click().run()
+    assert not at.exception and at.session_state["seed"] == 1
+    assert at.button(key="sample_again").label == zh("sample_again")
+    assert any(c.value.startswith("解码方式：采样（温度 1.00") for c in at.caption)
+
+
+def test_branch_and_reference_in_chinese():
+    at = in_chinese()
+    at.slider(key="step").set_value(2).run()
+    at.button(key="branch_go").click().run()
+    assert not at.exception
+    assert zh("branch_header", k=2) in [s.value for s in at.subheader]
+    assert any(m.value.startswith("**分支：第 2 步改用") for m in at.markdown)
+    assert sum(t == zh("seq_probs_title") for t in titles(at)) == 2
+    at.button(key="branch_close").click().run()
+    at.text_input(key="reference").input("我们为什么学习？").run()
+    assert not at.exception
+    (note,) = [i.value for i in at.info if i.value.startswith("第一处不同在第 6 个位置")]
+    assert "`学`" in note and "`工`" in note
+    at.text_input(key="reference").input("hello").run()  # a model message: English, led in
+    (warning,) = at.warning
+    assert warning.value.startswith("无法给这个参考译文打分。")
+    assert "cannot produce" in warning.value
+
+
+def test_sentence_messages_in_chinese():
+    at = in_chinese()
+    enter(at, "why do we wrok ?")
+    (warning,) = at.warning
+    assert warning.value.startswith(zh("unknown_some")) and "可以试试 `work`、" in warning.value
+    enter(at, "zxq blorf .")
+    assert at.warning[0].value.startswith(zh("unknown_all")) and not charts(at)
+    enter(at, "")
+    assert at.info[0].value.startswith("这个句子无法翻译。") and not at.exception
+    hostile = "<b>x</b> **y** [a](b) :red[z]"
+    enter(at, hostile)
+    for el in [*at.markdown, *at.warning, *at.info, *at.caption]:
+        outside = split_code_spans(el.value)[1]
+        assert "<b>" not in outside and "**y**" not in outside and "[a](b)" not in outside
+    enter(at, "why do we work ?")
+    assert len(charts(at)) == DEFAULT_CHARTS and not at.warning
+
+
+# -- the URL -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    (ZH, ZH), ("zh", ZH), ("zh-CN", ZH), ("English", "English"),
+    ("xx", "English"), ("", "English"), ("<script>", "English"),
+])
+def test_the_lang_query_parameter_picks_the_language_and_a_bad_one_falls_back(value, expected):
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params["lang"] = value
+    at.run()
+    assert not at.exception, at.exception
+    assert at.radio(key="lang").value == expected
+    english = expected == "English"
+    assert at.tabs[0].label == ("Positional encoding" if english else "位置编码")
+    assert at.text_input(key="sentence").label == ("English sentence" if english else "英文句子")
+    assert len(charts(at)) == DEFAULT_CHARTS and not at.error
+
+
+# -- nothing English left ------------------------------------------------------------------------
+
+
+def _visible_text(at: AppTest) -> list[str]:
+    """The text a reader sees: widget labels, help, placeholders and options, Markdown,
+    tab and expander labels, and the figures' titles, axis and legend labels, hover text."""
+    out = []
+
+    def walk(node):
+        proto = getattr(node, "proto", None)
+        if proto is not None:
+            for field, value in proto.ListFields():
+                if field.name in ("label", "body", "help", "placeholder"):
+                    if not str(value).startswith("$$"):  # a formula is notation
+                        out.append(str(value))
+                elif field.name == "options":
+                    out.extend(map(str, value))
+                elif field.name == "spec":
+                    out.extend(_figure_text(json.loads(value)))
+        for child in getattr(node, "children", {}).values():
+            walk(child)
+
+    walk(at._tree)
+    out += [t.label for t in at.tabs] + [e.label for e in at.expander]
+    return out
+
+
+def _figure_text(fig: dict) -> list[str]:
+    layout, out = fig["layout"], []
+    for value in layout.values():
+        if isinstance(value, dict) and isinstance(value.get("title"), dict):
+            out.append(value["title"].get("text", ""))  # title, axes, legend, colour axis
+        if isinstance(value, dict) and isinstance(value.get("colorbar"), dict):
+            out.append(value["colorbar"].get("title", {}).get("text", ""))
+    out += [a.get("text", "") for a in layout.get("annotations", [])]
+    for trace in fig["data"]:
+        out += [trace.get("name") or "", trace.get("hovertemplate") or ""]
+        bar = trace.get("colorbar") or {}
+        out += [bar.get("title", {}).get("text", ""), *bar.get("ticktext", [])]
+    return out
+
+
+# Notation that both languages write the same way.
+NOTATION = re.compile(r"\b(sin|cos|[Ss]oftmax|log|BLEU|key_padding_mask|subsequent_mask|memory|"
+                      r"num_beams|length_penalty|d_model|d_k|True|False|Top|top)\b")
+
+
+def _english_pieces() -> list[str]:
+    """The fixed English parts of every translated string (placeholders cut out) that hold
+    a word of three letters or more besides notation, longest first."""
+    pieces = set()
+    for table in (STRINGS, VIZ_STRINGS, VIZ_HOVER):
+        for entry in table.values():
+            for piece in re.split(r"%?\{[^}]*\}", entry["en"]):
+                piece = piece.strip(" \n:,.()-…*")
+                if re.search(r"[A-Za-z]{3,}", NOTATION.sub("", piece)):
+                    pieces.add(piece)
+    return sorted(pieces, key=len, reverse=True)
+
+
+def _english_left(texts: list[str], pieces: list[str]) -> list[tuple[str, str]]:
+    left = []
+    for text in texts:
+        for piece in pieces:
+            if re.search(rf"(?<![A-Za-z_]){re.escape(piece)}(?![A-Za-z_])", text):
+                left.append((piece, text[:120]))
+    return left
+
+
+def test_no_english_from_the_table_is_left_in_chinese():
+    pieces = _english_pieces()
+    assert "English sentence" in pieces and "Probability" in pieces and "Head" in pieces
+    at = in_chinese()
+    pages = {"default": _visible_text(at)}
+    at.session_state["view"] = "Cross-attention"
+    at.run()
+    at.selectbox(key="Cross-attention_head").select(3).run()
+    pages["cross-attention"] = _visible_text(at)
+    at.session_state["view"] = "Inside one head"
+    at.run()
+    at.selectbox(key="ih_kind").select("decoder").run()
+    at.slider(key="step").set_value(3).run()
+    pages["inside one head"] = _visible_text(at)
+    at.session_state["view"] = "Masks"
+    at.run()
+    pages["masks"] = _visible_text(at)
+    at.radio(key="strategy").set_value("Beam search").run()
+    pages["beam search"] = _visible_text(at)
+    assert not at.exception
+    for page, texts in pages.items():
+        assert len(texts) > 50 and any(HAN.search(t) for t in texts), page
+        left = _english_left(texts, pieces)
+        assert not left, (page, left)
+    # ...while the English page has them, so the check does find them
+    english = _visible_text(run_app())
+    assert {p for p, _ in _english_left(english, pieces)} >= {
+        "English sentence", "Decoding step", "Probability", "Positional encoding"}
