@@ -1,7 +1,7 @@
 """Server-side speed of the app and of decoding, on this machine.
 
-    .venv/bin/python benchmarks/speed.py            # prints the figures
-    .venv/bin/python benchmarks/speed.py --write    # also updates benchmarks/RESULTS.md
+    .venv/bin/python -m benchmarks.speed            # prints the figures
+    .venv/bin/python -m benchmarks.speed --write    # also updates benchmarks/RESULTS.md
 
 Measured with Streamlit's AppTest (the real app and model, in process): the time of one
 script run after a step change (moving the step slider) and after a head change, i.e. the
@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT))  # run as a script from anywhere
 
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
@@ -80,15 +80,41 @@ def main() -> None:
     table = "\n".join(["| measure | value |", "|---|---|", *lines])
     print(table)
     if args.write:
-        from classroom import machine_description  # noqa: I001  (filled in below)
+        write_results(table, args.repeat)
 
-        results = ROOT / "benchmarks" / "RESULTS.md"
-        text = results.read_text(encoding="utf-8") if results.exists() else "# Benchmarks\n"
-        marker = "## Speed of one interaction (benchmarks/speed.py)"
-        text = text.split(marker)[0].rstrip() + "\n\n" + marker + "\n\n" + \
-            f"{machine_description()}\n\nTarget: at most 50 ms per step or head change.\n\n" + \
-            table + "\n"
-        results.write_text(text, encoding="utf-8")
+
+def write_results(table: str, repeat: int) -> None:
+    """Replace (or add) the "## Speed" section of benchmarks/RESULTS.md."""
+    import datetime as dt
+    import re
+
+    from benchmarks.classroom import RESULTS, machine
+
+    info = machine()
+    when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    section = f"""## Speed of one interaction
+
+`python -m benchmarks.speed --write`, {when}, median of {repeat}. Server-side time of one
+whole script run after moving the step slider or picking another head in the
+cross-attention tab (AppTest, in process; in the browser a step change reruns only the
+step-through fragment, so this is an upper bound), and decoding time per generated token
+through the API with one torch thread, as the app runs. Target: at most 50 ms per step or
+head change.
+
+{table}
+
+Machine: {info['cpu']}, {info['cores']} cores, {info['ram']} RAM; Python {info['python']},
+torch {info['torch']}, Streamlit {info['streamlit']}; load average {info['load']}.
+"""
+    old = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "# Benchmark results\n"
+    match = re.search(r"^## Speed.*?(?=^## |\Z)", old, flags=re.S | re.M)
+    if match:
+        new = old[:match.start()] + section + ("\n" if old[match.end():] else "") + \
+            old[match.end():]
+    else:
+        new = old.rstrip("\n") + "\n\n" + section
+    RESULTS.write_text(new, encoding="utf-8")
+    print(f"wrote {RESULTS}")
 
 
 if __name__ == "__main__":

@@ -569,3 +569,11 @@ def test_score_heatmap_draws_blocked_cells_as_minus_infinity():
     assert (probs.data[0].zmin, probs.data[0].zmax) == (0.0, 1.0)
     with pytest.raises(ValueError):
         viz.score_heatmap(np.array([[np.nan, 1.0]]), ["a"], ["a", "b"])
+
+
+def test_grid_shows_key_labels_only_under_each_column_and_prefers_sc_fonts():
+    fig = attention_grid(softmax_rows((8, 3, 4)), ["a", "b", "c"], ["w", "x", "y", "z"],
+                         ncols=4)
+    shown = [fig.layout[f"xaxis{'' if i == 0 else i + 1}"].showticklabels for i in range(8)]
+    assert shown == [False] * 4 + [True] * 4  # the top row's labels would cover the titles
+    assert fig.layout.font.family.split(", ")[1] == "Noto Sans CJK SC"

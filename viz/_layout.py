@@ -6,7 +6,13 @@ import numpy as np
 
 from .validate import escape_html
 
-FONT = dict(family="Noto Sans SC, Microsoft YaHei, PingFang SC, Arial, sans-serif", size=13)
+# Simplified-Chinese faces first: Debian names Noto's "Noto Sans CJK SC"; without it Chromium
+# falls back to the Japanese variant, which draws some characters in Japanese forms.
+FONT = dict(
+    family="Noto Sans SC, Noto Sans CJK SC, Source Han Sans SC, Microsoft YaHei, PingFang SC, "
+    "Arial, sans-serif",
+    size=13,
+)
 ATTENTION_SCALE = "Blues"
 TOKEN_HOVER = "Query %{y}: %{customdata[0]}<br>Key %{x}: %{customdata[1]}<br>"
 

@@ -169,7 +169,10 @@ def attention_grid(
         x_title = key_label if cell + ncols >= n_heads else ""  # bottom panel of its column
         y_title = query_label if col == 0 else ""
         layout[f"xaxis{n}"] = token_axis(k_txt, x_title) | dict(
-            domain=x_dom, anchor=f"y{n}", constrain="domain"
+            domain=x_dom,
+            anchor=f"y{n}",
+            constrain="domain",
+            showticklabels=cell + ncols >= n_heads,  # key labels under each column only
         )
         layout[f"yaxis{n}"] = token_axis(q_txt, y_title, reverse=True) | dict(
             domain=y_dom,

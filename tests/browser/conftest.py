@@ -1,0 +1,290 @@
+"""Real-browser fixtures: one ``streamlit run app.py`` per test session, Debian's Chromium
+driven by Playwright, and ``AppPage``, a thin driver that acts like a user and waits until
+the app has finished rerunning and Plotly has drawn before anything is asserted.
+
+The server launcher and the in-page JavaScript are shared with ``benchmarks/classroom.py``.
+Chromium is never downloaded: without ``/usr/bin/chromium`` every browser test fails and
+says to ``apt-get install chromium fonts-noto-cjk``.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from benchmarks.classroom import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    CJK,
+    GLYPH_JS,
+    INJECTION_JS,
+    READY_JS,
+    ROOT,
+    SNAPSHOT_JS,
+    VIEWPORT,
+    RunCounter,
+    Server,
+    chart,
+    chromium_problem,
+    page_problems,
+    streamlit_server,
+)
+
+SCREENSHOTS = ROOT / "screenshots" / "browser"
+TIMEOUT_S = 90  # one rerun, model loading included, on a busy 2-core machine
+
+
+@pytest.fixture(scope="session")
+def app_server() -> Iterator[Server]:
+    """A ``streamlit run app.py`` started for this test session on a free loopback port
+    (cwd: repository root), its health endpoint answering; terminated when the session ends.
+    Fails with the server's output if it does not come up within 60 s."""
+    try:
+        with streamlit_server(timeout=60) as server:
+            yield server
+    except RuntimeError as exc:
+        pytest.fail(str(exc), pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def app_url(app_server) -> str:
+    """The test server's URL, ``http://127.0.0.1:<port>``."""
+    return app_server.url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless Debian Chromium (Playwright sync API), one per test module. Fails, naming the
+    package to install, when ``/usr/bin/chromium`` is missing."""
+    problem = chromium_problem()
+    if problem:
+        pytest.fail(problem, pytrace=False)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def app(browser, app_server) -> Iterator[AppPage]:
+    """The app open in a fresh browser context (its own Streamlit session), first run
+    drawn. Fails the test if a JavaScript dialog opened or the page threw an error."""
+    context = browser.new_context(viewport=VIEWPORT)
+    page = context.new_page()
+    driver = AppPage(page, app_server)
+    driver.open()
+    yield driver
+    context.close()
+    assert not driver.dialogs, f"JavaScript dialogs opened: {driver.dialogs}"
+    assert not driver.page_errors, f"uncaught errors in the page: {driver.page_errors}"
+
+
+class AppPage:
+    """Drives the app in one page like a user and reads what the page shows.
+
+    Every action waits until the server has reported the script run it triggered as
+    finished (``RunCounter``, on the page's websocket), then until the page is idle and
+    shows what the caller expects (``READY_JS``: ``stApp``'s ``data-test-script-state`` is
+    ``notRunning``, no stale elements, the expected number of Plotly charts each with its
+    SVG, and optionally a step label, source tokens, an alert, the open tab, a chart title),
+    and finally asserts that no exception box or error alert is shown. ``snapshot()``
+    returns the page's state as a dict (see ``SNAPSHOT_JS``).
+    """
+
+    def __init__(self, page, server: Server):
+        self.page, self.server, self.url = page, server, server.url
+        self.dialogs: list[str] = []
+        self.page_errors: list[str] = []
+        self.runs = RunCounter(page)
+        page.on("dialog", self._on_dialog)
+        page.on("pageerror", lambda err: self.page_errors.append(str(err)))
+
+    def _on_dialog(self, dialog) -> None:
+        self.dialogs.append(f"{dialog.type}: {dialog.message}")
+        dialog.dismiss()
+
+    # -- waiting and reading -----------------------------------------------------------------
+
+    def open(self) -> dict:
+        """Load the app and wait for its first run: step 1 with the next-token chart."""
+        self.page.goto(self.url)
+        return self.wait_ready(0, stepOf="Step 1 of ", titles=["Top-"])
+
+    def wait_ready(self, after: int | None = None, **want) -> dict:
+        """Wait until the server has finished more than ``after`` runs (if given) and the
+        page is idle and shows ``want`` (keys of ``READY_JS``: charts, minCharts,
+        panelCharts, panelMin, titles, step, stepOf, source, alert, tab, rows), then
+        assert no exception box or error alert is shown. Returns the snapshot."""
+        deadline = time.monotonic() + TIMEOUT_S
+        while after is not None and self.runs.done <= after:
+            if time.monotonic() > deadline:
+                self.fail_not_ready(want, f"the server finished no run after the {after}th")
+            self.page.wait_for_timeout(20)  # lets Playwright deliver websocket events
+        try:
+            self.page.wait_for_function(READY_JS, arg=want, polling="raf",
+                                        timeout=max(deadline - time.monotonic(), 1) * 1000)
+        except Exception as exc:
+            self.fail_not_ready(want, type(exc).__name__)
+        return self.assert_clean()
+
+    def fail_not_ready(self, want: dict, why: str):
+        """Raise AssertionError describing the page and the server's output."""
+        snap = self.snapshot()
+        charts = [(c["title"], c["drawn"]) for c in snap["charts"]]
+        raise AssertionError(
+            f"page not ready for {want}: {why}; problems {page_problems(snap)}; state "
+            f"{snap['state']}, runs {self.runs.done}, stale {snap['stale']}, sentence "
+            f"{(snap['sentence'] or '')[:80]!r}, charts {charts}, "
+            f"step {snap['step']!r}, tab {snap['tab']!r}, alerts {snap['alerts']}; "
+            f"server output:\n{self.server.output(3000)}") from None
+
+    def act(self, action: Callable[[], object], **want) -> dict:
+        """Do ``action`` (something that reruns the script) and ``wait_ready`` for it."""
+        before = self.runs.done
+        action()
+        return self.wait_ready(before, **want)
+
+    def snapshot(self) -> dict:
+        """The page's state now (see ``benchmarks.classroom.SNAPSHOT_JS``)."""
+        return self.page.evaluate(SNAPSHOT_JS)
+
+    def assert_clean(self) -> dict:
+        """Assert no Streamlit exception box and no error alert; returns the snapshot."""
+        snap = self.snapshot()
+        assert not page_problems(snap), page_problems(snap)
+        return snap
+
+    def chart_count(self) -> int:
+        """How many Plotly charts are on the page with their SVG drawn."""
+        return sum(c["drawn"] for c in self.snapshot()["charts"])
+
+    def ticks(self, title: str) -> tuple[list[str], list[str]]:
+        """(x, y) tick labels of the one chart whose title starts with ``title``."""
+        found = chart(self.snapshot(), title)
+        return found["x"], found["y"]
+
+    def wait_ticks(self, title: str, check: Callable[[list[str], list[str]], bool],
+                   timeout: float = 15.0) -> tuple[list[str], list[str]]:
+        """Poll until ``check(x, y)`` holds for chart ``title`` (Plotly redraws a chart in
+        place after the rerun has ended); AssertionError with the labels if it never does."""
+        deadline = time.monotonic() + timeout
+        while True:
+            x, y = self.ticks(title)
+            if check(x, y):
+                return x, y
+            if time.monotonic() > deadline:
+                raise AssertionError(f"chart {title!r} ticks never passed the check: "
+                                     f"x={x}, y={y}")
+            self.page.wait_for_timeout(100)
+
+    def injected_markup(self) -> list[str]:
+        """User text that became live markup: scripts, handlers, links, LaTeX, colours."""
+        return self.page.evaluate(INJECTION_JS)
+
+    def assert_cjk_renders(self, labels: list[str], where: str) -> None:
+        """Assert ``labels`` contain CJK characters and each one draws as a real glyph (not
+        a missing-glyph box) in the font the tick labels actually use."""
+        chars = sorted({ch for label in labels for ch in CJK.findall(label)})
+        assert chars, f"no Chinese characters among the {where} tick labels: {labels}"
+        tick = self.page.locator("[data-testid='stPlotlyChart'] .ytick text").first
+        font = tick.evaluate("e => { const s = getComputedStyle(e); "
+                             "return `${s.fontWeight} 40px ${s.fontFamily}`; }")
+        tofu = [ch for ch in chars[:12]
+                if self.page.evaluate(GLYPH_JS, [ch, font])["isTofu"]]
+        assert not tofu, (f"{where}: {tofu} draw as missing-glyph boxes in {font!r}; "
+                          "install fonts-noto-cjk")
+
+    # -- user actions ------------------------------------------------------------------------
+
+    def enter_sentence(self, text: str, **ready) -> dict:
+        """Type ``text`` into the sidebar's "English sentence" box and press Enter."""
+        box = self.page.get_by_role("textbox", name="English sentence", exact=True)
+
+        def type_it():
+            box.fill(text)
+            box.press("Enter")
+
+        return self.act(type_it, **ready)
+
+    def click_button(self, name: str, **ready) -> dict:
+        """Click the button labelled ``name``."""
+        button = self.page.get_by_role("button", name=name, exact=True)
+        return self.act(button.click, **ready)
+
+    def open_tab(self, name: str, **ready) -> dict:
+        """Open the view tab ``name`` (the open one is left as it is: no rerun)."""
+        tab = self.page.get_by_role("tab", name=name, exact=True)
+        snap = (self.snapshot() if tab.get_attribute("aria-selected") == "true"
+                else self.act(tab.click, **{"tab": name, **ready}))
+        assert snap["tab"] == name, snap["tab"]
+        return snap
+
+    def combobox(self, label: str, in_tab: bool = False):
+        """The select box labelled ``label`` (in the open tab's panel if ``in_tab``)."""
+        scope = (self.page.locator("[data-testid='stTabPanel']:visible") if in_tab
+                 else self.page.locator("[data-testid='stSidebar']"))
+        return scope.get_by_role("combobox", name=label, exact=True)
+
+    def open_combobox(self, label: str, in_tab: bool = False):
+        """Open select box ``label``'s list and return the listbox. Clicks it and, if the
+        list stays shut (a click right after a viewport resize can be lost), presses
+        ArrowDown, which opens it from the keyboard."""
+        box = self.combobox(label, in_tab)
+        box.click()
+        if box.get_attribute("aria-expanded") != "true":
+            box.press("ArrowDown")
+        listbox = self.page.get_by_role("listbox")
+        listbox.wait_for()
+        return listbox
+
+    def options(self, label: str, in_tab: bool = False) -> list[str]:
+        """The option texts of select box ``label`` (opens it, reads, closes it)."""
+        listbox = self.open_combobox(label, in_tab)
+        names = listbox.get_by_role("option").all_inner_texts()
+        self.combobox(label, in_tab).press("Escape")
+        listbox.wait_for(state="hidden")
+        return [n.strip() for n in names]
+
+    def select(self, label: str, option: str, in_tab: bool = False, **ready) -> dict:
+        """Pick ``option`` in select box ``label``."""
+        box = self.combobox(label, in_tab)
+
+        def pick():
+            self.open_combobox(label, in_tab).get_by_role("option", name=option,
+                                                          exact=True).click()
+
+        snap = self.act(pick, **ready)
+        assert box.input_value() == option, box.input_value()
+        return snap
+
+    def slider_key(self, key: str, **ready) -> dict:
+        """Focus the "Decoding step" slider and press ``key`` (Home, End, ArrowLeft, ...)."""
+        thumb = self.page.locator("[data-testid='stSlider'] input[type='range']")
+        return self.act(lambda: thumb.press(key), **ready)
+
+    def screenshot(self, name: str) -> Path:
+        """Save the whole page as ``screenshots/browser/<name>.png``; returns the path.
+
+        Streamlit scrolls inside its main container, so the viewport is made as tall as
+        that container's content for the shot, then restored."""
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        path = SCREENSHOTS / f"{re.sub(r'[^a-z0-9]+', '-', name.lower()).strip('-')}.png"
+        size = self.page.viewport_size
+        height = self.page.evaluate(
+            "() => Math.max(...[...document.querySelectorAll(\"[data-testid='stMain'], "
+            "[data-testid='stAppViewContainer'], [data-testid='stSidebarContent']\")]"
+            ".map(e => e.scrollHeight), innerHeight)")
+        self.page.set_viewport_size({"width": size["width"], "height": min(height, 8000)})
+        try:
+            self.page.wait_for_timeout(300)  # let the layout settle at the new height
+            self.page.screenshot(path=str(path), full_page=True)
+        finally:
+            self.page.set_viewport_size(size)
+        print(f"screenshot: {path}")
+        return path

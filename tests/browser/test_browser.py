@@ -1,0 +1,228 @@
+"""The app in a real browser: a user's whole walkthrough, the model picker and hostile input.
+
+Assertions hold for any trained or untrained model: they check which tokens the charts'
+axes show (the sentence's source tokens, the decoder input the step panel shows), that the
+Chinese characters really draw, how many charts are drawn, and that no error is shown;
+never what the translation is.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from benchmarks.classroom import CJK, GLYPH_JS, INJECTION_JS, ROOT, chart
+from tests.hostile_inputs import GOOD, HOSTILE_INPUTS
+
+SENTENCE = "i go to school tomorrow ."
+SOURCE = ["i", "go", "to", "school", "tomorrow", ".", "</s>"]
+PADS = ["<pad>", "<pad>"]  # the Masks tab pads both sides with 2 by default
+PE = "Positional encoding added to the source sentence"
+ATTENTION_TABS = ("Encoder self-attention", "Decoder self-attention", "Cross-attention")
+#: Charts each tab must draw (title prefixes) inside its panel; an attention tab draws
+#: exactly one figure, another tab at least these. A tab not listed here (a new one) must
+#: draw at least one chart.
+TAB_CHARTS = {
+    "Positional encoding": [PE, "Positional encoding by dimension"],
+    "Masks": ["Source padding mask (key_padding_mask)", "Encoder self-attention mask",
+              "Cross-attention (memory) mask", "Look-ahead mask", "Decoder mask = padding"],
+    **{tab: [f"{tab}, layer 0, all heads"] for tab in ATTENTION_TABS},
+}
+
+
+def tab_ready(tab: str) -> dict:
+    """``READY_JS`` expectations for tab ``tab`` with its default pickers."""
+    titles = TAB_CHARTS.get(tab, [])
+    if tab in ATTENTION_TABS:
+        return {"tab": tab, "titles": titles, "panelCharts": 1}
+    return {"tab": tab, "titles": titles, "panelMin": max(len(titles), 1)}
+
+
+def models_root() -> Path:
+    """Where the app looks for models: ``$ATTENTION_PRETRAINED_DIR`` if set, else
+    ``pretrained/``."""
+    return Path(os.environ.get("ATTENTION_PRETRAINED_DIR", "").strip() or ROOT / "pretrained")
+
+
+def model_folders() -> list[str]:
+    """What the Model picker must offer: the folders in the models' root, sorted, hidden
+    ones excluded."""
+    root = models_root()
+    return sorted(p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
+
+
+def model_config(name: str) -> dict:
+    """Model ``name``'s ``config.json`` (layers, heads, d_model)."""
+    return json.loads((models_root() / name / "config.json").read_text(encoding="utf-8"))
+
+
+def test_glyph_and_injection_checks_catch_what_they_look_for(browser):
+    """The checks used below are not vacuous: a character no installed font has draws as the
+    missing-glyph box, and live markup planted in a page is reported."""
+    page = browser.new_page()
+    try:
+        font = "40px 'Noto Sans SC', Arial, sans-serif"
+        assert not page.evaluate(GLYPH_JS, ["我", font])["isTofu"]
+        assert page.evaluate(GLYPH_JS, ["\U0003134f", font])["isTofu"]  # CJK ext. G
+        page.set_content(
+            "<div data-testid='stMarkdownContainer'><strong>why</strong>"
+            "<a href='javascript:alert(1)'>click</a><span class='katex'>x</span>"
+            "<img src='x'><span class='stMarkdownColoredText'>we</span></div>"
+        )
+        found = " ".join(page.evaluate(INJECTION_JS))
+        for kind in ("emphasis", "link", "katex", "element with handler", "ColoredText"):
+            assert kind in found, (kind, found)
+    finally:
+        page.close()
+
+
+def test_walkthrough_sentence_steps_tabs_layers_heads(app):
+    """Type a sentence, step to the end and back, open every tab, pick layers and heads."""
+    config = model_config(app.combobox("Model").input_value())
+    snap = app.snapshot()
+    assert snap["sentence"] and snap["sourceTokens"], snap
+    x, y = app.ticks(PE)
+    assert [t.split(": ", 1)[1] for t in y] == snap["sourceTokens"]
+
+    # The sentence: source tokens in the caption and on the positional-encoding axis.
+    snap = app.enter_sentence(SENTENCE, source=SOURCE, stepOf="Step 1 of ",
+                              **tab_ready("Positional encoding"))
+    app.wait_ticks(PE, lambda x, y: y == [f"{i}: {t}" for i, t in enumerate(SOURCE)])
+    total = int(snap["step"].split()[-1])
+    assert snap["step"] == f"Step 1 of {total}" and total >= 2, snap["step"]
+    assert snap["decoderInput"] == ["<s>"]
+    _, bars = app.ticks("Top-")
+    app.assert_cjk_renders(bars, "next-token probability")
+    prev = app.page.get_by_role("button", name="◀ Previous", exact=True)
+    nxt = app.page.get_by_role("button", name="Next ▶", exact=True)
+    assert prev.is_disabled() and nxt.is_enabled()
+
+    # Step to the last step with Next, one back with Previous, to the end with the slider.
+    for k in range(2, total + 1):
+        snap = app.click_button("Next ▶", step=f"Step {k} of {total}", titles=["Top-", PE])
+        assert snap["slider"]["value"] == k and len(snap["decoderInput"]) == k
+    assert nxt.is_disabled() and prev.is_enabled()
+    snap = app.click_button("◀ Previous", step=f"Step {total - 1} of {total}",
+                            titles=["Top-", PE])
+    assert snap["slider"]["value"] == total - 1
+    snap = app.slider_key("End", step=f"Step {total} of {total}", titles=["Top-", PE])
+    dec = snap["decoderInput"]  # <s> and every output token but the last
+    assert len(dec) == total and dec[0] == "<s>", dec
+    assert any(CJK.search(t) for t in dec), f"no Chinese token in the decoder input {dec}"
+
+    tabs = [t.strip() for t in app.page.get_by_role("tab").all_inner_texts()]
+    assert set(TAB_CHARTS) <= set(tabs), f"tabs gone from the app: {set(TAB_CHARTS) - set(tabs)}"
+    for tab in tabs:  # every tab the page has, the ones not in TAB_CHARTS too
+        snap = app.open_tab(tab, **tab_ready(tab))
+        assert app.chart_count() == len(snap["charts"]) >= snap["panelCharts"] + 1
+        assert snap["step"] == f"Step {total} of {total}"  # the tab keeps the step
+        check_tab(app, tab, dec)
+        app.screenshot(tab)
+        if tab in ATTENTION_TABS:
+            check_layer_and_head(app, tab, dec, config)
+
+
+def check_tab(app, tab: str, dec: list[str]) -> None:
+    """The open tab's charts show the right tokens on the right axes (default pickers)."""
+    if tab == "Positional encoding":
+        app.wait_ticks(PE, lambda x, y: y == [f"{i}: {t}" for i, t in enumerate(SOURCE)])
+    elif tab == "Masks":
+        app.wait_ticks("Source padding mask (key_padding_mask)", lambda x, y: x == SOURCE + PADS)
+        app.wait_ticks("Encoder self-attention mask",
+                       lambda x, y: x == y == SOURCE + PADS)
+        app.wait_ticks("Cross-attention (memory) mask",
+                       lambda x, y: x == SOURCE + PADS and y == dec + PADS)
+        app.wait_ticks("Look-ahead mask", lambda x, y: x == y == dec + PADS)
+        app.wait_ticks("Decoder mask = padding", lambda x, y: x == y == dec + PADS)
+    elif tab in ATTENTION_TABS:
+        keys = dec if tab == "Decoder self-attention" else SOURCE
+        queries = SOURCE if tab == "Encoder self-attention" else dec
+        x, y = app.wait_ticks(f"{tab}, layer 0, all heads",
+                              lambda x, y: set(x) == set(keys) and set(y) == set(queries))
+        assert chart(app.snapshot(), tab)["firstPanelY"] == queries  # rows in order
+        if tab != "Encoder self-attention":
+            app.assert_cjk_renders(y, tab)
+        if tab != "Decoder self-attention":
+            assert {"school", "tomorrow"} <= set(x)
+
+
+def pickers_match(app, tab: str, config: dict) -> tuple[list[str], list[str]]:
+    """Assert the open tab's Layer and Head pickers offer the model's layers and heads;
+    returns their options."""
+    n_layers = config["num_encoder_layers" if tab.startswith("Encoder") else "num_decoder_layers"]
+    layers = app.options("Layer", in_tab=True)
+    heads = app.options("Head", in_tab=True)
+    assert layers == [f"Layer {i}" for i in range(n_layers)], layers
+    assert heads == ["All heads", *(f"Head {h}" for h in range(config["nhead"]))], heads
+    return layers, heads
+
+
+def check_layer_and_head(app, tab: str, dec: list[str], config: dict) -> None:
+    """Pick the last layer and the last head in the open tab: one heatmap whose axes show
+    the keys and queries in order."""
+    layers, heads = pickers_match(app, tab, config)
+    layer, head = layers[-1], heads[-1]
+    app.select("Layer", layer, in_tab=True, panelCharts=1,
+               titles=[f"{tab}, {layer.lower()}, all heads"])
+    app.select("Head", head, in_tab=True, panelCharts=1,
+               titles=[f"{tab}, {layer.lower()}, {head.lower()}"])
+    keys = dec if tab == "Decoder self-attention" else SOURCE
+    queries = SOURCE if tab == "Encoder self-attention" else dec
+    app.wait_ticks(f"{tab}, {layer.lower()}, {head.lower()}",
+                   lambda x, y: x == keys and y == queries)
+
+
+def test_model_picker_lists_every_folder_and_switches(app):
+    """The Model picker offers exactly the folders of ``pretrained/``; with two or more,
+    switching model redraws the page for the same sentence from step 1, without errors."""
+    expected = model_folders()
+    assert expected, "no model folders"
+    assert app.options("Model") == expected
+    current = app.combobox("Model").input_value()
+    assert current == ("en-zh" if "en-zh" in expected else expected[0])
+    snap = app.enter_sentence(SENTENCE, source=SOURCE, stepOf="Step 1 of ", titles=["Top-", PE])
+    for name in [*(n for n in expected if n != current), current] if len(expected) > 1 else []:
+        # Step forward first: a model switch must start the sentence again at step 1.
+        app.click_button("Next ▶", step=f"Step 2 of {snap['step'].split()[-1]}")
+        config = model_config(name)
+        snap = app.select("Model", name, stepOf="Step 1 of ", source=SOURCE,
+                          titles=["Top-", f"{PE} (d_model = {config['d_model']})"])
+        assert snap["sentence"] == SENTENCE
+        app.wait_ticks(PE, lambda x, y: y == [f"{i}: {t}" for i, t in enumerate(SOURCE)])
+        _, bars = app.ticks("Top-")
+        assert any(CJK.search(t) for t in bars), bars
+        app.open_tab("Cross-attention", **tab_ready("Cross-attention"))
+        pickers_match(app, "Cross-attention", config)  # this model's layers and heads
+        app.wait_ticks("Cross-attention, layer 0, all heads",
+                       lambda x, y: set(x) == set(SOURCE) and y[:1] == ["<s>"])
+        app.open_tab("Positional encoding", **tab_ready("Positional encoding"))
+
+
+HOSTILE = {name: (text, outcome, expected) for name, text, outcome, expected in HOSTILE_INPUTS}
+PICKED = ("script tag", "img onerror", "markdown link", "markdown emphasis",
+          "streamlit directives", "latex", "right-to-left text", "bold tag around words",
+          "1,000,000 characters")
+EXTRA = ("html entity", "emoji shortcode and icon", "autolink", "markdown heading and quote")
+
+
+def test_hostile_input_stays_text_and_the_next_sentence_works(app):
+    """Hostile sentences open no dialog, create no script, handler, link, LaTeX, colour or
+    emphasis from the user's text, give the table's outcome (a message and no chart, or a
+    decoding), and the good sentence typed next decodes and draws again."""
+    missing = [name for name in PICKED if name not in HOSTILE]
+    assert not missing, f"tests/hostile_inputs.py no longer has {missing}"
+    assert app.injected_markup() == []  # the clean page passes the check
+    for name in [*PICKED, *(n for n in EXTRA if n in HOSTILE)]:
+        text, outcome, expected = HOSTILE[name]
+        if outcome == "message":  # an explanation instead of charts
+            snap = app.enter_sentence(text, charts=0, alert=expected)
+            assert snap["step"] is None and snap["sourceTokens"] is None, name
+        else:
+            snap = app.enter_sentence(text, stepOf="Step 1 of ", titles=["Top-", PE])
+            assert snap["sourceTokens"], (name, snap["alerts"])
+        assert app.dialogs == [], (name, app.dialogs)
+        assert app.injected_markup() == [], name
+        snap = app.enter_sentence(GOOD, source=[*GOOD.split(), "</s>"], titles=["Top-", PE])
+        assert snap["alerts"] == [], (name, snap["alerts"])
+        app.wait_ticks(PE, lambda x, y: [t.split(": ", 1)[1] for t in y] == [*GOOD.split(), "</s>"])
