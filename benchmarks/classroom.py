@@ -154,8 +154,11 @@ SNAPSHOT_JS = """
     charts: all("[data-testid='stPlotlyChart']").map((c) => ({
       title: (c.querySelector('.gtitle') || {textContent: ''}).textContent,
       drawn: c.querySelector('svg.main-svg') !== null,
-      x: all('.xtick text', c).map(text),
-      y: all('.ytick text', c).map(text),
+      // every panel's ticks: Plotly names the groups xtick, x2tick, x5tick, ...
+      x: all('g', c).filter((g) => /^x\\d*tick$/.test(g.getAttribute('class') || ''))
+        .map(text),
+      y: all('g', c).filter((g) => /^y\\d*tick$/.test(g.getAttribute('class') || ''))
+        .map(text),
       firstPanelY: all('.subplot.xy .ytick text', c).map(text),
     })),
     exceptions: all("[data-testid='stException']").map((e) => e.innerText),
