@@ -115,10 +115,19 @@ def step_attention(trace: DecodeTrace, k: int) -> None:
 def step_through(trace: DecodeTrace, body: Callable[[DecodeTrace, int], None]) -> None:
     """Run the step controls, the step panel and ``body(trace, k)`` as one fragment that
     reruns on its own every tick while playing."""
-    playing = st.session_state.get("playing", False)
-    interval = SPEEDS.get(st.session_state.get("speed", DEFAULT_SPEED), 1.0) if playing else None
+    def timer() -> float | None:
+        """Seconds between ticks for the current play state and speed (None = stopped)."""
+        playing = st.session_state.get("playing", False)
+        return SPEEDS.get(st.session_state.get("speed", DEFAULT_SPEED), 1.0) if playing else None
+
+    interval = timer()
 
     def panel() -> None:
+        # Play, Pause and Speed are inside this fragment, so clicking them reruns only the
+        # fragment, which keeps the timer it was created with: rerun the whole app once to
+        # create it again with the right one.
+        if timer() != interval:
+            st.rerun(scope="app")
         T = len(trace.steps)
         if st.session_state.get("playing", False):
             k = current_step(T)
