@@ -623,11 +623,11 @@ these figures are pessimistic for the server.
 """
 
 
-def with_section(path: Path, section: str) -> str:
-    """``path``'s text with its "## Classroom" section replaced by ``section`` (other
-    sections are kept; a missing file or section is created)."""
+def with_section(path: Path, section: str, heading: str = "## Classroom") -> str:
+    """``path``'s text with its section starting with ``heading`` replaced by ``section``
+    (other sections are kept; a missing file or section is created)."""
     old = path.read_text(encoding="utf-8") if path.exists() else "# Benchmark results\n"
-    match = re.search(r"^## Classroom.*?(?=^## |\Z)", old, flags=re.S | re.M)
+    match = re.search(rf"^{re.escape(heading)}.*?(?=^## |\Z)", old, flags=re.S | re.M)
     if match:
         return old[:match.start()] + section + ("\n" if old[match.end():] else "") + \
             old[match.end():]

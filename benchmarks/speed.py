@@ -86,9 +86,8 @@ def main() -> None:
 def write_results(table: str, repeat: int) -> None:
     """Replace (or add) the "## Speed" section of benchmarks/RESULTS.md."""
     import datetime as dt
-    import re
 
-    from benchmarks.classroom import RESULTS, machine
+    from benchmarks.classroom import RESULTS, machine, with_section
 
     info = machine()
     when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
@@ -106,14 +105,7 @@ head change.
 Machine: {info['cpu']}, {info['cores']} cores, {info['ram']} RAM; Python {info['python']},
 torch {info['torch']}, Streamlit {info['streamlit']}; load average {info['load']}.
 """
-    old = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "# Benchmark results\n"
-    match = re.search(r"^## Speed.*?(?=^## |\Z)", old, flags=re.S | re.M)
-    if match:
-        new = old[:match.start()] + section + ("\n" if old[match.end():] else "") + \
-            old[match.end():]
-    else:
-        new = old.rstrip("\n") + "\n\n" + section
-    RESULTS.write_text(new, encoding="utf-8")
+    RESULTS.write_text(with_section(RESULTS, section, "## Speed"), encoding="utf-8")
     print(f"wrote {RESULTS}")
 
 
