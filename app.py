@@ -21,12 +21,14 @@ import torch
 
 from model import CheckpointError, DecodeTrace, InputError, Translator, available_models
 from model import load_pretrained as _load_pretrained
+from model.subword import word_ids
 from model.translator import pretrained_root
 from ui import compare, controls, i18n, panels, stepper, teaching
 from ui.i18n import TABS, LocalText, t
 from ui.text import clip, code_span, md_literal
 
 DEFAULT_SENTENCE = "why do we work ?"
+DEFAULT_MODELS = ("en-zh-everyday", "en-zh")  # the first of these that exists is preselected
 log = logging.getLogger("attention_app")
 
 # One shared model serves every session: keep each request on one thread so a class of
@@ -81,7 +83,7 @@ def sidebar() -> tuple[Translator | None, str]:
     if not names:
         st.sidebar.error(t("no_models", path=code_span(str(pretrained_root()))))
         return None, ""
-    default = names.index("en-zh") if "en-zh" in names else 0
+    default = next((names.index(m) for m in DEFAULT_MODELS if m in names), 0)
     name = st.sidebar.selectbox(t("model"), names, index=default, key="model")
     try:
         translator = load_model(*model_key(name))
@@ -94,14 +96,43 @@ def sidebar() -> tuple[Translator | None, str]:
         st.sidebar.selectbox(t("examples"), translator.examples, index=None, key="example",
                              placeholder=t("examples_placeholder"), on_change=_use_example)
     sentence = st.sidebar.text_input(t("sentence"), key="sentence", help=t("sentence_help"))
+    if translator.subword:
+        pieces_caption(translator, sentence)
+    metrics = translator.card.get("metrics")
     card = translator.card.get("test_metrics", {})
-    if card:
+    if isinstance(metrics, dict):
+        cfg = translator.config
+
+        def metric(group: str, name: str):
+            value = metrics.get(group, {})
+            return value.get(name, "?") if isinstance(value, dict) else "?"
+
+        st.sidebar.caption(t("model_card_everyday", enc=cfg.num_encoder_layers,
+                             dec=cfg.num_decoder_layers, heads=cfg.nhead, d_model=cfg.d_model,
+                             params=translator.card.get("parameters", 0),
+                             tatoeba=metric("tatoeba_test", "bleu"),
+                             hsk=metric("hsk_test", "bleu"),
+                             grammar=metric("grammar_test", "exact_match")))
+    elif card:
         cfg = translator.config
         st.sidebar.caption(t("model_card", enc=cfg.num_encoder_layers,
                              dec=cfg.num_decoder_layers, heads=cfg.nhead, d_model=cfg.d_model,
                              params=translator.card.get("parameters", 0),
                              exact=card.get("exact_match", "?"), bleu=card.get("bleu", "?")))
     return translator, sentence
+
+
+def pieces_caption(translator: Translator, sentence: str) -> None:
+    """How a subword model splits the sentence: words apart, a word's pieces joined by ·."""
+    try:
+        tokens = translator.check_input(sentence)
+    except InputError:
+        return
+    labels, words = translator.source_labels(tokens), word_ids(tokens)
+    split = [" · ".join(clip(x, 20) for x, w in zip(labels, words, strict=True) if w == i)
+             for i in range(words[-1] + 1)]
+    st.sidebar.caption(t("source_pieces", n=len(tokens))
+                       + " ".join(code_span(piece) for piece in split[:40]))
 
 
 def decode_or_explain(translator: Translator, sentence: str, options: tuple
@@ -142,14 +173,16 @@ def header(translator: Translator, trace: DecodeTrace, options: tuple) -> None:
     the grammar the model was trained on."""
     st.markdown(f"### {md_literal(trace.output_text) or t('empty_output')}")
     expected = translator.grammar_translation(trace.src_text)
-    if expected is None:
+    if expected is None and translator.subword:  # trained on everyday text: nothing to flag
+        grammar = t("grammar_not_checked")
+    elif expected is None:
         grammar = t("grammar_outside")
     elif expected == trace.output_text:
         grammar = t("grammar_match")
     else:
         grammar = t("grammar_differs", expected=md_literal(expected))
     st.caption(t("decoded_with", how=controls.describe(options), grammar=grammar))
-    st.caption(t("source_tokens") + " ".join(code_span(tok) for tok in trace.src_tokens))
+    st.caption(t("source_tokens") + " ".join(code_span(tok) for tok in trace.src_labels))
     if not trace.finished:
         st.info(t("length_limit"))
 
@@ -158,6 +191,7 @@ def view_tabs(translator: Translator, trace: DecodeTrace, k: int, key: tuple,
               options: tuple) -> None:
     """The views, one tab each; only the open tab's figures are built."""
     i18n.sync_view()
+    grouped = panels.group_switch(translator)
     tabs = st.tabs([i18n.view_label(view) for view in TABS], key="view", on_change="rerun")
 
     def decode_with(mode: str) -> DecodeTrace:  # the positional-encoding experiment
@@ -166,9 +200,9 @@ def view_tabs(translator: Translator, trace: DecodeTrace, k: int, key: tuple,
     draw = {
         "Positional encoding": lambda: panels.positional_tab(translator, trace, k, decode_with),
         "Masks": lambda: panels.masks_tab(translator, trace, k, key),
-        "Encoder self-attention": lambda: panels.encoder_tab(trace),
+        "Encoder self-attention": lambda: panels.encoder_tab(trace, grouped),
         "Decoder self-attention": lambda: panels.decoder_tab(trace, k),
-        "Cross-attention": lambda: panels.cross_tab(trace, k),
+        "Cross-attention": lambda: panels.cross_tab(trace, k, grouped),
         "Inside one head": lambda: teaching.inside_head_tab(translator, trace, k),
     }
     for name, tab in zip(TABS, tabs, strict=True):

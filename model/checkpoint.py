@@ -1,6 +1,8 @@
 """Read and write a pretrained folder: ``model.safetensors`` (weights, no pickle),
 ``config.json`` (``TransformerConfig``), ``src_vocab.json`` / ``tgt_vocab.json`` (token lists
-in id order) and ``card.json`` (data, size, training, metrics, sha256 of the weights).
+in id order; a subword model has ``src_tokenizer.json``, a Hugging Face ``tokenizers`` file,
+instead of ``src_vocab.json``) and ``card.json`` (data, size, training, metrics, sha256 of
+the weights).
 
 Every load failure raises ``CheckpointError`` whose message starts with the file's name and
 says what is wrong with it, in one short sentence. Nothing here unpickles: the weights are
@@ -31,6 +33,7 @@ from .vocab import Vocab
 WEIGHTS, CONFIG, SRC_VOCAB, TGT_VOCAB, CARD = (
     "model.safetensors", "config.json", "src_vocab.json", "tgt_vocab.json", "card.json",
 )
+SRC_TOKENIZER = "src_tokenizer.json"
 MAX_JSON_BYTES = 16 << 20  # a JSON file of a pretrained folder is a few kB; refuse huge ones
 MAX_POSITIONS = 4096  # the largest max_len accepted: its sin/cos table is built in memory
 _SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -93,9 +96,11 @@ def _read_json(path: Path):
 
 
 def save_checkpoint(
-    folder: Path, model: Transformer, src_vocab: Vocab, tgt_vocab: Vocab, card: dict
+    folder: Path, model: Transformer, src_vocab: Vocab | None, tgt_vocab: Vocab, card: dict,
+    src_tokenizer=None,
 ) -> dict:
-    """Write the five files into ``folder`` (created if needed).
+    """Write the five files into ``folder`` (created if needed): with ``src_tokenizer`` (a
+    ``tokenizers.Tokenizer``), ``src_tokenizer.json`` replaces ``src_vocab.json``.
 
     ``card`` is completed with the parameter count and the weights' sha256 and returned.
     """
@@ -104,7 +109,12 @@ def save_checkpoint(
     state = {k: v.detach().contiguous().cpu() for k, v in model.state_dict().items()}
     save_file(state, str(folder / WEIGHTS), metadata={"format": "pt"})
     _write_json(folder / CONFIG, model.config.to_dict())
-    _write_json(folder / SRC_VOCAB, src_vocab.itos)
+    if src_tokenizer is not None:
+        src_tokenizer.save(str(folder / SRC_TOKENIZER))
+        (folder / SRC_VOCAB).unlink(missing_ok=True)
+    else:
+        _write_json(folder / SRC_VOCAB, src_vocab.itos)
+        (folder / SRC_TOKENIZER).unlink(missing_ok=True)
     _write_json(folder / TGT_VOCAB, tgt_vocab.itos)
     card = dict(card, parameters=model.num_parameters(), sha256=sha256_file(folder / WEIGHTS))
     _write_json(folder / CARD, card)
@@ -194,6 +204,38 @@ def _load_vocab(path: Path) -> Vocab:
         raise CheckpointError(f"{path.name}: {exc}") from exc
 
 
+def load_source_tokenizer(folder: Path):
+    """The ``tokenizers.Tokenizer`` of a subword model's folder, or None for a word-level
+    model (one with ``src_vocab.json``).
+
+    Raises:
+        CheckpointError: ``src_tokenizer.json`` is too large or not a tokenizers file.
+    """
+    path = Path(folder) / SRC_TOKENIZER
+    if not path.exists():
+        return None
+    _read_json(path)  # size, UTF-8 and JSON checks with clear messages
+    from .subword import load_tokenizer
+
+    try:
+        return load_tokenizer(path)
+    except ValueError as exc:
+        raise CheckpointError(str(exc)) from exc
+
+
+def _load_source_vocab(folder: Path) -> Vocab:
+    """``src_vocab.json``, or the vocabulary of ``src_tokenizer.json`` when that exists."""
+    tok = load_source_tokenizer(folder)
+    if tok is None:
+        return _load_vocab(folder / SRC_VOCAB)
+    from .subword import tokenizer_vocab
+
+    try:
+        return tokenizer_vocab(tok)
+    except ValueError as exc:
+        raise CheckpointError(f"{SRC_TOKENIZER}: {exc}") from exc
+
+
 def _weights_format_hint(path: Path) -> str:
     """What a file that safetensors cannot parse looks like, from its first bytes."""
     with open(path, "rb") as f:
@@ -277,8 +319,9 @@ def load_checkpoint(folder: Path) -> tuple[Transformer, Vocab, Vocab, dict]:
     config, raw_config = _load_config(folder)
     card = _load_card(folder)
     _check_card_config(card, raw_config)
-    src_vocab, tgt_vocab = _load_vocab(folder / SRC_VOCAB), _load_vocab(folder / TGT_VOCAB)
-    for name, vocab, size in ((SRC_VOCAB, src_vocab, config.src_vocab_size),
+    src_vocab, tgt_vocab = _load_source_vocab(folder), _load_vocab(folder / TGT_VOCAB)
+    src_name = SRC_TOKENIZER if (folder / SRC_TOKENIZER).exists() else SRC_VOCAB
+    for name, vocab, size in ((src_name, src_vocab, config.src_vocab_size),
                               (TGT_VOCAB, tgt_vocab, config.tgt_vocab_size)):
         if len(vocab) != size:
             raise CheckpointError(f"{name} has {len(vocab)} tokens but {CONFIG} says {size}")

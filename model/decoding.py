@@ -102,6 +102,10 @@ class DecodeTrace:
         n_forced: how many of the T tokens were forced (a prefix, or a whole reference).
         beam: the beam search record when ``num_beams`` > 1 (the maps are those of its
             best hypothesis), else None.
+        src_labels: S readable labels of the source tokens (subword pieces without their
+            byte-level marks: ``Ġlearn`` -> ``learn``); ``src_tokens`` when empty.
+        src_words: S word indices (``subword.word_ids``): pieces of one word share one;
+            every token its own word when empty.
     """
 
     src_text: str
@@ -117,6 +121,14 @@ class DecodeTrace:
     strategy: dict = field(default_factory=dict)
     n_forced: int = 0
     beam: BeamTrace | None = None
+    src_labels: tuple[str, ...] = ()
+    src_words: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.src_labels:
+            object.__setattr__(self, "src_labels", tuple(self.src_tokens))
+        if not self.src_words:
+            object.__setattr__(self, "src_words", tuple(range(len(self.src_tokens))))
 
     @property
     def decoder_input_tokens(self) -> tuple[str, ...]:

@@ -2,6 +2,13 @@
 
     python -m model.evaluate pretrained/en-zh
     python -m model.evaluate pretrained/en-zh --limit 200
+    python -m model.evaluate pretrained/en-zh-everyday            # writes the card's metrics
+    python -m model.evaluate runs/mine --pairs test.tsv           # any model, any test file
+
+The everyday model (``evaluate_everyday``) is decoded with beam search (4 beams) on the
+test files that ``python -m model.data everyday`` writes: Tatoeba TEST, HSK TEST per level
+and the grammar's test split, scored by sacrebleu BLEU (``tokenize="zh"``) and chrF against
+the references as they are, and by exact match.
 
 The test split is rebuilt from the seed recorded in ``card.json``, decoded greedily in
 batches, and scored by exact match (the whole output equals the reference), by BLEU
@@ -90,14 +97,119 @@ def evaluate_folder(folder: Path, limit: int | None = None) -> dict:
     return evaluate_pairs(model, test, src_vocab, tgt_vocab, splits.novel_test_indices)
 
 
+def translate_all(translator, texts: Sequence[str], num_beams: int = 4) -> list[str]:
+    """Translate each text with beam search (``decoding.beam_search``, no attention kept);
+    the best hypothesis's tokens joined without spaces. A text the model refuses (too long,
+    no words) gives an empty translation."""
+    from tqdm import tqdm
+
+    from .decoding import beam_search
+    from .errors import InputError
+
+    c = translator.config
+    out = []
+    for text in tqdm(texts, desc="translate", mininterval=10, file=sys.stderr):
+        try:
+            src = translator.encode_source(translator.check_input(text))
+        except InputError:
+            out.append("")
+            continue
+        best = beam_search(translator.model, src, num_beams, c.max_len - 1).hypotheses[0]
+        out.append("".join(translator.tgt_vocab.decode(i for i in best.ids if i != c.eos_id)))
+    return out
+
+
+def score(hyps: Sequence[str], refs: Sequence[str]) -> dict:
+    """n, sacrebleu BLEU (``tokenize="zh"``), chrF and exact match (percent)."""
+    return {
+        "n": len(refs),
+        "bleu": round(sacrebleu.corpus_bleu(list(hyps), [list(refs)], tokenize="zh").score, 2),
+        "chrf": round(sacrebleu.corpus_chrf(list(hyps), [list(refs)]).score, 2),
+        "exact_match": round(100.0 * sum(h == r for h, r in zip(hyps, refs, strict=True))
+                             / max(len(refs), 1), 2),
+    }
+
+
+def evaluate_everyday(folder: Path, data_dir: Path | None = None, num_beams: int = 4,
+                      limit: int | None = None, write_card: bool = False) -> dict:
+    """Score a model on the everyday TEST files (``model.data``): ``tatoeba_test``,
+    ``hsk_test`` (all levels), ``hsk1_test`` .. ``hsk6_test`` and ``grammar_test``.
+
+    Args:
+        data_dir: the prepared corpus (default ``data/everyday``).
+        limit: keep the first ``limit`` pairs of each file (a quick look; never for a card).
+        write_card: store the result as the card's ``metrics`` (and the headline numbers
+            as ``test_metrics``).
+
+    Returns:
+        {set name: ``score`` dict}.
+
+    Raises:
+        FileNotFoundError: a test file is missing (run ``python -m model.data everyday``).
+        CheckpointError: the folder does not load.
+    """
+    from .checkpoint import CARD, _write_json
+    from .data import DEFAULT_DIR, HSK_LEVELS, read_pairs
+    from .translator import load_pretrained
+
+    data_dir = Path(data_dir or DEFAULT_DIR)
+    translator = load_pretrained(Path(folder))
+    names = ["tatoeba", *(f"hsk{lv}" for lv in HSK_LEVELS), "grammar"]
+    results, pooled = {}, {"hyps": [], "refs": []}
+    for name in names:
+        pairs = read_pairs(data_dir / f"test_{name}.tsv")[:limit]
+        hyps = translate_all(translator, [s for s, _ in pairs], num_beams)
+        refs = [z for _, z in pairs]
+        results[f"{name}_test"] = score(hyps, refs)
+        if name.startswith("hsk"):
+            pooled["hyps"] += hyps
+            pooled["refs"] += refs
+        print(name, results[f"{name}_test"], file=sys.stderr)
+    results["hsk_test"] = score(pooled["hyps"], pooled["refs"])
+    results["settings"] = {"num_beams": num_beams, "bleu": "sacrebleu corpus_bleu, "
+                           f"tokenize='zh', sacrebleu {sacrebleu.__version__}",
+                           "references": "as they are (Tatoeba: OpenCC t2s)"}
+    if write_card and limit is None:
+        from .train_pairs import RECIPES
+
+        card = dict(translator.card)
+        card.update(RECIPES.get(card.get("task"), {}).get("card", {}))
+        card["metrics"] = results
+        card["test_metrics"] = {"tatoeba_bleu": results["tatoeba_test"]["bleu"],
+                                "hsk_bleu": results["hsk_test"]["bleu"],
+                                "grammar_exact_match": results["grammar_test"]["exact_match"]}
+        _write_json(Path(folder) / CARD, card)
+    return results
+
+
+def evaluate_file(folder: Path, pairs_file: Path, num_beams: int = 4) -> dict:
+    """Score any pretrained folder on a source<TAB>target test file."""
+    from .data import read_pairs
+    from .translator import load_pretrained
+
+    pairs = read_pairs(pairs_file)
+    hyps = translate_all(load_pretrained(Path(folder)), [s for s, _ in pairs], num_beams)
+    return score(hyps, [z for _, z in pairs])
+
+
 def main(argv: list[str] | None = None) -> None:
     """Command-line entry point; prints the metrics as JSON."""
     ap = argparse.ArgumentParser(description="Score a pretrained folder on its test split.")
     ap.add_argument("folder", type=Path)
     ap.add_argument("--limit", type=int, default=None)
+    ap.add_argument("--pairs", type=Path, help="a source<TAB>target test file")
+    ap.add_argument("--data", type=Path, default=None, help="the everyday corpus folder")
+    ap.add_argument("--num-beams", type=int, default=4)
     args = ap.parse_args(argv)
     torch.set_num_threads(2)
-    result = evaluate_folder(args.folder, args.limit)
+    card = json.loads((args.folder / "card.json").read_text(encoding="utf-8"))
+    if args.pairs:
+        result = evaluate_file(args.folder, args.pairs, args.num_beams)
+    elif card.get("task") == "en-zh-everyday":
+        result = evaluate_everyday(args.folder, args.data, args.num_beams, args.limit,
+                                   write_card=args.limit is None)
+    else:
+        result = evaluate_folder(args.folder, args.limit)
     json.dump(result, sys.stdout, ensure_ascii=False, indent=2)
     print()
 

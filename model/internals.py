@@ -164,8 +164,9 @@ def head_internals(translator: Translator, trace: DecodeTrace, kind: str, layer:
     layer = _check_index("layer", layer, n_layers)
     head = _check_index("head", head, c.nhead)
     src_tokens, dec_tokens = tuple(trace.src_tokens), tuple(trace.decoder_input_tokens)
-    query_tokens = src_tokens if kind == "encoder" else dec_tokens
-    key_tokens = dec_tokens if kind == "decoder" else src_tokens
+    src_shown = tuple(trace.src_labels)  # readable labels of the source tokens
+    query_tokens = src_shown if kind == "encoder" else dec_tokens
+    key_tokens = dec_tokens if kind == "decoder" else src_shown
     if query is None:
         rows = slice(None)
     else:
@@ -236,7 +237,8 @@ class BatchTrace:
     Attributes:
         texts: the B sentences as given.
         src_ids: (B, S) source ids (words, ``</s>``, then ``<pad>``); src_tokens: the same
-            as strings, B tuples of S.
+            as strings, B tuples of S; src_labels: their readable labels (subword pieces
+            without byte-level marks, ``Translator.source_labels``).
         tgt_ids: (B, T) decoder inputs ``<s> y1 .. y_{n-1}`` then ``<pad>`` once a sentence
             has finished (n = tokens it generated, ``</s>`` included); tgt_tokens: strings.
         src_lengths: (B,) real source tokens (``</s>`` included); tgt_lengths: (B,) real
@@ -257,6 +259,7 @@ class BatchTrace:
     texts: tuple[str, ...]
     src_ids: np.ndarray
     src_tokens: tuple[tuple[str, ...], ...]
+    src_labels: tuple[tuple[str, ...], ...]
     tgt_ids: np.ndarray
     tgt_tokens: tuple[tuple[str, ...], ...]
     src_lengths: np.ndarray
@@ -377,6 +380,7 @@ def decode_batch(translator: Translator, texts: Sequence[str],
         texts=tuple(texts),
         src_ids=src_np,
         src_tokens=tuple(tuple(vocab_src.decode(row)) for row in src_np),
+        src_labels=tuple(translator.source_labels(vocab_src.decode(row)) for row in src_np),
         tgt_ids=tgt_np,
         tgt_tokens=tuple(tuple(vocab_tgt.decode(row)) for row in tgt_np),
         src_lengths=np.array([len(t) for t in tokens], dtype=np.int64),

@@ -1,6 +1,8 @@
 """Train a Transformer on a synthetic task and write a pretrained folder.
 
     python -m model.train --task en-zh --out pretrained/en-zh
+    python -m model.train --pairs FILE.tsv --out DIR               # any parallel text file
+    python -m model.train --recipe en-zh-everyday --out pretrained/en-zh-everyday
     python -m model.train --task en-zh --out /tmp/quick --steps 300   # a quick smoke run
 
 Fixed seeds, Adam with the paper's warm-up schedule (section 5.3), label smoothing 0.1
@@ -78,7 +80,13 @@ def loss_on(model: Transformer, data, idx: list[int], smoothing: float) -> torch
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Command-line entry point; see the module docstring."""
+    """Command-line entry point; see the module docstring. ``--pairs`` or ``--recipe``
+    train on a parallel text file instead (``model.train_pairs``)."""
+    args_in = sys.argv[1:] if argv is None else argv
+    if any(a.split("=")[0] in ("--pairs", "--recipe") for a in args_in):
+        from .train_pairs import main as train_on_pairs
+
+        return train_on_pairs(args_in)
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--task", default="en-zh")
     ap.add_argument("--out", required=True, type=Path)

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from .checkpoint import load_checkpoint
+from .checkpoint import load_checkpoint, load_source_tokenizer
 from .decoding import (
     BeamSearchResult,
     BeamTrace,
@@ -39,6 +39,7 @@ from .errors import CheckpointError, InputError
 from .errors import short_repr as _short
 from .layers import POSITIONAL_MODES, positional_tables
 from .masks import mask_views
+from .subword import piece_label, word_ids
 from .transformer import Transformer
 from .vocab import EOS, SPECIALS, Vocab, normalize_text, tokenize_en, tokenize_zh
 
@@ -53,14 +54,22 @@ class Translator:
 
     Attributes:
         name: the folder's name; model: the eval-mode Transformer; src_vocab, tgt_vocab;
-        card: the model card (dict); config: the TransformerConfig.
+        card: the model card (dict); config: the TransformerConfig; src_tokenizer: the
+        ``tokenizers.Tokenizer`` of a subword model (byte-level BPE, ``model.subword``), or
+        None for a word-level model (``vocab.tokenize_en``).
     """
 
     def __init__(self, model: Transformer, src_vocab: Vocab, tgt_vocab: Vocab, card: dict,
-                 name: str = "") -> None:
+                 name: str = "", src_tokenizer=None) -> None:
         self.model, self.src_vocab, self.tgt_vocab = model, src_vocab, tgt_vocab
         self.card, self.name = card, name
         self.config = model.config
+        self.src_tokenizer = src_tokenizer
+
+    @property
+    def subword(self) -> bool:
+        """True for a subword model: no word is ever unknown, words may be several pieces."""
+        return self.src_tokenizer is not None
 
     @property
     def max_source_words(self) -> int:
@@ -68,8 +77,17 @@ class Translator:
         return self.config.max_len - 1
 
     def tokenize(self, text: str) -> list[str]:
-        """The source tokens of ``text`` (without ``</s>``); see ``vocab.tokenize_en``."""
-        return tokenize_en(text)
+        """The source tokens of ``text`` (without ``</s>``): byte-level BPE pieces for a
+        subword model (``Ġlearn``, ``ing``; never ``<unk>``), else ``vocab.tokenize_en``."""
+        if self.src_tokenizer is None:
+            return tokenize_en(text)
+        return list(self.src_tokenizer.encode(normalize_text(text)).tokens)
+
+    @staticmethod
+    def source_labels(tokens: Sequence[str]) -> tuple[str, ...]:
+        """Readable labels of source tokens (``subword.piece_label``: ``Ġlearn`` -> ``learn``);
+        word-level tokens are their own labels."""
+        return tuple(piece_label(tok) for tok in tokens)
 
     def check_input(self, text: str) -> list[str]:
         """Validate a sentence and return its source tokens.
@@ -89,7 +107,7 @@ class Translator:
         if not normalize_text(text).strip():
             raise InputError("Please type a sentence: the text is empty.")
         tokens = self.tokenize(text)
-        if not any(t.isalnum() for t in tokens):
+        if not any(ch.isalnum() for ch in "".join(self.source_labels(tokens))):
             raise InputError("Please type a sentence: the text has no words, only symbols.")
         if len(tokens) > self.max_source_words:
             raise InputError(
@@ -99,12 +117,13 @@ class Translator:
         return tokens
 
     def unknown_words(self, text: str) -> list[str]:
-        """Source tokens of ``text`` outside the vocabulary (each once, in order)."""
+        """Source tokens of ``text`` outside the vocabulary (each once, in order); always
+        empty for a subword model."""
         return self.src_vocab.unknown(self.tokenize(text))
 
     def suggestions(self, word: str, n: int = 3) -> list[str]:
-        """In-vocabulary words spelled most like ``word``."""
-        return self.src_vocab.suggest(word, n)
+        """In-vocabulary words spelled most like ``word`` (none for a subword model)."""
+        return [] if self.subword else self.src_vocab.suggest(word, n)
 
     def encode_source(self, tokens: list[str]) -> torch.Tensor:
         """Source tokens -> (1, S) int64 ids with ``</s>`` appended."""
@@ -272,6 +291,8 @@ class Translator:
             strategy=strategy,
             n_forced=result.n_forced,
             beam=beam,
+            src_labels=self.source_labels([*tokens, EOS]),
+            src_words=word_ids([*tokens, EOS]),
         )
 
     def grammar_translation(self, text: str) -> str | None:
@@ -282,20 +303,24 @@ class Translator:
         if task is None or not hasattr(task, "translate"):
             return None
         try:
-            return task.translate(" ".join(self.tokenize(text)))
+            return task.translate(" ".join(tokenize_en(text)))
         except ValueError:
             return None
 
     def _task(self):
-        """The task module named by the card, or None."""
+        """The synthetic task named by the card (``grammar``, else ``task``), or None."""
         from .tasks import TASKS, get_task
 
-        task = self.card.get("task")
+        task = self.card.get("grammar", self.card.get("task"))
         return get_task(task) if task in TASKS else None
 
     @property
     def examples(self) -> list[str]:
-        """Example sentences of the model's task (empty if the task is unknown)."""
+        """Example sentences: the card's ``examples`` list, else the model's task's (empty
+        if neither has any)."""
+        listed = self.card.get("examples")
+        if isinstance(listed, list) and all(isinstance(x, str) for x in listed):
+            return list(listed)
         task = self._task()
         return list(task.EXAMPLES) if task is not None else []
 
@@ -395,7 +420,8 @@ def load_pretrained(name_or_path: str | Path) -> Translator:
             f"{', '.join(available_models(root)) or 'none'}"
         )
     model, src_vocab, tgt_vocab, card = load_checkpoint(path)
-    return Translator(model, src_vocab, tgt_vocab, card, name=path.name)
+    return Translator(model, src_vocab, tgt_vocab, card, name=path.name,
+                      src_tokenizer=load_source_tokenizer(path))
 
 
 def _check_strategy(max_new_tokens, limit: int, n_forced: int, num_beams, do_sample,

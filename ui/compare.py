@@ -39,7 +39,7 @@ def _column(trace: DecodeTrace, title: str, layer: int, head: int, key: str,
                                      title=t("seq_probs_title")),
           key=f"{key}_probs")
     chart(viz.attention_heatmap(trace.cross_attentions[layer, head],
-                                list(trace.decoder_input_tokens), list(trace.src_tokens),
+                                list(trace.decoder_input_tokens), list(trace.src_labels),
                                 title=t("view_head_title", view=view_label("Cross-attention"),
                                         layer=layer, head=head),
                                 query_label=t("query_decoder_input"),

@@ -60,6 +60,24 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh": "编码器 {enc} 层 + 解码器 {dec} 层，{heads} 个注意力头，d_model = {d_model}，"
               "共 {params:,} 个参数。测试集完全匹配率 {exact} %，BLEU {bleu}。",
     },
+    "model_card_everyday": {
+        "en": "{enc}+{dec} layers, {heads} heads, d_model {d_model}, {params:,} parameters. "
+              "Test BLEU: Tatoeba {tatoeba}, HSK {hsk}; grammar exact match {grammar} %.",
+        "zh": "编码器 {enc} 层 + 解码器 {dec} 层，{heads} 个注意力头，d_model = {d_model}，"
+              "共 {params:,} 个参数。测试集 BLEU：Tatoeba {tatoeba}，HSK {hsk}；"
+              "合成语法完全匹配率 {grammar} %。",
+    },
+    "source_pieces": {"en": "Split into {n} subword pieces (a word's pieces joined by ·): ",
+                      "zh": "切分为 {n} 个子词（同一个词的子词用 · 连接）："},
+    "group_words": {"en": "Group subword pieces into words", "zh": "把子词合并成词"},
+    "group_words_help": {
+        "en": "As in Clark et al. 2019 (What Does BERT Look At?): attention to a word is the "
+              "sum of the attention to its pieces, attention from a word the mean of its "
+              "pieces' rows, so every row still sums to 1.",
+        "zh": "按照 Clark 等人 2019 年的做法（What Does BERT Look At?）：对一个词的注意力是对"
+              "它各个子词注意力之和，一个词发出的注意力是它各个子词那几行的平均值，所以每一行"
+              "的和仍然是 1。",
+    },
     "choose_model": {"en": "Choose a model in the sidebar.", "zh": "请在侧边栏中选择一个模型。"},
     "page_error": {
         "en": "Something went wrong while drawing this page. Try another sentence or reload; "
@@ -88,6 +106,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "outside the synthetic grammar the model was trained on, so expect mistakes",
         "zh": "这句话超出了模型训练所用的合成语法，翻译可能出错",
     },
+    "grammar_not_checked": {"en": "a model trained on everyday sentences",
+                            "zh": "模型用日常句子训练"},
     "grammar_match": {"en": "matches the grammar's own translation ✓",
                       "zh": "与语法规则给出的译文一致 ✓"},
     "grammar_differs": {"en": "differs from the grammar's translation {expected}",

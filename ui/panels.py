@@ -11,6 +11,7 @@ import streamlit as st
 
 import viz
 from model import DecodeTrace, Translator
+from model.words import group_attention, group_labels
 
 from . import teaching
 from .charts import chart
@@ -56,10 +57,34 @@ def attention_view(view: str, maps: np.ndarray, queries, keys, query_label: str,
     chart(fig, key=f"{view}_chart")
 
 
-def encoder_tab(trace: DecodeTrace) -> None:
+GROUP_KEY = "group_words"  # the "group subword pieces into words" switch
+
+
+def group_switch(translator: Translator) -> bool:
+    """The switch that merges subword pieces into words in the attention views (shown for
+    subword models only); True when it is on."""
+    if not translator.subword:
+        return False
+    return st.toggle(t("group_words"), key=GROUP_KEY, help=t("group_words_help"))
+
+
+def source_axis(trace: DecodeTrace, maps: np.ndarray, grouped: bool, queries_too: bool
+                ) -> tuple[np.ndarray, list[str]]:
+    """The source side of attention ``maps`` (..., Tq, S) and its labels, pieces merged into
+    words when ``grouped`` (``model.words.group_attention``: sum over a word's key pieces,
+    mean over its query pieces when ``queries_too``)."""
+    if not grouped:
+        return maps, list(trace.src_labels)
+    words = trace.src_words
+    rows = words if queries_too else range(maps.shape[-2])
+    return group_attention(maps, rows, words), group_labels(trace.src_labels, words)
+
+
+def encoder_tab(trace: DecodeTrace, grouped: bool = False) -> None:
     """Encoder self-attention over the source tokens (the same at every step)."""
-    attention_view("Encoder self-attention", trace.encoder_attentions, trace.src_tokens,
-                   trace.src_tokens, t("query_source_token"), t("key_source_token"))
+    maps, src = source_axis(trace, trace.encoder_attentions, grouped, queries_too=True)
+    attention_view("Encoder self-attention", maps, src, src, t("query_source_token"),
+                   t("key_source_token"))
 
 
 def decoder_tab(trace: DecodeTrace, k: int) -> None:
@@ -69,10 +94,10 @@ def decoder_tab(trace: DecodeTrace, k: int) -> None:
                    inputs, t("query_decoder_input"), t("key_decoder_input"))
 
 
-def cross_tab(trace: DecodeTrace, k: int) -> None:
+def cross_tab(trace: DecodeTrace, k: int, grouped: bool = False) -> None:
     """Cross-attention from the decoder inputs so far to the source tokens."""
-    attention_view("Cross-attention", trace.cross_attentions[:, :, :k],
-                   trace.decoder_input_tokens[:k], trace.src_tokens,
+    maps, src = source_axis(trace, trace.cross_attentions[:, :, :k], grouped, queries_too=False)
+    attention_view("Cross-attention", maps, trace.decoder_input_tokens[:k], src,
                    t("query_decoder_input"), t("key_source_token"))
 
 
@@ -83,8 +108,9 @@ def positional_tab(translator: Translator, trace: DecodeTrace, k: int, decode_wi
                     format_func=labels(SIDES, lambda s: t(SIDES[s])))
     source = side != DECODER_INPUT
     tokens = list(trace.src_tokens if source else trace.tgt_tokens[:k])
+    shown = list(trace.src_labels if source else tokens)
     title = "pe_heatmap_title_source" if source else "pe_heatmap_title_decoder"
-    chart(viz.positional_heatmap(translator.positional_encoding(len(tokens)), tokens,
+    chart(viz.positional_heatmap(translator.positional_encoding(len(tokens)), shown,
                                  title=t(title, d_model=translator.config.d_model)),
           key="pe_heatmap")
     D = translator.config.d_model
@@ -95,7 +121,7 @@ def positional_tab(translator: Translator, trace: DecodeTrace, k: int, decode_wi
                                     sorted(dims), title=t("pe_curves_title")), key="pe_curves")
     else:
         st.info(t("pe_no_dims"))
-    teaching.positional_extras(translator, trace, tokens, source, decode_with)
+    teaching.positional_extras(translator, trace, tokens, shown, source, decode_with)
 
 
 def masks_tab(translator: Translator, trace: DecodeTrace, k: int, key: tuple) -> None:
@@ -104,7 +130,7 @@ def masks_tab(translator: Translator, trace: DecodeTrace, k: int, key: tuple) ->
     teaching.padded_batch(translator, key)
     st.subheader(t("padded_by_hand"))
     pad = st.slider(t("pad_slider"), 0, 6, 2, key="mask_pad")
-    src = [*trace.src_tokens, *["<pad>"] * pad]
+    src = [*trace.src_labels, *["<pad>"] * pad]
     tgt = [*trace.decoder_input_tokens[:k], *["<pad>"] * pad]
     m = translator.mask_views(list(trace.src_tokens), list(trace.decoder_input_tokens[:k]), pad)
     left, right = st.columns(2)

@@ -13,6 +13,7 @@ from model import DecodeTrace
 
 from .charts import chart
 from .i18n import STRINGS, labels, layer_label, t
+from .panels import GROUP_KEY, source_axis
 from .text import code_span, token_row
 
 # The speeds by id (the English label, the select box's value) -> seconds per step.
@@ -99,9 +100,12 @@ def step_attention(trace: DecodeTrace, k: int) -> None:
     H = trace.cross_attentions.shape[1]
     heads = [t("head_tick", head=h) for h in range(H)]
     left, right = st.columns([3, 2])
+    grouped = bool(st.session_state.get(GROUP_KEY))  # the switch above the view tabs
+    rows, src = source_axis(trace, trace.cross_attentions[layer, :, k - 1], grouped,
+                            queries_too=False)  # (H, S) or (H, words)
     with left:
         chart(viz.attention_heatmap(
-            trace.cross_attentions[layer, :, k - 1], heads, list(trace.src_tokens),
+            rows, heads, src,
             title=t("step_cross_title", k=k, query=trace.tgt_tokens[k - 1]),
             query_label=t("head_axis"), key_label=t("key_source_token")), key="step_cross")
     with right:

@@ -144,7 +144,7 @@ def padded_batch(translator: Translator, key: tuple) -> None:
     with left:
         st.markdown(t("batch_source_ids"))
         st.dataframe(pd.DataFrame(batch.src_ids, index=rows))
-        st.dataframe(pd.DataFrame([list(tok) for tok in batch.src_tokens], index=rows))
+        st.dataframe(pd.DataFrame([list(tok) for tok in batch.src_labels], index=rows))
     with right:
         st.markdown(t("batch_decoder_inputs"))
         st.dataframe(pd.DataFrame(batch.tgt_ids, index=rows))
@@ -152,7 +152,7 @@ def padded_batch(translator: Translator, key: tuple) -> None:
     b = st.selectbox(t("batch_sentence"), range(B), format_func=lambda i: f"{i + 1}: {texts[i]}",
                      key="batch_sentence")
     b = min(int(b), B - 1)
-    src, tgt = list(batch.src_tokens[b]), list(batch.tgt_tokens[b])
+    src, tgt = list(batch.src_labels[b]), list(batch.tgt_tokens[b])
     c1, c2, c3 = st.columns(3)
     with c1:
         chart(viz.mask_heatmap(np.broadcast_to(batch.source_padding_mask[b], (len(src),
@@ -203,14 +203,15 @@ def padded_batch(translator: Translator, key: tuple) -> None:
 
 
 def positional_extras(translator: Translator, trace: DecodeTrace, tokens: list[str],
-                      source: bool, decode_with) -> None:
+                      shown: list[str], source: bool, decode_with) -> None:
     """Similarity of positions, embedding + PE for the sentence (``source``: the source
-    sentence, else the decoder input), and the experiment."""
+    sentence, else the decoder input), and the experiment. ``tokens`` are the model's
+    tokens, ``shown`` their readable labels (``trace.src_labels`` for the source)."""
     n = len(tokens)
     pe = translator.positional_encoding(n)
     left, right = st.columns(2)
     with left:
-        chart(viz.matrix_heatmap(pe_similarity(pe), tokens, tokens, symmetric=False,
+        chart(viz.matrix_heatmap(pe_similarity(pe), shown, shown, symmetric=False,
                                  title=t("pe_similarity_title"),
                                  row_label=t("position_axis"), col_label=t("position_axis")),
               key="pe_sim")
@@ -220,7 +221,7 @@ def positional_extras(translator: Translator, trace: DecodeTrace, tokens: list[s
                         format_func=labels(PARTS, lambda p: t(PARTS[p])))
         embedding, positional, _ = PARTS
         mat = {embedding: parts.embedding, positional: parts.positional}.get(what, parts.total)
-        chart(viz.matrix_heatmap(mat, tokens, title=t("pe_parts_title", what=t(PARTS[what])),
+        chart(viz.matrix_heatmap(mat, shown, title=t("pe_parts_title", what=t(PARTS[what])),
                                  row_label=t("token_axis"), col_label=t("dimension_axis")),
               key="pe_parts")
     st.markdown(t("pe_experiment"))
@@ -238,8 +239,8 @@ def positional_extras(translator: Translator, trace: DecodeTrace, tokens: list[s
     left, right = st.columns(2)
     for col, tr, run in ((left, trace, "normal"), (right, other, mode)):
         with col:
-            chart(viz.attention_grid(tr.encoder_attentions[layer], list(tr.src_tokens),
-                                     list(tr.src_tokens), ncols=4,
+            chart(viz.attention_grid(tr.encoder_attentions[layer], list(tr.src_labels),
+                                     list(tr.src_labels), ncols=4,
                                      title=t("pe_exp_title", layer=layer,
                                              label=t(f"pe_exp_label_{run}"))),
                   key=f"pe_exp_{STRINGS[f'pe_exp_label_{run}']['en']}")

@@ -17,9 +17,11 @@ word alignment.  Examples (English tokens are joined by spaces, Chinese characte
     i know the man who reads books .    ->  我认识看书的男人。
     you should not drink beer .         ->  你不应该喝啤酒。
 
-The lexicon (tables below) has about 110 nouns with measure words, 28 places, 63 verbs, 43
-adjectives, all personal pronouns, 23 time words and the numbers one to ten: over 500 English
-word types.  Every sample is tagged with the construction it was sampled for (`CONSTRUCTIONS`):
+The lexicon has about 110 nouns with measure words, 28 places, 63 verbs, 43 adjectives, all
+personal pronouns, 23 time words and the numbers one to ten: over 500 English word types.  Its
+tables are data files in `en_zh_data/` next to this module (tab-separated tables, small mappings
+and flag sets in `lexicon.toml`; columns are explained in its README.md), read at import.
+Every sample is tagged with the construction it was sampled for (`CONSTRUCTIONS`):
 
     svo                    we eat rice .                   我们吃米饭。
     negation               he does not drink tea .         他不喝茶。  (past: 没, 有 -> 没有)
@@ -73,8 +75,10 @@ compared by lemma (`content_words`): `ate` and `eats` both count as `eat`.
 from __future__ import annotations
 
 import random
+import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import NamedTuple
 
 __all__ = [
@@ -102,419 +106,6 @@ VERSION = "en_zh-1.0"
 MAX_SRC_LEN = 20
 MAX_TGT_LEN = 30
 
-# --------------------------------------------------------------------------------------------
-# Lexicon.  Tables are whitespace separated; "-" means "none".  Tags select which nouns a verb
-# or an adjective combines with; every noun is also tagged with its own name.
-# --------------------------------------------------------------------------------------------
-
-# subject  object  possessive  chinese  refers-to
-_PRONOUN_TABLE = """
-i     me    my     我    person
-you   you   your   你    person
-he    him   his    他    person
-she   her   her    她    person
-it    it    its    它    animal
-we    us    our    我们  person
-they  them  their  他们  person
-"""
-
-# singular  plural  chinese  measure-word  tags
-# tags: close = a relation noun, "my friend" -> 我朋友 (no 的); kin = only used with a possessor;
-#       ownable = may have a possessor, "my X" or "the boy 's X" (set for non-persons and close);
-#       spouse = only after my/your/his/her; mass = may be used bare in the singular ("rice");
-#       noart = never takes "the" ("english", "tv"); noposs = takes no possessive;
-#       carnivore/herbivore (animals) do not eat plant_food/meat_food.
-_NOUN_TABLE = """
-man         men          男人    个   person adult
-woman       women        女人    个   person adult female
-boy         boys         男孩    个   person child pupil
-girl        girls        女孩    个   person child pupil female
-child       children     孩子    个   person child pupil ownable
-student     students     学生    个   person pupil role ownable
-teacher     teachers     老师    个   person adult role pro ownable
-doctor      doctors      医生    个   person adult role pro ownable
-nurse       nurses       护士    个   person adult role
-farmer      farmers      农民    个   person adult role
-driver      drivers      司机    个   person adult role
-worker      workers      工人    个   person adult role
-chef        chefs        厨师    个   person adult role pro
-policeman   policemen    警察    个   person adult role
-singer      singers      歌手    个   person adult role pro
-writer      writers      作家    个   person adult role pro
-painter     painters     画家    个   person adult role pro
-friend      friends      朋友    个   person role close have
-neighbor    neighbors    邻居    个   person adult role close
-classmate   classmates   同学    个   person pupil role close
-son         sons         儿子    个   person close have
-daughter    daughters    女儿    个   person close female have
-boss        bosses       老板    个   person adult role close
-mother      -            妈妈    -    person adult close kin female
-father      -            爸爸    -    person adult close kin
-husband     -            丈夫    -    person adult close kin spouse
-wife        -            妻子    -    person adult close kin female spouse
--           parents      父母    -    person adult close kin
-cat         cats         猫      只   animal sized player hunter climber cute drinker carnivore
-dog         dogs         狗      只   animal sized player hunter swimmer cute drinker carnivore
-bird        birds        鸟      只   animal sized cute drinker
-fish        fish         鱼      条   animal sized swimmer food goods pet_food catchable meat_food
-horse       horses       马      匹   animal sized drinker rideable bigbeast fast herbivore
-cow         cows         牛      头   animal sized drinker bigbeast herbivore
-pig         pigs         猪      头   animal sized drinker
-chicken     chickens     鸡      只   animal sized drinker catchable
-rabbit      rabbits      兔子    只   animal sized drinker catchable cute fast herbivore
-mouse       mice         老鼠    只   animal sized drinker catchable
-tiger       tigers       老虎    只   animal sized drinker hunter bigbeast fast carnivore
-elephant    elephants    大象    头   animal drinker bigbeast herbivore
-monkey      monkeys      猴子    只   animal sized drinker climber player cute herbivore
-panda       pandas       熊猫    只   animal drinker climber player cute herbivore
-duck        ducks        鸭子    只   animal sized drinker swimmer cute
-sheep       sheep        羊      只   animal sized drinker herbivore
-lion        lions        狮子    只   animal sized drinker hunter bigbeast fast carnivore
-rice        -            米饭    -    food mass hot
--           noodles      面条    -    food goods hot makeable long
-bread       -            面包    -    food mass goods makeable
-apple       apples       苹果    个   food goods fruit washable sized
-banana      bananas      香蕉    根   food goods fruit pet_food plant_food
-orange      oranges      橙子    个   food goods fruit sized
-egg         eggs         鸡蛋    个   food goods sized
-cake        cakes        蛋糕    个   food goods makeable sized
-meat        -            肉      -    food mass goods pet_food meat_food
-dumpling    dumplings    饺子    个   food goods makeable hot
--           vegetables   蔬菜    -    food goods washable plantable pet_food plant_food
-fruit       -            水果    -    food mass goods washable pet_food plant_food
-chocolate   -            巧克力  -    food mass goods
-carrot      carrots      胡萝卜  根   food goods plantable pet_food plant_food
-tea         -            茶      -    drink mass goods hot
-water       -            水      -    drink mass goods hot pet_drink
-milk        -            牛奶    -    drink mass goods hot pet_drink
-coffee      -            咖啡    -    drink mass goods hot
-juice       -            果汁    -    drink mass goods
-beer        -            啤酒    -    drink mass goods
-book        books        书      本   media story paper readable writable goods borrowable
-book        books        -       -    bringable findable openable
-newspaper   newspapers   报纸    份   media paper readable goods
-letter      letters      信      封   media paper readable writable sendable vital long
-magazine    magazines    杂志    本   media story paper readable goods borrowable
-pen         pens         笔      支   object goods usable borrowable bringable findable needable
-pencil      pencils      铅笔    支   object goods usable borrowable findable
-table       tables       桌子    张   object sized makeable fixable heavy goods
-chair       chairs       椅子    把   object sized makeable fixable heavy goods
-bed         beds         床      张   object sized heavy goods
-door        doors        门      扇   object openable closable
-window      windows      窗户    扇   object sized openable closable
-box         boxes        箱子    个   object sized openable closable makeable heavy dirtyable
-bag         bags         包      个   object sized goods openable bringable findable heavy dirtyable
-car         cars         车      辆   object sized vehicle goods drivable washable fixable dirtyable
-bus         buses        公交车  辆   object vehicle drivable waitable
-bicycle     bicycles     自行车  辆   object vehicle goods rideable fixable borrowable
-computer    computers    电脑    台   object goods usable fixable needable heavy
-phone       phones       手机    部   object goods usable fixable findable needable
-cup         cups         杯子    个   object sized goods usable washable dirtyable
-bowl        bowls        碗      个   object sized goods usable washable dirtyable
-ball        balls        球      个   object sized goods kickable treat findable
-picture     pictures     画      幅   media pic drawable goods thing
-photo       photos       照片    张   media pic paper thing findable
--           clothes      衣服    -    object goods wearable washable clothing dirtyable warm
-shirt       shirts       衬衫    件   object goods wearable washable clothing dirtyable
-dress       dresses      裙子    条   object goods wearable washable clothing long
-coat        coats        外套    件   object goods wearable clothing warm
-hat         hats         帽子    顶   object sized goods clothing
-umbrella    umbrellas    伞      把   object sized goods usable bringable borrowable findable
-umbrella    umbrellas    -       -    needable
-key         keys         钥匙    把   object usable bringable findable needable
-flower      flowers      花      朵   plant goods plantable drawable
-tree        trees        树      棵   plant sized plantable drawable climbable animal_climb tall
-mountain    mountains    山      座   landscape sized climbable drawable tall
-movie       movies       电影    部   media story watchable long
-song        songs        歌      首   media singable listenable writable long
-music       -            音乐    -    media mass listenable subject noposs
-tv          -            电视    -    media mass watchable noart
-question    questions    问题    个   abstract askable answerable vital story hard
-gift        gifts        礼物    个   object goods sendable
-money       -            钱      -    abstract mass needable borrowable
-map         maps         地图    张   object goods usable needable
-ticket      tickets      票      张   object goods needable
-house       houses       房子    栋   building sized goods drawable tall warm dirtyable
-room        rooms        房间    个   building sized warm dirtyable
-chinese     -            中文    -    subject mass language noart noposs
-english     -            英语    -    subject mass language noart noposs
-math        -            数学    -    subject mass noart noposs
-history     -            历史    -    subject mass noart noposs
-"""
-
-# name  chinese  preposition  article  uses (objects of go/come/live/visit/like/miss)
-_PLACE_TABLE = """
-library      图书馆  in  the  go come visit like
-school       学校    at  -    go come visit like miss
-park         公园    in  the  go come like
-hospital     医院    at  the  go come
-restaurant   餐厅    at  the  go like
-kitchen      厨房    in  the  go like
-office       办公室  at  the  go come
-store        商店    at  the  go
-supermarket  超市    at  the  go
-bank         银行    at  the  go
-station      车站    at  the  go come
-airport      机场    at  the  go
-museum       博物馆  at  the  go visit like
-zoo          动物园  at  the  go visit like
-classroom    教室    in  the  go come
-farm         农场    on  the  go visit live like
-garden       花园    in  the  go like
-home         家      at  -
-beach        海边    on  the  go like
-pool         游泳池  in  the  go
-factory      工厂    in  the  go visit
-hotel        酒店    at  the  go live
-cinema       电影院  at  the  go
-market       市场    at  the  go
-beijing      北京    in  -    go come live like miss
-shanghai     上海    in  -    go come live like miss
-china        中国    in  -    go come live like miss
-london       伦敦    in  -    go come live like miss
-"""
-
-# Places where an animal subject may do things ("the cat sleeps at home").
-_ANIMAL_PLACES = frozenset("park garden zoo farm home kitchen beach pool".split())
-
-# base  3rd-sg  past  particle  chinese  subjects  objects(person subject)  objects(animal
-# subject).  Subjects: "person" and/or animal tags.  Object lists name noun tags (thing =
-# object/plant/landscape/building, any = every noun but kin, treat = what animals like) and
-# "@use" for places.  _VERB_FLAGS: intr = may be used without object; stative = no past tense,
-# no modal (except live) and only the time word "now"; mei = negated with 没 (有 -> 没有);
-# dest:go/come/live = takes a place ("go to school", "live in beijing").
-_VERB_TABLE = """
-eat      eats      ate        -   吃   person,animal  food                    pet_food
-drink    drinks    drank      -   喝   person,drinker drink                   pet_drink
-read     reads     read       -   看   person         readable                -
-write    writes    wrote      -   写   person         writable                -
-buy      buys      bought     -   买   person         goods                   -
-sell     sells     sold       -   卖   person         goods                   -
-see      sees      saw        -   看见 person,animal  person,animal,thing     person,animal
-help     helps     helped     -   帮助 person         person                  -
-visit    visits    visited    -   参观 person         @visit                  -
-wash     washes    washed     -   洗   person         washable                -
-open     opens     opened     -   打开 person         openable                -
-close    closes    closed     -   关上 person         closable                -
-teach    teaches   taught     -   教   person         subject,pupil           -
-learn    learns    learned    -   学   person         subject                 -
-study    studies   studied    -   学习 person         subject                 -
-speak    speaks    spoke      -   说   person         language                -
-draw     draws     drew       -   画   person         drawable,animal         -
-sing     sings     sang       -   唱   person         singable                -
-watch    watches   watched    -   看   person         watchable               -
-listen   listens   listened   to  听   person         listenable              -
-wait     waits     waited     for 等   person         person,waitable         -
-look     looks     looked     for 找   person         person,animal,findable  -
-use      uses      used       -   用   person         usable                  -
-make     makes     made       -   做   person         makeable                -
-ride     rides     rode       -   骑   person         rideable                -
-drive    drives    drove      -   开   person         drivable                -
-catch    catches   caught     -   抓   person,hunter  catchable               catchable
-feed     feeds     fed        -   喂   person         animal                  -
-kick     kicks     kicked     -   踢   person         kickable                -
-thank    thanks    thanked    -   感谢 person         person                  -
-ask      asks      asked      -   问   person         person,askable          -
-answer   answers   answered   -   回答 person         answerable              -
-send     sends     sent       -   寄   person         sendable                -
-receive  receives  received   -   收到 person         sendable                -
-borrow   borrows   borrowed   -   借   person         borrowable              -
-fix      fixes     fixed      -   修   person         fixable                 -
-plant    plants    planted    -   种   person         plantable               -
-climb    climbs    climbed    -   爬   person,climber climbable               animal_climb
-bring    brings    brought    -   带   person         bringable,water         -
-wear     wears     wore       -   穿   person         wearable                -
-like     likes     liked      -   喜欢 person,animal  any,@like               treat
-love     loves     loved      -   爱   person         person,animal           -
-know     knows     knew       -   认识 person         person                  -
-need     needs     needed     -   需要 person         needable,water          -
-have     has       had        -   有   person         animal,thing,have,money -
-miss     misses    missed     -   想念 person         person,animal,@miss     -
-remember remembers remembered -   记得 person         person                  -
-work     works     worked     -   工作 person         -                       -
-sleep    sleeps    slept      -   睡觉 person,animal  -                       -
-swim     swims     swam       -   游泳 person,swimmer -                       -
-run      runs      ran        -   跑步 person         -                       -
-walk     walks     walked     -   散步 person         -                       -
-dance    dances    danced     -   跳舞 person         -                       -
-cry      cries     cried      -   哭   person         -                       -
-laugh    laughs    laughed    -   笑   person         -                       -
-rest     rests     rested     -   休息 person,animal  -                       -
-play     plays     played     -   玩   person,player  -                       -
-cook     cooks     cooked     -   做饭 person         -                       -
-travel   travels   traveled   -   旅行 person         -                       -
-exercise exercises exercised  -   锻炼 person         -                       -
-live     lives     lived      -   住   person         -                       -
-go       goes      went       -   去   person         -                       -
-come     comes     came       -   来   person         -                       -
-"""
-
-_VERB_FLAGS = {
-    "study": "intr",
-    "like": "stative",
-    "love": "stative",
-    "know": "stative",
-    "need": "stative",
-    "have": "stative,mei",
-    "miss": "stative",
-    "remember": "stative",
-    "work": "intr",
-    "sleep": "intr",
-    "swim": "intr",
-    "run": "intr",
-    "walk": "intr",
-    "dance": "intr",
-    "cry": "intr",
-    "laugh": "intr",
-    "rest": "intr",
-    "play": "intr",
-    "cook": "intr",
-    "travel": "intr",
-    "exercise": "intr",
-    "live": "stative,dest:live",
-    "go": "dest:go",
-    "come": "dest:come",
-}
-
-# Where each verb may be done ("he reads books in the library" -> 他在图书馆看书).
-_VERB_PLACES = {
-    "eat": "restaurant kitchen home school",
-    "drink": "restaurant kitchen home",
-    "read": "library school home classroom park office",
-    "write": "office home classroom library",
-    "buy": "store supermarket market",
-    "sell": "market store",
-    "see": "park zoo school farm beach",
-    "help": "home school office hospital farm",
-    "wash": "kitchen home",
-    "teach": "school classroom beijing shanghai london",
-    "learn": "school beijing china",
-    "study": "library school home classroom",
-    "speak": "school home classroom",
-    "draw": "park classroom home garden",
-    "sing": "park classroom home school",
-    "watch": "home cinema",
-    "listen": "home park",
-    "wait": "station airport school park",
-    "look": "park home school garden",
-    "use": "office home school library",
-    "make": "kitchen home factory",
-    "ride": "park farm",
-    "drive": "beijing shanghai london",
-    "catch": "garden kitchen farm",
-    "feed": "zoo farm park garden home",
-    "kick": "park school garden",
-    "ask": "classroom school",
-    "answer": "classroom school",
-    "borrow": "library",
-    "fix": "home factory",
-    "plant": "garden farm park",
-    "climb": "park garden",
-    "work": "office hospital school factory bank restaurant farm home store hotel beijing "
-    "shanghai london",
-    "sleep": "home hotel",
-    "swim": "pool beach",
-    "run": "park beach school",
-    "walk": "park beach garden",
-    "dance": "park school home classroom",
-    "cry": "home classroom school",
-    "laugh": "classroom home school",
-    "rest": "home park hotel office",
-    "play": "park garden home beach school",
-    "cook": "kitchen home restaurant",
-    "travel": "china beijing shanghai london",
-    "exercise": "park school",
-}
-
-# english  chinese  attributive (direct: 大狗 / de: 漂亮的房子 / -: predicate only)
-# predicative (hen: 猫很高兴 / shi: 车是红色的)  applies-to (noun tags).  Adjectives in 有...
-# are negated with 没 (没有礼貌), all others with 不.
-_ADJECTIVE_TABLE = """
-big          大      direct  hen  sized
-small        小      direct  hen  sized
-new          新      direct  hen  object,building,media,role
-old          旧      direct  hen  object,building,paper
-good         好      direct  hen  person,story,song,music
-hot          热      direct  hen  hot
-dirty        脏      direct  hen  dirtyable
-red          红色    de      shi  object,flower
-white        白色    de      shi  object,flower,cat,dog,horse,rabbit,sheep,duck
-black        黑色    de      shi  object,cat,dog,horse
-blue         蓝色    de      shi  object
-yellow       黄色    de      shi  object,flower
-green        绿色    de      shi  object
-beautiful    漂亮    de      hen  female,clothing,building,flower,pic,bird,cat
-clever       聪明    de      hen  person,dog,cat,monkey
-kind         善良    de      hen  person
-friendly     友好    de      hen  person,dog
-famous       出名    de      hen  pro,book,movie,song,picture
-young        年轻    de      hen  adult
-strong       强壮    de      hen  adult,boy,bigbeast
-cute         可爱    de      hen  child,cute
-interesting  有意思  de      hen  story
-important    重要    de      hen  vital
-delicious    好吃    de      hen  food
-cheap        便宜    de      hen  goods
-quiet        安静    de      hen  pupil,building
-healthy      健康    de      hen  person,animal
-polite       有礼貌  de      hen  person
-happy        高兴    -       hen  person,animal
-sad          难过    -       hen  person
-busy         忙      -       hen  person
-tired        累      -       hen  person,animal
-hungry       饿      -       hen  person,animal
-thirsty      渴      -       hen  person,animal
-lazy         懒      -       hen  person,cat,dog
-expensive    贵      -       hen  goods
-heavy        重      -       hen  heavy
-fast         快      -       hen  vehicle,fast
-warm         暖和    -       hen  warm
-difficult    难      -       hen  subject,hard
-easy         容易    -       hen  subject,hard
-tall         高      -       hen  person,tall
-long         长      -       hen  long
-"""
-
-# english (may be several words)  |  chinese  |  use (pres: present/future, past, now)
-_TIME_TABLE = """
-today             | 今天    | pres
-tomorrow          | 明天    | pres
-tonight           | 今晚    | pres
-every day         | 每天    | pres
-every week        | 每周    | pres
-every year        | 每年    | pres
-in the morning    | 早上    | pres
-in the afternoon  | 下午    | pres
-in the evening    | 晚上    | pres
-on monday         | 星期一  | pres
-on tuesday        | 星期二  | pres
-on wednesday      | 星期三  | pres
-on thursday       | 星期四  | pres
-on friday         | 星期五  | pres
-on saturday       | 星期六  | pres
-on sunday         | 星期天  | pres
-next week         | 下周    | pres
-next year         | 明年    | pres
-now               | 现在    | now
-yesterday         | 昨天    | past
-last night        | 昨晚    | past
-last week         | 上周    | past
-last year         | 去年    | past
-"""
-
-_NUMBERS = {
-    "one": ("一", 1),
-    "two": ("两", 2),  # 两 (not 二) before a measure word
-    "three": ("三", 3),
-    "four": ("四", 4),
-    "five": ("五", 5),
-    "six": ("六", 6),
-    "seven": ("七", 7),
-    "eight": ("八", 8),
-    "nine": ("九", 9),
-    "ten": ("十", 10),
-}
-
 # Construction names and their sampling weights.
 CONSTRUCTIONS: dict[str, float] = {
     "svo": 0.09,
@@ -531,20 +122,86 @@ CONSTRUCTIONS: dict[str, float] = {
     "modal": 0.07,
 }
 
+# --------------------------------------------------------------------------------------------
+# Lexicon data files (en_zh_data/, described in its README.md).  In the tables "-" means
+# "none"; row order matters, since it drives sampling.
+# --------------------------------------------------------------------------------------------
+
+_DATA_DIR = Path(__file__).with_name("en_zh_data")
+
+
+def _read_tsv(name: str, header: str) -> list[list[str]]:
+    """Return the rows of the tab-separated file ``name``; its first line must be ``header``.
+
+    Raises:
+        ValueError: naming the file and line, for a wrong header, a row with the wrong number
+            of fields or an empty or space-padded field, or a repeated first field (not "-").
+    """
+    path = _DATA_DIR / name
+    columns = header.split()
+    lines = path.read_text(encoding="utf-8").splitlines()
+    if not lines or lines[0].split("\t") != columns:
+        raise ValueError(f"{path}, line 1: the header must be the tab-separated {columns}")
+    rows: list[list[str]] = []
+    seen: set[str] = set()
+    for number, line in enumerate(lines[1:], start=2):
+        if not line:
+            continue
+        cells = line.split("\t")
+        if len(cells) != len(columns) or any(not c or c != c.strip() for c in cells):
+            raise ValueError(
+                f"{path}, line {number}: expected {len(columns)} tab-separated fields, "
+                "none empty or padded with spaces"
+            )
+        if cells[0] in seen:
+            raise ValueError(f"{path}, line {number}: {cells[0]!r} is listed twice")
+        if cells[0] != "-":
+            seen.add(cells[0])
+        rows.append(cells)
+    return rows
+
+
+def _read_toml(name: str) -> dict:
+    path = _DATA_DIR / name
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as error:  # its message gives the line
+        raise ValueError(f"{path}: {error}") from error
+
+
+_LEXICON = _read_toml("lexicon.toml")
+
+
+def _lexicon(key: str, value_type: type | None = None):
+    """Entry ``key`` of lexicon.toml: a string, or a table of ``value_type`` values."""
+    value = _LEXICON.get(key)
+    if value_type is None:
+        ok = isinstance(value, str)
+    else:
+        ok = isinstance(value, dict) and all(isinstance(v, value_type) for v in value.values())
+    if not ok:
+        kind = "a string" if value_type is None else f"a table of {value_type.__name__} values"
+        raise ValueError(f"{_DATA_DIR / 'lexicon.toml'}: {key!r} must be {kind}")
+    return value
+
+
+def _number_entry(word: str, entry: list) -> tuple[str, int]:
+    if len(entry) != 2 or not isinstance(entry[0], str) or type(entry[1]) is not int:
+        raise ValueError(f"{_DATA_DIR / 'lexicon.toml'}: numbers.{word} must be [chinese, value]")
+    return entry[0], entry[1]
+
+
+_ANIMAL_PLACES = frozenset(_lexicon("animal_places").split())
+_VERB_FLAGS: dict[str, str] = _lexicon("verb_flags", str)
+_VERB_PLACES: dict[str, str] = _lexicon("verb_places", str)
+_NUMBERS = {word: _number_entry(word, e) for word, e in _lexicon("numbers", list).items()}
+_MODAL_ZH: dict[str, str] = _lexicon("modal_zh", str)
+_WH_ZH: dict[str, str] = _lexicon("wh_zh", str)
+
 # One example sentence per construction, for the app's example picker.
-EXAMPLE_CONSTRUCTIONS: tuple[tuple[str, str], ...] = (
-    ("why do we work ?", "wh_question"),
-    ("we eat rice .", "svo"),
-    ("he did not drink tea yesterday .", "negation"),
-    ("i go to school tomorrow .", "time"),
-    ("he reads books in the library .", "location"),
-    ("do you like cats ?", "yes_no_question"),
-    ("the cat is happy .", "adjective_predicate"),
-    ("she has a beautiful house .", "adjective_attributive"),
-    ("i like my friend 's house .", "possessive"),
-    ("i have three cats .", "number"),
-    ("i know the man who reads books .", "relative_clause"),
-    ("you should read books .", "modal"),
+EXAMPLE_CONSTRUCTIONS: tuple[tuple[str, str], ...] = tuple(
+    (sentence, construction)
+    for sentence, construction in _read_tsv("examples.tsv", "sentence construction")
 )
 EXAMPLES: list[str] = [sentence for sentence, _ in EXAMPLE_CONSTRUCTIONS]
 
@@ -604,19 +261,21 @@ class _Adj(NamedTuple):
     tags: frozenset[str]
 
 
-def _rows(table: str) -> list[list[str]]:
-    return [line.split() for line in table.strip().splitlines() if line.strip()]
-
-
 def _opt(field: str) -> str | None:
     return None if field == "-" else field
+
+
+def _items(field: str, sep: str | None = None) -> list[str]:
+    return [] if field == "-" else field.split(sep)
 
 
 _SUBJ_PRON_ZH: dict[str, str] = {}
 _OBJ_PRON_ZH: dict[str, str] = {}
 _POSS_ZH: dict[str, str] = {}
 _PRON_KIND: dict[str, str] = {}
-for _subj, _obj, _poss, _zh, _kind in _rows(_PRONOUN_TABLE):
+for _subj, _obj, _poss, _zh, _kind in _read_tsv(
+    "pronouns.tsv", "subject object possessive chinese kind"
+):
     _SUBJ_PRON_ZH[_subj] = _zh
     _OBJ_PRON_ZH[_obj] = _zh
     _POSS_ZH[_poss] = _zh
@@ -626,15 +285,11 @@ _FIRST_PERSON = frozenset({"i", "me", "we", "us"})
 
 
 def _build_nouns() -> dict[str, _Noun]:
-    raw: dict[str, list] = {}
-    for sg, pl, zh, mw, *tags in _rows(_NOUN_TABLE):
-        key = sg if sg != "-" else pl
-        if key in raw:  # continuation row: more tags
-            raw[key][4].update(tags)
-            continue
-        raw[key] = [_opt(sg), _opt(pl), zh, _opt(mw), set(tags) | {key}]
     nouns = {}
-    for key, (sg, pl, zh, mw, tags) in raw.items():
+    header = "singular plural chinese measure_word tags"
+    for sg, pl, zh, mw, tag_field in _read_tsv("nouns.tsv", header):
+        key = sg if sg != "-" else pl
+        tags = set(tag_field.split()) | {key}
         if tags & {"object", "plant", "landscape", "building"}:
             tags.add("thing")  # physical things: "see", "have"
         if "kin" not in tags:
@@ -645,12 +300,12 @@ def _build_nouns() -> dict[str, _Noun]:
             tags.add("treat")  # what animals like
         nouns[key] = _Noun(
             key,
-            sg,
-            pl,
+            _opt(sg),
+            _opt(pl),
             zh,
-            mw,
+            _opt(mw),
             frozenset(tags),
-            mw is not None,
+            mw != "-",
             "mass" in tags,
             "kin" in tags,
             "close" in tags,
@@ -664,16 +319,20 @@ _NOUNS = _build_nouns()
 _NOUN_KEYS = list(_NOUNS)
 
 _PLACES = {
-    row[0]: _Place(row[0], row[1], row[2], row[3] == "the", frozenset(row[4:]))
-    for row in _rows(_PLACE_TABLE)
+    name: _Place(name, zh, prep, article == "the", frozenset(_items(uses)))
+    for name, zh, prep, article, uses in _read_tsv(
+        "places.tsv", "name chinese preposition article uses"
+    )
 }
 _PLACE_KEYS = list(_PLACES)
 
 
 def _build_verbs() -> dict[str, _Verb]:
     verbs = {}
-    for row in _rows(_VERB_TABLE):
-        base, s3, past, particle, zh, subj, obj_p, obj_a = row
+    header = (
+        "base third_singular past particle chinese subjects objects_of_person objects_of_animal"
+    )
+    for base, s3, past, particle, zh, subj, obj_p, obj_a in _read_tsv("verbs.tsv", header):
         flags = set(_VERB_FLAGS.get(base, "").split(","))
         subj_tags = subj.split(",")
         dest_kind = next((f[5:] for f in flags if f.startswith("dest:")), None)
@@ -687,8 +346,8 @@ def _build_verbs() -> dict[str, _Verb]:
             zh,
             "person" in subj_tags,
             frozenset(t for t in subj_tags if t != "person"),
-            frozenset(obj_p.split(",")) if obj_p != "-" else frozenset(),
-            frozenset(obj_a.split(",")) if obj_a != "-" else frozenset(),
+            frozenset(_items(obj_p, ",")),
+            frozenset(_items(obj_a, ",")),
             "stative" in flags,
             "mei" in flags,
             "intr" in flags or (obj_p == "-" and not dest_kind),
@@ -703,31 +362,23 @@ _VERBS = _build_verbs()
 _VERB_KEYS = list(_VERBS)
 
 _ADJS = {
-    row[0]: _Adj(row[0], row[1], _opt(row[2]), row[3], frozenset(row[4].split(",")))
-    for row in _rows(_ADJECTIVE_TABLE)
+    en: _Adj(en, zh, _opt(attr), pred, frozenset(tags.split(",")))
+    for en, zh, attr, pred, tags in _read_tsv(
+        "adjectives.tsv", "english chinese attributive predicative applies_to"
+    )
 }
 _ADJ_KEYS = list(_ADJS)
 
-_TIMES: dict[str, tuple[tuple[str, ...], str, str]] = {}
-for _line in _TIME_TABLE.strip().splitlines():
-    _en, _zh, _use = (part.strip() for part in _line.split("|"))
-    _TIMES[_en] = (tuple(_en.split()), _zh, _use)
+_TIMES: dict[str, tuple[tuple[str, ...], str, str]] = {
+    en: (tuple(en.split()), zh, use)
+    for en, zh, use in _read_tsv("times.tsv", "english chinese use")
+}
 _PRES_TIMES = [t for t, v in _TIMES.items() if v[2] == "pres"]
 _PAST_TIMES = [t for t, v in _TIMES.items() if v[2] == "past"]
 _PAST_TIME_SET = frozenset(_PAST_TIMES)
 
 _NUM_EN = {value: word for word, (_, value) in _NUMBERS.items()}
 _NUM_ZH = {value: zh for _, (zh, value) in _NUMBERS.items()}
-
-_MODAL_ZH = {"can": "能", "should": "应该", "want": "想"}
-_WH_ZH = {
-    "what": "什么",
-    "who_s": "谁",
-    "who_o": "谁",
-    "when": "什么时候",
-    "where": "在哪里",
-    "why": "为什么",
-}
 
 
 def _applies(adj: _Adj, noun: _Noun) -> bool:
@@ -774,11 +425,8 @@ def lexicon_summary() -> dict[str, int]:
 
 
 _PUNCT = frozenset({"?", "."})
-_FUNCTION_WORDS = (
-    "the a an 's do does did not am is are can cannot should want wants to for in at on very "
-    "who that what when where why".split()
-)
-_PARTICLES_ZH = "的很非常不没了吗在是什么谁时候哪里为能应该想"
+_FUNCTION_WORDS = _lexicon("function_words").split()
+_PARTICLES_ZH = _lexicon("particles_zh")
 
 
 def source_words() -> list[str]:

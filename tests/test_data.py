@@ -1,0 +1,98 @@
+"""The everyday corpus: fixed split rules, no TEST sentence in TRAIN, clear file errors.
+
+The real sources are pip packages installed only for training (requirements-train.txt), so
+the rules are tested on rows made here; ``split_corpus`` is what ``model.data`` runs on them.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from model.data import norm_key, read_pairs, split_corpus, typed_form
+from model.tasks import en_zh
+
+WORDS = ["I", "you", "like", "tea", "cats", "go", "home", "today", "now"]
+CHARS = "我你喜欢茶猫去家今天现在"
+
+
+@st.composite
+def corpus(draw):
+    n = draw(st.integers(5, 40))
+    tatoeba = [(draw(st.integers(1, 10_000)),
+                " ".join(draw(st.lists(st.sampled_from(WORDS), min_size=1, max_size=4))) + ".",
+                "".join(draw(st.lists(st.sampled_from(CHARS), min_size=1, max_size=4))) + "。")
+               for _ in range(n)]
+    hsk = [(draw(st.integers(1, 1200)), draw(st.integers(1, 6)),
+            draw(st.sampled_from(WORDS)) + "!", draw(st.sampled_from(CHARS)) + "！")
+           for _ in range(draw(st.integers(0, 15)))]
+    grammar = ([("we go home .", "我们回家。")], [("i like tea .", "我喜欢茶。")],
+               [("you like cats .", "你喜欢猫。")])
+    return tatoeba, hsk, grammar
+
+
+@settings(max_examples=60, deadline=None)
+@given(corpus())
+def test_split_rules_and_no_test_sentence_in_train(rows):
+    tatoeba, hsk, grammar = rows
+    out = split_corpus(tatoeba, hsk, grammar)
+    want_test = [(en, zh) for i, en, zh in tatoeba if i % 10 == 0]
+    assert out["test_tatoeba"] == want_test
+    for level in range(1, 7):
+        assert out[f"test_hsk{level}"] == [(en, zh) for n, lv, en, zh in hsk
+                                           if n % 10 == 0 and lv == level]
+    assert out["test_grammar"] == grammar[2]
+    held = [p for name, pairs in out.items() if name != "train" for p in pairs]
+    held_en, held_zh = {norm_key(e) for e, _ in held}, {norm_key(z) for _, z in held}
+    for en, zh in out["train"]:
+        assert norm_key(en) not in held_en and norm_key(zh) not in held_zh
+    # Every other row lands in TRAIN unless it repeats a held-out sentence.
+    rest = [(en, zh) for i, en, zh in tatoeba if i % 10 > 1] + [
+        (en, zh) for n, _, en, zh in hsk if n % 10 > 1] + grammar[0]
+    kept = [p for p in rest if norm_key(p[0]) not in held_en and norm_key(p[1]) not in held_zh]
+    assert sorted(out["train"]) == sorted(kept)
+
+
+def test_norm_key_ignores_case_spaces_and_punctuation():
+    assert norm_key("Let's go!") == norm_key("let ' s go .") == "letsgo"
+    assert norm_key("我们走吧！") == norm_key("我们 走吧!")
+
+
+def test_typed_form_is_how_people_type():
+    assert typed_form("i like my friend 's house .") == "I like my friend's house."
+    assert typed_form("why do we work ?") == "Why do we work?"
+
+
+def test_grammar_test_split_is_the_tasks_own():
+    # The grammar's TEST pairs are its own test split: never seen in training there either.
+    splits = en_zh.build_splits(seed=0, n_train=2000)
+    test_src = {" ".join(p.src) for p in splits.test}
+    assert not test_src & {" ".join(p.src) for p in splits.train}
+
+
+@pytest.mark.parametrize("content, line, what", [
+    ("a\tb\nonly one field\n", 2, "expected source<TAB>target"),
+    ("a\tb\tc\n", 1, "3 field"),
+    ("a\t \n", 1, "expected source<TAB>target"),
+    ("ok\tfine\n\xff\xfe\tbad\n", 2, "not UTF-8"),
+])
+def test_bad_pair_files_name_the_file_and_line(tmp_path, content, line, what):
+    path = tmp_path / "pairs.tsv"
+    path.write_bytes(content.encode("latin-1") if "\xff" in content else content.encode())
+    with pytest.raises(ValueError, match=what) as info:
+        read_pairs(path)
+    assert f"pairs.tsv, line {line}" in str(info.value)
+
+
+def test_an_empty_file_is_refused(tmp_path):
+    path = tmp_path / "empty.tsv"
+    path.write_text("\n\n")
+    with pytest.raises(ValueError, match="no sentence pairs"):
+        read_pairs(path)
+
+
+def test_pairs_are_read_with_a_bom_and_blank_lines(tmp_path):
+    path = tmp_path / "pairs.tsv"
+    path.write_text("\ufeffHello.\t你好。\n\nBye.\t再见。\r\n", encoding="utf-8")
+    assert read_pairs(path) == [("Hello.", "你好。"), ("Bye.", "再见。")]
