@@ -46,7 +46,7 @@ SOURCES = {
         "licence": "CC-BY-SA 4.0", "credit": "hsk-sentences-audio (no7z)",
     },
     "grammar": {
-        "package": "this repository", "file": "model/tasks/en_zh.py",
+        "package": "this repository", "file": "model/tasks/en_zh/",
         "licence": "the repository's own", "credit": "synthetic grammar, seed 0",
     },
 }

@@ -314,6 +314,22 @@ def main(argv: list[str] | None = None) -> None:
         evaluate_everyday(args.out, write_card=True)
 
 
+def hardware(device: str = "cpu", threads: int = 2) -> str:
+    """What the model trains on, for the card: the GPU's name, or the CPU model and the
+    number of threads torch uses."""
+    if str(device).startswith("cuda") and torch.cuda.is_available():
+        return torch.cuda.get_device_name(torch.device(device))
+    cpu = "CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{threads} threads of {cpu}"
+
+
 def write_folder(args, model, src_tok, tgt_vocab, meta, command, n_train, n_valid) -> None:
     """Save the current weights as a pretrained folder with its card (no test metrics:
     those come from ``python -m model.evaluate``, which adds them)."""
@@ -332,7 +348,8 @@ def write_folder(args, model, src_tok, tgt_vocab, meta, command, n_train, n_vali
                          "then cosine decay", "lr": args.lr, "warmup": args.warmup,
             "planned_steps": args.steps, "label_smoothing": 0.1,
             "wall_time_minutes": round(meta["minutes"], 1), "threads": args.threads,
-            "device": str(args.device), "torch": torch.__version__,
+            "device": str(args.device), "hardware": hardware(args.device, args.threads),
+            "torch": torch.__version__,
             "history": meta["history"],
         },
     }

@@ -24,3 +24,9 @@ def tiny_model() -> Transformer:
 def en_zh():
     """The shipped English->Chinese model."""
     return load_pretrained("en-zh")
+
+
+@pytest.fixture(scope="session")
+def everyday():
+    """The shipped everyday model (subword English, the app's default)."""
+    return load_pretrained("en-zh-everyday")

@@ -225,6 +225,20 @@ class AppPage:
         assert snap["tab"] == name, snap["tab"]
         return snap
 
+    def each_tab(self) -> Iterator[tuple[str, dict]]:
+        """Open every view tab in turn (whatever the interface language); each must draw at
+        least one chart in its panel with no error. Yields (tab name, snapshot)."""
+        tabs = [t.strip() for t in self.page.get_by_role("tab").all_inner_texts()]
+        for name in tabs:
+            tab = self.page.get_by_role("tab", name=name, exact=True)
+            if tab.get_attribute("aria-selected") != "true":
+                self.act(tab.click, tab=name, panelMin=1)
+            snap = self.assert_clean()
+            panel = self.page.locator("[data-testid='stTabPanel']:visible")
+            assert panel.locator("[data-testid='stPlotlyChart'] svg.main-svg").count() >= 1, name
+            assert not snap["exceptions"]
+            yield name, snap
+
     def combobox(self, label: str, in_tab: bool = False):
         """The select box labelled ``label`` (in the open tab's panel if ``in_tab``)."""
         scope = (self.page.locator("[data-testid='stTabPanel']:visible") if in_tab

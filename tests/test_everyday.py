@@ -1,0 +1,108 @@
+"""The shipped everyday model: its card, its quality on the grammar, the sentences people
+type, and subword tokens in its traces.
+
+Tatoeba and HSK TEST need the training packages (``python -m model.evaluate`` measures them
+and writes the card); what needs no package is checked here again: the grammar's TEST split.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from model import InputError
+from model.checkpoint import WEIGHTS, sha256_file
+from model.decoding import greedy_decode_batch
+from model.tasks import en_zh
+from model.translator import PRETRAINED_DIR
+from model.words import group_attention
+
+CHINESE = re.compile(r"^[\u4e00-\u9fff，。？！：；、“”‘’（）《》0-9A-Za-z·…—]+$")
+
+
+def test_card_states_sources_splits_hardware_time_and_metrics(everyday):
+    card = everyday.card
+    assert card["sha256"] == sha256_file(PRETRAINED_DIR / "en-zh-everyday" / WEIGHTS)
+    assert card["parameters"] == everyday.model.num_parameters()
+    assert card["command"].startswith("python -m model.train --recipe en-zh-everyday")
+    manifest = card["data"]["manifest"]
+    assert {"tatoeba", "hsk", "grammar"} <= set(manifest["sources"])
+    assert all(src["licence"] for src in manifest["sources"].values())
+    assert "zh_id % 10 == 0" in manifest["split_rules"]["tatoeba"]
+    assert manifest["files"]["test_tatoeba.tsv"]["pairs"] > 5000
+    assert card["training"]["wall_time_minutes"] <= 150 and card["training"]["device"]
+    metrics = card["metrics"]
+    for name in ("tatoeba_test", "hsk_test", "grammar_test",
+                 *(f"hsk{lv}_test" for lv in range(1, 7))):
+        assert {"bleu", "chrf", "exact_match", "n"} <= set(metrics[name]), name
+    assert metrics["settings"]["num_beams"] == 4
+    assert (PRETRAINED_DIR / "en-zh-everyday" / WEIGHTS).stat().st_size <= 60e6
+
+
+def test_the_quality_bar_recorded_in_the_card(everyday):
+    m = everyday.card["metrics"]
+    assert m["tatoeba_test"]["bleu"] >= 28
+    assert m["hsk_test"]["bleu"] >= 25
+    assert m["grammar_test"]["exact_match"] >= 90
+
+
+def test_grammar_test_split_exact_match(everyday):
+    """Measured here too (greedy, the first 300 TEST pairs): the teaching examples hold."""
+    test = en_zh.build_splits(seed=0, n_train=200_000).test[:300]
+    src = [everyday.encode_source(everyday.tokenize(" ".join(p.src)))[0].tolist() for p in test]
+    S = max(map(len, src))
+    ids = torch.tensor([s + [0] * (S - len(s)) for s in src])
+    out = greedy_decode_batch(everyday.model, ids, 40)
+    hyps = ["".join(everyday.tgt_vocab.decode(o)) for o in out]
+    exact = np.mean([h == "".join(p.tgt) for h, p in zip(hyps, test, strict=True)])
+    assert exact >= 0.9, exact
+
+
+@pytest.mark.parametrize("text, must_have", [
+    ("Hello, nice to meet you.", ["你"]),
+    ("I like machine learning.", ["喜欢", "学"]),
+    ("My mother is a doctor.", ["医生"]),
+    ("We can't go home today.", ["今天", "家"]),
+])
+def test_everyday_sentences_translate_sensibly(everyday, text, must_have):
+    out = everyday.decode(text, num_beams=4).output_text
+    assert CHINESE.match(out), out
+    for word in must_have:
+        assert word in out, (text, out)
+
+
+def test_the_teaching_example_is_exact_as_typed_either_way(everyday):
+    want = en_zh.translate("why do we work ?")
+    assert everyday.decode("why do we work ?").output_text == want
+    assert everyday.decode("Why do we work?").output_text == want
+    assert want.endswith("？")  # Chinese punctuation
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(min_size=1, max_size=80))
+def test_typed_text_never_has_an_unknown_source_token(everyday, text):
+    tokens = everyday.tokenize(text)
+    assert everyday.config.unk_id not in everyday.src_vocab.encode(tokens)
+    assert everyday.unknown_words(text) == []
+
+
+@pytest.mark.parametrize("text", [
+    "Tom bought 3 apples in Paris.", "WHY DO WE WORK?", "I don't know, do you?",
+    "It's 5 o'clock!", "Where's María's café?", "«Quoted» — and dashed…",
+])
+def test_capitals_digits_names_and_contractions_decode(everyday, text):
+    trace = everyday.decode(text)
+    assert trace.finished and trace.output_text
+    assert not any("Ġ" in label for label in trace.src_labels)
+    rows = group_attention(trace.encoder_attentions, trace.src_words, trace.src_words)
+    np.testing.assert_allclose(rows.sum(-1), 1.0, atol=1e-5)
+
+
+def test_too_long_input_gets_a_clear_message(everyday):
+    with pytest.raises(InputError, match="at most 95"):
+        everyday.decode(" ".join(["a"] * 120))
