@@ -81,7 +81,8 @@ class Translator:
         subword model (``Ġlearn``, ``ing``; never ``<unk>``), else ``vocab.tokenize_en``."""
         if self.src_tokenizer is None:
             return tokenize_en(text)
-        return list(self.src_tokenizer.encode(normalize_text(text)).tokens)
+        words = " ".join(normalize_text(text).split())  # no leading or repeated spaces
+        return list(self.src_tokenizer.encode(words).tokens)
 
     @staticmethod
     def source_labels(tokens: Sequence[str]) -> tuple[str, ...]:
@@ -107,7 +108,9 @@ class Translator:
         if not normalize_text(text).strip():
             raise InputError("Please type a sentence: the text is empty.")
         tokens = self.tokenize(text)
-        if not any(ch.isalnum() for ch in "".join(self.source_labels(tokens))):
+        has_word = (any(ch.isalnum() for ch in normalize_text(text)) if self.subword
+                    else any(t.isalnum() for t in tokens))
+        if not has_word:
             raise InputError("Please type a sentence: the text has no words, only symbols.")
         if len(tokens) > self.max_source_words:
             raise InputError(

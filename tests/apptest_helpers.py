@@ -17,11 +17,18 @@ MARKDOWN_KINDS = ("markdown", "caption", "info", "warning", "error", "success", 
                   "header", "subheader")
 
 
-def run_app() -> AppTest:
-    """A fresh AppTest of ``app.py`` after its first run, which must not raise."""
+GRAMMAR_MODEL = "en-zh"  # the word-level model whose exact outputs the grammar defines
+
+
+def run_app(model: str | None = None) -> AppTest:
+    """A fresh AppTest of ``app.py`` after its first run, which must not raise; with
+    ``model``, that model is then picked in the sidebar (the default sentence stays)."""
     at = AppTest.from_file(APP, default_timeout=120)
     at.run()
     assert not at.exception, at.exception
+    if model is not None:
+        at.selectbox(key="model").select(model).run()
+        assert not at.exception, at.exception
     return at
 
 

@@ -3,10 +3,13 @@
 Each entry is (name, text, outcome, expected): ``outcome`` is ``"message"`` (the app shows a
 short explanation and draws no chart), ``"decode"`` (the app decodes, flagging unknown words
 if any) or ``"exact"`` (the app decodes to ``expected`` exactly). For ``"message"``,
-``expected`` is a phrase the message must contain.
+``expected`` is a phrase the message must contain. The outcomes are those of a word-level
+model (the grammar models); ``for_model`` gives a subword model's.
 """
 
 from __future__ import annotations
+
+from model.vocab import normalize_text
 
 GOOD = "why do we work ?"
 GOOD_ZH = "我们为什么工作？"
@@ -17,7 +20,7 @@ HOSTILE_INPUTS: list[tuple[str, str, str, str]] = [
     ("tabs and newlines", "\t\n  \n\t", "message", "empty"),
     ("10,000 characters", "why do we work ? " * 588 + "a" * 4, "message", "characters long"),
     ("1,000,000 characters", "a" * 1_000_000, "message", "characters long"),
-    ("64 words", "we " * 64, "message", "tokens"),
+    ("100 words", "we " * 100, "message", "tokens"),
     ("emoji only", "🙂🙂🙂 🚀", "message", "no words"),
     ("emoji with words", "why do we work ? 🙂", "decode", ""),
     ("right-to-left text", "مرحبا بالعالم", "message", "vocabulary"),
@@ -55,3 +58,17 @@ HOSTILE_INPUTS: list[tuple[str, str, str, str]] = [
     ("30 unknown words", " ".join("zq" + chr(97 + i % 26) + chr(97 + i // 26) for i in range(30))
      + " " + GOOD, "decode", ""),
 ]
+
+
+def for_model(text: str, outcome: str, expected: str, subword: bool) -> tuple[str, str]:
+    """(outcome, expected) for a word-level or a subword model. A subword model has no
+    unknown words: what a word-level model refuses as outside its vocabulary, it decodes;
+    and it keeps case, so only a text that normalises to ``GOOD`` itself must give
+    ``GOOD_ZH`` exactly."""
+    if not subword:
+        return outcome, expected
+    if outcome == "message" and expected == "vocabulary":
+        return "decode", ""
+    if outcome == "exact" and normalize_text(text).strip() != GOOD:
+        return "decode", ""
+    return outcome, expected

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from apptest_helpers import (
     DEFAULT_CHARTS,
+    GRAMMAR_MODEL,
     chart_text,
     charts,
     enter,
@@ -59,20 +60,21 @@ def test_sentence_step_tab_layer_head_walkthrough():
     np.testing.assert_allclose(z.sum(-1), 1.0, atol=1e-5)
 
 
-BAD_INPUTS = {
-    "empty": ("", "empty"),
-    "spaces": ("     ", "empty"),
-    "10,000 characters": ("why do we work ? " * 589 + "a", "characters long"),
-    "emoji": ("🙂🙂🙂", "no words"),
-    "only unknown words": ("zxq blorf wibble", "vocabulary"),
-    "HTML tags": ("<b>bold</b> <script>alert(1)</script>", "vocabulary"),
+BAD_INPUTS = {  # name: (text, message, model: None = the default)
+    "empty": ("", "empty", None),
+    "spaces": ("     ", "empty", None),
+    "10,000 characters": ("why do we work ? " * 589 + "a", "characters long", None),
+    "emoji": ("🙂🙂🙂", "no words", None),
+    "emoji, grammar model": ("🙂🙂🙂", "no words", GRAMMAR_MODEL),
+    "only unknown words": ("zxq blorf wibble", "vocabulary", GRAMMAR_MODEL),
+    "HTML tags": ("<b>bold</b> <script>alert(1)</script>", "vocabulary", GRAMMAR_MODEL),
 }
 
 
 @pytest.mark.parametrize("name", list(BAD_INPUTS))
 def test_bad_input_gets_a_clear_message_and_the_next_sentence_works(name):
-    text, expected = BAD_INPUTS[name]
-    at = run_app()
+    text, expected, model = BAD_INPUTS[name]
+    at = run_app(model)
     enter(at, text)
     assert expected in messages(at), messages(at)
     assert not at.error and not at.get("plotly_chart")
@@ -84,7 +86,7 @@ def test_bad_input_gets_a_clear_message_and_the_next_sentence_works(name):
 
 
 def test_unknown_words_are_flagged_with_suggestions_and_decoding_goes_on():
-    at = run_app()
+    at = run_app(GRAMMAR_MODEL)
     enter(at, "why do we wrok ?")
     warning = messages(at)
     assert "`wrok`" in warning and "`work`" in warning

@@ -12,6 +12,7 @@ import pytest
 from apptest_helpers import (
     APP,
     DEFAULT_CHARTS,
+    GRAMMAR_MODEL,
     chart_title,
     charts,
     enter,
@@ -268,7 +269,7 @@ def test_beam_search_and_sampling_in_chinese():
 
 
 def test_branch_and_reference_in_chinese():
-    at = in_chinese()
+    at = in_chinese(run_app(GRAMMAR_MODEL))  # its output and vocabulary are the grammar's
     at.slider(key="step").set_value(2).run()
     at.button(key="branch_go").click().run()
     assert not at.exception
@@ -287,7 +288,7 @@ def test_branch_and_reference_in_chinese():
 
 
 def test_sentence_messages_in_chinese():
-    at = in_chinese()
+    at = in_chinese(run_app(GRAMMAR_MODEL))  # a word-level model flags unknown words
     enter(at, "why do we wrok ?")
     (warning,) = at.warning
     assert warning.value.startswith(zh("unknown_some")) and "可以试试 `work`、" in warning.value

@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 
 from benchmarks.classroom import CJK, GLYPH_JS, INJECTION_JS, ROOT, chart
-from tests.hostile_inputs import GOOD, HOSTILE_INPUTS
+from tests.hostile_inputs import GOOD, HOSTILE_INPUTS, for_model
 
 SENTENCE = "i go to school tomorrow ."
 SOURCE = ["i", "go", "to", "school", "tomorrow", ".", "</s>"]
@@ -213,9 +213,12 @@ def test_hostile_input_stays_text_and_the_next_sentence_works(app):
     decoding), and the good sentence typed next decodes and draws again."""
     missing = [name for name in PICKED if name not in HOSTILE]
     assert not missing, f"tests/hostile_inputs.py no longer has {missing}"
+    model = app.combobox("Model").input_value()
+    subword = (models_root() / model / "src_tokenizer.json").exists()
     assert app.injected_markup() == []  # the clean page passes the check
     for name in [*PICKED, *(n for n in EXTRA if n in HOSTILE)]:
         text, outcome, expected = HOSTILE[name]
+        outcome, expected = for_model(text, outcome, expected, subword)
         if outcome == "message":  # an explanation instead of charts
             snap = app.enter_sentence(text, charts=0, alert=expected)
             assert snap["step"] is None and snap["sourceTokens"] is None, name
