@@ -62,7 +62,8 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "model_card_everyday": {
         "en": "{enc}+{dec} layers, {heads} heads, d_model {d_model}, {params:,} parameters. "
-              "Test BLEU: Tatoeba {tatoeba}, HSK {hsk}; grammar exact match {grammar} %.",
+              "Test BLEU {tatoeba} on Tatoeba and {hsk} on HSK sentences; grammar exact match "
+              "{grammar} %.",
         "zh": "编码器 {enc} 层 + 解码器 {dec} 层，{heads} 个注意力头，d_model = {d_model}，"
               "共 {params:,} 个参数。测试集 BLEU：Tatoeba {tatoeba}，HSK {hsk}；"
               "合成语法完全匹配率 {grammar} %。",
