@@ -22,13 +22,12 @@ import torch
 from model import CheckpointError, DecodeTrace, InputError, Translator, available_models
 from model import load_pretrained as _load_pretrained
 from model.subword import word_ids
-from model.translator import pretrained_root
+from model.translator import default_model, pretrained_root
 from ui import compare, controls, i18n, panels, stepper, teaching
 from ui.i18n import TABS, LocalText, t
 from ui.text import clip, code_span, md_literal
 
 DEFAULT_SENTENCE = "why do we work ?"
-DEFAULT_MODELS = ("en-zh-everyday", "en-zh")  # the first of these that exists is preselected
 log = logging.getLogger("attention_app")
 
 # One shared model serves every session: keep each request on one thread so a class of
@@ -83,7 +82,7 @@ def sidebar() -> tuple[Translator | None, str]:
     if not names:
         st.sidebar.error(t("no_models", path=code_span(str(pretrained_root()))))
         return None, ""
-    default = next((names.index(m) for m in DEFAULT_MODELS if m in names), 0)
+    default = names.index(default_model(names))
     name = st.sidebar.selectbox(t("model"), names, index=default, key="model")
     try:
         translator = load_model(*model_key(name))

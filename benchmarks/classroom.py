@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import datetime as dt
+import functools
 import os
 import platform
 import re
@@ -352,11 +353,24 @@ def classroom_sentences(n: int = 10) -> list[str]:
     return chosen
 
 
+@functools.lru_cache(maxsize=1)
+def _app_model():
+    """The model the app preselects (``translator.default_model``), loaded once."""
+    from model.translator import available_models, default_model, load_pretrained
+
+    return load_pretrained(default_model(available_models()))
+
+
+def source_tokens(sentence: str) -> list[str]:
+    """The source tokens the app's caption shows for ``sentence`` with its default model
+    (readable subword pieces or words, then ``</s>``)."""
+    m = _app_model()
+    return list(m.source_labels([*m.tokenize(sentence), "</s>"]))
+
+
 def unique_tokens(sentences: list[str]) -> dict[str, set[str]]:
     """For each sentence, its source tokens that no other sentence in the list has."""
-    from model.tasks.en_zh import tokenize
-
-    toks = {s: set(tokenize(s)) for s in sentences}
+    toks = {s: set(source_tokens(s)[:-1]) for s in sentences}
     return {s: toks[s] - set().union(*(toks[o] for o in sentences if o != s))
             for s in sentences}
 
@@ -391,10 +405,8 @@ async def student_session(browser, url: str, sentence: str, foreign: set[str], c
     sentence box showing another text, and any tick label or caption token in ``foreign``
     (tokens only other students' sentences have).
     """
-    from model.tasks.en_zh import tokenize
-
     me = Student(sentence)
-    source = [*tokenize(sentence), "</s>"]
+    source = source_tokens(sentence)
     context = await browser.new_context(viewport=VIEWPORT)
     try:
         page = await context.new_page()

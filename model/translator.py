@@ -46,6 +46,7 @@ from .vocab import EOS, SPECIALS, Vocab, normalize_text, tokenize_en, tokenize_z
 PRETRAINED_DIR = Path(__file__).resolve().parent.parent / "pretrained"  # the default root
 PRETRAINED_ENV = "ATTENTION_PRETRAINED_DIR"  # overrides PRETRAINED_DIR; see pretrained_root()
 MAX_INPUT_CHARS = 300  # longer text is refused before any work is done
+DEFAULT_MODELS = ("en-zh-everyday", "en-zh")  # the app preselects the first one present
 
 
 class Translator:
@@ -397,6 +398,12 @@ def available_models(root: Path | None = None) -> list[str]:
                       if p.is_dir() and not p.name.startswith("."))
     except OSError:  # missing, not a folder, or unreadable: no models
         return []
+
+
+def default_model(names: Sequence[str]) -> str | None:
+    """The model the app preselects among ``names``: the first of ``DEFAULT_MODELS`` there,
+    else the first name, or None when there is none."""
+    return next((m for m in DEFAULT_MODELS if m in names), names[0] if names else None)
 
 
 def load_pretrained(name_or_path: str | Path) -> Translator:
