@@ -20,7 +20,13 @@ def test_play_branch_reference_and_beams(app):
     snap = app.wait_ready(None, step=f"Step {total} of {total}")
     page.wait_for_function(
         "() => document.querySelector('.st-key-play button').innerText.includes('Play')")
-    assert snap["slider"]["value"] == total and len(snap["decoderInput"]) == total
+    for _ in range(100):  # the last tick's slider and step panel may land just after the label
+        snap = app.wait_ready(None, step=f"Step {total} of {total}")
+        if snap["slider"]["value"] == total and len(snap["decoderInput"]) == total:
+            break
+        page.wait_for_timeout(100)
+    assert snap["slider"]["value"] == total and len(snap["decoderInput"]) == total, (
+        snap["slider"], snap["decoderInput"])
 
     # Branch at step 2: another top candidate, then decoding continues from it.
     app.slider_key("Home", step=f"Step 1 of {total}")
