@@ -48,6 +48,17 @@ def train_bpe(texts: Iterable[str], vocab_size: int = 8000, min_frequency: int =
     return tok
 
 
+def pieces(tok, text: str) -> list[str]:
+    """The BPE pieces of user ``text``: normalise, pre-tokenise, then BPE each word, so a
+    typed ``<unk>`` or ``</s>`` is plain text, never a special token (``tok.encode`` would
+    match the special tokens' strings first). Equal to ``tok.encode(text).tokens`` for any
+    text without them."""
+    out: list[str] = []
+    for word, _ in tok.pre_tokenizer.pre_tokenize_str(tok.normalizer.normalize_str(text)):
+        out += [t.value for t in tok.model.tokenize(word)]
+    return out
+
+
 def load_tokenizer(path: Path):
     """``tokenizers.Tokenizer.from_file``.
 

@@ -39,7 +39,7 @@ from .errors import CheckpointError, InputError
 from .errors import short_repr as _short
 from .layers import POSITIONAL_MODES, positional_tables
 from .masks import mask_views
-from .subword import piece_label, word_ids
+from .subword import piece_label, pieces, word_ids
 from .transformer import Transformer
 from .vocab import EOS, SPECIALS, Vocab, normalize_text, tokenize_en, tokenize_zh
 
@@ -83,7 +83,7 @@ class Translator:
         if self.src_tokenizer is None:
             return tokenize_en(text)
         words = " ".join(normalize_text(text).split())  # no leading or repeated spaces
-        return list(self.src_tokenizer.encode(words).tokens)
+        return pieces(self.src_tokenizer, words)
 
     @staticmethod
     def source_labels(tokens: Sequence[str]) -> tuple[str, ...]:
