@@ -23,13 +23,14 @@ Files written (tab-separated English, Chinese; one pair per line): ``train.tsv``
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import random
 import re
 import unicodedata
 from collections.abc import Iterable
 from pathlib import Path
+
+from .checkpoint import sha256_file
 
 DEFAULT_DIR = Path(__file__).resolve().parent.parent / "data" / "everyday"
 GRAMMAR_TRAIN_PAIRS = 20_000  # grammar pairs mixed into TRAIN (of its 200,000)
@@ -217,10 +218,6 @@ def read_pairs(path: Path) -> list[tuple[str, str]]:
     if not pairs:
         raise ValueError(f"{path}: no sentence pairs in the file")
     return pairs
-
-
-def sha256_file(path: Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def prepare_everyday(out_dir: Path = DEFAULT_DIR) -> dict:
