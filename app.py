@@ -19,11 +19,9 @@ from pathlib import Path
 import streamlit as st
 import torch
 
-from model import CheckpointError, DecodeTrace, InputError, Translator, available_models
+from model import CheckpointError, DecodeTrace, InputError, Translator
 from model import load_pretrained as _load_pretrained
-from model.subword import word_ids
-from model.translator import default_model, pretrained_root
-from ui import compare, controls, i18n, panels, stepper, teaching
+from ui import compare, controls, i18n, models, panels, stepper, teaching
 from ui.i18n import TABS, LocalText, t
 from ui.text import clip, code_span, md_literal
 
@@ -35,28 +33,29 @@ log = logging.getLogger("attention_app")
 torch.set_num_threads(1)
 
 
-def model_key(name: str) -> tuple[str, tuple]:
-    """What identifies model ``name`` for the caches: its folder's full path (the root comes
-    from ``$ATTENTION_PRETRAINED_DIR``) and each file's size and modification time, so a
-    folder that is replaced or repaired is loaded afresh instead of served from the cache."""
-    folder = (pretrained_root() / name).resolve()
+def model_key(folder: Path, allow_pickle: bool = False) -> tuple[str, tuple, bool]:
+    """What identifies a model folder for the caches: its full path, each file's size and
+    modification time (so a folder that is replaced or repaired is loaded afresh instead of
+    served from the cache), and whether pickle weights may be loaded."""
+    folder = Path(folder).resolve()
     try:
         stamp = tuple(sorted((p.name, p.stat().st_size, p.stat().st_mtime_ns)
                              for p in folder.iterdir() if p.is_file()))
     except OSError:
         stamp = ()
-    return str(folder), stamp
+    return str(folder), stamp, allow_pickle
 
 
 @st.cache_resource(show_spinner=LocalText("spinner_loading"), max_entries=4)
-def load_model(folder: str, stamp: tuple) -> Translator:
-    """The pretrained model in ``folder``, loaded once per server and shared read-only.
-    A failure raises ``CheckpointError`` and is not cached: the next run tries again."""
-    return _load_pretrained(Path(folder))
+def load_model(folder: str, stamp: tuple, allow_pickle: bool = False) -> Translator:
+    """The model in ``folder`` (ours or a Hugging Face one), loaded once per server and
+    shared read-only. A failure raises ``CheckpointError`` and is not cached: the next run
+    tries again."""
+    return _load_pretrained(Path(folder), allow_pickle=allow_pickle)
 
 
 @st.cache_data(max_entries=512, show_spinner=LocalText("spinner_decoding"))
-def decode(key: tuple[str, tuple], sentence: str, options: tuple = (),
+def decode(key: tuple[str, tuple, bool], sentence: str, options: tuple = (),
            prefix: tuple[str, ...] | None = None, max_new_tokens: int | None = None
            ) -> DecodeTrace:
     """The decoding trace of ``sentence`` with the strategy ``options`` (``decode`` kwargs as
@@ -66,30 +65,32 @@ def decode(key: tuple[str, tuple], sentence: str, options: tuple = (),
 
 
 @st.cache_data(max_entries=256, show_spinner=LocalText("spinner_teacher"))
-def teacher_force(key: tuple[str, tuple], sentence: str, reference: str) -> DecodeTrace:
-    """The teacher-forced trace of a reference translation (cached)."""
-    return load_model(*key).teacher_force(sentence, reference)
+def teacher_force(key: tuple[str, tuple, bool], sentence: str, reference: str,
+                  languages: tuple = ()) -> DecodeTrace:
+    """The teacher-forced trace of a reference translation (cached); ``languages`` are a
+    multilingual model's (``src_lang``, ``tgt_lang``) pairs."""
+    return load_model(*key).teacher_force(sentence, reference, **dict(languages))
 
 
 def _use_example() -> None:
     st.session_state["sentence"] = st.session_state["example"]
 
 
-def sidebar() -> tuple[Translator | None, str]:
-    """Model picker, examples and the sentence box. Returns (model or None, sentence)."""
+def sidebar() -> tuple[Translator | None, str, tuple]:
+    """Model picker, examples and the sentence box. Returns (model or None, sentence, the
+    model's cache key)."""
     st.sidebar.title(t("app_title"))
-    names = available_models()
-    if not names:
-        st.sidebar.error(t("no_models", path=code_span(str(pretrained_root()))))
-        return None, ""
-    default = names.index(default_model(names))
-    name = st.sidebar.selectbox(t("model"), names, index=default, key="model")
+    choice = models.model_choice()
+    if choice is None:
+        return None, "", ()
+    name, folder, allow_pickle = choice
+    key = model_key(folder, allow_pickle)
     try:
-        translator = load_model(*model_key(name))
+        translator = load_model(*key)
     except CheckpointError as exc:
         st.sidebar.error(t("model_failed", name=code_span(clip(name)),
                            error=md_literal(clip(str(exc), 240))))
-        return None, ""
+        return None, "", ()
     st.session_state.setdefault("sentence", DEFAULT_SENTENCE)
     if translator.examples:
         st.sidebar.selectbox(t("examples"), translator.examples, index=None, key="example",
@@ -118,7 +119,13 @@ def sidebar() -> tuple[Translator | None, str]:
                              dec=cfg.num_decoder_layers, heads=cfg.nhead, d_model=cfg.d_model,
                              params=translator.card.get("parameters", 0),
                              exact=card.get("exact_match", "?"), bleu=card.get("bleu", "?")))
-    return translator, sentence
+    elif translator.card.get("source") == "huggingface":
+        cfg = translator.config
+        st.sidebar.caption(t("model_card_hf", kind=translator.card.get("model_type", "?"),
+                             enc=cfg.num_encoder_layers, dec=cfg.num_decoder_layers,
+                             heads=cfg.nhead, d_model=cfg.d_model,
+                             params=translator.card.get("parameters", 0)))
+    return translator, sentence, key
 
 
 def pieces_caption(translator: Translator, sentence: str) -> None:
@@ -127,14 +134,14 @@ def pieces_caption(translator: Translator, sentence: str) -> None:
         tokens = translator.check_input(sentence)
     except InputError:
         return
-    labels, words = translator.source_labels(tokens), word_ids(tokens)
+    labels, words = translator.source_labels(tokens), translator.source_words(tokens)
     split = [" · ".join(clip(x, 20) for x, w in zip(labels, words, strict=True) if w == i)
              for i in range(words[-1] + 1)]
     st.sidebar.caption(t("source_pieces", n=len(tokens))
                        + " ".join(code_span(piece) for piece in split[:40]))
 
 
-def decode_or_explain(translator: Translator, sentence: str, options: tuple
+def decode_or_explain(translator: Translator, sentence: str, options: tuple, key: tuple
                       ) -> DecodeTrace | None:
     """Validate the sentence, flag unknown words, and decode; None (with a message) if the
     sentence cannot be translated."""
@@ -157,10 +164,9 @@ def decode_or_explain(translator: Translator, sentence: str, options: tuple
             st.warning(t("unknown_all") + "\n".join(lines) + more)
             return None
         st.warning(t("unknown_some") + "\n".join(lines) + more)
-    name = st.session_state["model"]
-    trace = decode(model_key(name), sentence, options)
-    if st.session_state.get("shown") != (name, sentence):  # a new sentence starts at step 1
-        st.session_state["shown"] = (name, sentence)
+    trace = decode(key, sentence, options)
+    if st.session_state.get("shown") != (key[0], sentence):  # a new sentence starts at step 1
+        st.session_state["shown"] = (key[0], sentence)
         st.session_state["step"] = 1
         for stale in ("branch", "playing", "hypothesis"):
             st.session_state.pop(stale, None)
@@ -212,22 +218,22 @@ def view_tabs(translator: Translator, trace: DecodeTrace, k: int, key: tuple,
 
 def main() -> None:
     """Lay out the page: sidebar, header, beams, the step-through panel, the reference."""
-    translator, sentence = sidebar()
+    translator, sentence, key = sidebar()
     if translator is None:
         st.info(t("choose_model"))
         return
-    options = controls.strategy_sidebar()
-    trace = decode_or_explain(translator, sentence, options)
+    languages = models.language_pickers(translator)
+    options = tuple(sorted(controls.strategy_sidebar() + languages))
+    trace = decode_or_explain(translator, sentence, options, key)
     if trace is None:
         return
-    key = model_key(st.session_state["model"])
     header(translator, trace, options)
     shown = trace
     if trace.beam is not None:
         pick = compare.beam_view(trace)
         if pick:  # another hypothesis: its maps, by forcing its tokens
             hyp = trace.beam.hypotheses[pick].tokens
-            shown = decode(key, sentence, (), prefix=hyp, max_new_tokens=len(hyp))
+            shown = decode(key, sentence, languages, prefix=hyp, max_new_tokens=len(hyp))
 
     def branch_decode(prefix: tuple[str, ...]) -> DecodeTrace:
         return decode(key, sentence, options, prefix=prefix)
@@ -238,7 +244,7 @@ def main() -> None:
         view_tabs(translator, tr, k, key, options)
 
     stepper.step_through(shown, body)
-    compare.reference_view(shown, lambda ref: teacher_force(key, sentence, ref))
+    compare.reference_view(shown, lambda ref: teacher_force(key, sentence, ref, languages))
 
 
 title = t("page_title")  # the language of the last run (English on a first load)

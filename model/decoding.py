@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from .layers import LayerCache
 from .transformer import Transformer
 
 
@@ -106,6 +105,9 @@ class DecodeTrace:
             byte-level marks: ``Ġlearn`` -> ``learn``); ``src_tokens`` when empty.
         src_words: S word indices (``subword.word_ids``): pieces of one word share one;
             every token its own word when empty.
+        output_text: the translation as text: the tokenizer's detokenised output for a
+            Hugging Face model; by default the output tokens joined without spaces
+            (one Chinese character per token).
     """
 
     src_text: str
@@ -123,8 +125,11 @@ class DecodeTrace:
     beam: BeamTrace | None = None
     src_labels: tuple[str, ...] = ()
     src_words: tuple[int, ...] = ()
+    output_text: str | None = None
 
     def __post_init__(self) -> None:
+        if self.output_text is None:
+            object.__setattr__(self, "output_text", "".join(self.output_tokens))
         if not self.src_labels:
             object.__setattr__(self, "src_labels", tuple(self.src_tokens))
         if not self.src_words:
@@ -140,10 +145,6 @@ class DecodeTrace:
         """The generated tokens without ``<s>`` and ``</s>``."""
         return tuple(t for t in self.tgt_tokens[1:] if t != "</s>")
 
-    @property
-    def output_text(self) -> str:
-        """The translation as text: the output tokens joined without spaces (Chinese)."""
-        return "".join(self.output_tokens)
 
 
 @dataclass(frozen=True)
@@ -209,6 +210,9 @@ def sampling_distribution(probs: torch.Tensor, temperature: float = 1.0, top_k: 
 
 
 Chooser = Callable[[torch.Tensor, int], int]
+# (t, logp (n, V)) -> logp (n, V): what generate()'s logits processors do to step t's
+# log-probabilities (ban a token, force one); None = the model's distribution as it is.
+LogitsProcessor = Callable[[int, torch.Tensor], torch.Tensor]
 PETables = tuple[torch.Tensor | None, torch.Tensor | None]  # (source, target) pe_table
 NORMAL_POSITIONS: PETables = (None, None)  # the model's own sinusoidal table on both sides
 
@@ -221,6 +225,7 @@ def run_decoder(
     choose: Chooser | None = None,
     forced: Sequence[int] = (),
     pe_tables: PETables = NORMAL_POSITIONS,
+    logits_processor: LogitsProcessor | None = None,
 ) -> StepwiseResult:
     """Decode one sentence token by token with a key/value cache, recording every step.
 
@@ -236,6 +241,9 @@ def run_decoder(
         max_new_tokens: the most tokens to produce (``</s>`` included).
         pe_tables: (source, target) positional encodings replacing the sinusoidal table for
             this call (``layers.positional_tables``); (None, None) = the normal table.
+        logits_processor: applied to each step's log-probabilities before the token is
+            chosen (``step_probs`` keep the model's own distribution); a step where it
+            leaves one token possible counts as forced. None = none.
 
     Raises:
         ValueError: a batch of more than one sentence, ``max_new_tokens`` out of
@@ -254,15 +262,20 @@ def run_decoder(
     dec_attn = np.zeros((L, H, max_new_tokens, max_new_tokens), np.float32)
     cross_attn = np.zeros((L, H, max_new_tokens, S), np.float32)
     probs_rows, ids = [], [c.bos_id]
-    cache, finished = None, False
+    cache, finished, n_forced = None, False, 0
     for t in range(max_new_tokens):
         if t >= len(forced) and choose is None:
             break
         out = model.decode(torch.tensor([[ids[-1]]]), enc.memory, enc.key_padding_mask,
                            cache=cache, pe_table=tgt_pe)
         cache = out.cache
-        probs = out.logits[0, -1].float().softmax(-1)  # (V,)
-        probs_rows.append(probs.numpy())
+        logp = out.logits[:, -1].float().log_softmax(-1)  # (1, V)
+        probs_rows.append(logp[0].exp().numpy())  # the model's own distribution
+        if logits_processor is not None:
+            logp = logits_processor(t, logp)
+        probs = logp[0].softmax(-1)  # (V,) what the strategy chooses from
+        if t == n_forced and (t < len(forced) or int(probs.gt(0).sum()) == 1):
+            n_forced += 1  # a prefix token, or one the processor forces (forced_bos)
         # Row t of every layer: query = position t; keys = positions 0..t, or the source.
         dec_attn[:, :, t, : t + 1] = _stack_layers(out.self_attentions)[:, :, 0, :]
         cross_attn[:, :, t, :] = _stack_layers(out.cross_attentions)[:, :, 0, :]
@@ -279,23 +292,24 @@ def run_decoder(
         decoder_attentions=dec_attn[:, :, :T, :T].copy(),
         cross_attentions=cross_attn[:, :, :T].copy(),
         finished=finished,
-        n_forced=min(len(forced), T),
+        n_forced=min(n_forced, T),
     )
 
 
 def greedy_decode(model: Transformer, src_ids: torch.Tensor, max_new_tokens: int,
-                  forced: Sequence[int] = (), pe_tables: PETables = NORMAL_POSITIONS
-                  ) -> StepwiseResult:
+                  forced: Sequence[int] = (), pe_tables: PETables = NORMAL_POSITIONS,
+                  logits_processor: LogitsProcessor | None = None) -> StepwiseResult:
     """Greedy decoding (the Annotated Transformer's ``greedy_decode``): at every step the
     most probable token. See ``run_decoder`` for the arguments, result and errors."""
     return run_decoder(model, src_ids, max_new_tokens, lambda p, t: int(p.argmax()), forced,
-                       pe_tables)
+                       pe_tables, logits_processor)
 
 
 def sample_decode(model: Transformer, src_ids: torch.Tensor, max_new_tokens: int,
                   temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0,
                   seed: int | None = None, forced: Sequence[int] = (),
-                  pe_tables: PETables = NORMAL_POSITIONS) -> StepwiseResult:
+                  pe_tables: PETables = NORMAL_POSITIONS,
+                  logits_processor: LogitsProcessor | None = None) -> StepwiseResult:
     """Ancestral sampling from ``sampling_distribution`` at every step; the same ``seed``
     gives the same output. See ``run_decoder`` for the rest."""
     sampling_distribution(torch.ones(2) / 2, temperature, top_k, top_p)  # validate early
@@ -305,7 +319,8 @@ def sample_decode(model: Transformer, src_ids: torch.Tensor, max_new_tokens: int
         dist = sampling_distribution(probs, temperature, top_k, top_p)
         return int(torch.multinomial(dist, 1, generator=gen))
 
-    return run_decoder(model, src_ids, max_new_tokens, choose, forced, pe_tables)
+    return run_decoder(model, src_ids, max_new_tokens, choose, forced, pe_tables,
+                       logits_processor)
 
 
 @dataclass(frozen=True)
@@ -357,13 +372,9 @@ class BeamSearchResult:
     length_penalty: float
 
 
-def _reorder_cache(cache, index: torch.Tensor):
-    """Select (and duplicate) beams of a decoder cache along the batch axis."""
-    return tuple(
-        LayerCache(tuple(x.index_select(0, index) for x in layer.self_kv),
-                   tuple(x.index_select(0, index) for x in layer.cross_kv))
-        for layer in cache
-    )
+def _worst(finished: list[BeamHypothesis], n: int) -> float:
+    """The score of the n-th best finished hypothesis (the worst that would be returned)."""
+    return sorted(h.score for h in finished)[-n]
 
 
 @torch.inference_mode()
@@ -375,22 +386,28 @@ def beam_search(
     length_penalty: float = 1.0,
     forced: Sequence[int] = (),
     pe_tables: PETables = NORMAL_POSITIONS,
+    logits_processor: LogitsProcessor | None = None,
+    early_stopping: bool = True,
 ) -> BeamSearchResult:
-    """Beam search with a key/value cache (as Hugging Face ``generate(num_beams=…)`` with
-    ``early_stopping=True``).
+    """Beam search with a key/value cache, as Hugging Face ``generate(num_beams=…)``.
 
     At each step every live beam is extended by every token; the 2 x num_beams best
     continuations by cumulative log-probability are ranked. A ``</s>`` continuation among
     the first num_beams finishes a hypothesis, scored logprob / length ** length_penalty;
     the best other continuations (up to num_beams) stay live; the rest are pruned. Search
-    stops once num_beams hypotheses have finished, or at ``max_new_tokens`` (live beams then
-    join the list unfinished). ``forced`` tokens are taken first, on a single beam.
-    With num_beams = 1 this is greedy decoding.
+    stops once num_beams hypotheses have finished (``early_stopping=True``), or, with
+    ``early_stopping=False``, once moreover the best live beam's logprob / t ** length_penalty
+    (t tokens so far) cannot beat the worst of them (Hugging Face's heuristic); or at
+    ``max_new_tokens`` (the live beams among the top num_beams then join the list
+    unfinished). ``forced`` tokens are taken first, on a single beam. With num_beams = 1 this
+    is greedy decoding.
 
     Args:
         src_ids: (1, S) source ids ending with ``</s>``, no padding.
         num_beams: 1 to 8.
         pe_tables: (source, target) positional encodings, as in ``run_decoder``.
+        logits_processor: applied to each step's (n, V) log-probabilities, as in
+            ``run_decoder`` (not renormalised: as in ``generate()``).
 
     Returns:
         BeamSearchResult with every step's candidates and the n-best hypotheses.
@@ -423,6 +440,8 @@ def beam_search(
         out = model.decode(last, enc.memory.expand(n, -1, -1),
                            enc.key_padding_mask.expand(n, -1), cache=cache, pe_table=tgt_pe)
         logp = out.logits[:, -1].float().log_softmax(-1)  # (n, V)
+        if logits_processor is not None:
+            logp = logits_processor(t, logp)
         if t < len(forced):
             width = 1
             ranked = [(0, int(forced[t]), live[0][1] + float(logp[0, forced[t]]))]
@@ -447,14 +466,15 @@ def beam_search(
                 status = "pruned"
             records.append(BeamCandidate(t, parent, tok, lp, status))
         steps.append(tuple(records))
-        if len(finished) >= num_beams or not kept:
+        if not kept or (len(finished) >= num_beams and (early_stopping or kept[0][1] / (
+                t + 1) ** length_penalty <= _worst(finished, num_beams))):
             break
-        cache = _reorder_cache(out.cache, torch.tensor([k[2] for k in kept]))
+        cache = model.reorder_cache(out.cache, torch.tensor([k[2] for k in kept]))
         live = [(ids, lp) for ids, lp, _, _ in kept]
         ends = [(t, rank) for _, _, _, rank in kept]
-    else:  # length limit: the live beams join the list unfinished
+    else:  # length limit: the live beams among the top ``width`` join the list unfinished
         finished.extend(hypothesis(ids, lp, False, end)
-                        for (ids, lp), end in zip(live, ends, strict=True))
+                        for (ids, lp), end in zip(live, ends, strict=True) if end[1] < width)
     best = sorted(finished, key=lambda h: h.score, reverse=True)[:num_beams]
     return BeamSearchResult(tuple(steps), tuple(best), num_beams, length_penalty)
 

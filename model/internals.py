@@ -33,7 +33,6 @@ from .masks import (
     padding_mask,
     subsequent_mask,
 )
-from .vocab import EOS, PAD
 
 if TYPE_CHECKING:  # only for annotations: translator.py imports this package's layers
     from .translator import Translator
@@ -49,6 +48,14 @@ def _check_index(name: str, value, size: int) -> int:
     if not ok or not 0 <= value < size:
         raise InputError(f"{name} must be an integer from 0 to {size - 1}; got {value!r}")
     return int(value)
+
+
+def _is_hf(translator: Translator) -> bool:
+    """True for a Hugging Face model (``hf.HFTranslator``), whose insides are reached by
+    hooks (``model.hf_internals``) rather than through our layers."""
+    from .hf import HFTranslator
+
+    return isinstance(translator, HFTranslator)
 
 
 def _numpy(x: torch.Tensor) -> np.ndarray:
@@ -96,6 +103,11 @@ class HeadInternals:
             rows sum to 1 (a row with every key blocked is all 0). Equal to the model's own
             attention for this head.
         output: (Tq, Dh) weights @ V, the head's output before W_O.
+        scaling: the factor on Q K^T: 1 / sqrt(d_k) (the paper; Marian, BART, M2M100), 1 for
+            T5, which scales nothing.
+        position_bias: (Tq, Tk) what T5 adds to the scores for the keys' relative distance
+            (``HFTranslator.relative_position_bias``), or None: scaled_scores = raw_scores *
+            scaling + position_bias.
     """
 
     kind: str
@@ -122,6 +134,8 @@ class HeadInternals:
     masked_scores: np.ndarray
     weights: np.ndarray
     output: np.ndarray
+    scaling: float = 1.0
+    position_bias: np.ndarray | None = None
 
 
 def _trace_pe_tables(translator: Translator, trace: DecodeTrace):
@@ -172,6 +186,10 @@ def head_internals(translator: Translator, trace: DecodeTrace, kind: str, layer:
     else:
         query = _check_index("query", query, len(query_tokens))
         rows = slice(query, query + 1)
+    if _is_hf(translator):
+        from .hf_internals import head_internals as hf_head_internals
+
+        return hf_head_internals(translator, trace, kind, layer, head, rows)
     src_ids = translator.src_vocab.encode(src_tokens)
     tgt_ids = translator.tgt_vocab.encode(dec_tokens)
     src_pe, tgt_pe = _trace_pe_tables(translator, trace)
@@ -219,6 +237,7 @@ def head_internals(translator: Translator, trace: DecodeTrace, kind: str, layer:
         raw_scores=_numpy(raw[rows]), scaled_scores=_numpy(scaled[rows]),
         mask=mask[rows].numpy().copy(), masked_scores=_numpy(masked[rows]),
         weights=_numpy(weights[rows]), output=_numpy(output[rows]),
+        scaling=1 / math.sqrt(Dh),
     )
 
 
@@ -330,10 +349,10 @@ def decode_batch(translator: Translator, texts: Sequence[str],
     if not MIN_BATCH <= len(texts) <= MAX_BATCH:
         raise InputError(f"Give {MIN_BATCH} to {MAX_BATCH} sentences to decode as a batch; "
                          f"got {len(texts)}.")
-    tokens = []
+    rows = []  # each sentence's source ids, special tokens included
     for i, text in enumerate(texts):
         try:
-            tokens.append([*translator.check_input(text), EOS])
+            rows.append(translator.encode_source(translator.check_input(text))[0].tolist())
         except InputError as exc:
             raise InputError(f"Sentence {i + 1}: {exc}") from exc
     limit = c.max_len - 1
@@ -341,9 +360,9 @@ def decode_batch(translator: Translator, texts: Sequence[str],
     if (not isinstance(max_new_tokens, int | np.integer) or isinstance(max_new_tokens, bool)
             or not 1 <= max_new_tokens <= limit):
         raise InputError(f"max_new_tokens must be an integer from 1 to {limit}")
-    B, S = len(tokens), max(len(t) for t in tokens)
-    src = torch.tensor([translator.src_vocab.encode(t + [PAD] * (S - len(t)))
-                        for t in tokens], dtype=torch.long)  # (B, S)
+    B, S = len(rows), max(len(r) for r in rows)
+    src = torch.tensor([r + [c.pad_id] * (S - len(r)) for r in rows], dtype=torch.long)  # (B,S)
+    processor = translator.logits_processor(max_new_tokens)  # what generate() applies
     generated: list[list[int]] = [[] for _ in range(B)]
     with torch.inference_mode():
         enc = model.encode(src)
@@ -351,7 +370,10 @@ def decode_batch(translator: Translator, texts: Sequence[str],
         done = torch.zeros(B, dtype=torch.bool)
         for t in range(max_new_tokens):
             out = model.decode(tgt, enc.memory, enc.key_padding_mask)  # the combined masks
-            next_ids = out.logits[:, -1].float().softmax(-1).argmax(-1)  # (B,) as greedy
+            logp = out.logits[:, -1].float().log_softmax(-1)  # (B, V)
+            if processor is not None:
+                logp = processor(t, logp)
+            next_ids = logp.argmax(-1)  # (B,) as greedy
             for b in range(B):
                 if not done[b]:
                     generated[b].append(int(next_ids[b]))
@@ -361,11 +383,14 @@ def decode_batch(translator: Translator, texts: Sequence[str],
             feed = next_ids.masked_fill(done, c.pad_id)  # finished sentences get <pad>
             tgt = torch.cat([tgt, feed[:, None]], dim=1)
         T = tgt.size(1)
+        lengths = torch.tensor([len(g) for g in generated])  # (B,) real decoder inputs
+        # Padding by position, not by id: some models start decoding with their <pad> id.
+        is_pad = torch.arange(T)[None, :] >= lengths[:, None]  # (B, T)
         masks = dict(
             source_padding_mask=padding_mask(src, c.pad_id),
-            target_padding_mask=padding_mask(tgt, c.pad_id),
+            target_padding_mask=is_pad,
             subsequent_mask=subsequent_mask(T),
-            decoder_mask=decoder_self_attention_mask(tgt, c.pad_id),
+            decoder_mask=decoder_self_attention_mask(is_pad.long(), 1),
             cross_mask=cross_attention_mask(src, T, c.pad_id),
         )
         arrays = dict(
@@ -383,7 +408,7 @@ def decode_batch(translator: Translator, texts: Sequence[str],
         src_labels=tuple(translator.source_labels(vocab_src.decode(row)) for row in src_np),
         tgt_ids=tgt_np,
         tgt_tokens=tuple(tuple(vocab_tgt.decode(row)) for row in tgt_np),
-        src_lengths=np.array([len(t) for t in tokens], dtype=np.int64),
+        src_lengths=np.array([len(r) for r in rows], dtype=np.int64),
         tgt_lengths=np.array([len(g) for g in generated], dtype=np.int64),
         **{k: v.numpy().copy() for k, v in masks.items()},
         **arrays,
@@ -536,6 +561,10 @@ def embedding_parts(translator: Translator, tokens: Sequence[str], side: str,
     if not 1 <= T <= c.max_len:
         raise InputError(f"need 1 to {c.max_len} tokens, got {T}")
     src_table, tgt_table = translator.pe_tables(T, positional, positional_seed)
+    if _is_hf(translator):
+        from .hf_internals import embedding_parts as hf_embedding_parts
+
+        return hf_embedding_parts(translator, tokens, side)
     vocab = translator.src_vocab if side == "source" else translator.tgt_vocab
     embed = model.src_embed if side == "source" else model.tgt_embed
     table = src_table if side == "source" else tgt_table

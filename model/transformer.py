@@ -202,6 +202,17 @@ class Transformer(nn.Module):
             tuple(layers) if return_layers else None,
         )
 
+    @staticmethod
+    def reorder_cache(cache: tuple[LayerCache, ...], index: torch.Tensor
+                      ) -> tuple[LayerCache, ...]:
+        """Select (and duplicate) rows of a decoder cache along the batch axis, as beam search
+        does when it keeps beams ``index`` (n,) int64; returns a new cache."""
+        return tuple(
+            LayerCache(tuple(x.index_select(0, index) for x in layer.self_kv),
+                       tuple(x.index_select(0, index) for x in layer.cross_kv))
+            for layer in cache
+        )
+
     def forward(self, src_ids: torch.Tensor, tgt_ids: torch.Tensor) -> DecoderOutput:
         """Teacher-forced pass: (B, S) source and (B, T) decoder inputs -> logits (B, T, V)."""
         enc = self.encode(src_ids)

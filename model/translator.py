@@ -129,8 +129,9 @@ class Translator:
         """In-vocabulary words spelled most like ``word`` (none for a subword model)."""
         return [] if self.subword else self.src_vocab.suggest(word, n)
 
-    def encode_source(self, tokens: list[str]) -> torch.Tensor:
-        """Source tokens -> (1, S) int64 ids with ``</s>`` appended."""
+    def encode_source(self, tokens: list[str], src_lang: str | None = None) -> torch.Tensor:
+        """Source tokens -> (1, S) int64 ids with ``</s>`` appended (``src_lang`` is for
+        multilingual models; ours have none)."""
         return torch.tensor([self.src_vocab.encode([*tokens, EOS])], dtype=torch.long)
 
     def target_ids(self, tokens: str | Sequence[str], what: str = "prefix") -> list[int]:
@@ -165,6 +166,9 @@ class Translator:
         num_candidates: int = 10,
         positional: str = "normal",
         positional_seed: int = 0,
+        src_lang: str | None = None,
+        tgt_lang: str | None = None,
+        early_stopping: bool | None = None,
     ) -> DecodeTrace:
         """Translate ``text`` one token at a time, recording every step.
 
@@ -184,6 +188,12 @@ class Translator:
                 or ``"shuffled"`` (seeded permutations of the positions; see
                 ``layers.positional_tables``). Nothing is stored on the model.
             positional_seed: the permutation's seed for ``"shuffled"``.
+            src_lang, tgt_lang: the source and target languages of a multilingual model
+                (``languages``; the target one is forced as the first token, as
+                ``generate(forced_bos_token_id=...)``); None for a one-pair model.
+            early_stopping: beam search stops once ``num_beams`` hypotheses have finished
+                (True), or when the live beams cannot beat them (False, Hugging Face's
+                heuristic); None = the model's setting (``self.early_stopping``).
 
         Returns:
             DecodeTrace (float32 numpy arrays; see its docstring for the shapes); its
@@ -193,38 +203,46 @@ class Translator:
             InputError: see ``check_input``; an argument out of range (num_beams outside
                 1..8, beam search with sampling, temperature < 0, top_k < 0, top_p outside
                 (0, 1], max_new_tokens outside 1..max_len-1 or shorter than the prefix, an
-                unknown ``positional`` mode or a non-integer ``positional_seed``); or a prefix
-                token outside the target vocabulary.
+                unknown ``positional`` mode or a non-integer ``positional_seed``); a prefix
+                token outside the target vocabulary; a language the model does not have.
         """
         tokens = self.check_input(text)
+        self.check_languages(src_lang, tgt_lang)
         limit = self.config.max_len - 1
         max_new_tokens = limit if max_new_tokens is None else max_new_tokens
         forced = self.target_ids(prefix) if prefix is not None else []
+        forced = self.with_forced_start(forced, tgt_lang) if forced else forced
         _check_strategy(max_new_tokens, limit, len(forced), num_beams, do_sample, temperature,
                         top_k, top_p, seed, length_penalty)
-        tables = self.pe_tables(len(tokens) + 1, positional, positional_seed)
+        if not (early_stopping is None or isinstance(early_stopping, bool)):
+            raise InputError("early_stopping must be True, False or None")
+        src_ids = self.encode_source(tokens, src_lang)
+        tables = self.pe_tables(src_ids.size(1), positional, positional_seed)
+        processor = self.logits_processor(max_new_tokens, tgt_lang)
         strategy = dict(num_beams=num_beams, do_sample=do_sample, temperature=temperature,
                         top_k=top_k, top_p=top_p, seed=seed, length_penalty=length_penalty,
                         teacher_forced=False, positional=positional,
-                        positional_seed=positional_seed)
-        src_ids = self.encode_source(tokens)
+                        positional_seed=positional_seed, src_lang=src_lang, tgt_lang=tgt_lang)
         beam = None
         if num_beams > 1:
             search = beam_search(self.model, src_ids, num_beams, max_new_tokens,
-                                 length_penalty, forced, tables)
+                                 length_penalty, forced, tables, processor,
+                                 self.early_stopping if early_stopping is None
+                                 else bool(early_stopping))
             beam = self._beam_trace(search)
             best = search.hypotheses[0].ids
-            result = run_decoder(self.model, src_ids, len(best), None, best, tables)
+            result = run_decoder(self.model, src_ids, len(best), None, best, tables, processor)
             result = dataclasses.replace(result, n_forced=min(len(forced), len(best)))
         elif do_sample:
             result = sample_decode(self.model, src_ids, max_new_tokens, temperature, top_k,
-                                   top_p, seed, forced, tables)
+                                   top_p, seed, forced, tables, processor)
         else:
-            result = greedy_decode(self.model, src_ids, max_new_tokens, forced, tables)
-        return self._trace(text, tokens, result, strategy, num_candidates, beam)
+            result = greedy_decode(self.model, src_ids, max_new_tokens, forced, tables, processor)
+        return self._trace(text, tokens, src_ids, result, strategy, num_candidates, beam)
 
     def teacher_force(self, text: str, reference: str | Sequence[str],
-                      num_candidates: int = 10) -> DecodeTrace:
+                      num_candidates: int = 10, src_lang: str | None = None,
+                      tgt_lang: str | None = None) -> DecodeTrace:
         """Feed a reference translation to the decoder (teacher forcing) and record, at each
         step, the model's probability of the reference token and its attention.
 
@@ -237,17 +255,20 @@ class Translator:
                 tokens, or with tokens outside the target vocabulary.
         """
         tokens = self.check_input(text)
+        self.check_languages(src_lang, tgt_lang)
         forced = self.target_ids(reference, "reference")
         if not forced:
             raise InputError("The reference translation is empty.")
+        forced = self.with_forced_start(forced, tgt_lang)
         if forced[-1] != self.config.eos_id:
             forced.append(self.config.eos_id)
         limit = self.config.max_len - 1
         if len(forced) > limit:
             raise InputError(f"The reference has {len(forced)} tokens; at most {limit} fit.")
-        result = run_decoder(self.model, self.encode_source(tokens), len(forced), None, forced)
-        strategy = dict(teacher_forced=True)
-        return self._trace(text, tokens, result, strategy, num_candidates, None)
+        src_ids = self.encode_source(tokens, src_lang)
+        result = run_decoder(self.model, src_ids, len(forced), None, forced)
+        strategy = dict(teacher_forced=True, src_lang=src_lang, tgt_lang=tgt_lang)
+        return self._trace(text, tokens, src_ids, result, strategy, num_candidates, None)
 
     def _beam_trace(self, search: BeamSearchResult) -> BeamTrace:
         """A beam search record with token strings instead of ids."""
@@ -261,9 +282,11 @@ class Translator:
             length_penalty=search.length_penalty,
         )
 
-    def _trace(self, text: str, tokens: list[str], result: StepwiseResult, strategy: dict,
-               num_candidates: int, beam: BeamTrace | None) -> DecodeTrace:
+    def _trace(self, text: str, tokens: list[str], src_ids: torch.Tensor,
+               result: StepwiseResult, strategy: dict, num_candidates: int,
+               beam: BeamTrace | None) -> DecodeTrace:
         """Wrap a ``StepwiseResult`` with token strings, per-step top candidates, entropy."""
+        src_tokens = self.source_tokens(tokens, src_ids)
         tgt_tokens = tuple(self.tgt_vocab.decode(result.tgt_ids))
         steps = []
         for t, probs in enumerate(result.step_probs):
@@ -283,7 +306,7 @@ class Translator:
             ))
         return DecodeTrace(
             src_text=text,
-            src_tokens=(*tokens, EOS),
+            src_tokens=src_tokens,
             tgt_tokens=tgt_tokens,
             steps=tuple(steps),
             encoder_attentions=result.encoder_attentions,
@@ -291,13 +314,63 @@ class Translator:
             cross_attentions=result.cross_attentions,
             step_probs=result.step_probs,
             finished=result.finished,
-            unknown_words=tuple(self.src_vocab.unknown(tokens)),
+            unknown_words=tuple(self.src_vocab.unknown(src_tokens)),
             strategy=strategy,
             n_forced=result.n_forced,
             beam=beam,
-            src_labels=self.source_labels([*tokens, EOS]),
-            src_words=word_ids([*tokens, EOS]),
+            src_labels=self.source_labels(src_tokens),
+            src_words=self.source_words(src_tokens),
+            output_text=self.output_text(result.tgt_ids),
         )
+
+    def source_tokens(self, tokens: list[str], src_ids: torch.Tensor) -> tuple[str, ...]:
+        """The S encoder input tokens of ``tokens`` whose (1, S) ids are ``src_ids``: the
+        words as typed (an unknown one keeps its spelling) and ``</s>``."""
+        return (*tokens, EOS)
+
+    def source_words(self, src_tokens: Sequence[str]) -> tuple[int, ...]:
+        """The word index of each encoder input token (``subword.word_ids``)."""
+        return word_ids(src_tokens)
+
+    def output_text(self, tgt_ids: np.ndarray) -> str | None:
+        """The text of decoder ids ``<s> y1 .. yn``, or None for the trace's default (the
+        output tokens joined without spaces)."""
+        return None
+
+    # How the model encodes positions: the paper's sinusoids, sin and cos interleaved
+    # (``layers.sinusoidal_table``); Hugging Face families differ (``hf.FAMILIES``).
+    positional_scheme = "sinusoidal"
+
+    # Generation settings a Hugging Face model reads from its generation config; ours are
+    # fixed: beam search stops once num_beams hypotheses have finished.
+    early_stopping = True
+
+    @property
+    def languages(self) -> tuple[str, ...]:
+        """The language codes of a multilingual model (none for ours)."""
+        return ()
+
+    def check_languages(self, src_lang: str | None, tgt_lang: str | None) -> None:
+        """Refuse languages the model does not have.
+
+        Raises:
+            InputError: a language that is not None and not in ``languages``.
+        """
+        for lang in (src_lang, tgt_lang):
+            if lang is not None and lang not in self.languages:
+                have = ", ".join(self.languages) or "none: it translates one language pair"
+                raise InputError(f"This model has no language {_short(lang, 20)} "
+                                 f"(languages: {have}).")
+
+    def with_forced_start(self, ids: list[int], tgt_lang: str | None = None) -> list[int]:
+        """Target ids with the token ``generate()`` forces first (a multilingual model's
+        target language) put in front when missing; ours force nothing."""
+        return ids
+
+    def logits_processor(self, max_new_tokens: int, tgt_lang: str | None = None):
+        """What ``generate()`` would do to each step's log-probabilities
+        (``decoding.LogitsProcessor``), or None: our models use their distribution as is."""
+        return None
 
     def grammar_translation(self, text: str) -> str | None:
         """The translation the model's synthetic grammar gives ``text``, or None when the
@@ -367,8 +440,9 @@ class Translator:
         return positional_tables(self.model.positional.pe, positional, src_len,
                                  int(positional_seed))
 
-    def positional_encoding(self, length: int) -> np.ndarray:
-        """The model's sinusoidal table for ``length`` positions: (length, D) float32."""
+    def positional_encoding(self, length: int, side: str = "source") -> np.ndarray:
+        """The model's sinusoidal table for ``length`` positions: (length, D) float32 (the
+        same for both sides; ``side`` matters for Hugging Face models)."""
         if not 1 <= length <= self.config.max_len:
             raise ValueError(f"length must be in [1, {self.config.max_len}], got {length}")
         return self.model.positional.pe[:length].numpy().astype(np.float32)
@@ -406,17 +480,29 @@ def default_model(names: Sequence[str]) -> str | None:
     return next((m for m in DEFAULT_MODELS if m in names), names[0] if names else None)
 
 
-def load_pretrained(name_or_path: str | Path) -> Translator:
-    """Load a pretrained model by name or by folder path.
+def load_pretrained(name_or_path: str | Path, allow_pickle: bool = False) -> Translator:
+    """Load a model as Hugging Face's ``from_pretrained`` does, always offline.
 
-    A ``str`` without a path separator that names a folder of ``pretrained_root()``
-    (``$ATTENTION_PRETRAINED_DIR`` if set, else the repository's ``pretrained/``, read at
-    call time) loads that folder, even if the working directory has a folder of that name;
-    anything else must be a path to a pretrained folder.
+    ``name_or_path`` is, in this order: a folder name of ``pretrained_root()``
+    (``$ATTENTION_PRETRAINED_DIR`` if set, else the repository's ``pretrained/``, read at call
+    time; a ``str`` without a path separator, even if the working directory has a folder of
+    that name); a folder (one of ours, or one saved by Hugging Face ``save_pretrained``); or
+    a Hugging Face hub name (``Helsinki-NLP/opus-mt-en-zh``) found in the local Hugging
+    Face cache (``hf.cache_snapshot``). Nothing is downloaded.
+
+    Args:
+        allow_pickle: for a Hugging Face folder with only ``pytorch_model.bin``: load it
+            in weights-only mode (tensors only) instead of refusing it.
+
+    Returns:
+        a ``Translator``, or for a Hugging Face folder an ``hf.HFTranslator``.
 
     Raises:
-        CheckpointError: no such model, or a damaged folder (the message names the file).
+        CheckpointError: no such model, or a folder that cannot or must not be loaded (the
+            message names the file and the problem).
     """
+    from . import hf
+
     root = pretrained_root()
     name = str(name_or_path)
     is_name = isinstance(name_or_path, str) and not ("/" in name or "\\" in name)
@@ -424,11 +510,15 @@ def load_pretrained(name_or_path: str | Path) -> Translator:
         path = root / name
     elif Path(name_or_path).is_dir():
         path = Path(name_or_path)
+    elif isinstance(name_or_path, str) and hf.HUB_NAME.fullmatch(name):
+        path = hf.cache_snapshot(name)
     else:
         raise CheckpointError(
             f"no pretrained model {_short(name)} in {root}; available: "
             f"{', '.join(available_models(root)) or 'none'}"
         )
+    if hf.is_hf_folder(path):
+        return hf.load_hf(path, allow_pickle=allow_pickle)
     model, src_vocab, tgt_vocab, card = load_checkpoint(path)
     return Translator(model, src_vocab, tgt_vocab, card, name=path.name,
                       src_tokenizer=load_source_tokenizer(path))

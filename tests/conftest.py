@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
+
 import pytest
 import torch
 
 from model import load_pretrained
 from model.config import TransformerConfig
 from model.transformer import Transformer
+
+
+def pytest_configure(config):
+    """Offline, with an empty Hugging Face cache of the tests' own: the machine's cache
+    (a developer's downloads) never changes what the app lists or what a test sees. Tests
+    that need a cached model put it into a cache folder of their own."""
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ["HF_HUB_CACHE"] = tempfile.mkdtemp(prefix="hf-cache-empty-")
 
 
 @pytest.fixture(scope="session")

@@ -366,9 +366,10 @@ def _figure_text(fig: dict) -> list[str]:
     return out
 
 
-# Notation that both languages write the same way.
+# Notation and names that both languages write the same way.
 NOTATION = re.compile(r"\b(sin|cos|[Ss]oftmax|log|BLEU|key_padding_mask|subsequent_mask|memory|"
-                      r"num_beams|length_penalty|d_model|d_k|True|False|Top|top)\b")
+                      r"num_beams|length_penalty|d_model|d_k|True|False|Top|top|Hugging Face|"
+                      r"save_pretrained|safetensors|pytorch_model|bin|weights_only)\b")
 
 
 def _english_pieces() -> list[str]:

@@ -340,7 +340,8 @@ def test_app_shows_a_short_clear_error_for_damaged_models_and_recovers(root):
     folder loads at once (a failure is never cached)."""
     at = run_app()
     model = at.selectbox(key="model")
-    assert model.options == sorted(["en-zh", BROKEN, MD_NAME]) and model.value == "en-zh"
+    assert model.options[:-1] == sorted(["en-zh", BROKEN, MD_NAME]) and model.value == "en-zh"
+    assert model.options[-1] == "📂 Open a folder…"  # then any folder, by its path
     assert len(charts(at)) == DEFAULT_CHARTS and not at.error
 
     model.select(BROKEN).run()
@@ -368,8 +369,11 @@ def test_app_shows_a_short_clear_error_for_damaged_models_and_recovers(root):
 
 
 def test_app_with_an_empty_root_says_so(tmp_path, monkeypatch):
-    """An empty $ATTENTION_PRETRAINED_DIR gives a sidebar message naming it, no exception."""
+    """An empty $ATTENTION_PRETRAINED_DIR (and an empty Hugging Face cache) gives a sidebar
+    message naming it, no exception, and the folder box to open a model by its path."""
     monkeypatch.setenv(PRETRAINED_ENV, str(tmp_path))
     at = run_app()
-    assert "No models found in" in _sidebar_error(at) and str(tmp_path) in _sidebar_error(at)
-    assert not charts(at)
+    (warning,) = at.sidebar.warning
+    assert "No models found in" in warning.value and str(tmp_path) in warning.value
+    assert at.text_input(key="model_folder").value == ""
+    assert not charts(at) and not at.sidebar.error

@@ -101,24 +101,48 @@ def cross_tab(trace: DecodeTrace, k: int, grouped: bool = False) -> None:
                    t("query_decoder_input"), t("key_source_token"))
 
 
+CURVE_LAYOUT = {"sinusoidal": "interleaved", "sinusoidal-halves": "halves",
+                "learned": "learned"}  # positional_scheme -> viz.positional_curves layout
+
+
+def _default_dims(D: int, layout: str) -> list[int]:
+    """Dimensions plotted first: sin/cos pairs of a fast, a middle and a slow frequency."""
+    if layout == "halves":
+        dims = [0, D // 2, 5, D // 2 + 5, D // 4, D // 2 + D // 4]
+    elif layout == "learned":
+        dims = [0, 1, 2]
+    else:
+        dims = [0, 1, 10, 11, 40, 41]
+    return sorted({d for d in dims if d < D})
+
+
 def positional_tab(translator: Translator, trace: DecodeTrace, k: int, decode_with) -> None:
-    """The sinusoidal table for this sentence and curves of chosen dimensions."""
+    """The positions as the model encodes them: the sinusoidal or learned table for this
+    sentence and curves of chosen dimensions, or T5's relative-position bias."""
     st.caption(explain("Positional encoding"))
+    scheme = translator.positional_scheme
+    if scheme != "sinusoidal":
+        st.info(t("pe_scheme_" + scheme.replace("-", "_")))
     side = st.radio(t("positions_of"), list(SIDES), horizontal=True, key="pe_side",
                     format_func=labels(SIDES, lambda s: t(SIDES[s])))
     source = side != DECODER_INPUT
     tokens = list(trace.src_tokens if source else trace.tgt_tokens[:k])
     shown = list(trace.src_labels if source else tokens)
+    if scheme == "relative":
+        teaching.relative_bias(translator, shown, source)
+        return
+    where = "source" if source else "target"
     title = "pe_heatmap_title_source" if source else "pe_heatmap_title_decoder"
-    chart(viz.positional_heatmap(translator.positional_encoding(len(tokens)), shown,
+    chart(viz.positional_heatmap(translator.positional_encoding(len(tokens), where), shown,
                                  title=t(title, d_model=translator.config.d_model)),
           key="pe_heatmap")
-    D = translator.config.d_model
-    dims = st.multiselect(t("pe_dims"), list(range(D)), default=[0, 1, 10, 11, 40, 41],
-                          key="pe_dims")
+    D, layout = translator.config.d_model, CURVE_LAYOUT[scheme]
+    dims = st.multiselect(t(f"pe_dims_{layout}"), list(range(D)),
+                          default=_default_dims(D, layout), key="pe_dims")
     if dims:
-        chart(viz.positional_curves(translator.positional_encoding(translator.config.max_len),
-                                    sorted(dims), title=t("pe_curves_title")), key="pe_curves")
+        table = translator.positional_encoding(translator.config.max_len, where)
+        chart(viz.positional_curves(table, sorted(dims), title=t("pe_curves_title"),
+                                    layout=layout), key="pe_curves")
     else:
         st.info(t("pe_no_dims"))
     teaching.positional_extras(translator, trace, tokens, shown, source, decode_with)

@@ -61,7 +61,9 @@ def inside_head_tab(translator: Translator, trace: DecodeTrace, k: int) -> None:
     sl = (slice(0, nq), slice(0, nk))
     raw, scaled, mask = hi.raw_scores[sl], hi.scaled_scores[sl], hi.mask[sl]
     weights, out = hi.weights[sl], hi.output[:nq]
-    details = {"q·k": raw, "q·k / √d_k": scaled, t("detail_weight"): weights}
+    t5 = hi.position_bias is not None  # T5: Q K^T + B, not divided by sqrt(d_k)
+    scaled_name = "q·k + b" if t5 else "q·k / √d_k"
+    details = {"q·k": raw, scaled_name: scaled, t("detail_weight"): weights}
     row_label, dk_label = t("token_axis"), t("dk_dimension")
 
     st.markdown(t("ih_step1"))
@@ -80,11 +82,15 @@ def inside_head_tab(translator: Translator, trace: DecodeTrace, k: int) -> None:
         _formula(r"S = Q K^{\top}", t("ih_step2_text"))
         chart(viz.score_heatmap(raw, q_tok, k_tok, None, "Q Kᵀ", details), key="ih_raw")
     with right:
-        st.markdown(t("ih_step3"))
-        _formula(rf"\frac{{Q K^{{\top}}}}{{\sqrt{{d_k}}}} = \frac{{S}}{{\sqrt{{{dk}}}}}",
-                 t("ih_step3_text", d_k=dk, root=np.sqrt(dk)))
-        chart(viz.score_heatmap(scaled, q_tok, k_tok, None, "Q Kᵀ / √d_k", details),
-              key="ih_scaled")
+        if t5:
+            st.markdown(t("ih_step3_t5"))
+            _formula(r"S + B_{h}(j - i)", t("ih_step3_t5_text"))
+        else:
+            st.markdown(t("ih_step3"))
+            _formula(rf"\frac{{Q K^{{\top}}}}{{\sqrt{{d_k}}}} = \frac{{S}}{{\sqrt{{{dk}}}}}",
+                     t("ih_step3_text", d_k=dk, root=np.sqrt(dk)))
+        chart(viz.score_heatmap(scaled, q_tok, k_tok, None,
+                                "Q Kᵀ + B" if t5 else "Q Kᵀ / √d_k", details), key="ih_scaled")
     left, right = st.columns(2)
     with left:
         st.markdown(t("ih_step4"))
@@ -113,7 +119,7 @@ def inside_head_tab(translator: Translator, trace: DecodeTrace, k: int) -> None:
         st.dataframe(pd.DataFrame({
             t("col_key"): k_tok,
             "q·k": raw[query].round(3),
-            "÷ √d_k": scaled[query].round(3),
+            "+ b" if t5 else "÷ √d_k": scaled[query].round(3),
             t("col_blocked"): mask[query],
             t("col_weight"): weights[query].round(4),
         }), hide_index=True)
@@ -208,7 +214,7 @@ def positional_extras(translator: Translator, trace: DecodeTrace, tokens: list[s
     sentence, else the decoder input), and the experiment. ``tokens`` are the model's
     tokens, ``shown`` their readable labels (``trace.src_labels`` for the source)."""
     n = len(tokens)
-    pe = translator.positional_encoding(n)
+    pe = translator.positional_encoding(n, "source" if source else "target")
     left, right = st.columns(2)
     with left:
         chart(viz.matrix_heatmap(pe_similarity(pe), shown, shown, symmetric=False,
@@ -225,6 +231,9 @@ def positional_extras(translator: Translator, trace: DecodeTrace, tokens: list[s
                                  row_label=t("token_axis"), col_label=t("dimension_axis")),
               key="pe_parts")
     st.markdown(t("pe_experiment"))
+    if translator.positional_scheme != "sinusoidal":
+        st.caption(t("pe_fixed_positions"))
+        return
     mode = st.radio(t("pe_mode"), list(PE_MODES), horizontal=True, key="pe_mode",
                     format_func=labels(PE_MODES, lambda m: t(f"pe_mode_{m}")))
     if mode == "normal":
@@ -244,3 +253,18 @@ def positional_extras(translator: Translator, trace: DecodeTrace, tokens: list[s
                                      title=t("pe_exp_title", layer=layer,
                                              label=t(f"pe_exp_label_{run}"))),
                   key=f"pe_exp_{STRINGS[f'pe_exp_label_{run}']['en']}")
+
+
+def relative_bias(translator: Translator, shown: list[str], source: bool) -> None:
+    """T5's relative-position bias for this sentence: what one head adds to the score of
+    query i and key j (it depends only on the bucket of j - i)."""
+    n = len(shown)
+    bias = translator.relative_position_bias(n, n, "encoder" if source else "decoder")
+    H = bias.shape[0]
+    head = st.selectbox(t("head"), range(H), format_func=labels(range(H), head_label),
+                        key="pe_bias_head")
+    chart(viz.matrix_heatmap(bias[int(head)], shown, shown,
+                             title=t("pe_bias_title", head=int(head)),
+                             row_label=t("query_axis"), col_label=t("key_axis")),
+          key="pe_bias")
+    st.caption(t("pe_bias_caption"))

@@ -13,9 +13,17 @@ from .validate import check_index, check_matrix, check_tokens, escape_html
 __all__ = ["positional_curves", "positional_heatmap"]
 
 
-def _dim_name(d: int) -> str:
-    """Legend name; assumes the standard interleaved layout (even = sin, odd = cos)."""
-    return f"dim {d} ({'sin' if d % 2 == 0 else 'cos'})"
+LAYOUTS = ("interleaved", "halves", "learned")  # how a table's dimensions are laid out
+
+
+def _dim_name(d: int, n_dim: int, layout: str) -> str:
+    """Legend name of dimension d: interleaved (the paper: even = sin, odd = cos), halves
+    (Marian, M2M100, tensor2tensor: the first D/2 are sin, the rest cos) or learned (no
+    sin or cos)."""
+    if layout == "learned":
+        return f"dim {d}"
+    sin = d % 2 == 0 if layout == "interleaved" else d < (n_dim + 1) // 2
+    return f"dim {d} ({'sin' if sin else 'cos'})"
 
 
 def _int_axis(n: int, title: str, max_ticks: int) -> dict:
@@ -93,25 +101,30 @@ def positional_heatmap(
 
 
 def positional_curves(
-    pe: np.ndarray, dims: Sequence[int], title: str = "Positional encoding by dimension"
+    pe: np.ndarray, dims: Sequence[int], title: str = "Positional encoding by dimension",
+    layout: str = "interleaved",
 ) -> go.Figure:
     """Line chart of encoding value against position for a few chosen dimensions.
 
     Args:
         pe: (T, D) encoding values.
         dims: non-empty list of distinct dimension indices in 0..D-1. Legend entries read
-            "dim 4 (sin)" for even and "dim 5 (cos)" for odd indices (the interleaved
-            sinusoidal layout of "Attention Is All You Need").
+            "dim 4 (sin)" / "dim 5 (cos)" as ``layout`` says.
         title: figure title (shown literally; HTML is escaped).
+        layout: one of ``LAYOUTS``: ``"interleaved"`` (the paper's: even = sin, odd = cos),
+            ``"halves"`` (first D/2 sin, then cos, as Marian and M2M100) or ``"learned"``
+            (a trained table: legend "dim 4").
 
     Returns:
         A figure with one ``go.Scatter`` line per dimension, in the order given:
         x = position 0..T-1, y = pe[:, d] (float32).
 
     Raises:
-        ValueError: if pe is not a finite 2-D array, dims is empty, or a dim is not an
-            int, out of range or repeated.
+        ValueError: if pe is not a finite 2-D array, dims is empty, a dim is not an int,
+            out of range or repeated, or an unknown layout.
     """
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}; got {layout!r}.")
     z = check_matrix(pe, None, None, "pe")
     n_pos, n_dim = z.shape
     if isinstance(dims, (str, bytes)) or not isinstance(dims, Sequence | np.ndarray):
@@ -124,13 +137,14 @@ def positional_curves(
 
     traces = []
     for d in chosen:
+        name = _dim_name(d, n_dim, layout)
         traces.append(
             go.Scatter(
                 x=list(range(n_pos)),
                 y=z[:, d],
                 mode="lines+markers" if n_pos <= 40 else "lines",
-                name=_dim_name(d),
-                hovertemplate=_dim_name(d) + "<br>Position %{x}<br>Value: %{y:.3f}<extra></extra>",
+                name=name,
+                hovertemplate=name + "<br>Position %{x}<br>Value: %{y:.3f}<extra></extra>",
             )
         )
     return go.Figure(

@@ -1,0 +1,623 @@
+"""Hugging Face encoder-decoder models behind the interface of our own Transformer.
+
+``HFSeq2Seq`` wraps an ``AutoModelForSeq2SeqLM`` (Marian, BART / mBART, T5 / mT5, M2M100 /
+NLLB) with the three calls that ``model.decoding`` makes of ``Transformer``: ``encode``,
+one ``decode`` step with a key/value cache (Hugging Face's ``past_key_values``) and
+``reorder_cache``. ``HFTranslator`` is a ``Translator`` whose tokens come from the model's
+own tokenizer, so greedy, beam, sampling, forced prefixes, teacher forcing and every view
+run through the same code as for our models, and the traces are the same type.
+
+Attention weights come from ``attn_implementation="eager"``, the only implementation that
+returns them; ``output_attentions=True`` gives per layer (B, H, Tq, Tk) arrays named as in
+``Seq2SeqLMOutput`` (``encoder_attentions``, ``decoder_attentions``, ``cross_attentions``).
+
+Loading (``load_hf``) is offline and safe: ``local_files_only=True``, never
+``trust_remote_code``; weights from safetensors, pickle weights (``pytorch_model.bin``) only
+when the caller allows them, and then with ``weights_only=True``.
+
+Shape letters: B batch, S source length, T target length, L layers, H heads, D d_model,
+V vocabulary size. Masks are boolean, True = blocked.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from .config import TransformerConfig
+from .errors import CheckpointError, InputError
+from .errors import short_repr as _short
+from .masks import mask_views
+from .transformer import DecoderOutput, EncoderOutput
+from .translator import Translator
+from .vocab import normalize_text
+
+# model_type -> how the family encodes positions (see ``HFTranslator.positional_scheme``).
+FAMILIES = {
+    "marian": "sinusoidal-halves", "m2m_100": "sinusoidal-halves",
+    "bart": "learned", "mbart": "learned", "t5": "relative", "mt5": "relative",
+}
+MAX_TOKENS = 128  # the longest source or output the app decodes with a Hugging Face model
+SAFE_WEIGHTS = ("model.safetensors", "model.safetensors.index.json")
+PICKLE_WEIGHTS = ("pytorch_model.bin", "pytorch_model.bin.index.json")
+MEMORY_SHARE = 0.5  # refuse weights needing more than this share of the machine's memory
+FIXED_POSITIONS = ("A Hugging Face model keeps the positions it was trained with; positional "
+                   "experiments need one of our own models.")
+HUB_NAME = re.compile(r"[A-Za-z0-9][\w.-]{0,95}/[A-Za-z0-9][\w.-]{0,95}")  # org/name
+CONFIG_LIMIT = 1 << 20  # bytes: a config.json larger than this is not a model config
+
+
+class HFSeq2Seq:
+    """An ``AutoModelForSeq2SeqLM`` with the interface ``model.decoding`` uses.
+
+    Read-only after construction and shared by every caller: the cache lives in each
+    call's result (``DecoderOutput.cache`` is Hugging Face's ``EncoderDecoderCache``).
+
+    Attributes:
+        hf: the eval-mode Hugging Face model (eager attention).
+        config: its hyper-parameters as a ``TransformerConfig`` (``bos_id`` is the
+            ``decoder_start_token_id``; ``max_len`` is capped at ``MAX_TOKENS``).
+        model_type: ``hf.config.model_type``.
+    """
+
+    def __init__(self, hf, config: TransformerConfig) -> None:
+        self.hf, self.config = hf, config
+        self.model_type = hf.config.model_type
+
+    @staticmethod
+    def _fixed_positions(pe_table) -> None:
+        if pe_table is not None:
+            raise InputError(FIXED_POSITIONS)
+
+    def encode(self, src_ids: torch.Tensor, pe_table: None = None) -> EncoderOutput:
+        """Encode (B, S) source ids, right-padded with ``pad_id``.
+
+        Returns:
+            EncoderOutput: memory (B, S, D), per-layer attentions (B, H, S, S), the key
+            padding mask (B, S).
+
+        Raises:
+            InputError: a ``pe_table`` (positional experiments are for our models only).
+        """
+        self._fixed_positions(pe_table)
+        key_padding_mask = src_ids == self.config.pad_id  # (B, S)
+        out = self.hf.get_encoder()(input_ids=src_ids, attention_mask=(~key_padding_mask).long(),
+                                    output_attentions=True, return_dict=True)
+        return EncoderOutput(out.last_hidden_state, tuple(out.attentions), key_padding_mask)
+
+    def decode(self, tgt_ids: torch.Tensor, memory: torch.Tensor,
+               memory_key_padding_mask: torch.Tensor | None = None, cache=None,
+               pe_table: None = None) -> DecoderOutput:
+        """Run the decoder over ``tgt_ids`` (B, T): all positions (teacher forcing), or with
+        the ``cache`` of the previous call only the new ones, as ``generate()`` does.
+
+        Returns:
+            DecoderOutput: logits (B, T, V), per-layer decoder self-attentions
+            (B, H, T, T_all) and cross-attentions (B, H, T, S), and the cache
+            (``past_key_values``) covering every position so far.
+        """
+        from transformers.modeling_outputs import BaseModelOutput
+
+        self._fixed_positions(pe_table)
+        enc_mask = None if memory_key_padding_mask is None else (~memory_key_padding_mask).long()
+        out = self.hf(encoder_outputs=BaseModelOutput(last_hidden_state=memory),
+                      attention_mask=enc_mask, decoder_input_ids=tgt_ids, past_key_values=cache,
+                      use_cache=True, output_attentions=True, return_dict=True)
+        return DecoderOutput(out.logits, tuple(out.decoder_attentions),
+                             tuple(out.cross_attentions), cache=out.past_key_values)
+
+    @staticmethod
+    def reorder_cache(cache, index: torch.Tensor):
+        """Keep (and duplicate) beams ``index`` (n,) of an ``EncoderDecoderCache``: the
+        cache Hugging Face's beam search reorders, in place; returns it."""
+        cache.reorder_cache(index)
+        return cache
+
+    def num_parameters(self) -> int:
+        """Number of parameters (shared embeddings counted once)."""
+        return sum(p.numel() for p in self.hf.parameters())
+
+    def attention(self, kind: str, layer: int):
+        """The attention module of ``kind`` (``encoder``, ``decoder``, ``cross``) in
+        ``layer``, and the names of its query, key and value projections."""
+        if self.model_type in ("t5", "mt5"):
+            stack = self.hf.encoder if kind == "encoder" else self.hf.decoder
+            block = stack.block[layer].layer
+            module = block[1].EncDecAttention if kind == "cross" else block[0].SelfAttention
+            return module, ("q", "k", "v")
+        stack = self.hf.get_encoder() if kind == "encoder" else self.hf.get_decoder()
+        lay = stack.layers[layer]
+        module = lay.encoder_attn if kind == "cross" else lay.self_attn
+        return module, ("q_proj", "k_proj", "v_proj")
+
+
+class TokenTable:
+    """A Hugging Face tokenizer's vocabulary with the interface of ``vocab.Vocab``
+    (ids <-> token strings). No word is ever unknown to a subword tokenizer."""
+
+    def __init__(self, tokenizer, size: int) -> None:
+        self.itos = tokenizer.convert_ids_to_tokens(list(range(size)))
+        self.itos = [t if isinstance(t, str) else f"<id {i}>" for i, t in enumerate(self.itos)]
+        self.stoi = {t: i for i, t in enumerate(self.itos)}
+
+    def __len__(self) -> int:
+        return len(self.itos)
+
+    def __contains__(self, token: str) -> bool:
+        return token in self.stoi
+
+    def encode(self, tokens) -> list[int]:
+        """Token strings -> ids (a token outside the table raises KeyError)."""
+        return [self.stoi[t] for t in tokens]
+
+    def decode(self, ids) -> list[str]:
+        """Ids -> token strings.
+
+        Raises:
+            ValueError: an id outside the table.
+        """
+        out = []
+        for i in ids:
+            if not 0 <= int(i) < len(self.itos):
+                raise ValueError(f"id {i} is outside a vocabulary of {len(self.itos)}")
+            out.append(self.itos[int(i)])
+        return out
+
+    def unknown(self, tokens) -> list[str]:
+        """Always empty: a subword tokenizer has a piece for every word."""
+        return []
+
+    def suggest(self, token: str, n: int = 3) -> list[str]:
+        """Always empty (see ``unknown``)."""
+        return []
+
+
+class HFTranslator(Translator):
+    """A Hugging Face encoder-decoder model with its tokenizer, as a ``Translator``: same
+    ``decode`` / ``teacher_force`` / ``mask_views`` and the same ``DecodeTrace``.
+
+    What ``generate()`` takes from the model's generation config is applied the same way:
+    ``bad_words_ids`` of one token are banned, ``forced_bos_token_id`` (or the target
+    language of a multilingual model) is forced first, ``forced_eos_token_id`` is forced at
+    the length limit, and ``early_stopping`` governs beam search.
+    """
+
+    def __init__(self, model: HFSeq2Seq, tokenizer, card: dict, name: str = "") -> None:
+        table = TokenTable(tokenizer, model.config.tgt_vocab_size)
+        super().__init__(model, table, table, card, name=name, src_tokenizer=tokenizer)
+        self.tokenizer = tokenizer
+        gen = model.hf.generation_config
+        self.generation = gen
+        self.early_stopping = gen.early_stopping is True
+        self._lock = threading.Lock()  # the tokenizer's src_lang is state: one user at a time
+        self._specials = frozenset(tokenizer.all_special_ids)
+        self._lang_ids = _languages(tokenizer)
+
+    # --- the source side ----------------------------------------------------------------
+
+    def tokenize(self, text: str) -> list[str]:
+        """The tokenizer's pieces of ``text`` (no special tokens: a typed ``</s>`` is text)."""
+        words = " ".join(normalize_text(text).split())
+        return self.tokenizer.tokenize(words, split_special_tokens=True)
+
+    def encode_source(self, tokens: list[str], src_lang: str | None = None) -> torch.Tensor:
+        """Pieces -> (1, S) ids with the special tokens the tokenizer adds around a sentence
+        (``</s>``; a source-language token for multilingual models)."""
+        before, after = self._source_specials(src_lang)
+        ids = self.tokenizer.convert_tokens_to_ids(list(tokens))
+        return torch.tensor([[*before, *ids, *after]], dtype=torch.long)
+
+    def _source_specials(self, src_lang: str | None) -> tuple[list[int], list[int]]:
+        """The ids the tokenizer puts before and after a sentence's pieces."""
+        with self._lock:
+            if src_lang is not None:
+                self.tokenizer.src_lang = src_lang
+            full = self.tokenizer("x")["input_ids"]
+        plain = self.tokenizer("x", add_special_tokens=False)["input_ids"]
+        for i in range(len(full) - len(plain) + 1):
+            if full[i: i + len(plain)] == plain:
+                return full[:i], full[i + len(plain):]
+        return [], [self.config.eos_id]
+
+    def source_tokens(self, tokens: list[str], src_ids: torch.Tensor) -> tuple[str, ...]:
+        """The S encoder input tokens, special tokens included."""
+        return tuple(self.src_vocab.decode(src_ids[0].tolist()))
+
+    def source_labels(self, tokens: Sequence[str]) -> tuple[str, ...]:
+        """Readable labels: each piece as the tokenizer writes it as text (``▁learn`` ->
+        ``learn``, ``Ġlearn`` -> ``learn``); special tokens unchanged; a bare space ``␣``."""
+        specials = set(self.tokenizer.all_special_tokens)
+        return tuple(t if t in specials
+                     else self.tokenizer.convert_tokens_to_string([t]).strip() or "␣"
+                     for t in tokens)
+
+    def source_words(self, src_tokens: Sequence[str]) -> tuple[int, ...]:
+        """Word index of each token: a word starts at a piece with a word-start mark
+        (``▁`` sentencepiece, ``Ġ`` byte-level BPE), at a special token or punctuation, and
+        after one; other pieces continue the word before them."""
+        specials = set(self.tokenizer.all_special_tokens)
+        labels = self.source_labels(src_tokens)
+        out: list[int] = []
+        prev_word = False
+        for tok, label in zip(src_tokens, labels, strict=True):
+            word = tok not in specials and any(ch.isalnum() for ch in label)
+            starts = not out or not word or not prev_word or tok[:1] in ("▁", "Ġ")
+            out.append(out[-1] + 1 if out and starts else (out[-1] if out else 0))
+            prev_word = word
+        return tuple(out)
+
+    # --- the target side ----------------------------------------------------------------
+
+    def target_ids(self, tokens: str | Sequence[str], what: str = "prefix") -> list[int]:
+        """A target text (tokenized as the tokenizer's target side) or a token list as ids.
+
+        Raises:
+            InputError: a token outside the vocabulary, the decoder's start token or
+                ``<pad>``, or ``</s>`` anywhere but last.
+        """
+        if isinstance(tokens, str):
+            text = " ".join(normalize_text(tokens).split())
+            ids = self.tokenizer(text_target=text, add_special_tokens=False)["input_ids"]
+            tokens = self.tgt_vocab.decode(ids)
+        tokens = list(tokens)
+        c = self.config
+        bad = [t for i, t in enumerate(tokens) if t not in self.tgt_vocab
+               or self.tgt_vocab.stoi[t] in (c.pad_id, c.bos_id)
+               or (self.tgt_vocab.stoi[t] == c.eos_id and i != len(tokens) - 1)]
+        if bad:
+            shown = ", ".join(_short(t, 12) for t in list(dict.fromkeys(bad))[:5])
+            raise InputError(f"The {what} has tokens the model cannot produce: {shown}")
+        return self.tgt_vocab.encode(tokens)
+
+    def output_text(self, tgt_ids: np.ndarray) -> str:
+        """The tokenizer's text of the generated ids, special tokens skipped."""
+        return self.tokenizer.decode([int(i) for i in tgt_ids[1:]], skip_special_tokens=True)
+
+    # --- generation settings ------------------------------------------------------------
+
+    @property
+    def languages(self) -> tuple[str, ...]:
+        """Language codes of a multilingual model (``src_lang`` / ``tgt_lang``)."""
+        return tuple(self._lang_ids)
+
+    def _forced_bos(self, tgt_lang: str | None) -> int | None:
+        """The token ``generate()`` forces first: the target language's, else the
+        generation config's ``forced_bos_token_id``, else None."""
+        return self._lang_ids[tgt_lang] if tgt_lang is not None else \
+            self.generation.forced_bos_token_id
+
+    def with_forced_start(self, ids: list[int], tgt_lang: str | None = None) -> list[int]:
+        """``ids`` with the forced first token (``_forced_bos``) in front when missing."""
+        bos = self._forced_bos(tgt_lang)
+        return ids if bos is None or ids[:1] == [bos] else [bos, *ids]
+
+    def logits_processor(self, max_new_tokens: int, tgt_lang: str | None = None):
+        """``generate()``'s processors from the generation config, as a
+        ``decoding.LogitsProcessor`` (or None when there is nothing to do)."""
+        gen = self.generation
+        banned = [ids[0] for ids in (gen.bad_words_ids or []) if len(ids) == 1]
+        bos = self._forced_bos(tgt_lang)
+        eos = gen.forced_eos_token_id
+        eos = eos[0] if isinstance(eos, list | tuple) else eos
+        if not banned and bos is None and eos is None:
+            return None
+
+        def process(t: int, logp: torch.Tensor) -> torch.Tensor:  # (n, V) -> (n, V)
+            logp = logp.clone()
+            if banned:
+                logp[:, banned] = float("-inf")
+            force = bos if t == 0 else (eos if t == max_new_tokens - 1 else None)
+            if force is not None:
+                logp[:] = float("-inf")
+                logp[:, force] = 0.0
+            return logp
+
+        return process
+
+    def mask_views(self, src_tokens: list[str], tgt_tokens: list[str], pad: int = 0
+                   ) -> dict[str, np.ndarray]:
+        """The masks for a sentence pair right-padded with ``pad`` ``<pad>`` tokens on both
+        sides (``masks.mask_views``); padding is known by position, since some models
+        start decoding with their ``<pad>`` token."""
+        return mask_views([1] * len(src_tokens) + [0] * pad, [1] * len(tgt_tokens) + [0] * pad,
+                          pad_id=0)
+
+    # --- positions ----------------------------------------------------------------------
+
+    @property
+    def positional_scheme(self) -> str:
+        """How the model encodes positions: ``"sinusoidal-halves"`` (Marian, M2M100: sin in
+        the first half of the dimensions, cos in the second, not interleaved), ``"learned"``
+        (BART: a trained table whose row p + 2 serves position p) or ``"relative"`` (T5: a
+        learned bias per head and relative-distance bucket added to the scores)."""
+        return FAMILIES[self.model.model_type]
+
+    def pe_tables(self, src_len: int, positional: str = "normal", positional_seed: int = 0):
+        """(None, None): a Hugging Face model keeps its own positions.
+
+        Raises:
+            InputError: any experiment other than ``"normal"``.
+        """
+        if positional != "normal":
+            raise InputError(FIXED_POSITIONS)
+        return None, None
+
+    def positional_encoding(self, length: int, side: str = "source") -> np.ndarray:
+        """The vectors the encoder (``side="source"``) or decoder (``"target"``) adds at
+        positions 0..length-1: (length, D) float32, read from the model's own table
+        (Marian's sinusoidal rows from row 0; M2M100's from row padding_idx + 1 = 2, so its
+        first token gets sin(2w), cos(2w); BART's learned rows from row 2, a table per side).
+
+        Raises:
+            InputError: a relative-position model (T5 adds no vectors; see
+                ``relative_position_bias``), or ``length`` outside 1..max_len.
+        """
+        if not 1 <= length <= self.config.max_len:
+            raise InputError(f"length must be in [1, {self.config.max_len}], got {length}")
+        if self.positional_scheme == "relative":
+            raise InputError("T5 adds no position vectors: it adds a learned bias per head to "
+                             "the attention scores (relative_position_bias).")
+        stack = self.model.hf.get_encoder() if side == "source" else self.model.hf.get_decoder()
+        table = stack.embed_positions
+        weight = getattr(table, "weights", None)
+        weight = table.weight if weight is None else weight  # M2M100 keeps a buffer
+        # M2M100 numbers positions from padding_idx + 1 (its table's row 0 is never used);
+        # BART's learned table has an offset of 2; Marian starts at row 0.
+        offset = (table.padding_idx + 1 if weight is getattr(table, "weights", None)
+                  else getattr(table, "offset", 0))
+        return weight[offset: offset + length].detach().float().numpy().copy()
+
+    def relative_position_bias(self, q_len: int, k_len: int, side: str = "encoder"
+                               ) -> np.ndarray:
+        """T5's position bias (H, q_len, k_len) float32 that layer 0 of the encoder
+        (bidirectional buckets) or the decoder (causal buckets) adds to every layer's
+        scores: bias[h, i, j] = table[bucket(j - i), h] (Raffel et al., 2020, section 2.1).
+
+        Raises:
+            InputError: not a relative-position model, an unknown side, or a length
+                outside 1..max_len.
+        """
+        if self.positional_scheme != "relative":
+            raise InputError("only T5-style models have a relative position bias")
+        if side not in ("encoder", "decoder"):
+            raise InputError(f"side must be encoder or decoder, got {_short(side, 20)}")
+        for n in (q_len, k_len):
+            if not 1 <= n <= self.config.max_len:
+                raise InputError(f"lengths must be in [1, {self.config.max_len}], got {n}")
+        module, _ = self.model.attention(side, 0)
+        with torch.inference_mode():
+            bias = module.compute_bias(q_len, k_len)  # (1, H, q_len, k_len)
+        return bias[0].float().numpy().copy()
+
+
+def _languages(tokenizer) -> dict[str, int]:
+    """Language code -> token id of a multilingual tokenizer (M2M100 ``__en__`` is ``en``,
+    mBART ``en_XX``, NLLB ``eng_Latn``); empty for a one-pair tokenizer."""
+    table = getattr(tokenizer, "lang_code_to_id", None)
+    if isinstance(table, dict) and table:
+        return {str(k): int(v) for k, v in table.items()}
+    out = {}
+    get_id = getattr(tokenizer, "get_lang_id", None)
+    for tok in tokenizer.all_special_tokens:
+        if tok.startswith("__") and tok.endswith("__") and len(tok) > 4 and get_id:
+            out[tok[2:-2]] = int(tokenizer.convert_tokens_to_ids(tok))
+    return out
+
+
+# --- loading ---------------------------------------------------------------------------------
+
+
+def is_hf_folder(folder: Path) -> bool:
+    """True for a folder saved by Hugging Face ``save_pretrained`` (a ``config.json`` with a
+    ``model_type``), as opposed to one of ours (``card.json``)."""
+    folder = Path(folder)
+    if (folder / "card.json").exists() or not (folder / "config.json").is_file():
+        return False
+    try:
+        return "model_type" in _read_config(folder)
+    except CheckpointError:
+        return True  # a damaged HF config: load_hf explains
+
+
+def _read_config(folder: Path) -> dict:
+    """config.json as a dict.
+
+    Raises:
+        CheckpointError: missing, too large, not UTF-8 JSON, or not an object.
+    """
+    path = folder / "config.json"
+    if not path.is_file():
+        raise CheckpointError(f"{folder.name}: config.json is missing; this is not a saved "
+                              "Hugging Face model folder")
+    if path.stat().st_size > CONFIG_LIMIT:
+        raise CheckpointError(f"{folder.name}: config.json is larger than "
+                              f"{CONFIG_LIMIT // 1024} KB; this is not a model configuration")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CheckpointError(f"{folder.name}: config.json is not valid JSON ({exc})") from exc
+    if not isinstance(data, dict):
+        raise CheckpointError(f"{folder.name}: config.json must hold a JSON object")
+    return data
+
+
+def _check_folder(folder: Path, allow_pickle: bool) -> dict:
+    """Refuse what must not or cannot be loaded, before any weights are read.
+
+    Raises:
+        CheckpointError: remote code, a model type we do not support, not encoder-decoder,
+            no weights, pickle-only weights without ``allow_pickle``, or weights larger
+            than ``MEMORY_SHARE`` of this machine's memory.
+    """
+    data = _read_config(folder)
+    name = folder.name
+    if "auto_map" in data or any(p.suffix == ".py" for p in folder.iterdir()):
+        raise CheckpointError(
+            f"{name} needs its own Python code (trust_remote_code); this app never runs code "
+            "that comes with a model. Use a model whose architecture ships with transformers.")
+    model_type = data.get("model_type")
+    if model_type not in FAMILIES:
+        raise CheckpointError(
+            f"{name} is a {_short(model_type, 30)} model; the app opens encoder-decoder "
+            f"translation models of these types: {', '.join(sorted(FAMILIES))}.")
+    if data.get("is_encoder_decoder") is False:
+        raise CheckpointError(f"{name} is not an encoder-decoder model")
+    safe = [folder / f for f in SAFE_WEIGHTS if (folder / f).is_file()]
+    pickled = [folder / f for f in PICKLE_WEIGHTS if (folder / f).is_file()]
+    if not safe and not pickled:
+        raise CheckpointError(f"{name} has no weights (model.safetensors is missing)")
+    if not safe and not allow_pickle:
+        raise CheckpointError(
+            f"{name} has only pickle weights (pytorch_model.bin), which can run code when "
+            "loaded. Convert them once on a trusted machine: load the model there and call "
+            "model.save_pretrained(folder) (it writes model.safetensors), or tick "
+            "'load pickle weights' to load them in weights-only mode (tensors only).")
+    size = sum(_weights_bytes(p) for p in (safe or pickled))
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    if size > MEMORY_SHARE * memory:
+        raise CheckpointError(
+            f"{name}'s weights take {size / 2**30:.1f} GB; this machine has "
+            f"{memory / 2**30:.1f} GB of memory, too little to run it.")
+    return data
+
+
+def _weights_bytes(path: Path) -> int:
+    """Bytes of a weights file, or of the files a sharded index lists."""
+    if path.suffix != ".json":
+        return path.stat().st_size
+    try:
+        shards = set(json.loads(path.read_text(encoding="utf-8"))["weight_map"].values())
+        return sum((path.parent / s).stat().st_size for s in shards)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise CheckpointError(f"{path.name} is not a valid weights index ({exc})") from exc
+
+
+def _our_config(hf_config, vocab_size: int) -> TransformerConfig:
+    """The Hugging Face config's hyper-parameters under our names."""
+    get = hf_config.__dict__.get
+
+    def first(*names, default=None):
+        return next((get(n) for n in names if get(n) is not None), default)
+
+    d_model = first("d_model", "hidden_size")
+    nhead = first("encoder_attention_heads", "num_heads")
+    start = first("decoder_start_token_id", "pad_token_id")
+    pad = first("pad_token_id", default=start)
+    positions = first("max_position_embeddings", default=MAX_TOKENS)
+    return TransformerConfig(
+        src_vocab_size=vocab_size, tgt_vocab_size=vocab_size, d_model=d_model, nhead=nhead,
+        num_encoder_layers=first("encoder_layers", "num_layers"),
+        num_decoder_layers=first("decoder_layers", "num_decoder_layers", "num_layers"),
+        dim_feedforward=first("encoder_ffn_dim", "d_ff"), dropout=0.0,
+        max_len=min(MAX_TOKENS, positions), pad_id=pad, unk_id=first("unk_token_id",
+                                                                      default=pad),
+        bos_id=start, eos_id=first("eos_token_id"),
+        norm_first=bool(first("normalize_before", default=hf_config.model_type in
+                              ("t5", "mt5", "m2m_100", "mbart"))),
+    )
+
+
+def load_hf(folder: str | Path, allow_pickle: bool = False) -> HFTranslator:
+    """Open a folder saved by Hugging Face ``save_pretrained`` (a plain folder, or a
+    snapshot of the Hugging Face cache), offline.
+
+    Args:
+        folder: the folder with config.json, the weights and the tokenizer files.
+        allow_pickle: load ``pytorch_model.bin`` when there is no safetensors file (with
+            transformers in weights-only mode, which refuses anything but tensors).
+
+    Raises:
+        CheckpointError: see ``_check_folder``; a config, tokenizer or weights file that
+            transformers cannot read (the message says which).
+    """
+    from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
+
+    folder = Path(folder)
+    _check_folder(folder, allow_pickle)
+    common = dict(local_files_only=True, trust_remote_code=False)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(folder, **common)
+    except Exception as exc:  # transformers raises many types for a bad tokenizer
+        raise CheckpointError(f"{folder.name}: the tokenizer files cannot be read "
+                              f"({_short(str(exc), 200)})") from exc
+    try:
+        hf = AutoModelForSeq2SeqLM.from_pretrained(
+            folder, attn_implementation="eager", use_safetensors=not allow_pickle or None,
+            dtype=torch.float32, **common)
+    except Exception as exc:  # a damaged or mismatched weights file, a bad config
+        raise CheckpointError(f"{folder.name}: the model cannot be loaded "
+                              f"({_short(str(exc), 200)})") from exc
+    hf.eval()
+    if not hf.config.is_encoder_decoder:
+        raise CheckpointError(f"{folder.name} is not an encoder-decoder model")
+    config = _our_config(hf.config, hf.get_output_embeddings().weight.size(0))
+    model = HFSeq2Seq(hf, config)
+    card = {"name": folder.name, "source": "huggingface", "model_type": hf.config.model_type,
+            "parameters": model.num_parameters()}
+    return HFTranslator(model, tokenizer, card, name=folder.name)
+
+
+# --- the local Hugging Face cache ------------------------------------------------------------
+
+
+def hub_cache_dir() -> Path:
+    """The Hugging Face hub cache: ``$HF_HUB_CACHE``, else ``$HF_HOME/hub``, else
+    ``~/.cache/huggingface/hub`` (read at every call, as the app's tests set them)."""
+    if os.environ.get("HF_HUB_CACHE"):
+        return Path(os.environ["HF_HUB_CACHE"]).expanduser()
+    home = os.environ.get("HF_HOME") or Path("~/.cache/huggingface")
+    return Path(home).expanduser() / "hub"
+
+
+def cached_models(cache_dir: Path | None = None) -> list[str]:
+    """Hub names (``org/name``) of the encoder-decoder models of a supported family in the
+    local Hugging Face cache, sorted; empty when there is no cache.
+
+    Uses ``huggingface_hub.scan_cache_dir``; a repository whose newest snapshot's
+    config.json is unreadable or of another kind is left out.
+    """
+    from huggingface_hub import scan_cache_dir
+    from huggingface_hub.errors import CacheNotFound
+
+    cache_dir = hub_cache_dir() if cache_dir is None else Path(cache_dir)
+    try:
+        info = scan_cache_dir(cache_dir)
+    except (CacheNotFound, OSError, ValueError):
+        return []
+    names = []
+    for repo in info.repos:
+        if repo.repo_type != "model" or not repo.revisions:
+            continue
+        newest = max(repo.revisions, key=lambda r: r.last_modified)
+        try:
+            data = _read_config(Path(newest.snapshot_path))
+        except CheckpointError:
+            continue
+        if data.get("model_type") in FAMILIES and data.get("is_encoder_decoder", True):
+            names.append(repo.repo_id)
+    return sorted(names)
+
+
+def cache_snapshot(repo_id: str, cache_dir: Path | None = None) -> Path:
+    """The folder of ``repo_id``'s cached snapshot (``refs/main``), never downloading.
+
+    Raises:
+        CheckpointError: the model is not in the cache (the message says how to get it).
+    """
+    from huggingface_hub import snapshot_download
+
+    cache_dir = hub_cache_dir() if cache_dir is None else Path(cache_dir)
+    try:
+        return Path(snapshot_download(repo_id, cache_dir=cache_dir, local_files_only=True))
+    except Exception as exc:  # LocalEntryNotFoundError, a bad name, a damaged cache
+        raise CheckpointError(
+            f"{_short(repo_id, 80)} is not in the local Hugging Face cache ({cache_dir}). "
+            f"Download it once on a connected machine with `hf download {_short(repo_id, 80)}` "
+            "and copy the cache here; this app never downloads.") from exc

@@ -1,0 +1,83 @@
+"""The sidebar's model picker: our ``pretrained/`` folders, the encoder-decoder models in the
+local Hugging Face cache, or any folder by its path; and a multilingual model's languages.
+
+A choice resolves to a folder on disk; ``app.load_model`` opens it (``model.load_pretrained``)
+once per server. Nothing here downloads anything.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from model import CheckpointError, Translator, available_models
+from model.hf import cache_snapshot, cached_models
+from model.translator import default_model, pretrained_root
+
+from .i18n import labels, t
+from .text import clip, code_span, md_literal
+
+FOLDER = "\x00folder"  # the picker's option "open a folder by its path" (never a real name)
+MAX_PATH = 500  # characters: a longer typed path is refused
+
+
+@st.cache_data(ttl=30, show_spinner=False)
+def hub_models() -> list[str]:
+    """The supported encoder-decoder models in the local Hugging Face cache (rescanned at
+    most every 30 seconds)."""
+    return cached_models()
+
+
+def model_choice() -> tuple[str, Path, bool] | None:
+    """The model picker. Returns (the choice's name, its folder, whether pickle weights may
+    be loaded), or None (with a message) when nothing usable is chosen."""
+    ours, hub = available_models(), hub_models()
+    options = [*ours, *hub, FOLDER]
+    if not ours and not hub:
+        st.sidebar.warning(t("no_models", path=code_span(str(pretrained_root()))))
+    first = default_model(ours) or (hub[0] if hub else FOLDER)
+
+    def label(option: str) -> str:
+        return t("model_folder_option") if option == FOLDER else (
+            t("model_hub_option", name=option) if option in hub else option)
+
+    name = st.sidebar.selectbox(t("model"), options, index=options.index(first), key="model",
+                                format_func=labels(options, label), help=t("model_help"))
+    if name in ours:
+        return name, pretrained_root() / name, False
+    if name in hub:
+        try:
+            return name, cache_snapshot(name), False
+        except CheckpointError as exc:
+            st.sidebar.error(t("model_failed", name=code_span(clip(name)),
+                               error=md_literal(clip(str(exc), 240))))
+            return None
+    typed = st.sidebar.text_input(t("model_folder"), key="model_folder",
+                                  placeholder=t("model_folder_placeholder"))
+    allow_pickle = st.sidebar.checkbox(t("allow_pickle"), key="allow_pickle",
+                                       help=t("allow_pickle_help"))
+    path = typed.strip()
+    if not path:
+        st.sidebar.info(t("model_folder_hint"))
+        return None
+    folder = Path(path[:MAX_PATH]).expanduser()
+    if len(path) > MAX_PATH or not folder.is_dir():
+        st.sidebar.error(t("model_folder_missing", path=code_span(clip(path, 80))))
+        return None
+    return folder.name, folder, allow_pickle
+
+
+def language_pickers(translator: Translator) -> tuple[tuple[str, object], ...]:
+    """Source and target language pickers for a multilingual model (``generate()``'s
+    ``forced_bos_token_id`` is the target language); () for a one-pair model."""
+    langs = list(translator.languages)
+    if not langs:
+        return ()
+    src = "en" if "en" in langs else langs[0]
+    tgt = "zh" if "zh" in langs else langs[min(1, len(langs) - 1)]
+    cols = st.sidebar.columns(2)
+    src = cols[0].selectbox(t("src_lang"), langs, index=langs.index(src), key="src_lang")
+    tgt = cols[1].selectbox(t("tgt_lang"), langs, index=langs.index(tgt), key="tgt_lang",
+                            help=t("tgt_lang_help"))
+    return (("src_lang", src), ("tgt_lang", tgt))
