@@ -197,15 +197,27 @@ class HFTranslator(Translator):
         self.generation = gen
         self.early_stopping = gen.early_stopping is True
         self._lock = threading.Lock()  # the tokenizer's src_lang is state: one user at a time
-        self._specials = frozenset(tokenizer.all_special_ids)
+        self._special_tokens = frozenset(tokenizer.all_special_tokens)
         self._lang_ids = _languages(tokenizer)
 
     # --- the source side ----------------------------------------------------------------
 
     def tokenize(self, text: str) -> list[str]:
-        """The tokenizer's pieces of ``text`` (no special tokens: a typed ``</s>`` is text)."""
+        """The tokenizer's pieces of ``text``; a typed special token (``</s>``) is split
+        into ordinary pieces (``split_special_tokens``).
+
+        Raises:
+            InputError: the tokenizer still makes a special token other than ``<unk>`` of
+                the text (some tokenizers ignore ``split_special_tokens``).
+        """
         words = " ".join(normalize_text(text).split())
-        return self.tokenizer.tokenize(words, split_special_tokens=True)
+        tokens = self.tokenizer.tokenize(words, split_special_tokens=True)
+        unk = self.tokenizer.unk_token
+        typed = [t for t in tokens if t in self._special_tokens and t != unk]
+        if typed:
+            raise InputError(f"The text contains {_short(typed[0], 20)}, one of this model's "
+                             "special tokens; please leave it out.")
+        return tokens
 
     def encode_source(self, tokens: list[str], src_lang: str | None = None) -> torch.Tensor:
         """Pieces -> (1, S) ids with the special tokens the tokenizer adds around a sentence

@@ -12,7 +12,7 @@ from pathlib import Path
 import streamlit as st
 
 from model import CheckpointError, Translator, available_models
-from model.hf import cache_snapshot, cached_models
+from model.hf import cache_snapshot, cached_models, hub_cache_dir
 from model.translator import default_model, pretrained_root
 
 from .i18n import labels, t
@@ -23,16 +23,16 @@ MAX_PATH = 500  # characters: a longer typed path is refused
 
 
 @st.cache_data(ttl=30, show_spinner=False)
-def hub_models() -> list[str]:
-    """The supported encoder-decoder models in the local Hugging Face cache (rescanned at
-    most every 30 seconds)."""
-    return cached_models()
+def hub_models(cache_dir: str) -> list[str]:
+    """The supported encoder-decoder models in the Hugging Face cache ``cache_dir``
+    (rescanned at most every 30 seconds)."""
+    return cached_models(Path(cache_dir))
 
 
 def model_choice() -> tuple[str, Path, bool] | None:
     """The model picker. Returns (the choice's name, its folder, whether pickle weights may
     be loaded), or None (with a message) when nothing usable is chosen."""
-    ours, hub = available_models(), hub_models()
+    ours, hub = available_models(), hub_models(str(hub_cache_dir()))
     options = [*ours, *hub, FOLDER]
     if not ours and not hub:
         st.sidebar.warning(t("no_models", path=code_span(str(pretrained_root()))))

@@ -1,0 +1,112 @@
+"""The app with Hugging Face models: tiny random-weight Marian, BART, T5 and M2M100 folders
+(``tests/hf_tiny.py``) opened by their path and from the Hugging Face cache layout, every
+tab drawn in English and in Chinese, and the folders that must be refused."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from apptest_helpers import charts, enter, run_app
+from hf_tiny import FAMILIES, pickle_only_folder, remote_code_folder, tiny_folder, to_hf_cache
+
+from ui.i18n import TABS
+from ui.models import FOLDER
+
+SENTENCE = "My mother is a doctor."
+
+
+def open_folder(at, folder, allow_pickle: bool = False):
+    """Pick "open a folder" in the sidebar and type ``folder``."""
+    at.selectbox(key="model").select(FOLDER).run()
+    if allow_pickle:
+        at.checkbox(key="allow_pickle").check().run()
+    at.text_input(key="model_folder").input(str(folder)).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _titles(at) -> str:
+    return json.dumps([f["layout"].get("title") for f in charts(at)], ensure_ascii=False)
+
+
+@pytest.mark.parametrize("lang", ["English", "简体中文"])
+@pytest.mark.parametrize("family", FAMILIES)
+def test_every_tab_draws(family, lang, tmp_path_factory):
+    """Every view tab draws the Hugging Face model's figures, with no error, in both
+    languages; each family's positions are shown as the family encodes them."""
+    at = run_app()
+    at.radio(key="lang").set_value(lang).run()
+    open_folder(at, tiny_folder(family, tmp_path_factory))
+    enter(at, SENTENCE)
+    assert not at.error, [e.value for e in at.error]
+    seen = set()
+    for view in TABS:
+        at.session_state["view"] = view
+        at.run()
+        assert not at.exception, (view, at.exception)
+        assert not at.error, (view, [e.value for e in at.error])
+        titles = _titles(at)
+        assert titles not in seen, view  # the tab drew figures of its own
+        seen.add(titles)
+    at.session_state["view"] = "Positional encoding"
+    at.run()
+    relative = "bias" in _titles(at).lower() or "偏置" in _titles(at)
+    assert relative == (family == "t5")
+    at.radio(key="strategy").set_value("Beam search").run()
+    assert not at.exception and not at.error
+    at.radio(key="strategy").set_value("Sampling").run()
+    assert not at.exception and not at.error
+
+
+def test_multilingual_model_has_language_pickers(tmp_path_factory):
+    """M2M100: source and target language pickers; the target language token is the first
+    generated token."""
+    at = open_folder(run_app(), tiny_folder("m2m100", tmp_path_factory))
+    assert at.selectbox(key="src_lang").value == "en"
+    assert at.selectbox(key="tgt_lang").value == "zh"
+    at.selectbox(key="tgt_lang").select("fr").run()
+    assert not at.exception and not at.error
+    page = [el.value for kind in ("markdown", "caption") for el in getattr(at, kind)]
+    assert any("__fr__" in text for text in page), page
+
+
+def test_model_from_the_hugging_face_cache(tmp_path_factory, tmp_path, monkeypatch):
+    """A model in the Hugging Face cache layout is listed by its hub name and opens."""
+    cache = tmp_path / "hub"
+    to_hf_cache(tiny_folder("marian", tmp_path_factory), cache, "tiny-org/opus-mt-tiny")
+    monkeypatch.setenv("HF_HUB_CACHE", str(cache))
+    at = run_app()
+    picker = at.selectbox(key="model")
+    assert "tiny-org/opus-mt-tiny" in picker.options[-2] or any(
+        "tiny-org/opus-mt-tiny" in o for o in picker.options)
+    picker.select("tiny-org/opus-mt-tiny").run()
+    assert not at.exception and not at.error
+    assert charts(at)
+
+
+@pytest.mark.parametrize("make,words", [(remote_code_folder, "trust_remote_code"),
+                                        (pickle_only_folder, "pickle")])
+def test_refused_folders_get_a_clear_message_and_other_models_stay_usable(make, words,
+                                                                         tmp_path):
+    """A folder that needs remote code, or has only pickle weights, is refused in the
+    sidebar (no traceback); the shipped models still work afterwards."""
+    at = open_folder(run_app(), make(tmp_path / "m"))
+    (error,) = at.sidebar.error
+    assert words in error.value.replace("\\", "")  # the message is Markdown-escaped
+    assert not charts(at)
+    at.selectbox(key="model").select("en-zh-everyday").run()
+    assert not at.exception and not at.error and charts(at)
+
+
+def test_pickle_weights_load_only_when_ticked(tmp_path):
+    """Ticking "load pickle weights" opens a pickle-only folder."""
+    at = open_folder(run_app(), pickle_only_folder(tmp_path / "m"), allow_pickle=True)
+    assert not at.exception and not at.error
+    assert charts(at)
+
+
+def test_a_missing_folder_is_named(tmp_path):
+    at = open_folder(run_app(), tmp_path / "nowhere")
+    (error,) = at.sidebar.error
+    assert "nowhere" in error.value and not charts(at)

@@ -1,0 +1,254 @@
+"""Hugging Face encoder-decoder models through our step-through decoding, against Hugging
+Face's own forward pass and ``generate()``.
+
+Tiny random-weight Marian, BART, T5 and M2M100 models (``tests/hf_tiny.py``: config
+classes, tokenizers trained on a few sentences, ``save_pretrained``) are opened with
+``load_pretrained`` like any model; nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager, nullcontext
+
+import numpy as np
+import pytest
+import torch
+from hf_tiny import FAMILIES, tiny_folder
+
+from model import InputError, head_internals, load_pretrained
+from model.internals import ATTENTION_KINDS, embedding_parts
+
+SENTENCES = ("Why do we work?", "My mother is a doctor.", "I like to read books at night.")
+ATOL = 1e-5
+
+
+@pytest.fixture(scope="module", params=FAMILIES)
+def family(request):
+    return request.param
+
+
+@pytest.fixture(scope="module")
+def tiny(family, tmp_path_factory):
+    """(translator, the Hugging Face model, its tokenizer) of one family."""
+    tr = load_pretrained(tiny_folder(family, tmp_path_factory))
+    return tr, tr.model.hf, tr.tokenizer
+
+
+def _src(tr, text: str) -> torch.Tensor:
+    return tr.encode_source(tr.check_input(text))
+
+
+def _generate(hf, src: torch.Tensor, **kwargs):
+    with torch.inference_mode():
+        return hf.generate(src, attention_mask=torch.ones_like(src), do_sample=False,
+                           return_dict_in_generate=True, max_length=None, **kwargs)
+
+
+@contextmanager
+def eos_pressure(hf, eos: int):
+    """While active, the model's ``</s>`` logit is set just above its second-best logit at
+    every position (a deterministic hook on the output layer, seen alike by our decoding
+    and by ``generate()``): the random tiny models then finish sentences at varied steps,
+    so stopping at ``</s>`` and finished beam hypotheses are exercised."""
+    def hook(module, args, logits):
+        logits = logits.clone()
+        logits[..., eos] = logits.topk(2, dim=-1).values[..., 1] + 1e-3
+        return logits
+
+    handle = hf.get_output_embeddings().register_forward_hook(hook)
+    try:
+        yield
+    finally:
+        handle.remove()
+
+
+def _layers(per_layer) -> np.ndarray:
+    """Hugging Face's per-layer (1, H, Tq, Tk) tuple as our (L, H, Tq, Tk) array."""
+    return torch.stack([a[0] for a in per_layer]).numpy()
+
+
+def _strip(ids: list[int], eos: int, pad: int) -> list[int]:
+    """Generated ids up to and with the first ``</s>`` (``generate`` pads shorter rows)."""
+    out = []
+    for i in ids:
+        out.append(i)
+        if i == eos:
+            break
+    while out and out[-1] == pad and pad != eos:
+        out.pop()
+    return out
+
+
+@pytest.mark.parametrize("text", SENTENCES)
+def test_step_through_equals_one_forward_pass(tiny, text):
+    """Every map and every step's distribution of the cached step-through equal one
+    teacher-forced ``model(..., output_attentions=True)`` over the result."""
+    tr, hf, _ = tiny
+    trace = tr.decode(text, max_new_tokens=10)
+    src = _src(tr, text)
+    dec = torch.tensor([tr.tgt_vocab.encode(trace.decoder_input_tokens)])
+    with torch.inference_mode():
+        ref = hf(input_ids=src, decoder_input_ids=dec, output_attentions=True, use_cache=False)
+    for ours, theirs in ((trace.encoder_attentions, ref.encoder_attentions),
+                         (trace.decoder_attentions, ref.decoder_attentions),
+                         (trace.cross_attentions, ref.cross_attentions)):
+        np.testing.assert_allclose(ours, _layers(theirs), atol=ATOL)
+    np.testing.assert_allclose(trace.step_probs, ref.logits[0].softmax(-1).numpy(), atol=ATOL)
+    assert trace.src_tokens == tuple(tr.tokenizer.convert_ids_to_tokens(src[0].tolist()))
+
+
+@pytest.mark.parametrize("eos", [False, True])
+@pytest.mark.parametrize("text", SENTENCES)
+def test_greedy_equals_generate_with_its_attentions(tiny, text, eos):
+    """Greedy output equals ``generate()`` token for token, and each step's new decoder
+    self- and cross-attention rows equal the ones ``generate(output_attentions=True)``
+    returns for that step."""
+    tr, hf, _ = tiny
+    c = tr.config
+    with eos_pressure(hf, c.eos_id) if eos else nullcontext():
+        trace = tr.decode(text, max_new_tokens=12)
+        src = _src(tr, text)
+        out = _generate(hf, src, num_beams=1, max_new_tokens=12, output_attentions=True,
+                        output_logits=True)
+    ours = tr.tgt_vocab.encode(trace.tgt_tokens)
+    assert ours == [c.bos_id, *_strip(out.sequences[0, 1:].tolist(), c.eos_id, -1)]
+    assert trace.output_text == tr.tokenizer.decode(out.sequences[0],
+                                                    skip_special_tokens=True)
+    np.testing.assert_allclose(trace.encoder_attentions, _layers(out.encoder_attentions),
+                               atol=ATOL)
+    for t, (dec_t, cross_t) in enumerate(zip(out.decoder_attentions, out.cross_attentions,
+                                             strict=True)):
+        dec_row = torch.stack([a[0, :, -1] for a in dec_t]).numpy()  # (L, H, t + 1)
+        cross_row = torch.stack([a[0, :, -1] for a in cross_t]).numpy()  # (L, H, S)
+        np.testing.assert_allclose(trace.decoder_attentions[:, :, t, : t + 1], dec_row,
+                                   atol=ATOL)
+        np.testing.assert_allclose(trace.cross_attentions[:, :, t], cross_row, atol=ATOL)
+        probs = out.logits[t][0].softmax(-1).numpy()  # the model's, before the processors
+        np.testing.assert_allclose(trace.step_probs[t], probs, atol=ATOL)
+
+
+@pytest.mark.parametrize("num_beams,early_stopping,length_penalty",
+                         [(2, True, 1.0), (4, True, 1.0), (4, False, 1.0), (3, False, 0.5),
+                          (4, False, 2.0)])
+def test_beam_search_equals_generate(tiny, num_beams, early_stopping, length_penalty):
+    """The n-best list equals ``generate(num_beams=..., num_return_sequences=num_beams)``
+    in order, token for token, with the same scores; with ``</s>`` pressure, so that
+    hypotheses finish at different steps, and without."""
+    tr, hf, _ = tiny
+    c = tr.config
+    finished = 0
+    for text in SENTENCES:
+        for eos in (False, True):
+            with eos_pressure(hf, c.eos_id) if eos else nullcontext():
+                trace = tr.decode(text, num_beams=num_beams, max_new_tokens=12,
+                                  length_penalty=length_penalty,
+                                  early_stopping=early_stopping)
+                out = _generate(hf, _src(tr, text), num_beams=num_beams, max_new_tokens=12,
+                                num_return_sequences=num_beams, early_stopping=early_stopping,
+                                length_penalty=length_penalty, output_scores=True)
+            theirs = [_strip(row[1:].tolist(), c.eos_id, c.pad_id) for row in out.sequences]
+            ours = [tr.tgt_vocab.encode(h.tokens) for h in trace.beam.hypotheses]
+            assert ours == theirs, (text, eos)
+            np.testing.assert_allclose([h.score for h in trace.beam.hypotheses],
+                                       out.sequences_scores.numpy(), atol=1e-4)
+            assert tr.tgt_vocab.encode(trace.tgt_tokens) == [c.bos_id, *ours[0]]
+            finished += sum(cand[3] == "finished" for step in trace.beam.steps for cand in step)
+    assert finished > 0  # the </s> pressure did finish hypotheses during the search
+
+
+def test_head_internals_equal_the_models_weights(tiny):
+    """Inside one head, recomputed from the hooked projections, the weights equal the
+    model's own maps for every kind, layer and head."""
+    tr, _, _ = tiny
+    trace = tr.decode(SENTENCES[1], max_new_tokens=8)
+    maps = dict(encoder=trace.encoder_attentions, decoder=trace.decoder_attentions,
+                cross=trace.cross_attentions)
+    for kind in ATTENTION_KINDS:
+        for layer in range(maps[kind].shape[0]):
+            for head in range(maps[kind].shape[1]):
+                hi = head_internals(tr, trace, kind, layer, head)
+                np.testing.assert_allclose(hi.weights, maps[kind][layer, head], atol=ATOL)
+                np.testing.assert_allclose(hi.output, hi.weights @ hi.v, atol=ATOL)
+                want = hi.raw_scores * hi.scaling + (
+                    0 if hi.position_bias is None else hi.position_bias)
+                np.testing.assert_allclose(hi.scaled_scores, want, atol=ATOL)
+
+
+def test_hooks_are_removed_and_scoped_to_the_request(tiny):
+    """After a look inside a head the shared model has the hooks it had before (transformers
+    keeps some of its own), and a pass from another thread during the look is not
+    recorded."""
+    import threading
+
+    from model.hf_internals import recording
+
+    tr, hf, _ = tiny
+
+    def hooks() -> dict:
+        return {name: len(m._forward_hooks) for name, m in hf.named_modules()}
+
+    before = hooks()
+    trace = tr.decode(SENTENCES[0], max_new_tokens=4)
+    head_internals(tr, trace, "cross", 0, 0)
+    assert hooks() == before
+    q_proj = getattr(*tr.model.attention("encoder", 0)[0:1], tr.model.attention("encoder", 0)[1][0])
+    with recording({"q": q_proj}) as seen:
+        other = threading.Thread(target=tr.decode, args=(SENTENCES[1],),
+                                 kwargs=dict(max_new_tokens=2))
+        other.start()
+        other.join()
+    assert seen == {}
+
+
+def test_positions_per_family(tiny, family):
+    """Marian and M2M100: sinusoids with sin in the first half of the dimensions and cos in
+    the second; BART: the learned table from row 2; T5: no vectors, a bias that depends
+    only on the distance j - i. The embedding parts add up to what the first encoder layer
+    receives (BART: before its layernorm_embedding)."""
+    tr, hf, _ = tiny
+    D, n = tr.config.d_model, 7
+    if tr.positional_scheme == "relative":
+        with pytest.raises(InputError):
+            tr.positional_encoding(n)
+        bias = tr.relative_position_bias(n, n, "encoder")
+        for d in range(-n + 1, n):
+            cells = [bias[:, i, i + d] for i in range(n) if 0 <= i + d < n]
+            assert all(np.array_equal(cells[0], x) for x in cells)
+        return
+    pe = tr.positional_encoding(n)
+    if tr.positional_scheme == "sinusoidal-halves":
+        half = D // 2
+        rate = np.exp(-np.log(10000.0) * np.arange(half) / (half - (family == "m2m100")))
+        if family == "marian":
+            rate = 1 / np.power(10000, 2 * np.arange(half) / D)
+        first = 2 if family == "m2m100" else 0  # M2M100 numbers positions from 2
+        angle = (first + np.arange(n))[:, None] * rate[None, :]
+        np.testing.assert_allclose(pe, np.concatenate([np.sin(angle), np.cos(angle)], 1),
+                                   atol=1e-5)
+    else:
+        table = hf.get_encoder().embed_positions.weight
+        np.testing.assert_allclose(pe, table[2: 2 + n].detach().numpy(), atol=0)
+    tokens = tr.source_tokens(tr.check_input(SENTENCES[0]),
+                              _src(tr, SENTENCES[0]))
+    parts = embedding_parts(tr, tokens, "source")
+    np.testing.assert_allclose(parts.total, parts.embedding + parts.positional, atol=1e-6)
+
+
+def test_multilingual_target_language_is_forced_first(tiny, family):
+    """M2M100: ``tgt_lang`` forces its language token first, as
+    ``generate(forced_bos_token_id=...)``, and the outputs agree token for token."""
+    tr, hf, tok = tiny
+    if not tr.languages:
+        with pytest.raises(InputError, match="language"):
+            tr.decode(SENTENCES[0], tgt_lang="zh")
+        return
+    for lang in ("zh", "en"):
+        trace = tr.decode(SENTENCES[0], src_lang="en", tgt_lang=lang, max_new_tokens=10)
+        lang_id = tok.convert_tokens_to_ids(tok.lang_code_to_token[lang]) if hasattr(
+            tok, "lang_code_to_token") else tok.get_lang_id(lang)
+        assert trace.tgt_tokens[1] == tr.tgt_vocab.itos[lang_id]
+        out = _generate(hf, _src(tr, SENTENCES[0]), num_beams=1, max_new_tokens=10,
+                        forced_bos_token_id=lang_id)
+        c = tr.config
+        assert tr.tgt_vocab.encode(trace.tgt_tokens) == [
+            c.bos_id, *_strip(out.sequences[0, 1:].tolist(), c.eos_id, -1)]
