@@ -58,9 +58,9 @@ def load_model(folder: str, stamp: tuple, allow_pickle: bool = False) -> Transla
 def decode(key: tuple[str, tuple, bool], sentence: str, options: tuple = (),
            prefix: tuple[str, ...] | None = None, max_new_tokens: int | None = None
            ) -> DecodeTrace:
-    """The decoding trace of ``sentence`` with the strategy ``options`` (``decode`` kwargs as
+    """The decoding trace of ``sentence`` with the strategy ``options`` (``generate`` kwargs as
     sorted pairs) and an optional forced ``prefix``; cached by all of them and the model."""
-    return load_model(*key).decode(sentence, max_new_tokens=max_new_tokens, prefix=prefix,
+    return load_model(*key).generate(sentence, max_new_tokens=max_new_tokens, prefix=prefix,
                                    **dict(options))
 
 

@@ -61,7 +61,7 @@ def decode_figures(repeat: int) -> dict[str, float]:
         for i in range(repeat):
             s = SENTENCES[i % len(SENTENCES)]
             t0 = time.perf_counter()
-            trace = m.decode(s, **kwargs)
+            trace = m.generate(s, **kwargs)
             per_token.append((time.perf_counter() - t0) * 1000 / len(trace.steps))
         out[f"decode per token, {label} (ms, median)"] = statistics.median(per_token)
     return out

@@ -5,8 +5,8 @@ Public API::
 
     from model import load_pretrained
     m = load_pretrained("en-zh")          # or a folder path
-    trace = m.decode("why do we work ?")  # DecodeTrace
-    m.decode("why do we work ?", positional="shuffled")  # a positional-encoding experiment
+    trace = m.generate("why do we work ?")  # DecodeTrace
+    m.generate("why do we work ?", positional="shuffled")  # a positional-encoding experiment
 
 Teaching views (``model.internals``): ``head_internals`` (Q, K, V, scores, mask, softmax and
 output of one head), ``decode_batch`` / ``batch_matches_single`` (a real padded batch),

@@ -5,7 +5,7 @@ Everything here runs the model's own modules (``Transformer.encode``/``decode`` 
 ``return_layers``, the layers' projections, ``masked_softmax``, ``model.masks``) under
 ``torch.inference_mode()`` and returns float32 numpy arrays in frozen dataclasses; nothing is
 stored on the shared model. Positional-encoding experiments themselves are
-``Translator.decode(..., positional="none" | "shuffled")``; this module adds the views of
+``Translator.generate(..., positional="none" | "shuffled")``; this module adds the views of
 the encodings (``pe_similarity``, ``embedding_parts``).
 
 Shape letters: B batch, S source length, T target length (decoder inputs), Tq query length,
@@ -159,7 +159,7 @@ def head_internals(translator: Translator, trace: DecodeTrace, kind: str, layer:
 
     Args:
         translator: the model the trace was decoded with.
-        trace: a ``DecodeTrace`` from ``translator.decode`` or ``teacher_force``.
+        trace: a ``DecodeTrace`` from ``translator.generate`` or ``teacher_force``.
         kind: one of ``ATTENTION_KINDS``: ``"encoder"``, ``"decoder"``, ``"cross"``.
         layer: 0-based layer of that stack; head: 0-based head.
         query: one query position to keep (Tq = 1), or None for every position.
@@ -427,7 +427,7 @@ def _max_abs(a: np.ndarray, b: np.ndarray) -> float:
 def batch_matches_single(translator: Translator, batch: BatchTrace) -> dict:
     """Compare each sentence of a batch with the same sentence decoded alone.
 
-    Each sentence is decoded again with ``translator.decode(text,
+    Each sentence is decoded again with ``translator.generate(text,
     max_new_tokens=batch.max_new_tokens)`` (greedy, one sentence, no padding). Its output
     tokens are compared, and its attention over its real tokens (``BatchTrace.unpadded``):
     the encoder maps in full, the decoder and cross maps over the first P decoder positions,
@@ -447,7 +447,7 @@ def batch_matches_single(translator: Translator, batch: BatchTrace) -> dict:
     """
     rows = []
     for b, text in enumerate(batch.texts):
-        single = translator.decode(text, max_new_tokens=batch.max_new_tokens)
+        single = translator.generate(text, max_new_tokens=batch.max_new_tokens)
         enc, dec, cross = batch.unpadded(b)
         S_b, T_b = int(batch.src_lengths[b]), int(batch.tgt_lengths[b])
         mine = batch.tgt_tokens[b][:T_b]
@@ -538,7 +538,7 @@ def embedding_parts(translator: Translator, tokens: Sequence[str], side: str,
     """Split the encoder's (``side="source"``) or decoder's (``"target"``) input for a token
     sequence into the scaled token embedding and the positional encoding.
 
-    The experiment modes give what ``Translator.decode(text, positional=...,
+    The experiment modes give what ``Translator.generate(text, positional=...,
     positional_seed=...)`` adds, provided ``tokens`` is the whole source with ``</s>``
     (``trace.src_tokens``; the source permutation depends on its length) or the decoder
     inputs (``trace.decoder_input_tokens``).

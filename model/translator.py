@@ -2,7 +2,7 @@
 
 >>> from model import load_pretrained
 >>> m = load_pretrained("en-zh")
->>> trace = m.decode("why do we work ?")
+>>> trace = m.generate("why do we work ?")
 >>> trace.output_text
 '我们为什么工作？'
 
@@ -151,7 +151,7 @@ class Translator:
             raise InputError(f"The {what} has tokens the model cannot produce: {shown}")
         return self.tgt_vocab.encode(tokens)
 
-    def decode(
+    def generate(
         self,
         text: str,
         max_new_tokens: int | None = None,
@@ -526,7 +526,7 @@ def load_pretrained(name_or_path: str | Path, allow_pickle: bool = False) -> Tra
 
 def _check_strategy(max_new_tokens, limit: int, n_forced: int, num_beams, do_sample,
                     temperature, top_k, top_p, seed, length_penalty) -> None:
-    """Validate ``Translator.decode``'s strategy arguments.
+    """Validate ``Translator.generate``'s strategy arguments.
 
     Raises:
         InputError: the first argument out of range, named as in ``generate()``.

@@ -14,7 +14,7 @@ SENTENCE = "Unbelievably, astronauts don't sleep."
 
 def expected() -> tuple[list[str], list[str]]:
     """(piece labels, word labels) of SENTENCE from the model itself."""
-    trace = load_pretrained("en-zh-everyday").decode(SENTENCE, max_new_tokens=2)
+    trace = load_pretrained("en-zh-everyday").generate(SENTENCE, max_new_tokens=2)
     return list(trace.src_labels), group_labels(trace.src_labels, trace.src_words)
 
 

@@ -236,8 +236,8 @@ def test_the_copy_loads_so_each_failure_below_is_the_damage(good):
     shipped model."""
     m = load_pretrained(good)
     assert m.model.num_parameters() == m.card["parameters"] > 0 and not m.model.training
-    assert m.decode("we eat rice .").output_text == \
-        load_pretrained("en-zh").decode("we eat rice .").output_text
+    assert m.generate("we eat rice .").output_text == \
+        load_pretrained("en-zh").generate("we eat rice .").output_text
 
 
 @pytest.mark.parametrize(("case", "damage", "file", "problem"), DAMAGES,

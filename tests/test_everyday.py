@@ -70,7 +70,7 @@ def test_grammar_test_split_exact_match(everyday):
     ("We can't go home today.", ["今天", "家"]),
 ])
 def test_everyday_sentences_translate_sensibly(everyday, text, must_have):
-    out = everyday.decode(text, num_beams=4).output_text
+    out = everyday.generate(text, num_beams=4).output_text
     assert CHINESE.match(out), out
     for word in must_have:
         assert word in out, (text, out)
@@ -78,8 +78,8 @@ def test_everyday_sentences_translate_sensibly(everyday, text, must_have):
 
 def test_the_teaching_example_is_exact_as_typed_either_way(everyday):
     want = en_zh.translate("why do we work ?")
-    assert everyday.decode("why do we work ?").output_text == want
-    assert everyday.decode("Why do we work?").output_text == want
+    assert everyday.generate("why do we work ?").output_text == want
+    assert everyday.generate("Why do we work?").output_text == want
     assert want.endswith("？")  # Chinese punctuation
 
 
@@ -96,7 +96,7 @@ def test_typed_text_never_has_an_unknown_source_token(everyday, text):
     "It's 5 o'clock!", "Where's María's café?", "«Quoted» — and dashed…",
 ])
 def test_capitals_digits_names_and_contractions_decode(everyday, text):
-    trace = everyday.decode(text)
+    trace = everyday.generate(text)
     assert trace.finished and trace.output_text
     assert not any("Ġ" in label for label in trace.src_labels)
     rows = group_attention(trace.encoder_attentions, trace.src_words, trace.src_words)
@@ -105,4 +105,4 @@ def test_capitals_digits_names_and_contractions_decode(everyday, text):
 
 def test_too_long_input_gets_a_clear_message(everyday):
     with pytest.raises(InputError, match="at most 95"):
-        everyday.decode(" ".join(["a"] * 120))
+        everyday.generate(" ".join(["a"] * 120))

@@ -84,7 +84,7 @@ def test_step_through_equals_one_forward_pass(tiny, text):
     """Every map and every step's distribution of the cached step-through equal one
     teacher-forced ``model(..., output_attentions=True)`` over the result."""
     tr, hf, _ = tiny
-    trace = tr.decode(text, max_new_tokens=10)
+    trace = tr.generate(text, max_new_tokens=10)
     src = _src(tr, text)
     dec = torch.tensor([tr.tgt_vocab.encode(trace.decoder_input_tokens)])
     with torch.inference_mode():
@@ -106,7 +106,7 @@ def test_greedy_equals_generate_with_its_attentions(tiny, text, eos):
     tr, hf, _ = tiny
     c = tr.config
     with eos_pressure(hf, c.eos_id) if eos else nullcontext():
-        trace = tr.decode(text, max_new_tokens=12)
+        trace = tr.generate(text, max_new_tokens=12)
         src = _src(tr, text)
         out = _generate(hf, src, num_beams=1, max_new_tokens=12, output_attentions=True,
                         output_logits=True)
@@ -140,7 +140,7 @@ def test_beam_search_equals_generate(tiny, num_beams, early_stopping, length_pen
     for text in SENTENCES:
         for eos in (False, True):
             with eos_pressure(hf, c.eos_id) if eos else nullcontext():
-                trace = tr.decode(text, num_beams=num_beams, max_new_tokens=12,
+                trace = tr.generate(text, num_beams=num_beams, max_new_tokens=12,
                                   length_penalty=length_penalty,
                                   early_stopping=early_stopping)
                 out = _generate(hf, _src(tr, text), num_beams=num_beams, max_new_tokens=12,
@@ -160,7 +160,7 @@ def test_head_internals_equal_the_models_weights(tiny):
     """Inside one head, recomputed from the hooked projections, the weights equal the
     model's own maps for every kind, layer and head."""
     tr, _, _ = tiny
-    trace = tr.decode(SENTENCES[1], max_new_tokens=8)
+    trace = tr.generate(SENTENCES[1], max_new_tokens=8)
     maps = dict(encoder=trace.encoder_attentions, decoder=trace.decoder_attentions,
                 cross=trace.cross_attentions)
     for kind in ATTENTION_KINDS:
@@ -188,12 +188,12 @@ def test_hooks_are_removed_and_scoped_to_the_request(tiny):
         return {name: len(m._forward_hooks) for name, m in hf.named_modules()}
 
     before = hooks()
-    trace = tr.decode(SENTENCES[0], max_new_tokens=4)
+    trace = tr.generate(SENTENCES[0], max_new_tokens=4)
     head_internals(tr, trace, "cross", 0, 0)
     assert hooks() == before
     q_proj = getattr(*tr.model.attention("encoder", 0)[0:1], tr.model.attention("encoder", 0)[1][0])
     with recording({"q": q_proj}) as seen:
-        other = threading.Thread(target=tr.decode, args=(SENTENCES[1],),
+        other = threading.Thread(target=tr.generate, args=(SENTENCES[1],),
                                  kwargs=dict(max_new_tokens=2))
         other.start()
         other.join()
@@ -240,10 +240,10 @@ def test_multilingual_target_language_is_forced_first(tiny, family):
     tr, hf, tok = tiny
     if not tr.languages:
         with pytest.raises(InputError, match="language"):
-            tr.decode(SENTENCES[0], tgt_lang="zh")
+            tr.generate(SENTENCES[0], tgt_lang="zh")
         return
     for lang in ("zh", "en"):
-        trace = tr.decode(SENTENCES[0], src_lang="en", tgt_lang=lang, max_new_tokens=10)
+        trace = tr.generate(SENTENCES[0], src_lang="en", tgt_lang=lang, max_new_tokens=10)
         lang_id = tok.convert_tokens_to_ids(tok.lang_code_to_token[lang]) if hasattr(
             tok, "lang_code_to_token") else tok.get_lang_id(lang)
         assert trace.tgt_tokens[1] == tr.tgt_vocab.itos[lang_id]

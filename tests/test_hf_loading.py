@@ -30,8 +30,8 @@ def test_a_folder_opens_by_path_and_by_name_in_the_cache(tmp_path, tmp_path_fact
     to_hf_cache(folder, tmp_path / "hub", "tiny-org/opus-mt-tiny")
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
     assert hf_module.cached_models() == ["tiny-org/opus-mt-tiny"]
-    by_path = load_pretrained(folder).decode("Why do we work?", max_new_tokens=6)
-    by_name = load_pretrained("tiny-org/opus-mt-tiny").decode("Why do we work?",
+    by_path = load_pretrained(folder).generate("Why do we work?", max_new_tokens=6)
+    by_name = load_pretrained("tiny-org/opus-mt-tiny").generate("Why do we work?",
                                                               max_new_tokens=6)
     assert by_name.tgt_tokens == by_path.tgt_tokens
     np.testing.assert_array_equal(by_name.cross_attentions, by_path.cross_attentions)
@@ -51,9 +51,9 @@ def test_pickle_weights_only_when_allowed(tmp_path, tmp_path_factory):
     folder = pickle_only_folder(tmp_path / "m")
     with pytest.raises(CheckpointError, match="safetensors"):
         load_pretrained(folder)
-    pickled = load_pretrained(folder, allow_pickle=True).decode("Why do we work?",
+    pickled = load_pretrained(folder, allow_pickle=True).generate("Why do we work?",
                                                                max_new_tokens=6)
-    safe = load_pretrained(tiny_folder("marian", tmp_path_factory)).decode(
+    safe = load_pretrained(tiny_folder("marian", tmp_path_factory)).generate(
         "Why do we work?", max_new_tokens=6)
     assert pickled.tgt_tokens == safe.tgt_tokens
     np.testing.assert_allclose(pickled.step_probs, safe.step_probs, atol=1e-6)
@@ -121,7 +121,7 @@ def test_hostile_input_gets_input_error_or_a_trace(family, tmp_path_factory):
     tr = load_pretrained(tiny_folder(family, tmp_path_factory))
     for _, text, _, _ in HOSTILE_INPUTS:
         try:
-            trace = tr.decode(text, max_new_tokens=3)
+            trace = tr.generate(text, max_new_tokens=3)
         except InputError as exc:
             assert str(exc)
         else:
@@ -131,4 +131,4 @@ def test_hostile_input_gets_input_error_or_a_trace(family, tmp_path_factory):
 def test_positional_experiments_are_refused_for_hugging_face_models(tmp_path_factory):
     tr = load_pretrained(tiny_folder("marian", tmp_path_factory))
     with pytest.raises(InputError, match="positions"):
-        tr.decode("Why do we work?", positional="shuffled")
+        tr.generate("Why do we work?", positional="shuffled")

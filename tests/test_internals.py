@@ -39,7 +39,7 @@ BATCH = ["why do we work ?", "i go to school tomorrow .", "we eat rice ."]
 
 @pytest.fixture(scope="module")
 def why_trace(en_zh):
-    return en_zh.decode(WHY)
+    return en_zh.generate(WHY)
 
 
 @pytest.fixture(scope="module")
@@ -178,7 +178,7 @@ def _tiny_translator(norm_first: bool) -> Translator:
 @pytest.mark.parametrize("norm_first", [False, True])
 def test_head_internals_follow_pre_and_post_layer_norm(norm_first):
     tiny = _tiny_translator(norm_first)
-    trace = tiny.decode("alpha gamma fox beta", max_new_tokens=6)
+    trace = tiny.generate("alpha gamma fox beta", max_new_tokens=6)
     enc, dec = _model_pass(tiny, trace)
     for kind in ATTENTION_KINDS:
         for layer in (0, 1):
@@ -260,14 +260,14 @@ def test_each_sentence_of_the_batch_equals_its_single_decode(en_zh, batch):
     assert len(report["sentences"]) == 3
     for row, text in zip(report["sentences"], BATCH, strict=True):
         assert row["text"] == text and row["same_output"]
-        assert row["batch_output"] == row["single_output"] == en_zh.decode(text).output_text
-        assert row["compared_positions"] == len(en_zh.decode(text).decoder_input_tokens)
+        assert row["batch_output"] == row["single_output"] == en_zh.generate(text).output_text
+        assert row["compared_positions"] == len(en_zh.generate(text).decoder_input_tokens)
         for kind in ATTENTION_KINDS:
             assert 0.0 <= row[kind] <= 1e-5, (text, kind, row[kind])
     assert set(report["max_abs_diff"]) == set(ATTENTION_KINDS)
     # And directly: the unpadded maps have the single trace's shapes and values.
     for b, text in enumerate(BATCH):
-        single = en_zh.decode(text)
+        single = en_zh.generate(text)
         for mine, theirs in zip(batch.unpadded(b), (single.encoder_attentions,
                                                     single.decoder_attentions,
                                                     single.cross_attentions), strict=True):
@@ -314,7 +314,7 @@ def test_fully_padded_query_rows_give_zeros_not_nan(tiny_model):
 # --- positional-encoding experiments -----------------------------------------------------
 
 def test_normal_positions_equal_the_ordinary_decode_exactly(en_zh, why_trace):
-    normal = en_zh.decode(WHY, positional="normal", positional_seed=5)
+    normal = en_zh.generate(WHY, positional="normal", positional_seed=5)
     assert normal.tgt_tokens == why_trace.tgt_tokens
     for name in ("encoder_attentions", "decoder_attentions", "cross_attentions", "step_probs"):
         np.testing.assert_array_equal(getattr(normal, name), getattr(why_trace, name))
@@ -323,7 +323,7 @@ def test_normal_positions_equal_the_ordinary_decode_exactly(en_zh, why_trace):
 
 @pytest.mark.parametrize("mode", ["none", "shuffled"])
 def test_positional_experiments_change_the_model_but_stay_finite(en_zh, why_trace, mode):
-    trace = en_zh.decode(WHY, positional=mode)
+    trace = en_zh.generate(WHY, positional=mode)
     assert trace.strategy["positional"] == mode and trace.strategy["positional_seed"] == 0
     for arr in (trace.encoder_attentions, trace.decoder_attentions, trace.cross_attentions):
         assert np.isfinite(arr).all()
@@ -339,18 +339,18 @@ def test_positional_experiments_change_the_model_but_stay_finite(en_zh, why_trac
 def test_without_positions_the_encoder_cannot_tell_word_order(en_zh):
     # Same words in another order, no positional encoding: the encoder's maps are the same
     # maps with rows and columns permuted (self-attention is permutation-equivariant).
-    a = en_zh.decode("we eat rice .", positional="none", max_new_tokens=2)
-    b = en_zh.decode("rice eat we .", positional="none", max_new_tokens=2)
+    a = en_zh.generate("we eat rice .", positional="none", max_new_tokens=2)
+    b = en_zh.generate("rice eat we .", positional="none", max_new_tokens=2)
     perm = [2, 1, 0, 3, 4]
     np.testing.assert_allclose(b.encoder_attentions, a.encoder_attentions[:, :, perm][..., perm],
                                atol=1e-5)
 
 
 def test_shuffled_positions_are_seeded(en_zh):
-    one = en_zh.decode(WHY, positional="shuffled", positional_seed=3)
-    again = en_zh.decode(WHY, positional="shuffled", positional_seed=3)
+    one = en_zh.generate(WHY, positional="shuffled", positional_seed=3)
+    again = en_zh.generate(WHY, positional="shuffled", positional_seed=3)
     np.testing.assert_array_equal(one.encoder_attentions, again.encoder_attentions)
-    other = en_zh.decode(WHY, positional="shuffled", positional_seed=4)
+    other = en_zh.generate(WHY, positional="shuffled", positional_seed=4)
     assert not np.array_equal(one.encoder_attentions, other.encoder_attentions)
     perm = shuffled_positions(6, 3)
     assert sorted(perm.tolist()) == list(range(6))
@@ -363,12 +363,12 @@ def test_shuffled_positions_are_seeded(en_zh):
 ])
 def test_unknown_positional_modes_are_input_errors(en_zh, kwargs):
     with pytest.raises(InputError):
-        en_zh.decode(WHY, **kwargs)
+        en_zh.generate(WHY, **kwargs)
 
 
 def test_experiments_with_beam_search_and_sampling(en_zh):
     for kwargs in (dict(num_beams=3), dict(do_sample=True, seed=1)):
-        trace = en_zh.decode(WHY, positional="shuffled", **kwargs)
+        trace = en_zh.generate(WHY, positional="shuffled", **kwargs)
         assert np.isfinite(trace.cross_attentions).all()
         hi = head_internals(en_zh, trace, "decoder", 1, 1)
         np.testing.assert_allclose(hi.weights, trace.decoder_attentions[1, 1], atol=1e-6)
@@ -436,7 +436,7 @@ def test_embedding_parts_add_up(en_zh, why_trace, side, mode):
             assert parts.positions.tolist() != list(range(T))
     # The encoder's first layer receives exactly this in the decode with the same experiment.
     if side == "source":
-        trace = en_zh.decode(WHY, positional=mode, positional_seed=2, max_new_tokens=1)
+        trace = en_zh.generate(WHY, positional=mode, positional_seed=2, max_new_tokens=1)
         hi = head_internals(en_zh, trace, "encoder", 0, 0)
         np.testing.assert_array_equal(hi.x_query, parts.total)
 

@@ -50,7 +50,7 @@ def test_test_split_never_occurs_in_training(splits):
 
 
 def test_why_do_we_work_is_translated_step_by_step(en_zh):
-    trace = en_zh.decode("why do we work ?")
+    trace = en_zh.generate("why do we work ?")
     assert trace.output_text == "我们为什么工作？"
     assert trace.tgt_tokens == ("<s>", "我", "们", "为", "什", "么", "工", "作", "？", "</s>")
     assert trace.src_tokens == ("why", "do", "we", "work", "?", "</s>")
@@ -71,7 +71,7 @@ def test_why_do_we_work_is_translated_step_by_step(en_zh):
 
 
 def test_recorded_attentions_equal_one_teacher_forced_pass(en_zh):
-    trace = en_zh.decode("i go to school tomorrow .")
+    trace = en_zh.generate("i go to school tomorrow .")
     src = en_zh.encode_source(list(trace.src_tokens[:-1]))
     tgt = torch.tensor([en_zh.tgt_vocab.encode(trace.decoder_input_tokens)])
     with torch.inference_mode():
@@ -90,7 +90,8 @@ def test_recorded_attentions_equal_one_teacher_forced_pass(en_zh):
 
 def test_load_by_folder_path_gives_the_same_model(en_zh):
     other = load_pretrained(PRETRAINED_DIR / "en-zh")
-    assert other.decode("we eat rice .").output_text == en_zh.decode("we eat rice .").output_text
+    want = en_zh.generate("we eat rice .").output_text
+    assert other.generate("we eat rice .").output_text == want
 
 
 @pytest.mark.parametrize(
@@ -98,7 +99,7 @@ def test_load_by_folder_path_gives_the_same_model(en_zh):
 )
 def test_input_errors_are_documented_errors(en_zh, text):
     with pytest.raises(InputError):
-        en_zh.decode(text)
+        en_zh.generate(text)
 
 
 @pytest.mark.parametrize("text", [
@@ -106,18 +107,18 @@ def test_input_errors_are_documented_errors(en_zh, text):
     "why\x00 do we work ?", "مرحبا", "$x^2$ **we**",
 ])
 def test_odd_text_decodes_without_error_or_nan(en_zh, text):
-    trace = en_zh.decode(text)
+    trace = en_zh.generate(text)
     assert np.isfinite(trace.cross_attentions).all()
     np.testing.assert_allclose(trace.cross_attentions.sum(-1), 1.0, atol=1e-5)
 
 
 def test_full_width_text_is_normalised(en_zh):
-    assert en_zh.decode("ＷＨＹ ｄｏ ｗｅ ｗｏｒｋ？").output_text == "我们为什么工作？"
+    assert en_zh.generate("ＷＨＹ ｄｏ ｗｅ ｗｏｒｋ？").output_text == "我们为什么工作？"
 
 
 def test_model_is_not_changed_by_decoding(en_zh):
     before = {k: v.clone() for k, v in en_zh.model.state_dict().items()}
-    en_zh.decode("why do we work ?")
+    en_zh.generate("why do we work ?")
     assert not en_zh.model.training
     assert all(torch.equal(before[k], v) for k, v in en_zh.model.state_dict().items())
 
@@ -126,14 +127,14 @@ def test_model_is_not_changed_by_decoding(en_zh):
 
 def test_one_beam_and_cold_sampling_equal_greedy(en_zh):
     for text in ("why do we work ?", "he reads books in the library .", "i have three cats ."):
-        greedy = en_zh.decode(text)
-        assert en_zh.decode(text, num_beams=1).tgt_tokens == greedy.tgt_tokens
-        cold = en_zh.decode(text, do_sample=True, temperature=1e-6, seed=7)
+        greedy = en_zh.generate(text)
+        assert en_zh.generate(text, num_beams=1).tgt_tokens == greedy.tgt_tokens
+        cold = en_zh.generate(text, do_sample=True, temperature=1e-6, seed=7)
         assert cold.tgt_tokens == greedy.tgt_tokens
 
 
 def test_beam_search_trace_is_its_best_hypothesis(en_zh):
-    trace = en_zh.decode("where does she live ?", num_beams=4, length_penalty=1.0)
+    trace = en_zh.generate("where does she live ?", num_beams=4, length_penalty=1.0)
     best = trace.beam.hypotheses[0]
     assert trace.tgt_tokens[1:] == best.tokens
     assert trace.output_text == best.text == "她住在哪里？"
@@ -146,16 +147,16 @@ def test_beam_search_trace_is_its_best_hypothesis(en_zh):
 
 
 def test_sampling_is_reproducible_for_a_seed(en_zh):
-    runs = [en_zh.decode("why do we work ?", do_sample=True, temperature=2.0, seed=s)
+    runs = [en_zh.generate("why do we work ?", do_sample=True, temperature=2.0, seed=s)
             for s in (1, 1, 2, 3, 4)]
     assert runs[0].tgt_tokens == runs[1].tgt_tokens
     assert len({r.tgt_tokens for r in runs}) > 1  # hot sampling varies with the seed
-    top1 = en_zh.decode("why do we work ?", do_sample=True, top_k=1, seed=9)
+    top1 = en_zh.generate("why do we work ?", do_sample=True, top_k=1, seed=9)
     assert top1.output_text == "我们为什么工作？"  # top-k = 1 is greedy
 
 
 def test_prefix_forces_the_first_tokens_then_continues(en_zh):
-    trace = en_zh.decode("why do we work ?", prefix="他们")
+    trace = en_zh.generate("why do we work ?", prefix="他们")
     assert trace.tgt_tokens[1:3] == ("他", "们") and trace.n_forced == 2
     assert [s.forced for s in trace.steps[:3]] == [True, True, False]
     assert trace.output_text == "他们为什么工作？"
@@ -169,7 +170,7 @@ def test_teacher_forcing_scores_a_reference_and_shows_where_the_model_differs(en
     assert first_diff == 5 and trace.steps[5].top_tokens[0] == "工"
     assert trace.steps[5].prob < 0.05 < trace.steps[0].prob
     # Its maps equal decoding with the same tokens forced as a prefix.
-    same = en_zh.decode("why do we work ?", prefix=list(trace.output_tokens) + ["</s>"],
+    same = en_zh.generate("why do we work ?", prefix=list(trace.output_tokens) + ["</s>"],
                         max_new_tokens=len(trace.steps))
     np.testing.assert_allclose(same.cross_attentions, trace.cross_attentions, atol=1e-6)
 
@@ -183,7 +184,7 @@ def test_teacher_forcing_scores_a_reference_and_shows_where_the_model_differs(en
 ])
 def test_bad_decoding_arguments_are_input_errors(en_zh, kwargs):
     with pytest.raises(InputError):
-        en_zh.decode("why do we work ?", **kwargs)
+        en_zh.generate("why do we work ?", **kwargs)
 
 
 def test_bad_references_are_input_errors(en_zh):

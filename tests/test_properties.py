@@ -41,7 +41,7 @@ def check_trace_or_input_error(m, text: str) -> None:
     upper triangle is exactly 0, and the source ends with the one real ``</s>`` (typed
     ``</s>`` or ``<unk>`` never becomes a special token)."""
     try:
-        trace = m.decode(text)
+        trace = m.generate(text)
     except InputError as exc:
         assert 0 < len(str(exc)) < 300
         return

@@ -70,14 +70,14 @@ def test_a_tiny_model_trains_loads_and_translates(pairs_file, tmp_path):
     card = json.loads((out / "card.json").read_text())
     assert [h["step"] for h in card["training"]["history"]] == [15, 30]
     assert card["config"]["norm_first"] is True
-    trace = m.decode("Why do we work?", max_new_tokens=5)
+    trace = m.generate("Why do we work?", max_new_tokens=5)
     words = group_labels(trace.src_labels, trace.src_words)
     assert words[-1] == "</s>" and words[0].lstrip("␣") == "Why" and "?" in words
     assert not any("Ġ" in label for label in trace.src_labels)
     assert trace.cross_attentions.shape[-1] == len(trace.src_tokens)
     assert m.unknown_words("Zyxxy qwerty 42 ☃!") == []  # byte fallback: nothing unknown
     with pytest.raises(InputError, match="at most"):
-        m.decode(" ".join(["a"] * 150))  # 299 characters, 150 pieces
+        m.generate(" ".join(["a"] * 150))  # 299 characters, 150 pieces
 
 
 def test_resuming_gives_the_same_weights_as_one_run(pairs_file, tmp_path):

@@ -1,4 +1,4 @@
-"""Sidebar controls for the decoding strategy. They return ``Translator.decode`` keyword
+"""Sidebar controls for the decoding strategy. They return ``Translator.generate`` keyword
 arguments (Hugging Face ``generate()`` names), as a sorted tuple so they can key a cache."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ def _sample_again() -> None:
 
 
 def strategy_sidebar() -> tuple[tuple[str, object], ...]:
-    """Strategy radio and its settings. Returns the decode kwargs as sorted (name, value)."""
+    """Strategy radio and its settings. Returns the generate() kwargs as sorted (name, value)."""
     st.sidebar.subheader(t("decoding"))
     strategy = st.sidebar.radio(t("strategy"), STRATEGIES, horizontal=True, key="strategy",
                                 format_func=labels(STRATEGIES, lambda s: t(STRATEGY_KEYS[s])),

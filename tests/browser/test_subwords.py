@@ -28,7 +28,7 @@ def pieces() -> tuple[list[str], list[str]]:
     if not (models_root() / MODEL).is_dir():
         pytest.fail(f"{MODEL} is not in {models_root()} (ROOT {ROOT})")
     m = load_pretrained(MODEL)
-    trace = m.decode(SENTENCE, max_new_tokens=2)
+    trace = m.generate(SENTENCE, max_new_tokens=2)
     return list(trace.src_labels), group_labels(trace.src_labels, trace.src_words)
 
 
