@@ -33,7 +33,7 @@ log = logging.getLogger("attention_app")
 torch.set_num_threads(1)
 
 
-def model_key(folder: Path, allow_pickle: bool = False) -> tuple[str, tuple, bool]:
+def model_key(folder: Path, load_pickle_weights: bool = False) -> tuple[str, tuple, bool]:
     """What identifies a model folder for the caches: its full path, each file's size and
     modification time (so a folder that is replaced or repaired is loaded afresh instead of
     served from the cache), and whether pickle weights may be loaded."""
@@ -43,15 +43,15 @@ def model_key(folder: Path, allow_pickle: bool = False) -> tuple[str, tuple, boo
                              for p in folder.iterdir() if p.is_file()))
     except OSError:
         stamp = ()
-    return str(folder), stamp, allow_pickle
+    return str(folder), stamp, load_pickle_weights
 
 
 @st.cache_resource(show_spinner=LocalText("spinner_loading"), max_entries=4)
-def load_model(folder: str, stamp: tuple, allow_pickle: bool = False) -> Translator:
+def load_model(folder: str, stamp: tuple, load_pickle_weights: bool = False) -> Translator:
     """The model in ``folder`` (ours or a Hugging Face one), loaded once per server and
     shared read-only. A failure raises ``CheckpointError`` and is not cached: the next run
     tries again."""
-    return _load_pretrained(Path(folder), allow_pickle=allow_pickle)
+    return _load_pretrained(Path(folder), load_pickle_weights=load_pickle_weights)
 
 
 @st.cache_data(max_entries=512, show_spinner=LocalText("spinner_decoding"))
@@ -83,8 +83,8 @@ def sidebar() -> tuple[Translator | None, str, tuple]:
     choice = models.model_choice()
     if choice is None:
         return None, "", ()
-    name, folder, allow_pickle = choice
-    key = model_key(folder, allow_pickle)
+    name, folder, load_pickle_weights = choice
+    key = model_key(folder, load_pickle_weights)
     try:
         translator = load_model(*key)
     except CheckpointError as exc:

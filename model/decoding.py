@@ -49,30 +49,54 @@ class DecodeStep:
 
 
 @dataclass(frozen=True)
-class Hypothesis:
-    """One beam-search output as strings: tokens (``</s>`` included if finished), summed
-    log-probability (nats), score = logprob / len ** length_penalty, finished, and end =
-    (step, rank) of its last token in ``BeamTrace.steps``."""
+class BeamCandidate:
+    """One continuation considered at a beam-search step.
 
+    Attributes:
+        step: t, the decoding step (0-based) that produced the token.
+        parent: index of the beam it extends among the previous step's kept candidates
+            (0 at step 0, whose only beam is the start token).
+        token_id: the token appended; token: its string.
+        logprob: cumulative log-probability (natural log) of the hypothesis with it.
+        status: ``"kept"`` (a live beam at the next step), ``"finished"`` (ended with
+            ``</s>`` and joined the n-best list) or ``"pruned"`` (dropped).
+    """
+
+    step: int
+    parent: int
+    token_id: int
+    token: str
+    logprob: float
+    status: str
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    """One beam-search output: ids and tokens (``</s>`` included if finished), summed
+    log-probability (nats), score = logprob / len ** length_penalty, finished, end =
+    (step, rank) of its last token in ``BeamTrace.steps``, and its text (the tokenizer's, for
+    a Hugging Face model)."""
+
+    ids: tuple[int, ...]
     tokens: tuple[str, ...]
     logprob: float
     score: float
     finished: bool
     end: tuple[int, int]
+    text: str | None = None  # the hypothesis as text; default: tokens joined, no </s>
 
-    @property
-    def text(self) -> str:
-        """The hypothesis as text, without ``</s>``."""
-        return "".join(t for t in self.tokens if t != "</s>")
+    def __post_init__(self) -> None:
+        if self.text is None:
+            object.__setattr__(self, "text", "".join(t for t in self.tokens if t != "</s>"))
 
 
 @dataclass(frozen=True)
 class BeamTrace:
-    """Beam search as strings: ``steps[t]`` lists step t's ranked candidates as
-    ``(parent, token, cumulative logprob, status)`` (see ``BeamCandidate``, and
-    ``viz.beam_tree``); ``hypotheses`` is the n-best list, best first."""
+    """Everything beam search did: ``steps[t]`` lists step t's candidates (``BeamCandidate``)
+    in rank order, the top 2 x num_beams continuations of all live beams (``viz.beam_tree``
+    draws them); ``hypotheses`` is the n-best list, best score first."""
 
-    steps: tuple[tuple[tuple[int, str, float, str], ...], ...]
+    steps: tuple[tuple[BeamCandidate, ...], ...]
     hypotheses: tuple[Hypothesis, ...]
     num_beams: int
     length_penalty: float
@@ -88,6 +112,7 @@ class DecodeTrace:
         src_tokens: the S encoder input tokens (the words, then ``</s>``).
         tgt_tokens: ``("<s>", y1, .., yn)`` plus ``"</s>"`` if decoding finished; the decoder
             inputs are ``tgt_tokens[:-1]`` (T = len(tgt_tokens) - 1 of them).
+        tgt_ids: (T + 1,) int64 their ids (the first is the decoder's start token).
         steps: T DecodeStep records, one per generated token.
         encoder_attentions: (L, H, S, S).
         decoder_attentions: (L, H, T, T); row t is decoder position t (token tgt_tokens[t]);
@@ -113,6 +138,7 @@ class DecodeTrace:
     src_text: str
     src_tokens: tuple[str, ...]
     tgt_tokens: tuple[str, ...]
+    tgt_ids: np.ndarray
     steps: tuple[DecodeStep, ...]
     encoder_attentions: np.ndarray
     decoder_attentions: np.ndarray
@@ -145,25 +171,6 @@ class DecodeTrace:
         """The generated tokens without ``<s>`` and ``</s>``."""
         return tuple(t for t in self.tgt_tokens[1:] if t != "</s>")
 
-
-
-@dataclass(frozen=True)
-class StepwiseResult:
-    """Raw result of ``run_decoder`` for one sentence (ids and arrays; no strings).
-
-    tgt_ids: (T + 1,) ``<s>`` and the T tokens produced; step_probs: (T, V) the model's
-    next-token distribution at each step; encoder_attentions (L, H, S, S);
-    decoder_attentions (L, H, T, T); cross_attentions (L, H, T, S); finished: ended with
-    ``</s>``; n_forced: how many of the T tokens were forced rather than chosen.
-    """
-
-    tgt_ids: np.ndarray
-    step_probs: np.ndarray
-    encoder_attentions: np.ndarray
-    decoder_attentions: np.ndarray
-    cross_attentions: np.ndarray
-    finished: bool
-    n_forced: int = 0
 
 
 def _stack_layers(per_layer: tuple[torch.Tensor, ...]) -> np.ndarray:
@@ -226,7 +233,10 @@ def run_decoder(
     forced: Sequence[int] = (),
     pe_tables: PETables = NORMAL_POSITIONS,
     logits_processor: LogitsProcessor | None = None,
-) -> StepwiseResult:
+    *,
+    tgt_itos: Sequence[str] | None = None,
+    num_candidates: int = 10,
+) -> DecodeTrace:
     """Decode one sentence token by token with a key/value cache, recording every step.
 
     The first ``len(forced)`` tokens are taken from ``forced`` (a prefix, or a whole
@@ -244,6 +254,12 @@ def run_decoder(
         logits_processor: applied to each step's log-probabilities before the token is
             chosen (``step_probs`` keep the model's own distribution); a step where it
             leaves one token possible counts as forced. None = none.
+        tgt_itos: the target token string of every id (default: the ids as strings).
+        num_candidates: K, the next-token candidates each ``DecodeStep`` keeps.
+
+    Returns:
+        DecodeTrace of the target side: ``src_tokens`` are the source ids as strings and
+        ``src_text`` is empty until the caller (``Translator``) fills in the sentence's.
 
     Raises:
         ValueError: a batch of more than one sentence, ``max_new_tokens`` out of
@@ -285,12 +301,29 @@ def run_decoder(
             finished = True
             break
     T = len(ids) - 1
-    return StepwiseResult(
-        tgt_ids=np.array(ids, dtype=np.int64),
-        step_probs=np.array(probs_rows, np.float32).reshape(T, c.tgt_vocab_size),
+    itos = tgt_itos if tgt_itos is not None else [str(i) for i in range(c.tgt_vocab_size)]
+    tgt_ids = np.array(ids, dtype=np.int64)
+    tgt_tokens = tuple(itos[i] for i in ids)
+    step_probs = np.array(probs_rows, np.float32).reshape(T, c.tgt_vocab_size)
+    steps = []
+    for t, probs in enumerate(step_probs):
+        top_ids, top_probs, entropy = top_k_step(probs, num_candidates)
+        steps.append(DecodeStep(
+            index=t, input_tokens=tgt_tokens[: t + 1], token=tgt_tokens[t + 1],
+            token_id=int(ids[t + 1]), prob=float(probs[ids[t + 1]]),
+            top_tokens=tuple(itos[i] for i in top_ids), top_ids=top_ids,
+            top_probs=top_probs, entropy=entropy, forced=t < n_forced,
+        ))
+    return DecodeTrace(
+        src_text="",
+        src_tokens=tuple(str(i) for i in src_ids[0].tolist()),
+        tgt_tokens=tgt_tokens,
+        tgt_ids=tgt_ids,
+        steps=tuple(steps),
         encoder_attentions=_stack_layers(enc.attentions),
         decoder_attentions=dec_attn[:, :, :T, :T].copy(),
         cross_attentions=cross_attn[:, :, :T].copy(),
+        step_probs=step_probs,
         finished=finished,
         n_forced=min(n_forced, T),
     )
@@ -298,18 +331,19 @@ def run_decoder(
 
 def greedy_decode(model: Transformer, src_ids: torch.Tensor, max_new_tokens: int,
                   forced: Sequence[int] = (), pe_tables: PETables = NORMAL_POSITIONS,
-                  logits_processor: LogitsProcessor | None = None) -> StepwiseResult:
+                  logits_processor: LogitsProcessor | None = None, **labels) -> DecodeTrace:
     """Greedy decoding (the Annotated Transformer's ``greedy_decode``): at every step the
-    most probable token. See ``run_decoder`` for the arguments, result and errors."""
+    most probable token. See ``run_decoder`` for the arguments (``labels``: its
+    ``tgt_itos`` and ``num_candidates``), result and errors."""
     return run_decoder(model, src_ids, max_new_tokens, lambda p, t: int(p.argmax()), forced,
-                       pe_tables, logits_processor)
+                       pe_tables, logits_processor, **labels)
 
 
 def sample_decode(model: Transformer, src_ids: torch.Tensor, max_new_tokens: int,
                   temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0,
                   seed: int | None = None, forced: Sequence[int] = (),
                   pe_tables: PETables = NORMAL_POSITIONS,
-                  logits_processor: LogitsProcessor | None = None) -> StepwiseResult:
+                  logits_processor: LogitsProcessor | None = None, **labels) -> DecodeTrace:
     """Ancestral sampling from ``sampling_distribution`` at every step; the same ``seed``
     gives the same output. See ``run_decoder`` for the rest."""
     sampling_distribution(torch.ones(2) / 2, temperature, top_k, top_p)  # validate early
@@ -320,59 +354,10 @@ def sample_decode(model: Transformer, src_ids: torch.Tensor, max_new_tokens: int
         return int(torch.multinomial(dist, 1, generator=gen))
 
     return run_decoder(model, src_ids, max_new_tokens, choose, forced, pe_tables,
-                       logits_processor)
+                       logits_processor, **labels)
 
 
-@dataclass(frozen=True)
-class BeamCandidate:
-    """One continuation considered at a beam-search step.
-
-    Attributes:
-        step: t, the decoding step (0-based) that produced ``token_id``.
-        parent: index of the beam it extends among the previous step's kept candidates
-            (0 at step 0, whose only beam is ``<s>``).
-        token_id: the token appended.
-        logprob: cumulative log-probability (natural log) of the hypothesis with it.
-        status: ``"kept"`` (a live beam at the next step), ``"finished"`` (ended with
-            ``</s>`` and joined the n-best list) or ``"pruned"`` (dropped).
-    """
-
-    step: int
-    parent: int
-    token_id: int
-    logprob: float
-    status: str
-
-
-@dataclass(frozen=True)
-class BeamHypothesis:
-    """A complete (or length-limited) beam-search output.
-
-    ids: the generated tokens (``</s>`` included if finished); logprob: their summed log
-    probability; score: logprob / len(ids) ** length_penalty; finished: ended in ``</s>``;
-    end: (step, rank) of its last token in ``BeamSearchResult.steps``.
-    """
-
-    ids: tuple[int, ...]
-    logprob: float
-    score: float
-    finished: bool
-    end: tuple[int, int]
-
-
-@dataclass(frozen=True)
-class BeamSearchResult:
-    """Everything beam search did: ``steps[t]`` lists the candidates of step t in rank order
-    (the top 2 x num_beams continuations of all live beams); ``hypotheses`` is the n-best list,
-    best score first."""
-
-    steps: tuple[tuple[BeamCandidate, ...], ...]
-    hypotheses: tuple[BeamHypothesis, ...]
-    num_beams: int
-    length_penalty: float
-
-
-def _worst(finished: list[BeamHypothesis], n: int) -> float:
+def _worst(finished: list[Hypothesis], n: int) -> float:
     """The score of the n-th best finished hypothesis (the worst that would be returned)."""
     return sorted(h.score for h in finished)[-n]
 
@@ -388,7 +373,9 @@ def beam_search(
     pe_tables: PETables = NORMAL_POSITIONS,
     logits_processor: LogitsProcessor | None = None,
     early_stopping: bool = True,
-) -> BeamSearchResult:
+    *,
+    tgt_itos: Sequence[str] | None = None,
+) -> BeamTrace:
     """Beam search with a key/value cache, as Hugging Face ``generate(num_beams=…)``.
 
     At each step every live beam is extended by every token; the 2 x num_beams best
@@ -408,9 +395,10 @@ def beam_search(
         pe_tables: (source, target) positional encodings, as in ``run_decoder``.
         logits_processor: applied to each step's (n, V) log-probabilities, as in
             ``run_decoder`` (not renormalised: as in ``generate()``).
+        tgt_itos: the target token string of every id (default: the ids as strings).
 
     Returns:
-        BeamSearchResult with every step's candidates and the n-best hypotheses.
+        BeamTrace with every step's candidates and the n-best hypotheses.
 
     Raises:
         ValueError: num_beams outside 1..8, a bad ``src_ids`` shape or ``max_new_tokens``.
@@ -426,13 +414,14 @@ def beam_search(
     enc = model.encode(src_ids, pe_table=src_pe)
     live: list[tuple[list[int], float]] = [([], 0.0)]
     ends: list[tuple[int, int]] = []
-    finished: list[BeamHypothesis] = []
+    finished: list[Hypothesis] = []
     steps: list[tuple[BeamCandidate, ...]] = []
     cache = None
+    itos = tgt_itos if tgt_itos is not None else [str(i) for i in range(c.tgt_vocab_size)]
 
-    def hypothesis(ids: list[int], logprob: float, done: bool, end) -> BeamHypothesis:
+    def hypothesis(ids: list[int], logprob: float, done: bool, end) -> Hypothesis:
         score = logprob / len(ids) ** length_penalty
-        return BeamHypothesis(tuple(ids), logprob, score, done, end)
+        return Hypothesis(tuple(ids), tuple(itos[i] for i in ids), logprob, score, done, end)
 
     for t in range(max_new_tokens):
         n = len(live)
@@ -464,7 +453,7 @@ def beam_search(
                 kept.append((ids, lp, parent, rank))
             else:
                 status = "pruned"
-            records.append(BeamCandidate(t, parent, tok, lp, status))
+            records.append(BeamCandidate(t, parent, tok, itos[tok], lp, status))
         steps.append(tuple(records))
         if not kept or (len(finished) >= num_beams and (early_stopping or kept[0][1] / (
                 t + 1) ** length_penalty <= _worst(finished, num_beams))):
@@ -476,43 +465,74 @@ def beam_search(
         finished.extend(hypothesis(ids, lp, False, end)
                         for (ids, lp), end in zip(live, ends, strict=True) if end[1] < width)
     best = sorted(finished, key=lambda h: h.score, reverse=True)[:num_beams]
-    return BeamSearchResult(tuple(steps), tuple(best), num_beams, length_penalty)
+    return BeamTrace(tuple(steps), tuple(best), num_beams, length_penalty)
+
+
+@dataclass(frozen=True)
+class BatchGreedy:
+    """A padded batch decoded greedily at once (``greedy_batch``).
+
+    Attributes:
+        src_ids: (B, S) the right-padded sources.
+        tgt_ids: (B, T) decoder inputs: the start token, each sentence's tokens, and
+            ``<pad>`` once a sentence has finished.
+        generated: B lists of generated ids, ``</s>`` included where produced.
+        encoder: the ``EncoderOutput`` of the batch; decoder: the ``DecoderOutput`` of the
+            last step's pass over all of ``tgt_ids`` (causality makes each row equal what
+            that step saw).
+    """
+
+    src_ids: torch.Tensor
+    tgt_ids: torch.Tensor
+    generated: tuple[tuple[int, ...], ...]
+    encoder: object
+    decoder: object
+
+    def outputs(self, eos_id: int) -> list[list[int]]:
+        """The generated ids of each sentence without ``</s>``."""
+        return [list(g[:-1]) if g and g[-1] == eos_id else list(g) for g in self.generated]
 
 
 @torch.inference_mode()
-def greedy_decode_batch(
-    model: Transformer, src_ids: torch.Tensor, max_new_tokens: int
-) -> list[list[int]]:
-    """Greedy decoding of a padded batch at once (for evaluation; records no attention).
+def greedy_batch(model: Transformer, src_ids: torch.Tensor, max_new_tokens: int,
+                 logits_processor: LogitsProcessor | None = None) -> BatchGreedy:
+    """Greedy decoding of a right-padded batch at once, as ``generate()`` of a batch: for
+    evaluation, and for the padded-batch view (``internals.decode_batch``).
+
+    Each step runs the decoder over the whole padded decoder input so far with the model's
+    masks (no cache); every unfinished sentence takes its most probable token (after
+    ``logits_processor``, as in ``run_decoder``); a finished sentence is fed ``<pad>``.
+    Stops when all have produced ``</s>`` or after ``max_new_tokens`` steps.
 
     Args:
-        src_ids: (B, S) int64, right-padded with ``pad_id``, each row ending in ``</s>``.
-        max_new_tokens: the most tokens to generate per sentence.
+        src_ids: (B, S) int64, right-padded with ``pad_id``.
+        max_new_tokens: the most tokens per sentence (``</s>`` included).
 
     Returns:
-        B lists of generated ids, each without ``<s>`` and cut before ``</s>``.
+        BatchGreedy (see its docstring for the shapes).
     """
     c = model.config
     B = src_ids.size(0)
     enc = model.encode(src_ids)
-    ys = torch.full((B, 1), c.bos_id, dtype=torch.long)  # (B, t + 1)
-    done = torch.zeros(B, dtype=torch.bool)
-    for _ in range(max_new_tokens):
-        logits = model.decode(ys, enc.memory, enc.key_padding_mask).logits[:, -1]  # (B, V)
-        next_ids = logits.argmax(-1).masked_fill(done, c.pad_id)  # (B,)
-        ys = torch.cat([ys, next_ids[:, None]], dim=1)
+    device = src_ids.device
+    tgt = torch.full((B, 1), c.bos_id, dtype=torch.long, device=device)  # (B, t+1) inputs
+    done = torch.zeros(B, dtype=torch.bool, device=device)
+    generated: list[list[int]] = [[] for _ in range(B)]
+    for t in range(max_new_tokens):
+        out = model.decode(tgt, enc.memory, enc.key_padding_mask)  # the combined masks
+        logp = out.logits[:, -1].float().log_softmax(-1)  # (B, V)
+        if logits_processor is not None:
+            logp = logits_processor(t, logp)
+        next_ids = logp.argmax(-1)  # (B,)
+        for b in range(B):
+            if not done[b]:
+                generated[b].append(int(next_ids[b]))
         done |= next_ids == c.eos_id
-        if bool(done.all()):
+        if bool(done.all()) or t == max_new_tokens - 1:
             break
-    results = []
-    for row in ys[:, 1:].tolist():
-        out = []
-        for i in row:
-            if i in (c.eos_id, c.pad_id):
-                break
-            out.append(i)
-        results.append(out)
-    return results
+        feed = next_ids.masked_fill(done, c.pad_id)  # finished sentences get <pad>
+        tgt = torch.cat([tgt, feed[:, None]], dim=1)
+    return BatchGreedy(src_ids, tgt, tuple(tuple(g) for g in generated), enc, out)
 
 
 def top_k_step(probs: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, float]:

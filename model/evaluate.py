@@ -27,7 +27,7 @@ from pathlib import Path
 import sacrebleu
 import torch
 
-from .decoding import greedy_decode_batch
+from .decoding import greedy_batch
 from .transformer import Transformer
 from .vocab import EOS, Vocab
 
@@ -58,7 +58,7 @@ def evaluate_pairs(
         seqs = [src_vocab.encode([*p.src, EOS]) for p in chunk]
         S = max(len(s) for s in seqs)
         src = torch.tensor([s + [0] * (S - len(s)) for s in seqs], dtype=torch.long)
-        out = greedy_decode_batch(model, src, model.config.max_len - 1)
+        out = greedy_batch(model, src, model.config.max_len - 1).outputs(model.config.eos_id)
         hyps.extend("".join(tgt_vocab.decode(ids)) for ids in out)
     refs = ["".join(p.tgt) for p in pairs]
     correct = [h == r for h, r in zip(hyps, refs, strict=True)]

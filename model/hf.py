@@ -460,12 +460,12 @@ def _read_config(folder: Path) -> dict:
     return data
 
 
-def _check_folder(folder: Path, allow_pickle: bool) -> dict:
+def _check_folder(folder: Path, load_pickle_weights: bool) -> dict:
     """Refuse what must not or cannot be loaded, before any weights are read.
 
     Raises:
         CheckpointError: remote code, a model type we do not support, not encoder-decoder,
-            no weights, pickle-only weights without ``allow_pickle``, or weights larger
+            no weights, pickle-only weights without ``load_pickle_weights``, or weights larger
             than ``MEMORY_SHARE`` of this machine's memory.
     """
     data = _read_config(folder)
@@ -485,7 +485,7 @@ def _check_folder(folder: Path, allow_pickle: bool) -> dict:
     pickled = [folder / f for f in PICKLE_WEIGHTS if (folder / f).is_file()]
     if not safe and not pickled:
         raise CheckpointError(f"{name} has no weights (model.safetensors is missing)")
-    if not safe and not allow_pickle:
+    if not safe and not load_pickle_weights:
         raise CheckpointError(
             f"{name} has only pickle weights (pytorch_model.bin), which can run code when "
             "loaded. Convert them once on a trusted machine: load the model there and call "
@@ -536,13 +536,13 @@ def _our_config(hf_config, vocab_size: int) -> TransformerConfig:
     )
 
 
-def load_hf(folder: str | Path, allow_pickle: bool = False) -> HFTranslator:
+def load_hf(folder: str | Path, load_pickle_weights: bool = False) -> HFTranslator:
     """Open a folder saved by Hugging Face ``save_pretrained`` (a plain folder, or a
     snapshot of the Hugging Face cache), offline.
 
     Args:
         folder: the folder with config.json, the weights and the tokenizer files.
-        allow_pickle: load ``pytorch_model.bin`` when there is no safetensors file (with
+        load_pickle_weights: load ``pytorch_model.bin`` when there is no safetensors file (with
             transformers in weights-only mode, which refuses anything but tensors).
 
     Raises:
@@ -552,7 +552,7 @@ def load_hf(folder: str | Path, allow_pickle: bool = False) -> HFTranslator:
     from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
 
     folder = Path(folder)
-    _check_folder(folder, allow_pickle)
+    _check_folder(folder, load_pickle_weights)
     common = dict(local_files_only=True, trust_remote_code=False)
     try:
         tokenizer = AutoTokenizer.from_pretrained(folder, **common)
@@ -561,7 +561,7 @@ def load_hf(folder: str | Path, allow_pickle: bool = False) -> HFTranslator:
                               f"({_short(str(exc), 200)})") from exc
     try:
         hf = AutoModelForSeq2SeqLM.from_pretrained(
-            folder, attn_implementation="eager", use_safetensors=not allow_pickle or None,
+            folder, attn_implementation="eager", use_safetensors=not load_pickle_weights or None,
             dtype=torch.float32, **common)
     except Exception as exc:  # a damaged or mismatched weights file, a bad config
         raise CheckpointError(f"{folder.name}: the model cannot be loaded "

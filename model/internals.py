@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import torch
 
-from .decoding import DecodeTrace
+from .decoding import DecodeTrace, greedy_batch
 from .errors import InputError
 from .layers import masked_softmax, shuffled_positions
 from .masks import (
@@ -360,28 +360,12 @@ def decode_batch(translator: Translator, texts: Sequence[str],
     if (not isinstance(max_new_tokens, int | np.integer) or isinstance(max_new_tokens, bool)
             or not 1 <= max_new_tokens <= limit):
         raise InputError(f"max_new_tokens must be an integer from 1 to {limit}")
-    B, S = len(rows), max(len(r) for r in rows)
+    S = max(len(r) for r in rows)
     src = torch.tensor([r + [c.pad_id] * (S - len(r)) for r in rows], dtype=torch.long)  # (B,S)
     processor = translator.logits_processor(max_new_tokens)  # what generate() applies
-    generated: list[list[int]] = [[] for _ in range(B)]
     with torch.inference_mode():
-        enc = model.encode(src)
-        tgt = torch.full((B, 1), c.bos_id, dtype=torch.long)  # (B, t + 1) decoder inputs
-        done = torch.zeros(B, dtype=torch.bool)
-        for t in range(max_new_tokens):
-            out = model.decode(tgt, enc.memory, enc.key_padding_mask)  # the combined masks
-            logp = out.logits[:, -1].float().log_softmax(-1)  # (B, V)
-            if processor is not None:
-                logp = processor(t, logp)
-            next_ids = logp.argmax(-1)  # (B,) as greedy
-            for b in range(B):
-                if not done[b]:
-                    generated[b].append(int(next_ids[b]))
-            done |= next_ids == c.eos_id
-            if bool(done.all()) or t == max_new_tokens - 1:
-                break
-            feed = next_ids.masked_fill(done, c.pad_id)  # finished sentences get <pad>
-            tgt = torch.cat([tgt, feed[:, None]], dim=1)
+        run = greedy_batch(model, src, max_new_tokens, processor)
+        enc, out, tgt, generated = run.encoder, run.decoder, run.tgt_ids, run.generated
         T = tgt.size(1)
         lengths = torch.tensor([len(g) for g in generated])  # (B,) real decoder inputs
         # Padding by position, not by id: some models start decoding with their <pad> id.

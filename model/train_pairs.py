@@ -199,7 +199,7 @@ def validate(model, valid, valid_pairs, tgt_vocab, device) -> dict:
     """Validation loss (nats/token, no smoothing) and greedy BLEU / chrF (sacrebleu, zh)."""
     import sacrebleu
 
-    from .decoding import greedy_decode_batch
+    from .decoding import greedy_batch
 
     model.eval()
     with torch.inference_mode():
@@ -208,7 +208,8 @@ def validate(model, valid, valid_pairs, tgt_vocab, device) -> dict:
         vloss = sum(batch_loss(model, valid, c, 0.0, device).item() for c in chunks) / len(chunks)
         hyps = []
         for c in chunks:
-            out = greedy_decode_batch(model, pad([valid[i][0] for i in c], device), 60)
+            out = greedy_batch(model, pad([valid[i][0] for i in c], device),
+                               60).outputs(model.config.eos_id)
             hyps += ["".join(tgt_vocab.decode(ids)) for ids in out]
     refs = ["".join(tokenize_zh(t)) for _, t in valid_pairs]
     return {"valid_loss": round(vloss, 4),

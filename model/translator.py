@@ -23,17 +23,12 @@ import torch
 
 from .checkpoint import load_checkpoint, load_source_tokenizer
 from .decoding import (
-    BeamSearchResult,
     BeamTrace,
-    DecodeStep,
     DecodeTrace,
-    Hypothesis,
-    StepwiseResult,
     beam_search,
     greedy_decode,
     run_decoder,
     sample_decode,
-    top_k_step,
 )
 from .errors import CheckpointError, InputError
 from .errors import short_repr as _short
@@ -223,22 +218,26 @@ class Translator:
                         top_k=top_k, top_p=top_p, seed=seed, length_penalty=length_penalty,
                         teacher_forced=False, positional=positional,
                         positional_seed=positional_seed, src_lang=src_lang, tgt_lang=tgt_lang)
+        labels = dict(tgt_itos=self.tgt_vocab.itos, num_candidates=num_candidates)
         beam = None
         if num_beams > 1:
-            search = beam_search(self.model, src_ids, num_beams, max_new_tokens,
-                                 length_penalty, forced, tables, processor,
-                                 self.early_stopping if early_stopping is None
-                                 else bool(early_stopping))
-            beam = self._beam_trace(search)
-            best = search.hypotheses[0].ids
-            result = run_decoder(self.model, src_ids, len(best), None, best, tables, processor)
-            result = dataclasses.replace(result, n_forced=min(len(forced), len(best)))
+            beam = beam_search(self.model, src_ids, num_beams, max_new_tokens, length_penalty,
+                               forced, tables, processor,
+                               self.early_stopping if early_stopping is None
+                               else bool(early_stopping), tgt_itos=self.tgt_vocab.itos)
+            best = beam.hypotheses[0].ids  # its maps: one pass that forces its tokens
+            result = run_decoder(self.model, src_ids, len(best), None, best, tables, processor,
+                                 **labels)
+            lead = max(len(forced), len(self.with_forced_start([], tgt_lang)))
+            result = dataclasses.replace(result, n_forced=min(lead, len(best)), steps=tuple(
+                dataclasses.replace(s, forced=s.index < lead) for s in result.steps))
         elif do_sample:
             result = sample_decode(self.model, src_ids, max_new_tokens, temperature, top_k,
-                                   top_p, seed, forced, tables, processor)
+                                   top_p, seed, forced, tables, processor, **labels)
         else:
-            result = greedy_decode(self.model, src_ids, max_new_tokens, forced, tables, processor)
-        return self._trace(text, tokens, src_ids, result, strategy, num_candidates, beam)
+            result = greedy_decode(self.model, src_ids, max_new_tokens, forced, tables, processor,
+                                   **labels)
+        return self._trace(text, tokens, src_ids, result, strategy, beam)
 
     def teacher_force(self, text: str, reference: str | Sequence[str],
                       num_candidates: int = 10, src_lang: str | None = None,
@@ -266,57 +265,27 @@ class Translator:
         if len(forced) > limit:
             raise InputError(f"The reference has {len(forced)} tokens; at most {limit} fit.")
         src_ids = self.encode_source(tokens, src_lang)
-        result = run_decoder(self.model, src_ids, len(forced), None, forced)
+        result = run_decoder(self.model, src_ids, len(forced), None, forced,
+                             tgt_itos=self.tgt_vocab.itos, num_candidates=num_candidates)
         strategy = dict(teacher_forced=True, src_lang=src_lang, tgt_lang=tgt_lang)
-        return self._trace(text, tokens, src_ids, result, strategy, num_candidates, None)
-
-    def _beam_trace(self, search: BeamSearchResult) -> BeamTrace:
-        """A beam search record with token strings instead of ids."""
-        itos = self.tgt_vocab.itos
-        return BeamTrace(
-            steps=tuple(tuple((c.parent, itos[c.token_id], c.logprob, c.status) for c in step)
-                        for step in search.steps),
-            hypotheses=tuple(Hypothesis(tuple(itos[i] for i in h.ids), h.logprob, h.score,
-                                        h.finished, h.end) for h in search.hypotheses),
-            num_beams=search.num_beams,
-            length_penalty=search.length_penalty,
-        )
+        return self._trace(text, tokens, src_ids, result, strategy, None)
 
     def _trace(self, text: str, tokens: list[str], src_ids: torch.Tensor,
-               result: StepwiseResult, strategy: dict, num_candidates: int,
-               beam: BeamTrace | None) -> DecodeTrace:
-        """Wrap a ``StepwiseResult`` with token strings, per-step top candidates, entropy."""
+               result: DecodeTrace, strategy: dict, beam: BeamTrace | None) -> DecodeTrace:
+        """``run_decoder``'s trace with the sentence's side filled in: the text, its tokens
+        and their labels and words, unknown words, the strategy, the beams and the text."""
         src_tokens = self.source_tokens(tokens, src_ids)
-        tgt_tokens = tuple(self.tgt_vocab.decode(result.tgt_ids))
-        steps = []
-        for t, probs in enumerate(result.step_probs):
-            ids, top_probs, entropy = top_k_step(probs, num_candidates)
-            chosen = int(result.tgt_ids[t + 1])
-            steps.append(DecodeStep(
-                index=t,
-                input_tokens=tgt_tokens[: t + 1],
-                token=tgt_tokens[t + 1],
-                token_id=chosen,
-                prob=float(probs[chosen]),
-                top_tokens=tuple(self.tgt_vocab.decode(ids)),
-                top_ids=ids,
-                top_probs=top_probs,
-                entropy=entropy,
-                forced=t < result.n_forced,
-            ))
-        return DecodeTrace(
+        if beam is not None:
+            start = [self.config.bos_id]
+            beam = dataclasses.replace(beam, hypotheses=tuple(
+                dataclasses.replace(h, text=self.output_text(np.array([*start, *h.ids])))
+                for h in beam.hypotheses))
+        return dataclasses.replace(
+            result,
             src_text=text,
             src_tokens=src_tokens,
-            tgt_tokens=tgt_tokens,
-            steps=tuple(steps),
-            encoder_attentions=result.encoder_attentions,
-            decoder_attentions=result.decoder_attentions,
-            cross_attentions=result.cross_attentions,
-            step_probs=result.step_probs,
-            finished=result.finished,
             unknown_words=tuple(self.src_vocab.unknown(src_tokens)),
             strategy=strategy,
-            n_forced=result.n_forced,
             beam=beam,
             src_labels=self.source_labels(src_tokens),
             src_words=self.source_words(src_tokens),
@@ -480,7 +449,7 @@ def default_model(names: Sequence[str]) -> str | None:
     return next((m for m in DEFAULT_MODELS if m in names), names[0] if names else None)
 
 
-def load_pretrained(name_or_path: str | Path, allow_pickle: bool = False) -> Translator:
+def load_pretrained(name_or_path: str | Path, load_pickle_weights: bool = False) -> Translator:
     """Load a model as Hugging Face's ``from_pretrained`` does, always offline.
 
     ``name_or_path`` is, in this order: a folder name of ``pretrained_root()``
@@ -491,7 +460,7 @@ def load_pretrained(name_or_path: str | Path, allow_pickle: bool = False) -> Tra
     Face cache (``hf.cache_snapshot``). Nothing is downloaded.
 
     Args:
-        allow_pickle: for a Hugging Face folder with only ``pytorch_model.bin``: load it
+        load_pickle_weights: for a Hugging Face folder with only ``pytorch_model.bin``: load it
             in weights-only mode (tensors only) instead of refusing it.
 
     Returns:
@@ -518,7 +487,7 @@ def load_pretrained(name_or_path: str | Path, allow_pickle: bool = False) -> Tra
             f"{', '.join(available_models(root)) or 'none'}"
         )
     if hf.is_hf_folder(path):
-        return hf.load_hf(path, allow_pickle=allow_pickle)
+        return hf.load_hf(path, load_pickle_weights=load_pickle_weights)
     model, src_vocab, tgt_vocab, card = load_checkpoint(path)
     return Translator(model, src_vocab, tgt_vocab, card, name=path.name,
                       src_tokenizer=load_source_tokenizer(path))

@@ -16,11 +16,11 @@ from ui.models import FOLDER
 SENTENCE = "My mother is a doctor."
 
 
-def open_folder(at, folder, allow_pickle: bool = False):
+def open_folder(at, folder, load_pickle_weights: bool = False):
     """Pick "open a folder" in the sidebar and type ``folder``."""
     at.selectbox(key="model").select(FOLDER).run()
-    if allow_pickle:
-        at.checkbox(key="allow_pickle").check().run()
+    if load_pickle_weights:
+        at.checkbox(key="load_pickle_weights").check().run()
     at.text_input(key="model_folder").input(str(folder)).run()
     assert not at.exception, at.exception
     return at
@@ -101,7 +101,7 @@ def test_refused_folders_get_a_clear_message_and_other_models_stay_usable(make, 
 
 def test_pickle_weights_load_only_when_ticked(tmp_path):
     """Ticking "load pickle weights" opens a pickle-only folder."""
-    at = open_folder(run_app(), pickle_only_folder(tmp_path / "m"), allow_pickle=True)
+    at = open_folder(run_app(), pickle_only_folder(tmp_path / "m"), load_pickle_weights=True)
     assert not at.exception and not at.error
     assert charts(at)
 

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 import torch
 
-from model.decoding import greedy_decode, greedy_decode_batch, top_k_step
+from model.decoding import greedy_batch, greedy_decode, top_k_step
 
 
 def test_stepwise_attentions_equal_one_teacher_forced_pass(tiny_model):
@@ -39,7 +39,7 @@ def test_batched_greedy_equals_one_at_a_time_with_padding(tiny_model):
     sentences = [[5, 6, 7, 3], [9, 3], [4, 4, 8, 10, 11, 3]]
     S = max(map(len, sentences))
     batch = torch.tensor([s + [0] * (S - len(s)) for s in sentences])
-    batched = greedy_decode_batch(tiny_model, batch, max_new_tokens=10)
+    batched = greedy_batch(tiny_model, batch, max_new_tokens=10).outputs(eos_id=3)
     for s, got in zip(sentences, batched, strict=True):
         alone = greedy_decode(tiny_model, torch.tensor([s]), max_new_tokens=10).tgt_ids[1:]
         expected = [int(i) for i in alone if i != 3]

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from model import InputError
 from model.checkpoint import WEIGHTS, sha256_file
-from model.decoding import greedy_decode_batch
+from model.decoding import greedy_batch
 from model.tasks import en_zh
 from model.translator import PRETRAINED_DIR
 from model.words import group_attention
@@ -57,7 +57,7 @@ def test_grammar_test_split_exact_match(everyday):
     src = [everyday.encode_source(everyday.tokenize(" ".join(p.src)))[0].tolist() for p in test]
     S = max(map(len, src))
     ids = torch.tensor([s + [0] * (S - len(s)) for s in src])
-    out = greedy_decode_batch(everyday.model, ids, 40)
+    out = greedy_batch(everyday.model, ids, 40).outputs(everyday.config.eos_id)
     hyps = ["".join(everyday.tgt_vocab.decode(o)) for o in out]
     exact = np.mean([h == "".join(p.tgt) for h, p in zip(hyps, test, strict=True)])
     assert exact >= 0.9, exact

@@ -152,7 +152,7 @@ def test_beam_search_equals_generate(tiny, num_beams, early_stopping, length_pen
             np.testing.assert_allclose([h.score for h in trace.beam.hypotheses],
                                        out.sequences_scores.numpy(), atol=1e-4)
             assert tr.tgt_vocab.encode(trace.tgt_tokens) == [c.bos_id, *ours[0]]
-            finished += sum(cand[3] == "finished" for step in trace.beam.steps for cand in step)
+            finished += sum(c.status == "finished" for step in trace.beam.steps for c in step)
     assert finished > 0  # the </s> pressure did finish hypotheses during the search
 
 

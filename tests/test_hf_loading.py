@@ -51,7 +51,7 @@ def test_pickle_weights_only_when_allowed(tmp_path, tmp_path_factory):
     folder = pickle_only_folder(tmp_path / "m")
     with pytest.raises(CheckpointError, match="safetensors"):
         load_pretrained(folder)
-    pickled = load_pretrained(folder, allow_pickle=True).generate("Why do we work?",
+    pickled = load_pretrained(folder, load_pickle_weights=True).generate("Why do we work?",
                                                                max_new_tokens=6)
     safe = load_pretrained(tiny_folder("marian", tmp_path_factory)).generate(
         "Why do we work?", max_new_tokens=6)

@@ -132,8 +132,10 @@ def beam_view(trace: DecodeTrace) -> int:
     chosen = min(int(chosen or 0), len(hyps) - 1)
     left, right = st.columns([3, 2])
     with left:
-        chart(viz.beam_tree(beam.steps, highlight=hyps[chosen].end,
-                            title=t("beam_tree_title")), key="beam_tree")
+        steps = [[(c.parent, c.token, c.logprob, c.status) for c in step]
+                 for step in beam.steps]
+        chart(viz.beam_tree(steps, highlight=hyps[chosen].end, title=t("beam_tree_title")),
+              key="beam_tree")
     with right:
         st.dataframe(pd.DataFrame({
             t("col_hypothesis"): [h.text for h in hyps],

@@ -55,8 +55,8 @@ def model_choice() -> tuple[str, Path, bool] | None:
             return None
     typed = st.sidebar.text_input(t("model_folder"), key="model_folder",
                                   placeholder=t("model_folder_placeholder"))
-    allow_pickle = st.sidebar.checkbox(t("allow_pickle"), key="allow_pickle",
-                                       help=t("allow_pickle_help"))
+    load_pickle_weights = st.sidebar.checkbox(t("load_pickle_weights"), key="load_pickle_weights",
+                                       help=t("load_pickle_weights_help"))
     path = typed.strip()
     if not path:
         st.sidebar.info(t("model_folder_hint"))
@@ -65,7 +65,7 @@ def model_choice() -> tuple[str, Path, bool] | None:
     if len(path) > MAX_PATH or not folder.is_dir():
         st.sidebar.error(t("model_folder_missing", path=code_span(clip(path, 80))))
         return None
-    return folder.name, folder, allow_pickle
+    return folder.name, folder, load_pickle_weights
 
 
 def language_pickers(translator: Translator) -> tuple[tuple[str, object], ...]:
