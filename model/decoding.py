@@ -283,8 +283,8 @@ def run_decoder(
         if t >= len(forced) and choose is None:
             break
         out = model.decode(torch.tensor([[ids[-1]]]), enc.memory, enc.key_padding_mask,
-                           cache=cache, pe_table=tgt_pe)
-        cache = out.cache
+                           past_key_values=cache, pe_table=tgt_pe)
+        cache = out.past_key_values
         logp = out.logits[:, -1].float().log_softmax(-1)  # (1, V)
         probs_rows.append(logp[0].exp().numpy())  # the model's own distribution
         if logits_processor is not None:
@@ -293,7 +293,7 @@ def run_decoder(
         if t == n_forced and (t < len(forced) or int(probs.gt(0).sum()) == 1):
             n_forced += 1  # a prefix token, or one the processor forces (forced_bos)
         # Row t of every layer: query = position t; keys = positions 0..t, or the source.
-        dec_attn[:, :, t, : t + 1] = _stack_layers(out.self_attentions)[:, :, 0, :]
+        dec_attn[:, :, t, : t + 1] = _stack_layers(out.decoder_attentions)[:, :, 0, :]
         cross_attn[:, :, t, :] = _stack_layers(out.cross_attentions)[:, :, 0, :]
         next_id = int(forced[t]) if t < len(forced) else int(choose(probs, t))
         ids.append(next_id)
@@ -427,7 +427,8 @@ def beam_search(
         n = len(live)
         last = torch.tensor([[ids[-1] if ids else c.bos_id] for ids, _ in live])  # (n, 1)
         out = model.decode(last, enc.memory.expand(n, -1, -1),
-                           enc.key_padding_mask.expand(n, -1), cache=cache, pe_table=tgt_pe)
+                           enc.key_padding_mask.expand(n, -1), past_key_values=cache,
+                           pe_table=tgt_pe)
         logp = out.logits[:, -1].float().log_softmax(-1)  # (n, V)
         if logits_processor is not None:
             logp = logits_processor(t, logp)
@@ -458,7 +459,7 @@ def beam_search(
         if not kept or (len(finished) >= num_beams and (early_stopping or kept[0][1] / (
                 t + 1) ** length_penalty <= _worst(finished, num_beams))):
             break
-        cache = model.reorder_cache(out.cache, torch.tensor([k[2] for k in kept]))
+        cache = model.reorder_cache(out.past_key_values, torch.tensor([k[2] for k in kept]))
         live = [(ids, lp) for ids, lp, _, _ in kept]
         ends = [(t, rank) for _, _, _, rank in kept]
     else:  # length limit: the live beams among the top ``width`` join the list unfinished

@@ -58,7 +58,8 @@ class HFSeq2Seq:
     """An ``AutoModelForSeq2SeqLM`` with the interface ``model.decoding`` uses.
 
     Read-only after construction and shared by every caller: the cache lives in each
-    call's result (``DecoderOutput.cache`` is Hugging Face's ``EncoderDecoderCache``).
+    call's result (``DecoderOutput.past_key_values`` is Hugging Face's
+    ``EncoderDecoderCache``).
 
     Attributes:
         hf: the eval-mode Hugging Face model (eager attention).
@@ -93,7 +94,7 @@ class HFSeq2Seq:
         return EncoderOutput(out.last_hidden_state, tuple(out.attentions), key_padding_mask)
 
     def decode(self, tgt_ids: torch.Tensor, memory: torch.Tensor,
-               memory_key_padding_mask: torch.Tensor | None = None, cache=None,
+               memory_key_padding_mask: torch.Tensor | None = None, past_key_values=None,
                pe_table: None = None) -> DecoderOutput:
         """Run the decoder over ``tgt_ids`` (B, T): all positions (teacher forcing), or with
         the ``cache`` of the previous call only the new ones, as ``generate()`` does.
@@ -108,10 +109,11 @@ class HFSeq2Seq:
         self._fixed_positions(pe_table)
         enc_mask = None if memory_key_padding_mask is None else (~memory_key_padding_mask).long()
         out = self.hf(encoder_outputs=BaseModelOutput(last_hidden_state=memory),
-                      attention_mask=enc_mask, decoder_input_ids=tgt_ids, past_key_values=cache,
+                      attention_mask=enc_mask, decoder_input_ids=tgt_ids,
+                      past_key_values=past_key_values,
                       use_cache=True, output_attentions=True, return_dict=True)
         return DecoderOutput(out.logits, tuple(out.decoder_attentions),
-                             tuple(out.cross_attentions), cache=out.past_key_values)
+                             tuple(out.cross_attentions), past_key_values=out.past_key_values)
 
     @staticmethod
     def reorder_cache(cache, index: torch.Tensor):

@@ -379,7 +379,7 @@ def decode_batch(translator: Translator, texts: Sequence[str],
         )
         arrays = dict(
             encoder_attentions=_numpy(torch.stack(enc.attentions, dim=1)),  # (B, L, H, S, S)
-            decoder_attentions=_numpy(torch.stack(out.self_attentions, dim=1)),
+            decoder_attentions=_numpy(torch.stack(out.decoder_attentions, dim=1)),
             cross_attentions=_numpy(torch.stack(out.cross_attentions, dim=1)),
             step_probs=_numpy(out.logits.float().softmax(-1)),  # (B, T, V)
         )

@@ -42,18 +42,19 @@ class EncoderOutput:
 
 @dataclass(frozen=True)
 class DecoderOutput:
-    """logits: (B, T, V_tgt); self_attentions: per layer (B, H, T, T_all) where T_all counts
-    cached positions too; cross_attentions: per layer (B, H, T, S); scores likewise, or None;
-    cache: per layer keys/values up to the last position, to pass to the next call;
+    """Named as in Hugging Face's ``Seq2SeqLMOutput``. logits: (B, T, V_tgt);
+    decoder_attentions: per layer (B, H, T, T_all) where T_all counts cached positions too;
+    cross_attentions: per layer (B, H, T, S); scores likewise, or None; past_key_values:
+    per layer keys/values up to the last position, to pass to the next call;
     layers: with ``return_layers``, each layer's full ``DecoderLayerOutput`` (the inputs of
     its attention sublayers, and with ``return_scores`` the per-head contexts), else None."""
 
     logits: torch.Tensor
-    self_attentions: tuple[torch.Tensor, ...]
+    decoder_attentions: tuple[torch.Tensor, ...]
     cross_attentions: tuple[torch.Tensor, ...]
-    self_scores: tuple[torch.Tensor, ...] | None = None
+    decoder_scores: tuple[torch.Tensor, ...] | None = None
     cross_scores: tuple[torch.Tensor, ...] | None = None
-    cache: tuple[LayerCache, ...] | None = None
+    past_key_values: tuple[LayerCache, ...] | None = None
     layers: tuple[DecoderLayerOutput, ...] | None = None
 
 
@@ -147,15 +148,16 @@ class Transformer(nn.Module):
         memory: torch.Tensor,
         memory_key_padding_mask: torch.Tensor | None = None,
         return_scores: bool = False,
-        cache: tuple[LayerCache, ...] | None = None,
+        past_key_values: tuple[LayerCache, ...] | None = None,
         return_layers: bool = False,
         pe_table: torch.Tensor | None = None,
     ) -> DecoderOutput:
         """Run the decoder over (shifted) target ids.
 
-        Without a cache, all T positions at once (teacher forcing). With the ``cache`` of a
-        previous call, ``tgt_ids`` holds only the new positions (no padding), which attend to
-        the cached ones; the result equals the full pass's last rows (a test checks 1e-5).
+        Without a cache, all T positions at once (teacher forcing). With the
+        ``past_key_values`` of a previous call, ``tgt_ids`` holds only the new positions (no
+        padding), which attend to the cached ones; the result equals the full pass's last
+        rows (a test checks 1e-5).
         A query whose keys are all blocked (a target row that starts with ``<pad>``, or a
         source row of nothing but ``<pad>``) gets all-zero weights, never NaN.
 
@@ -164,7 +166,8 @@ class Transformer(nn.Module):
                 with a cache, the (B, T_new) ids that follow the cached positions.
             memory: (B, S, D) from ``encode``.
             memory_key_padding_mask: (B, S) bool, True = padded source position.
-            cache: ``DecoderOutput.cache`` of the previous call, or None.
+            past_key_values: ``DecoderOutput.past_key_values`` of the previous call, or
+                None.
             return_layers: also keep each layer's ``DecoderLayerOutput``.
             pe_table: (P, D) positional encodings to add instead of the sinusoidal table,
                 row p at decoder position p (pass the same table at every cached step);
@@ -172,8 +175,9 @@ class Transformer(nn.Module):
 
         Returns:
             DecoderOutput with logits (B, T, V_tgt): position t predicts token t + 1; its
-            ``cache`` covers every position so far.
+            ``past_key_values`` cover every position so far.
         """
+        cache = past_key_values
         if cache is None:
             past = 0
             self_mask = decoder_self_attention_mask(tgt_ids, self.config.pad_id)  # (B, T, T)

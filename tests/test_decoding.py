@@ -15,7 +15,7 @@ def test_stepwise_attentions_equal_one_teacher_forced_pass(tiny_model):
         enc = tiny_model.encode(src)
         out = tiny_model.decode(torch.tensor(res.tgt_ids[None, :-1]), enc.memory,
                                 enc.key_padding_mask)
-    full_self = torch.stack([a[0] for a in out.self_attentions]).numpy()
+    full_self = torch.stack([a[0] for a in out.decoder_attentions]).numpy()
     full_cross = torch.stack([a[0] for a in out.cross_attentions]).numpy()
     np.testing.assert_allclose(res.decoder_attentions, full_self, atol=1e-5)
     np.testing.assert_allclose(res.cross_attentions, full_cross, atol=1e-5)
@@ -70,19 +70,20 @@ def test_cached_incremental_decoding_equals_full_recompute(tiny_model):
         cache = None
         for t in range(tgt.size(1)):
             step = tiny_model.decode(tgt[:, t : t + 1], enc.memory, enc.key_padding_mask,
-                                     cache=cache)
-            cache = step.cache
+                                     past_key_values=cache)
+            cache = step.past_key_values
             torch.testing.assert_close(step.logits[:, 0], full.logits[:, t], atol=1e-5, rtol=0)
             for layer in range(2):
-                torch.testing.assert_close(step.self_attentions[layer][:, :, 0],
-                                           full.self_attentions[layer][:, :, t, : t + 1],
+                torch.testing.assert_close(step.decoder_attentions[layer][:, :, 0],
+                                           full.decoder_attentions[layer][:, :, t, : t + 1],
                                            atol=1e-5, rtol=0)
                 torch.testing.assert_close(step.cross_attentions[layer][:, :, 0],
                                            full.cross_attentions[layer][:, :, t],
                                            atol=1e-5, rtol=0)
         # A cache can also take several new positions at once (e.g. a forced prefix).
         head = tiny_model.decode(tgt[:, :2], enc.memory, enc.key_padding_mask)
-        rest = tiny_model.decode(tgt[:, 2:], enc.memory, enc.key_padding_mask, cache=head.cache)
+        rest = tiny_model.decode(tgt[:, 2:], enc.memory, enc.key_padding_mask,
+                                 past_key_values=head.past_key_values)
         torch.testing.assert_close(rest.logits, full.logits[:, 2:], atol=1e-5, rtol=0)
     assert cache[0].self_kv[0].shape == (1, 4, 6, 8)
 

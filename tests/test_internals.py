@@ -303,7 +303,7 @@ def test_fully_padded_query_rows_give_zeros_not_nan(tiny_model):
     with torch.inference_mode():
         enc = tiny_model.encode(src)
         out = tiny_model.decode(tgt, enc.memory, enc.key_padding_mask)
-    for maps in (enc.attentions, out.self_attentions, out.cross_attentions):
+    for maps in (enc.attentions, out.decoder_attentions, out.cross_attentions):
         for a in maps:
             assert torch.isfinite(a).all()
             assert torch.equal(a[1], torch.zeros_like(a[1]))  # every key blocked: all 0

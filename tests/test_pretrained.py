@@ -80,7 +80,7 @@ def test_recorded_attentions_equal_one_teacher_forced_pass(en_zh):
     np.testing.assert_allclose(trace.encoder_attentions,
                                torch.stack([a[0] for a in enc.attentions]).numpy(), atol=1e-5)
     np.testing.assert_allclose(trace.decoder_attentions,
-                               torch.stack([a[0] for a in out.self_attentions]).numpy(),
+                               torch.stack([a[0] for a in out.decoder_attentions]).numpy(),
                                atol=1e-5)
     np.testing.assert_allclose(trace.cross_attentions,
                                torch.stack([a[0] for a in out.cross_attentions]).numpy(),
