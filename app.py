@@ -95,7 +95,9 @@ def sidebar() -> tuple[Translator | None, str, tuple]:
     if translator.examples:
         st.sidebar.selectbox(t("examples"), translator.examples, index=None, key="example",
                              placeholder=t("examples_placeholder"), on_change=_use_example)
-    sentence = st.sidebar.text_input(t("sentence"), key="sentence", help=t("sentence_help"))
+    prefix = models.task_prefix(translator)  # T5: "translate English to German: "
+    typed = st.sidebar.text_input(t("sentence"), key="sentence", help=t("sentence_help"))
+    sentence = prefix + typed if typed.strip() else typed  # blank stays blank
     if translator.subword:
         pieces_caption(translator, sentence)
     metrics = translator.card.get("metrics")
@@ -178,7 +180,9 @@ def header(translator: Translator, trace: DecodeTrace, options: tuple) -> None:
     the grammar the model was trained on."""
     st.markdown(f"### {md_literal(trace.output_text) or t('empty_output')}")
     expected = translator.grammar_translation(trace.src_text)
-    if expected is None and translator.subword:  # trained on everyday text: nothing to flag
+    if translator.card.get("source") == "huggingface":
+        grammar = t("grammar_hf")
+    elif expected is None and translator.subword:  # trained on everyday text: nothing to flag
         grammar = t("grammar_not_checked")
     elif expected is None:
         grammar = t("grammar_outside")

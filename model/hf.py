@@ -301,6 +301,15 @@ class HFTranslator(Translator):
         """Language codes of a multilingual model (``src_lang`` / ``tgt_lang``)."""
         return tuple(self._lang_ids)
 
+    @property
+    def task_prefixes(self) -> dict[str, str]:
+        """The text a T5-style model expects before the sentence, per task, from its config's
+        ``task_specific_params`` (``{"translation_en_to_de": "translate English to German:
+        "}``); empty when the model names none."""
+        params = getattr(self.model.hf.config, "task_specific_params", None) or {}
+        return {name: p["prefix"] for name, p in params.items()
+                if isinstance(p, dict) and isinstance(p.get("prefix"), str) and p["prefix"]}
+
     def _forced_bos(self, tgt_lang: str | None) -> int | None:
         """The token ``generate()`` forces first: the target language's, else the
         generation config's ``forced_bos_token_id``, else None."""

@@ -319,6 +319,11 @@ class Translator:
         """The language codes of a multilingual model (none for ours)."""
         return ()
 
+    @property
+    def task_prefixes(self) -> dict[str, str]:
+        """Text a T5-style model expects before the sentence, per task (none for ours)."""
+        return {}
+
     def check_languages(self, src_lang: str | None, tgt_lang: str | None) -> None:
         """Refuse languages the model does not have.
 

@@ -5,11 +5,13 @@ tab drawn in English and in Chinese, and the folders that must be refused."""
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 from apptest_helpers import charts, enter, run_app
 from hf_tiny import FAMILIES, pickle_only_folder, remote_code_folder, tiny_folder, to_hf_cache
 
+from model import load_pretrained
 from ui.i18n import TABS
 from ui.models import FOLDER
 
@@ -110,3 +112,27 @@ def test_a_missing_folder_is_named(tmp_path):
     at = open_folder(run_app(), tmp_path / "nowhere")
     (error,) = at.sidebar.error
     assert "nowhere" in error.value and not charts(at)
+
+
+def test_t5_task_prefix_is_put_before_the_sentence(tmp_path, tmp_path_factory):
+    """A T5 config's task_specific_params give a task picker; the chosen prefix is part of
+    the source the encoder reads; an empty sentence is still refused as empty."""
+    folder = shutil.copytree(tiny_folder("t5", tmp_path_factory), tmp_path / "t5")
+    config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    config["task_specific_params"] = {
+        "summarization": {"prefix": "summarize: "},
+        "translation_en_to_de": {"prefix": "translate English to German: "}}
+    (folder / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    at = open_folder(run_app(), folder)
+    assert at.selectbox(key="task").value == "translation_en_to_de"
+    enter(at, SENTENCE)
+    assert not at.exception and not at.error
+    tr = load_pretrained(folder)
+    tokens = tr.tokenize("translate English to German: " + SENTENCE)
+    labels, words = tr.source_labels(tokens), tr.source_words(tokens)
+    split = " ".join("`" + " · ".join(x for x, w in zip(labels, words, strict=True) if w == i)
+                     + "`" for i in range(words[-1] + 1))
+    captions = [c.value for c in at.sidebar.caption]  # how the sentence was split
+    assert any(c.endswith(split) for c in captions), (split, captions)
+    enter(at, "   ")
+    assert any("empty" in i.value for i in at.info)

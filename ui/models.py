@@ -81,3 +81,16 @@ def language_pickers(translator: Translator) -> tuple[tuple[str, object], ...]:
     tgt = cols[1].selectbox(t("tgt_lang"), langs, index=langs.index(tgt), key="tgt_lang",
                             help=t("tgt_lang_help"))
     return (("src_lang", src), ("tgt_lang", tgt))
+
+
+def task_prefix(translator: Translator) -> str:
+    """A T5-style model's task picker: the prefix put before the sentence ("translate
+    English to German: "), or "" (no picker for a model that names no tasks)."""
+    tasks = translator.task_prefixes
+    if not tasks:
+        return ""
+    names = list(tasks)
+    default = next((i for i, n in enumerate(names) if n.startswith("translation")), 0)
+    name = st.sidebar.selectbox(t("task"), names, index=default, key="task",
+                                help=t("task_help"))
+    return tasks.get(name, "")
