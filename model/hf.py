@@ -51,6 +51,8 @@ MEMORY_SHARE = 0.5  # refuse weights needing more than this share of the machine
 FIXED_POSITIONS = ("A Hugging Face model keeps the positions it was trained with; positional "
                    "experiments need one of our own models.")
 HUB_NAME = re.compile(r"[A-Za-z0-9][\w.-]{0,95}/[A-Za-z0-9][\w.-]{0,95}")  # org/name
+# A language token: M2M100 "__en__" (code "en"), NLLB "eng_Latn", mBART "en_XX".
+LANGUAGE_TOKEN = re.compile(r"__([a-z]{2,3})__|[a-z]{3}_[A-Z][a-z]{3}|[a-z]{2}_[A-Z]{2}")
 CONFIG_LIMIT = 1 << 20  # bytes: a config.json larger than this is not a model config
 
 
@@ -427,10 +429,9 @@ def _languages(tokenizer) -> dict[str, int]:
     if isinstance(table, dict) and table:
         return {str(k): int(v) for k, v in table.items()}
     out = {}
-    get_id = getattr(tokenizer, "get_lang_id", None)
     for tok in tokenizer.all_special_tokens:
-        if tok.startswith("__") and tok.endswith("__") and len(tok) > 4 and get_id:
-            out[tok[2:-2]] = int(tokenizer.convert_tokens_to_ids(tok))
+        if m := LANGUAGE_TOKEN.fullmatch(tok):
+            out[m.group(1) or tok] = int(tokenizer.convert_tokens_to_ids(tok))
     return out
 
 

@@ -74,8 +74,8 @@ def language_pickers(translator: Translator) -> tuple[tuple[str, object], ...]:
     langs = list(translator.languages)
     if not langs:
         return ()
-    src = "en" if "en" in langs else langs[0]
-    tgt = "zh" if "zh" in langs else langs[min(1, len(langs) - 1)]
+    src = next((x for x in langs if x in ("en", "eng_Latn", "en_XX")), langs[0])
+    tgt = next((x for x in langs if x in ("zh", "zho_Hans", "zh_CN")), langs[-1])
     cols = st.sidebar.columns(2)
     src = cols[0].selectbox(t("src_lang"), langs, index=langs.index(src), key="src_lang")
     tgt = cols[1].selectbox(t("tgt_lang"), langs, index=langs.index(tgt), key="tgt_lang",
