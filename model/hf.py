@@ -200,7 +200,8 @@ class HFTranslator(Translator):
         gen = model.hf.generation_config
         self.generation = gen
         self.early_stopping = gen.early_stopping is True
-        self._lock = threading.Lock()  # the tokenizer's src_lang is state: one user at a time
+        # Tokenizers keep state (src_lang, Marian's source/target mode): one call at a time.
+        self._lock = threading.RLock()
         self._special_tokens = frozenset(tokenizer.all_special_tokens)
         self._lang_ids = _languages(tokenizer)
 
@@ -215,7 +216,8 @@ class HFTranslator(Translator):
                 the text (some tokenizers ignore ``split_special_tokens``).
         """
         words = " ".join(normalize_text(text).split())
-        tokens = self.tokenizer.tokenize(words, split_special_tokens=True)
+        with self._lock:
+            tokens = self.tokenizer.tokenize(words, split_special_tokens=True)
         unk = self.tokenizer.unk_token
         typed = [t for t in tokens if t in self._special_tokens and t != unk]
         if typed:
@@ -236,7 +238,7 @@ class HFTranslator(Translator):
             if src_lang is not None:
                 self.tokenizer.src_lang = src_lang
             full = self.tokenizer("x")["input_ids"]
-        plain = self.tokenizer("x", add_special_tokens=False)["input_ids"]
+            plain = self.tokenizer("x", add_special_tokens=False)["input_ids"]
         for i in range(len(full) - len(plain) + 1):
             if full[i: i + len(plain)] == plain:
                 return full[:i], full[i + len(plain):]
@@ -250,9 +252,10 @@ class HFTranslator(Translator):
         """Readable labels: each piece as the tokenizer writes it as text (``▁learn`` ->
         ``learn``, ``Ġlearn`` -> ``learn``); special tokens unchanged; a bare space ``␣``."""
         specials = set(self.tokenizer.all_special_tokens)
-        return tuple(t if t in specials
-                     else self.tokenizer.convert_tokens_to_string([t]).strip() or "␣"
-                     for t in tokens)
+        with self._lock:
+            return tuple(t if t in specials
+                         else self.tokenizer.convert_tokens_to_string([t]).strip() or "␣"
+                         for t in tokens)
 
     def source_words(self, src_tokens: Sequence[str]) -> tuple[int, ...]:
         """Word index of each token: a word starts at a piece with a word-start mark
@@ -280,7 +283,8 @@ class HFTranslator(Translator):
         """
         if isinstance(tokens, str):
             text = " ".join(normalize_text(tokens).split())
-            ids = self.tokenizer(text_target=text, add_special_tokens=False)["input_ids"]
+            with self._lock:
+                ids = self.tokenizer(text_target=text, add_special_tokens=False)["input_ids"]
             tokens = self.tgt_vocab.decode(ids)
         tokens = list(tokens)
         c = self.config
@@ -294,7 +298,9 @@ class HFTranslator(Translator):
 
     def output_text(self, tgt_ids: np.ndarray) -> str:
         """The tokenizer's text of the generated ids, special tokens skipped."""
-        return self.tokenizer.decode([int(i) for i in tgt_ids[1:]], skip_special_tokens=True)
+        with self._lock:
+            return self.tokenizer.decode([int(i) for i in tgt_ids[1:]],
+                                         skip_special_tokens=True)
 
     # --- generation settings ------------------------------------------------------------
 

@@ -252,3 +252,21 @@ def test_multilingual_target_language_is_forced_first(tiny, family):
         c = tr.config
         assert tr.tgt_vocab.encode(trace.tgt_tokens) == [
             c.bos_id, *_strip(out.sequences[0, 1:].tolist(), c.eos_id, -1)]
+
+
+def test_concurrent_sessions_keep_their_own_languages(tmp_path_factory):
+    """The tokenizer's source language is state; sessions decoding at once with different
+    languages each get their own (the translator serialises tokenizer calls)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    tr = load_pretrained(tiny_folder("m2m100", tmp_path_factory))
+    jobs = [("en", "zh"), ("fr", "en"), ("de", "zh"), ("zh", "fr")] * 4
+
+    def run(langs):
+        src, tgt = langs
+        trace = tr.generate(SENTENCES[2], src_lang=src, tgt_lang=tgt, max_new_tokens=3)
+        return trace.src_tokens[0], trace.tgt_tokens[1]
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        got = list(pool.map(run, jobs))
+    assert got == [(f"__{s}__", f"__{t}__") for s, t in jobs]
