@@ -509,13 +509,28 @@ def _check_folder(folder: Path, load_pickle_weights: bool) -> dict:
             "loaded. Convert them once on a trusted machine: load the model there and call "
             "model.save_pretrained(folder) (it writes model.safetensors), or tick "
             "'load pickle weights' to load them in weights-only mode (tensors only).")
-    size = sum(_weights_bytes(p) for p in (safe or pickled))
+    size = max(sum(_weights_bytes(p) for p in (safe or pickled)), _config_bytes(data))
     memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     if size > MEMORY_SHARE * memory:
         raise CheckpointError(
-            f"{name}'s weights take {size / 2**30:.1f} GB; this machine has "
+            f"{name} needs {size / 2**30:.1f} GB for its weights; this machine has "
             f"{memory / 2**30:.1f} GB of memory, too little to run it.")
     return data
+
+
+def _config_bytes(data: dict) -> int:
+    """Float32 bytes of the model a config describes, roughly: the embedding table plus, per
+    layer, attention (4 D^2, cross-attention too) and feed-forward (2 D F) weights. Catches
+    a config far larger than its weights file before transformers allocates the model."""
+    def number(*names) -> int:
+        value = next((data[n] for n in names if isinstance(data.get(n), int)), 0)
+        return max(0, min(int(value), 10**9))  # a wild value is still a number, capped
+
+    d = number("d_model", "hidden_size")
+    ff = number("encoder_ffn_dim", "d_ff") or 4 * d
+    layers = number("encoder_layers", "num_layers") + 2 * number(
+        "decoder_layers", "num_decoder_layers", "num_layers")
+    return 4 * (number("vocab_size") * d + layers * (4 * d * d + 2 * d * ff))
 
 
 def _weights_bytes(path: Path) -> int:

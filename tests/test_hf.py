@@ -270,3 +270,16 @@ def test_concurrent_sessions_keep_their_own_languages(tmp_path_factory):
     with ThreadPoolExecutor(max_workers=4) as pool:
         got = list(pool.map(run, jobs))
     assert got == [(f"__{s}__", f"__{t}__") for s, t in jobs]
+
+
+def test_a_padded_batch_equals_each_sentence_alone(tiny):
+    """Three sentences of different lengths decoded as one right-padded batch (the Masks
+    tab) give each sentence's own output and maps, and no real query reads a <pad> key."""
+    from model import batch_matches_single, decode_batch
+
+    tr, _, _ = tiny
+    batch = decode_batch(tr, ["Why?", SENTENCES[1], SENTENCES[2]], max_new_tokens=8)
+    assert batch.source_padding_mask.any()  # the short sentences really are padded
+    check = batch_matches_single(tr, batch)
+    assert check["all_same_output"], check
+    assert max(check["max_abs_diff"].values()) < ATOL and check["pad_weight"] < 1e-6

@@ -76,6 +76,8 @@ DAMAGES = {  # name: (what to do to the folder, words of the message)
     "no weights": (lambda f: (f / "model.safetensors").unlink(), "no weights"),
     "truncated weights": (lambda f: (f / "model.safetensors").write_bytes(
         (f / "model.safetensors").read_bytes()[:5000]), "cannot be loaded"),
+    "config larger than the machine": (lambda f: _edit_config(f, d_model=2**20, vocab_size=2**20),
+                                       "too little to run it"),
     "no tokenizer": (lambda f: [p.unlink() for p in f.iterdir()
                                 if p.name not in ("config.json", "model.safetensors",
                                                   "generation_config.json")], "tokenizer"),
