@@ -540,7 +540,9 @@ def top_k_step(probs: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, float
     """The k most probable ids of a (V,) distribution, their probabilities, and its entropy
     H = -sum p log p in nats."""
     k = max(1, min(k, probs.shape[0]))
-    ids = np.argsort(-probs, kind="stable")[:k]
+    kth = np.partition(probs, -k)[-k]  # the k-th largest: O(V), not a full sort
+    cand = np.flatnonzero(probs >= kth)  # ties included, in id order
+    ids = cand[np.argsort(-probs[cand], kind="stable")][:k]  # = a stable full argsort's top k
     p = probs[probs > 0]
     entropy = float(-(p * np.log(p)).sum())
     return ids.astype(np.int64), probs[ids].astype(np.float32), entropy

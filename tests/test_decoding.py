@@ -1,6 +1,8 @@
 import numpy as np
 import pytest
 import torch
+from hypothesis import given
+from hypothesis import strategies as st
 
 from model.decoding import greedy_batch, greedy_decode, top_k_step
 
@@ -59,6 +61,18 @@ def test_top_k_step_orders_and_measures_entropy():
     assert list(ids) == [1, 2]
     np.testing.assert_allclose(p, [0.6, 0.3])
     assert h == pytest.approx(-(0.1 * np.log(0.1) + 0.6 * np.log(0.6) + 0.3 * np.log(0.3)))
+
+
+@given(st.lists(st.sampled_from([0.0, 0.05, 0.1, 0.2, 0.25]), min_size=1, max_size=40),
+       st.integers(1, 50))
+def test_top_k_step_equals_a_full_stable_sort(values, k):
+    """The partition-based top k equals the first k of a stable full argsort (ties by id),
+    for distributions full of ties."""
+    probs = np.array(values, dtype=np.float32)
+    ids, p, _ = top_k_step(probs, k)
+    want = np.argsort(-probs, kind="stable")[: max(1, min(k, len(values)))]
+    assert list(ids) == list(want)
+    np.testing.assert_array_equal(p, probs[want])
 
 
 def test_cached_incremental_decoding_equals_full_recompute(tiny_model):
