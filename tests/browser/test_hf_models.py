@@ -116,7 +116,7 @@ def test_cached_model_draws_every_view_in_english_and_chinese(app, family, sourc
     start = snap["decoderInput"]
     assert start and len(start) == 1, start
     seen = []
-    for name, snap in app.each_tab():
+    for name, _snap in app.each_tab():
         seen.append(name)
         if name in ATTENTION_TABS:
             keys = start if name == "Decoder self-attention" else source
