@@ -174,11 +174,12 @@ def check_layer_and_head(app, tab: str, dec: list[str], config: dict) -> None:
 
 
 def test_model_picker_lists_every_folder_and_switches(app):
-    """The Model picker offers exactly the folders of ``pretrained/``; with two or more,
-    switching model redraws the page for the same sentence from step 1, without errors."""
+    """The Model picker offers exactly the folders of ``pretrained/`` (the tests' Hugging
+    Face cache is empty), then "open a folder"; with two or more, switching model redraws
+    the page for the same sentence from step 1, without errors."""
     expected = model_folders()
     assert expected, "no model folders"
-    assert app.options("Model") == expected
+    assert app.options("Model") == [*expected, "📂 Open a folder…"]
     current = app.combobox("Model").input_value()
     defaults = [m for m in ("en-zh-everyday", "en-zh") if m in expected]  # app.DEFAULT_MODELS
     assert current == (defaults[0] if defaults else expected[0])
