@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
@@ -26,11 +27,12 @@ from ui.i18n import (
     STRINGS,
     TABS,
     VIEW_KEYS,
-    VIZ_HOVER,
-    VIZ_STRINGS,
+    VIZ_LABELS,
     LocalText,
     placeholders,
+    viz_labels,
 )
+from viz import ENGLISH, VizText
 
 ROOT = Path(__file__).resolve().parents[1]
 ZH = "简体中文"
@@ -63,7 +65,7 @@ def titles(at: AppTest) -> list[str]:
 
 
 def test_every_string_has_both_languages_with_the_same_placeholders():
-    for table in (STRINGS, VIZ_STRINGS, VIZ_HOVER):
+    for table in (STRINGS, VIZ_LABELS):
         for key, entry in table.items():
             assert set(entry) == {"en", "zh"}, key
             assert entry["en"].strip() and entry["zh"].strip(), key
@@ -72,16 +74,47 @@ def test_every_string_has_both_languages_with_the_same_placeholders():
         for lang in ("en", "zh"):  # well formed, and no field is left unfilled
             assert "{" not in re.sub(r"\{\{|\}\}", "", entry[lang]).format(
                 **dict.fromkeys(placeholders(entry[lang]), 1)), key
-    for key, entry in {**VIZ_STRINGS, **VIZ_HOVER}.items():  # "{n}" and Plotly's "%{y}"
-        fields = [sorted(re.findall(r"%?\{[^}]*\}", entry[lang])) for lang in ("en", "zh")]
-        assert fields[0] == fields[1], key
+    for key, entry in VIZ_LABELS.items():  # "{n}" and Plotly's "%{y}"
+        found = [sorted(re.findall(r"%?\{[^}]*\}", entry[lang])) for lang in ("en", "zh")]
+        assert found[0] == found[1], key
     for key, entry in STRINGS.items():  # Chinese text is Chinese (a few are symbols alike)
         letters = re.sub(r"\{[^}]*\}", "", entry["en"])
         if re.search(r"[A-Za-z]{3,}", letters) and entry["en"] != "{error}":
             assert HAN.search(entry["zh"]) or entry["zh"] == entry["en"], key
-    assert set(VIZ_STRINGS) == {e["en"] for e in VIZ_STRINGS.values()}
-    assert set(VIZ_HOVER) == {e["en"] for e in VIZ_HOVER.values()}
     assert list(LANGUAGES.values()) == ["en", "zh"]
+
+
+def test_the_viz_table_names_every_field_of_viz_text_and_its_english_is_the_default():
+    """``[viz.FIELD]`` has one entry per ``VizText`` field, no other, and its English is
+    the field's default, so the figures in English are the builders' own."""
+    assert set(VIZ_LABELS) == {f.name for f in fields(VizText)}
+    for f in fields(VizText):
+        assert VIZ_LABELS[f.name]["en"] == f.default == getattr(ENGLISH, f.name), f.name
+    for entry in VIZ_LABELS.values():  # "{n}" is the only str.format field, if any
+        for lang in ("en", "zh"):
+            assert placeholders(re.sub(r"%\{[^}]*\}", "", entry[lang])) <= {"n"}, entry
+    for name in ("head", "dim", "dim_sin", "dim_cos"):
+        assert "{n}" in VIZ_LABELS[name]["zh"], name
+
+
+def test_viz_labels_are_the_sessions_language_built_once_per_language():
+    def script():
+        import streamlit as st
+
+        from ui.i18n import viz_labels
+
+        first = viz_labels()
+        st.markdown(f"{first.query}|{first.head.format(n=3)}|{first is viz_labels()}")
+        st.session_state["lang"] = "简体中文"
+        second = viz_labels()
+        st.markdown(f"{second.query}|{second.head.format(n=3)}|{second is viz_labels()}")
+
+    at = AppTest.from_function(script).run()
+    assert not at.exception
+    assert [m.value for m in at.markdown] == ["Query|Head 3|True", "查询|第 3 个头|True"]
+    assert viz_labels() == ENGLISH  # no session: English
+    zh_text = VizText(**{name: entry["zh"] for name, entry in VIZ_LABELS.items()})
+    assert zh_text.hover_weight == "权重：" and zh_text.kept == "保留"
 
 
 # Calls whose first argument is text the user reads, and keyword arguments that are.
@@ -376,7 +409,7 @@ def _english_pieces() -> list[str]:
     """The fixed English parts of every translated string (placeholders cut out) that hold
     a word of three letters or more besides notation, longest first."""
     pieces = set()
-    for table in (STRINGS, VIZ_STRINGS, VIZ_HOVER):
+    for table in (STRINGS, VIZ_LABELS):
         for entry in table.values():
             for piece in re.split(r"%?\{[^}]*\}", entry["en"]):
                 piece = piece.strip(" \n:,.()-…*")

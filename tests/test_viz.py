@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 import subprocess
 import sys
+from dataclasses import fields
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +16,8 @@ import pytest
 
 import viz
 from viz import (
+    ENGLISH,
+    VizText,
     attention_grid,
     attention_heatmap,
     check_heads,
@@ -577,3 +582,182 @@ def test_grid_shows_key_labels_only_under_each_column_and_prefers_sc_fonts():
     shown = [fig.layout[f"xaxis{'' if i == 0 else i + 1}"].showticklabels for i in range(8)]
     assert shown == [False] * 4 + [True] * 4  # the top row's labels would cover the titles
     assert fig.layout.font.family.split(", ")[1] == "Noto Sans CJK SC"
+
+
+# --- the builders' own text ----------------------------------------------------------------
+
+
+def _shout(s: str) -> str:
+    """``s`` upper-cased outside its placeholders ("{n}", Plotly's "%{y}")."""
+    parts = re.split(r"(%?\{[^}]*\})", s)
+    return "".join(p if i % 2 else p.upper() for i, p in enumerate(parts))
+
+
+SHOUT = VizText(**{f.name: _shout(getattr(ENGLISH, f.name)) for f in fields(VizText)})
+MASK = np.array([[False, True, True], [False, False, True], [False, False, False]])
+
+
+def _every_figure(text: VizText | None) -> dict[str, go.Figure]:
+    """One figure of every builder, each branch that writes text of its own, with ``text``
+    (None: the builders' default)."""
+    kw = {} if text is None else {"text": text}
+    w = softmax_rows((3, 3))
+    return {
+        "heatmap": attention_heatmap(w, ["a", "b", "c"], ["x", "y", "z"], **kw),
+        "grid": attention_grid(softmax_rows((3, 3, 3)), ["a", "b", "c"], ["x", "y", "z"],
+                               ncols=2, **kw),
+        "mask": mask_heatmap(MASK, ["a", "b", "c"], ["a", "b", "c"], **kw),
+        "bars": probability_bars(["a", "b"], np.array([0.3, 0.7]), chosen=1, **kw),
+        "beam": viz.beam_tree(BEAM_STEPS, highlight=(2, 0), **kw),
+        "sequence": viz.sequence_probabilities(["a", "b"], np.array([0.3, 0.7]), **kw),
+        "matrix": viz.matrix_heatmap(w, ["a", "b", "c"], **kw),
+        "scores": viz.score_heatmap(w, ["a", "b", "c"], ["x", "y", "z"], MASK, **kw),
+        "weights": viz.score_heatmap(w, ["a", "b", "c"], ["x", "y", "z"], MASK,
+                                     probabilities=True, **kw),
+        "pe": positional_heatmap(sinusoid(4, 6), **kw),
+        "pe_tokens": positional_heatmap(sinusoid(4, 6), ["a", "b", "c", "d"], **kw),
+        "curves": positional_curves(sinusoid(4, 6), [0, 1, 4], **kw),
+        "halves": positional_curves(sinusoid(4, 6), [0, 3], layout="halves", **kw),
+        "learned": positional_curves(sinusoid(4, 6), [2], layout="learned", **kw),
+    }
+
+
+def _own_text(fig: go.Figure) -> list[str]:
+    """The text in a figure that is not a token: titles (figure, axes, colour bars, legend),
+    subplot titles, colour-bar ticks, trace names, hover templates, and the string cells of
+    the mask's states."""
+    data = roundtrip(fig)
+    layout = data["layout"]
+    out = [(layout.get("title") or {}).get("text", "")]
+    for value in layout.values():
+        if isinstance(value, dict):
+            out.append((value.get("title") or {}).get("text", ""))
+            out.append(((value.get("colorbar") or {}).get("title") or {}).get("text", ""))
+    out += [a["text"] for a in layout.get("annotations", [])]
+    for trace in data["data"]:
+        out += [trace.get("name") or "", trace.get("hovertemplate") or ""]
+        bar = trace.get("colorbar") or {}
+        out += [(bar.get("title") or {}).get("text", ""), *bar.get("ticktext", [])]
+    if fig.data and fig.data[0].type == "heatmap" and fig.data[0].customdata is not None:
+        cells = np.asarray(fig.data[0].customdata)
+        if cells.ndim == 3 and cells.shape[-1] == 3:
+            out += sorted(set(cells[..., 2].ravel().tolist()))  # the mask's per-cell state
+    return [t for t in out if t]
+
+
+def test_a_builder_writes_exactly_the_labels_it_is_given():
+    figs = _every_figure(SHOUT)
+    f = figs["heatmap"]
+    assert (f.layout.yaxis.title.text, f.layout.xaxis.title.text) == ("QUERY", "KEY")
+    assert f.data[0].colorbar.title.text == "WEIGHT"
+    assert f.data[0].hovertemplate == ("QUERY %{y}: %{customdata[0]}<br>KEY %{x}: "
+                                       "%{customdata[1]}<br>WEIGHT: %{z:.3f}<extra></extra>")
+    f = figs["grid"]
+    assert [a.text for a in f.layout.annotations] == ["HEAD 0", "HEAD 1", "HEAD 2"]
+    assert f.data[2].hovertemplate.startswith("HEAD 2<br>QUERY %{y}: ")
+    assert f.layout.coloraxis.colorbar.title.text == "WEIGHT"
+    assert (f.layout.yaxis.title.text, f.layout.xaxis3.title.text) == ("QUERY", "KEY")
+    f = figs["mask"]
+    assert f.data[0].colorbar.title.text == "MASK"
+    assert list(f.data[0].colorbar.ticktext) == ["ALLOWED (FALSE)", "BLOCKED (TRUE)"]
+    assert f.data[0].customdata[0, 1, 2] == "BLOCKED" and f.data[0].customdata[1, 0, 2] == "ALLOWED"
+    assert f.data[0].hovertemplate.endswith("<br>%{customdata[2]}<extra></extra>")
+    f = figs["bars"]
+    assert (f.layout.xaxis.title.text, f.layout.yaxis.title.text) == ("PROBABILITY", "TOKEN")
+    assert f.data[0].hovertemplate == "%{customdata}<br>PROBABILITY: %{x:.1%}<extra></extra>"
+    f = figs["beam"]
+    by_name = {t.name: t for t in f.data if t.name}
+    assert set(by_name) == {"KEPT", "FINISHED", "PRUNED", "SELECTED HYPOTHESIS"}
+    for status in ("KEPT", "FINISHED", "PRUNED"):  # each status's hover names it
+        assert by_name[status].hovertemplate == (
+            f"%{{customdata[0]}}<br>log p = %{{customdata[1]:.3f}}<br>{status}<extra></extra>")
+    assert f.layout.xaxis.title.text == "DECODING STEP"
+    assert f.layout.yaxis.title.text == "RANK WITHIN THE STEP"
+    f = figs["sequence"]
+    assert (f.layout.xaxis.title.text, f.layout.yaxis.title.text) == ("TOKEN", "PROBABILITY")
+    assert f.data[0].hovertemplate == "%{customdata}<br>PROBABILITY: %{y:.1%}<extra></extra>"
+    f = figs["matrix"]
+    assert (f.layout.yaxis.title.text, f.layout.xaxis.title.text) == ("TOKEN", "DIMENSION")
+    assert f.data[0].hovertemplate == ("%{customdata[0]} (ROW %{y})<br>%{customdata[1]} "
+                                       "(COLUMN %{x})<br>VALUE: %{z:.4f}<extra></extra>")
+    f = figs["scores"]
+    assert (f.layout.yaxis.title.text, f.layout.xaxis.title.text) == ("QUERY", "KEY")
+    assert f.data[0].hovertemplate.endswith("<br>VALUE: %{z:.4f}<extra></extra>")
+    assert f.data[1].name == "BLOCKED (−∞)"
+    assert f.data[1].hovertemplate == (
+        "BLOCKED BY THE MASK: −∞ BEFORE THE SOFTMAX, WEIGHT 0<extra></extra>")
+    assert figs["weights"].data[0].hovertemplate.endswith("<br>WEIGHT: %{z:.4f}<extra></extra>")
+    f = figs["pe"]
+    assert f.layout.title.text == "POSITIONAL ENCODING"
+    assert (f.layout.xaxis.title.text, f.layout.yaxis.title.text) == ("DIMENSION I", "POSITION")
+    assert f.data[0].colorbar.title.text == "VALUE"
+    assert f.data[0].hovertemplate == (
+        "POSITION %{y}<br>DIMENSION %{x}<br>VALUE: %{z:.3f}<extra></extra>")
+    assert figs["pe_tokens"].data[0].hovertemplate == (
+        "POSITION %{y}: %{customdata}<br>DIMENSION %{x}<br>VALUE: %{z:.3f}<extra></extra>")
+    f = figs["curves"]
+    assert f.layout.title.text == "POSITIONAL ENCODING BY DIMENSION"
+    assert [t.name for t in f.data] == ["DIM 0 (SIN)", "DIM 1 (COS)", "DIM 4 (SIN)"]
+    assert f.data[1].hovertemplate == (
+        "DIM 1 (COS)<br>POSITION %{x}<br>VALUE: %{y:.3f}<extra></extra>")
+    assert (f.layout.xaxis.title.text, f.layout.yaxis.title.text) == ("POSITION", "VALUE")
+    assert f.layout.legend.title.text == "DIMENSION"
+    assert [t.name for t in figs["halves"].data] == ["DIM 0 (SIN)", "DIM 3 (COS)"]
+    assert [t.name for t in figs["learned"].data] == ["DIM 2"]
+    # ...and nothing of the English is left anywhere in any of them
+    english = {p.strip(" :()") for f in fields(VizText)
+               for p in re.split(r"%?\{[^}]*\}", getattr(ENGLISH, f.name))}
+    english = sorted((p for p in english if re.search(r"[A-Za-z]{3,}", p)), key=len,
+                     reverse=True)
+    for name, fig in figs.items():
+        for text in _own_text(fig):
+            left = [p for p in english if re.search(rf"(?<![A-Za-z]){re.escape(p)}"
+                                                    rf"(?![A-Za-z])", text)]
+            assert not left, (name, text, left)
+
+
+def test_labels_in_another_language_and_callers_labels_win():
+    chinese = dataclasses.replace(ENGLISH, query="查询", key="键", weight="权重",
+                                  hover_query="查询 %{y}", hover_key="键 %{x}",
+                                  hover_weight="权重：", head="第 {n} 个头")
+    f = attention_heatmap(softmax_rows((2, 2)), ["a", "b"], ["x", "y"], text=chinese)
+    assert (f.layout.yaxis.title.text, f.layout.xaxis.title.text) == ("查询", "键")
+    assert f.data[0].colorbar.title.text == "权重"
+    assert f.data[0].hovertemplate == ("查询 %{y}: %{customdata[0]}<br>键 %{x}: "
+                                       "%{customdata[1]}<br>权重：%{z:.3f}<extra></extra>")
+    g = attention_grid(softmax_rows((2, 2, 2)), ["a", "b"], ["x", "y"], text=chinese)
+    assert [a.text for a in g.layout.annotations] == ["第 0 个头", "第 1 个头"]
+    assert g.data[1].hovertemplate.startswith("第 1 个头<br>查询 %{y}: ")
+    # a caller's own titles and axis labels are used as they are
+    f = mask_heatmap(MASK, ["a", "b", "c"], ["a", "b", "c"], title="T", query_label="Rows",
+                     key_label="Cols", text=SHOUT)
+    assert (f.layout.title.text, f.layout.yaxis.title.text, f.layout.xaxis.title.text) == (
+        "T", "Rows", "Cols")
+    f = viz.matrix_heatmap(np.eye(2), ["a", "b"], row_label="R", col_label="C", text=SHOUT)
+    assert (f.layout.yaxis.title.text, f.layout.xaxis.title.text) == ("R", "C")
+    assert positional_heatmap(sinusoid(2, 2), title="PE", text=SHOUT).layout.title.text == "PE"
+
+
+def test_the_default_text_is_english():
+    assert VizText() == ENGLISH and viz.ENGLISH is ENGLISH and "VizText" in viz.__all__
+    default, english = _every_figure(None), _every_figure(ENGLISH)
+    for name, fig in default.items():
+        assert fig.to_json() == english[name].to_json(), name
+    f = default["heatmap"]
+    assert (f.layout.yaxis.title.text, f.layout.xaxis.title.text) == ("Query", "Key")
+    assert f.data[0].colorbar.title.text == "Weight"
+    assert f.data[0].hovertemplate == ("Query %{y}: %{customdata[0]}<br>Key %{x}: "
+                                       "%{customdata[1]}<br>Weight: %{z:.3f}<extra></extra>")
+    assert {t.name for t in default["beam"].data if t.name} == {
+        "kept", "finished", "pruned", "selected hypothesis"}
+    assert list(default["mask"].data[0].colorbar.ticktext) == ["allowed (False)",
+                                                               "blocked (True)"]
+    assert [t.name for t in default["curves"].data] == ["dim 0 (sin)", "dim 1 (cos)",
+                                                        "dim 4 (sin)"]
+    assert default["pe"].layout.title.text == "Positional encoding"
+    with pytest.raises(ValueError, match="VizText"):
+        attention_heatmap(softmax_rows((2, 2)), ["a", "b"], ["x", "y"], text={"query": "Q"})
+    with pytest.raises(ValueError, match="str"):
+        VizText(query=None)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        ENGLISH.query = "Q"

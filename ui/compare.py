@@ -12,7 +12,7 @@ import viz
 from model import DecodeTrace, InputError
 
 from .charts import chart
-from .i18n import head_label, labels, layer_label, t, view_label
+from .i18n import head_label, labels, layer_label, t, view_label, viz_labels
 from .text import code_span, md_literal, token_row
 
 Decoder = Callable[..., DecodeTrace]
@@ -36,14 +36,15 @@ def _column(trace: DecodeTrace, title: str, layer: int, head: int, key: str,
     probs = [s.prob for s in trace.steps]
     chart(viz.sequence_probabilities(tokens, probs, mark=mark,
                                      forced=[s.forced for s in trace.steps],
-                                     title=t("seq_probs_title")),
+                                     title=t("seq_probs_title"), text=viz_labels()),
           key=f"{key}_probs")
     chart(viz.attention_heatmap(trace.cross_attentions[layer, head],
                                 list(trace.decoder_input_tokens), list(trace.src_labels),
                                 title=t("view_head_title", view=view_label("Cross-attention"),
                                         layer=layer, head=head),
                                 query_label=t("query_decoder_input"),
-                                key_label=t("key_source_token")), key=f"{key}_cross")
+                                key_label=t("key_source_token"),
+                                text=viz_labels()), key=f"{key}_cross")
 
 
 def _branch(step: int, token: str) -> None:
@@ -134,7 +135,8 @@ def beam_view(trace: DecodeTrace) -> int:
     with left:
         steps = [[(c.parent, c.token, c.logprob, c.status) for c in step]
                  for step in beam.steps]
-        chart(viz.beam_tree(steps, highlight=hyps[chosen].end, title=t("beam_tree_title")),
+        chart(viz.beam_tree(steps, highlight=hyps[chosen].end, title=t("beam_tree_title"),
+                            text=viz_labels()),
               key="beam_tree")
     with right:
         st.dataframe(pd.DataFrame({

@@ -22,14 +22,16 @@ in either language (see ``sync_view``).
 
 from __future__ import annotations
 
-import re
 import string
 import tomllib
 from collections.abc import Callable
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 import streamlit as st
+
+from viz import VizText
 
 LANG_KEY = "lang"
 LANG_LABEL = "Language / 语言"
@@ -39,15 +41,12 @@ DEFAULT_LANGUAGE = "English"
 URL_ALIASES = {"en": "English", "english": "English", "zh": "简体中文", "zh-cn": "简体中文",
                "zh_cn": "简体中文", "zh-hans": "简体中文", "cn": "简体中文", "中文": "简体中文"}
 
-# The catalogue is data: ui/strings.toml (see its header for the three tables).
+# The catalogue is data: ui/strings.toml (see its header for the two tables).
 _CATALOGUE = tomllib.loads((Path(__file__).with_name("strings.toml")).read_text("utf-8"))
 STRINGS: dict[str, dict[str, str]] = _CATALOGUE["strings"]  # key -> {"en": ..., "zh": ...}
-# Text that the ``viz`` builders write themselves (axis, colour-bar and legend titles, legend
-# entries, subplot titles): translated after the figure is built (``ui.charts.localize``).
-# Whole strings, or patterns where "{n}" stands for a number.
-VIZ_STRINGS: dict[str, dict[str, str]] = _CATALOGUE["viz"]
-# Pieces of the viz builders' hover templates, replaced wherever they occur, in this order.
-VIZ_HOVER: dict[str, dict[str, str]] = _CATALOGUE["hover"]
+# The text that the ``viz`` builders write themselves, by ``VizText`` field: field ->
+# {"en": ..., "zh": ...}. The builders get it as their ``text`` argument (``viz_labels()``).
+VIZ_LABELS: dict[str, dict[str, str]] = _CATALOGUE["viz"]
 
 # The views, by their ids (the English labels); the keys of their labels in ``STRINGS``.
 VIEW_KEYS = {
@@ -60,10 +59,6 @@ VIEW_KEYS = {
 }
 TABS = tuple(VIEW_KEYS)
 EXPLAIN_KEYS = {view: key.replace("tab_", "explain_") for view, key in VIEW_KEYS.items()}
-
-_VIZ_NUMBERED = [(re.compile(re.escape(en).replace(r"\{n\}", r"(\d+)") + "$"), zh)
-                 for en, zh in ((e["en"], e["zh"]) for e in VIZ_STRINGS.values())
-                 if "{n}" in en]
 
 
 def lang() -> str:
@@ -98,15 +93,20 @@ def view_id(label: str | None) -> str | None:
     return None
 
 
-def viz_text(text: str) -> str:
-    """A string that a ``viz`` builder wrote, in the session's language (unknown: as is)."""
+_VIZ_TEXT: dict[str, VizText] = {}  # language code -> its VizText, built on first use
+
+
+def viz_labels() -> VizText:
+    """The ``viz`` builders' own text in the session's language: pass it as ``text=``.
+
+    Built from the ``[viz]`` table once per language and reused; a field with no entry
+    in that language is in English."""
     code = lang()
-    entry = VIZ_STRINGS.get(text)
-    if entry is not None:
-        return entry.get(code, text)
-    for pattern, zh in _VIZ_NUMBERED if code == "zh" else ():
-        if m := pattern.match(text):
-            return zh.format(n=m.group(1))
+    text = _VIZ_TEXT.get(code)
+    if text is None:
+        text = VizText(**{f.name: VIZ_LABELS.get(f.name, {}).get(code, f.default)
+                          for f in fields(VizText)})
+        _VIZ_TEXT[code] = text
     return text
 
 
@@ -126,15 +126,6 @@ def layer_label(layer) -> str:
 def head_label(head) -> str:
     """A head picker's option: "Head 3" / "第 3 个头"."""
     return t("head_option", head=head)
-
-
-def viz_hover(template: str) -> str:
-    """A viz builder's hover template with its own labels in the session's language."""
-    head, sep, rest = template.partition("<br>")
-    template = viz_text(head) + sep + rest  # "Head 3<br>…", "dim 4 (sin)<br>…"
-    for piece, entry in VIZ_HOVER.items():
-        template = template.replace(piece, entry.get(lang(), piece))
-    return template
 
 
 def placeholders(text: str) -> set[str]:

@@ -15,7 +15,7 @@ from model.words import group_attention, group_labels
 
 from . import teaching
 from .charts import chart
-from .i18n import STRINGS, explain, head_label, labels, layer_label, t, view_label
+from .i18n import STRINGS, explain, head_label, labels, layer_label, t, view_label, viz_labels
 
 ALL_HEADS = "all"
 # The sides of the positional-encoding tab by id (the English label) -> the key of the label.
@@ -48,12 +48,12 @@ def attention_view(view: str, maps: np.ndarray, queries, keys, query_label: str,
         fig = viz.attention_grid(maps[layer], list(queries), list(keys),
                                  title=t("view_all_heads_title", view=view_label(view),
                                          layer=layer),
-                                 query_label=query_label, key_label=key_label)
+                                 query_label=query_label, key_label=key_label, text=viz_labels())
     else:
         fig = viz.attention_heatmap(maps[layer, head], list(queries), list(keys),
                                     title=t("view_head_title", view=view_label(view),
                                             layer=layer, head=head),
-                                    query_label=query_label, key_label=key_label)
+                                    query_label=query_label, key_label=key_label, text=viz_labels())
     chart(fig, key=f"{view}_chart")
 
 
@@ -134,7 +134,8 @@ def positional_tab(translator: Translator, trace: DecodeTrace, k: int, decode_wi
     where = "source" if source else "target"
     title = "pe_heatmap_title_source" if source else "pe_heatmap_title_decoder"
     chart(viz.positional_heatmap(translator.positional_encoding(len(tokens), where), shown,
-                                 title=t(title, d_model=translator.config.d_model)),
+                                 title=t(title, d_model=translator.config.d_model),
+                                 text=viz_labels()),
           key="pe_heatmap")
     D, layout = translator.config.d_model, CURVE_LAYOUT[scheme]
     dims = st.multiselect(t(f"pe_dims_{layout}"), list(range(D)),
@@ -142,7 +143,7 @@ def positional_tab(translator: Translator, trace: DecodeTrace, k: int, decode_wi
     if dims:
         table = translator.positional_encoding(translator.config.max_len, where)
         chart(viz.positional_curves(table, sorted(dims), title=t("pe_curves_title"),
-                                    layout=layout), key="pe_curves")
+                                    layout=layout, text=viz_labels()), key="pe_curves")
     else:
         st.info(t("pe_no_dims"))
     teaching.positional_extras(translator, trace, tokens, shown, source, decode_with)
@@ -162,17 +163,19 @@ def masks_tab(translator: Translator, trace: DecodeTrace, k: int, key: tuple) ->
         chart(viz.mask_heatmap(m["source_padding"][None, :], [t("any_query")], src,
                                title=t("mask_source_padding_title"),
                                query_label=t("query_axis"),
-                               key_label=t("key_source_token")), key="mask_pad_row")
+                               key_label=t("key_source_token"),
+                               text=viz_labels()), key="mask_pad_row")
         chart(viz.mask_heatmap(m["encoder"], src, src, title=t("mask_encoder_title"),
                                query_label=t("query_source_token"),
-                               key_label=t("key_source_token")), key="mask_enc")
+                               key_label=t("key_source_token"), text=viz_labels()), key="mask_enc")
         chart(viz.mask_heatmap(m["cross"], tgt, src, title=t("mask_cross_title"),
                                query_label=t("query_decoder_input"),
-                               key_label=t("key_source_token")), key="mask_cross")
+                               key_label=t("key_source_token"),
+                               text=viz_labels()), key="mask_cross")
     with right:
         chart(viz.mask_heatmap(m["subsequent"], tgt, tgt, title=t("mask_lookahead_title"),
                                query_label=t("query_decoder_input"),
-                               key_label=t("key_decoder_input")), key="mask_sub")
+                               key_label=t("key_decoder_input"), text=viz_labels()), key="mask_sub")
         chart(viz.mask_heatmap(m["decoder"], tgt, tgt, title=t("mask_decoder_title"),
                                query_label=t("query_decoder_input"),
-                               key_label=t("key_decoder_input")), key="mask_dec")
+                               key_label=t("key_decoder_input"), text=viz_labels()), key="mask_dec")

@@ -12,7 +12,7 @@ import viz
 from model import DecodeTrace
 
 from .charts import chart
-from .i18n import STRINGS, labels, layer_label, t
+from .i18n import STRINGS, labels, layer_label, t, viz_labels
 from .panels import GROUP_KEY, source_axis
 from .text import code_span, token_row
 
@@ -88,7 +88,8 @@ def step_panel(trace: DecodeTrace, k: int) -> None:
     with right:
         chosen = step.top_tokens.index(step.token) if step.token in step.top_tokens else None
         fig = viz.probability_bars(list(step.top_tokens), step.top_probs, chosen,
-                                   title=t("top_probs_title", n=len(step.top_tokens)))
+                                   title=t("top_probs_title", n=len(step.top_tokens)),
+                                   text=viz_labels())
         chart(fig.update_layout(height=330, margin=dict(t=40, b=40)), key="probs")
 
 
@@ -107,13 +108,15 @@ def step_attention(trace: DecodeTrace, k: int) -> None:
         chart(viz.attention_heatmap(
             rows, heads, src,
             title=t("step_cross_title", k=k, query=trace.tgt_tokens[k - 1]),
-            query_label=t("head_axis"), key_label=t("key_source_token")), key="step_cross")
+            query_label=t("head_axis"), key_label=t("key_source_token"),
+            text=viz_labels()), key="step_cross")
     with right:
         chart(viz.attention_heatmap(
             trace.decoder_attentions[layer, :, k - 1, :k], heads,
             list(trace.decoder_input_tokens[:k]),
             title=t("step_self_title", k=k),
-            query_label=t("head_axis"), key_label=t("key_decoder_input")), key="step_self")
+            query_label=t("head_axis"), key_label=t("key_decoder_input"),
+            text=viz_labels()), key="step_self")
 
 
 def step_through(trace: DecodeTrace, body: Callable[[DecodeTrace, int], None]) -> None:

@@ -21,7 +21,7 @@ from model import (
 )
 
 from .charts import chart
-from .i18n import STRINGS, explain, head_label, labels, layer_label, t, view_label
+from .i18n import STRINGS, explain, head_label, labels, layer_label, t, view_label, viz_labels
 from .text import md_literal, token_row
 
 # The kinds of attention -> the view whose tab shows them (its label names the kind).
@@ -74,13 +74,14 @@ def inside_head_tab(translator: Translator, trace: DecodeTrace, k: int) -> None:
                                  (cols[2], "V", hi.v[:nk], k_tok)):
         with col:
             chart(viz.matrix_heatmap(mat, toks, title=f"{name} ({len(toks)} × {dk})",
-                                     row_label=row_label, col_label=dk_label),
+                                     row_label=row_label, col_label=dk_label, text=viz_labels()),
                   key=f"ih_{name}")
     left, right = st.columns(2)
     with left:
         st.markdown(t("ih_step2"))
         _formula(r"S = Q K^{\top}", t("ih_step2_text"))
-        chart(viz.score_heatmap(raw, q_tok, k_tok, None, "Q Kᵀ", details), key="ih_raw")
+        chart(viz.score_heatmap(raw, q_tok, k_tok, None, "Q Kᵀ", details,
+                                text=viz_labels()), key="ih_raw")
     with right:
         if t5:
             st.markdown(t("ih_step3_t5"))
@@ -90,7 +91,8 @@ def inside_head_tab(translator: Translator, trace: DecodeTrace, k: int) -> None:
             _formula(rf"\frac{{Q K^{{\top}}}}{{\sqrt{{d_k}}}} = \frac{{S}}{{\sqrt{{{dk}}}}}",
                      t("ih_step3_text", d_k=dk, root=np.sqrt(dk)))
         chart(viz.score_heatmap(scaled, q_tok, k_tok, None,
-                                "Q Kᵀ + B" if t5 else "Q Kᵀ / √d_k", details), key="ih_scaled")
+                                "Q Kᵀ + B" if t5 else "Q Kᵀ / √d_k", details,
+                                text=viz_labels()), key="ih_scaled")
     left, right = st.columns(2)
     with left:
         st.markdown(t("ih_step4"))
@@ -98,14 +100,15 @@ def inside_head_tab(translator: Translator, trace: DecodeTrace, k: int) -> None:
         _formula(rf"\tilde S_{{ij}} = \begin{{cases}} S_{{ij}}/\sqrt{{d_k}} & \text{{{allowed}}} "
                  rf"\\ -\infty & \text{{{blocked}}} \end{{cases}}",
                  t("ih_step4_blocked") if mask.any() else t("ih_step4_none"))
-        chart(viz.score_heatmap(scaled, q_tok, k_tok, mask, t("ih_masked_title"), details),
+        chart(viz.score_heatmap(scaled, q_tok, k_tok, mask, t("ih_masked_title"), details,
+                                text=viz_labels()),
               key="ih_masked")
     with right:
         st.markdown(t("ih_step5"))
         _formula(r"A_{ij} = \frac{e^{\tilde S_{ij}}}{\sum_{j'} e^{\tilde S_{ij'}}}",
                  t("ih_step5_text"))
         chart(viz.score_heatmap(weights, q_tok, k_tok, mask, t("ih_weights_title"), details,
-                                probabilities=True), key="ih_weights")
+                                probabilities=True, text=viz_labels()), key="ih_weights")
     left, right = st.columns([3, 2])
     with left:
         st.markdown(t("ih_step6"))
@@ -113,7 +116,8 @@ def inside_head_tab(translator: Translator, trace: DecodeTrace, k: int) -> None:
                  r"{\sqrt{d_k}} + M\right) V",
                  t("ih_step6_text", n=nk))
         chart(viz.matrix_heatmap(out, q_tok, title=f"Z = A V ({nq} × {dk})",
-                                 row_label=row_label, col_label=dk_label), key="ih_out")
+                                 row_label=row_label, col_label=dk_label,
+                                 text=viz_labels()), key="ih_out")
     with right:
         st.markdown(t("ih_query_numbers", i=query, token=md_literal(q_tok[query])))
         st.dataframe(pd.DataFrame({
@@ -164,16 +168,19 @@ def padded_batch(translator: Translator, key: tuple) -> None:
         chart(viz.mask_heatmap(np.broadcast_to(batch.source_padding_mask[b], (len(src),
                                                                               len(src))),
                                src, src, title=t("batch_source_mask_title"),
-                               query_label=t("query_source"), key_label=t("key_source")),
+                               query_label=t("query_source"), key_label=t("key_source"),
+                               text=viz_labels()),
               key="batch_src_mask")
     with c2:
         chart(viz.mask_heatmap(batch.decoder_mask[b], tgt, tgt,
                                title=t("batch_decoder_mask_title"),
                                query_label=t("query_decoder_input"),
-                               key_label=t("key_decoder_input")), key="batch_dec_mask")
+                               key_label=t("key_decoder_input"),
+                               text=viz_labels()), key="batch_dec_mask")
     with c3:
         chart(viz.mask_heatmap(batch.cross_mask[b], tgt, src, title=t("batch_cross_mask_title"),
-                               query_label=t("query_decoder_input"), key_label=t("key_source")),
+                               query_label=t("query_decoder_input"), key_label=t("key_source"),
+                               text=viz_labels()),
               key="batch_cross_mask")
     L, H = batch.cross_attentions.shape[1:3]
     c1, c2 = st.columns(2)
@@ -185,13 +192,15 @@ def padded_batch(translator: Translator, key: tuple) -> None:
     with left:
         chart(viz.attention_heatmap(batch.encoder_attentions[b, layer, head], src, src,
                                     title=t("batch_encoder_title"),
-                                    query_label=t("query_source"), key_label=t("key_source")),
+                                    query_label=t("query_source"), key_label=t("key_source"),
+                                    text=viz_labels()),
               key="batch_enc")
     with right:
         chart(viz.attention_heatmap(batch.cross_attentions[b, layer, head], tgt, src,
                                     title=t("batch_cross_title"),
                                     query_label=t("query_decoder_input"),
-                                    key_label=t("key_source")), key="batch_cross")
+                                    key_label=t("key_source"),
+                                    text=viz_labels()), key="batch_cross")
     worst = max(check["max_abs_diff"].values())
     columns = {name: t(f"col_{name}") for name in (
         "sentence", "in_batch", "alone", "same_output", "diff_encoder", "diff_decoder",
@@ -219,7 +228,8 @@ def positional_extras(translator: Translator, trace: DecodeTrace, tokens: list[s
     with left:
         chart(viz.matrix_heatmap(pe_similarity(pe), shown, shown, symmetric=False,
                                  title=t("pe_similarity_title"),
-                                 row_label=t("position_axis"), col_label=t("position_axis")),
+                                 row_label=t("position_axis"), col_label=t("position_axis"),
+                                 text=viz_labels()),
               key="pe_sim")
     parts = embedding_parts(translator, tokens, "source" if source else "target")
     with right:
@@ -228,7 +238,8 @@ def positional_extras(translator: Translator, trace: DecodeTrace, tokens: list[s
         embedding, positional, _ = PARTS
         mat = {embedding: parts.embedding, positional: parts.positional}.get(what, parts.total)
         chart(viz.matrix_heatmap(mat, shown, title=t("pe_parts_title", what=t(PARTS[what])),
-                                 row_label=t("token_axis"), col_label=t("dimension_axis")),
+                                 row_label=t("token_axis"), col_label=t("dimension_axis"),
+                                 text=viz_labels()),
               key="pe_parts")
     st.markdown(t("pe_experiment"))
     if translator.positional_scheme != "sinusoidal":
@@ -251,7 +262,8 @@ def positional_extras(translator: Translator, trace: DecodeTrace, tokens: list[s
             chart(viz.attention_grid(tr.encoder_attentions[layer], list(tr.src_labels),
                                      list(tr.src_labels), ncols=4,
                                      title=t("pe_exp_title", layer=layer,
-                                             label=t(f"pe_exp_label_{run}"))),
+                                             label=t(f"pe_exp_label_{run}")),
+                                     text=viz_labels()),
                   key=f"pe_exp_{STRINGS[f'pe_exp_label_{run}']['en']}")
 
 
@@ -265,6 +277,6 @@ def relative_bias(translator: Translator, shown: list[str], source: bool) -> Non
                         key="pe_bias_head")
     chart(viz.matrix_heatmap(bias[int(head)], shown, shown,
                              title=t("pe_bias_title", head=int(head)),
-                             row_label=t("query_axis"), col_label=t("key_axis")),
+                             row_label=t("query_axis"), col_label=t("key_axis"), text=viz_labels()),
           key="pe_bias")
     st.caption(t("pe_bias_caption"))

@@ -7,6 +7,10 @@ Nothing here imports torch or streamlit or reads global state; inputs are valida
 Shape letters: B batch, S source length, T target length, L layers, H heads, D d_model,
 V vocabulary. Attention is (L, H, Tq, Tk) or a slice of it (rows queries, columns keys);
 masks are boolean with True = blocked.
+
+The text a builder writes itself (axis, colour-bar and legend titles, legend entries, subplot
+titles, hover templates) comes from its keyword argument ``text``, a ``VizText``: English
+(``ENGLISH``) unless the caller passes another language's.
 """
 
 from .attention import attention_grid, attention_heatmap
@@ -14,6 +18,7 @@ from .decoding import beam_path, beam_tree, probability_bars, sequence_probabili
 from .internals import matrix_heatmap, score_heatmap
 from .masks import mask_heatmap
 from .positional import positional_curves, positional_heatmap
+from .text import ENGLISH, VizText
 from .validate import (
     check_heads,
     check_index,
@@ -27,6 +32,8 @@ from .validate import (
 )
 
 __all__ = [
+    "ENGLISH",
+    "VizText",
     "attention_grid",
     "attention_heatmap",
     "beam_path",

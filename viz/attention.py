@@ -9,21 +9,18 @@ from numbers import Integral
 import numpy as np
 import plotly.graph_objects as go
 
-from ._layout import (
-    ATTENTION_SCALE,
-    FONT,
-    TOKEN_HOVER,
-    cell_px,
-    label_px,
-    pair_customdata,
-    token_axis,
-)
+from .axes import ATTENTION_SCALE, FONT, cell_px, label_px, pair_customdata, token_axis
+from .text import ENGLISH, VizText, check_text
 from .validate import check_heads, check_matrix, check_range, check_tokens, escape_html
 
 __all__ = ["attention_grid", "attention_heatmap"]
 
 _RANGE_HINT = "Pass softmax attention weights, not raw scores or logits."
-_HOVER = TOKEN_HOVER + "Weight: %{z:.3f}<extra></extra>"
+
+
+def _hover(text: VizText) -> str:
+    """A cell's hover: query token, key token and weight."""
+    return text.token_hover() + text.hover_weight + "%{z:.3f}<extra></extra>"
 
 
 def attention_heatmap(
@@ -31,8 +28,10 @@ def attention_heatmap(
     query_tokens: Sequence[str],
     key_tokens: Sequence[str],
     title: str = "",
-    query_label: str = "Query",
-    key_label: str = "Key",
+    query_label: str | None = None,
+    key_label: str | None = None,
+    *,
+    text: VizText = ENGLISH,
 ) -> go.Figure:
     """Heatmap of one head's attention: rows are queries, columns are keys.
 
@@ -42,18 +41,21 @@ def attention_heatmap(
         query_tokens: Tq token strings labelling the rows (repeats allowed).
         key_tokens: Tk token strings labelling the columns (repeats allowed).
         title: figure title (shown literally; HTML is escaped).
-        query_label: y-axis title, e.g. "Query: decoder position".
-        key_label: x-axis title, e.g. "Key: source token".
+        query_label: y-axis title, e.g. "Query: decoder position"; None: ``text.query``.
+        key_label: x-axis title, e.g. "Key: source token"; None: ``text.key``.
+        text: the figure's own labels (colour bar, hover, default axis titles).
 
     Returns:
         A figure with one ``go.Heatmap``: float32 z, integer axes x = 0..Tk-1 and
         y = 0..Tq-1 (first query on top) whose ticks show the escaped tokens, a fixed
-        0-1 colour scale, and hover text giving query token, key token and weight.
+        0-1 colour scale titled ``text.weight``, and hover text giving query token, key
+        token and weight.
 
     Raises:
         ValueError: if weights is not a finite 2-D (Tq, Tk) array matching the token
             counts, has values outside [0, 1], or the tokens are not strings.
     """
+    text = check_text(text)
     q_tok = check_tokens(query_tokens, "query_tokens")
     k_tok = check_tokens(key_tokens, "key_tokens")
     z = check_matrix(
@@ -71,9 +73,9 @@ def attention_heatmap(
             zmin=0.0,
             zmax=1.0,
             colorscale=ATTENTION_SCALE,
-            colorbar=dict(title=dict(text="Weight")),
+            colorbar=dict(title=dict(text=text.weight)),
             customdata=pair_customdata(q_txt, k_txt),
-            hovertemplate=_HOVER,
+            hovertemplate=_hover(text),
         )
     ]
     cell = cell_px(max(tq, tk))
@@ -84,8 +86,10 @@ def attention_heatmap(
             font=FONT,
             width=tk * cell + label_px(q_txt) + 200,
             height=tq * cell + label_px(k_txt) + 160,
-            xaxis=token_axis(k_txt, key_label) | dict(constrain="domain"),
-            yaxis=token_axis(q_txt, query_label, reverse=True)
+            xaxis=token_axis(k_txt, text.key if key_label is None else key_label)
+            | dict(constrain="domain"),
+            yaxis=token_axis(q_txt, text.query if query_label is None else query_label,
+                             reverse=True)
             | dict(scaleanchor="x", scaleratio=1, constrain="domain"),
             plot_bgcolor="white",
         ),
@@ -98,8 +102,10 @@ def attention_grid(
     key_tokens: Sequence[str],
     title: str = "",
     ncols: int = 4,
-    query_label: str = "Query",
-    key_label: str = "Key",
+    query_label: str | None = None,
+    key_label: str | None = None,
+    *,
+    text: VizText = ENGLISH,
 ) -> go.Figure:
     """All heads of one layer as small multiples sharing one 0-1 colour axis.
 
@@ -109,19 +115,23 @@ def attention_grid(
         key_tokens: Tk token strings (columns of every panel).
         title: figure title (shown literally; HTML is escaped).
         ncols: panels per row (>= 1); capped at H.
-        query_label: y-axis title of the first column.
-        key_label: x-axis title of the bottom panel in each column.
+        query_label: y-axis title of the first column; None: ``text.query``.
+        key_label: x-axis title of the bottom panel in each column; None: ``text.key``.
+        text: the figure's own labels (panel titles ``text.head``, colour bar, hover).
 
     Returns:
-        A ``make_subplots`` figure with H heatmaps titled "Head 0", "Head 1", ...; each
-        uses ``coloraxis="coloraxis"`` and ``layout.coloraxis`` is fixed to 0-1, so
-        colours compare across heads. Axes, ticks and hover follow
+        A ``make_subplots`` figure with H heatmaps titled "Head 0", "Head 1", ...
+        (``text.head``); each uses ``coloraxis="coloraxis"`` and ``layout.coloraxis`` is
+        fixed to 0-1, so colours compare across heads. Axes, ticks and hover follow
         :func:`attention_heatmap` (query tick labels only on the first column).
 
     Raises:
         ValueError: if weights is not a finite (H, Tq, Tk) array matching the token
             counts, has values outside [0, 1], or ncols is not a positive int.
     """
+    text = check_text(text)
+    query_label = text.query if query_label is None else query_label
+    key_label = text.key if key_label is None else key_label
     q_tok = check_tokens(query_tokens, "query_tokens")
     k_tok = check_tokens(key_tokens, "key_tokens")
     z = check_heads(weights, q_tok, k_tok, "weights")
@@ -141,6 +151,7 @@ def attention_grid(
     width_frac = (1 - h_gap * (ncols - 1)) / ncols
     height_frac = (1 - v_gap * (nrows - 1)) / nrows
     customdata = pair_customdata(q_txt, k_txt)
+    hover = _hover(text)
     data, layout, titles = [], {}, []
     for cell in range(nrows * ncols):
         row, col = cell // ncols, cell % ncols
@@ -163,7 +174,7 @@ def attention_grid(
                 yaxis=f"y{n}",
                 coloraxis="coloraxis",
                 customdata=customdata,
-                hovertemplate=f"Head {cell}<br>" + _HOVER,
+                hovertemplate=text.head.format(n=cell) + "<br>" + hover,
             )
         )
         x_title = key_label if cell + ncols >= n_heads else ""  # bottom panel of its column
@@ -184,7 +195,7 @@ def attention_grid(
         )
         titles.append(
             dict(
-                text=f"Head {cell}",
+                text=text.head.format(n=cell),
                 x=x0 + width_frac / 2,
                 y=y1,
                 xref="paper",
@@ -209,7 +220,7 @@ def attention_grid(
                 colorscale=ATTENTION_SCALE,
                 cmin=0.0,
                 cmax=1.0,
-                colorbar=dict(title=dict(text="Weight")),
+                colorbar=dict(title=dict(text=text.weight)),
             ),
             width=ncols * (panel + 40) + label_px(q_txt) + 160,
             height=nrows * (panel + label_px(k_txt) + 40) + 120,

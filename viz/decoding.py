@@ -8,7 +8,8 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from ._layout import FONT, label_px, token_axis
+from .axes import FONT, label_px, token_axis
+from .text import ENGLISH, VizText, check_text
 from .validate import check_index, check_range, check_tokens, check_vector, escape_html
 
 __all__ = [
@@ -30,6 +31,8 @@ def probability_bars(
     probs: np.ndarray,
     chosen: int | None = None,
     title: str = "",
+    *,
+    text: VizText = ENGLISH,
 ) -> go.Figure:
     """Horizontal bar chart of candidate next tokens, most probable on top.
 
@@ -40,16 +43,19 @@ def probability_bars(
         chosen: index into ``tokens``/``probs`` of the token the decoder picked, drawn in
             ``CHOSEN_COLOR``; None highlights nothing.
         title: figure title (shown literally; HTML is escaped).
+        text: the figure's own labels (axis titles, hover).
 
     Returns:
         A figure with one horizontal ``go.Bar``: y = integer positions 0..K-1 from the
-        top, ticks showing the escaped tokens, x = probability on a fixed 0-1 axis titled
-        "Probability", a percentage label on each bar and hover giving token and percent.
+        top, ticks showing the escaped tokens (axis ``text.token``), x = probability on a
+        fixed 0-1 axis titled ``text.probability``, a percentage label on each bar and
+        hover giving token and percent.
 
     Raises:
         ValueError: if probs is not a finite 1-D array of K values in [0, 1], tokens are
             not K strings, or chosen is not an int in 0..K-1.
     """
+    text = check_text(text)
     toks = check_tokens(tokens, "tokens")
     p = check_vector(probs, toks, "probs")
     check_range(p, 0.0, 1.0, "probs", "Apply softmax to the logits first.")
@@ -68,7 +74,8 @@ def probability_bars(
             textposition="outside",
             cliponaxis=False,
             customdata=txt,
-            hovertemplate="%{customdata}<br>Probability: %{x:.1%}<extra></extra>",
+            hovertemplate="%{customdata}<br>" + text.hover_probability
+            + "%{x:.1%}<extra></extra>",
         )
     ]
     return go.Figure(
@@ -76,8 +83,8 @@ def probability_bars(
         layout=dict(
             title=dict(text=escape_html(title)),
             font=FONT,
-            xaxis=dict(title=dict(text="Probability"), range=[0, 1], tickformat=".0%"),
-            yaxis=token_axis(txt, "Token", reverse=True),
+            xaxis=dict(title=dict(text=text.probability), range=[0, 1], tickformat=".0%"),
+            yaxis=token_axis(txt, text.token, reverse=True),
             width=label_px(txt) + 560,
             height=len(p) * 30 + 160,
             margin=dict(r=70),
@@ -121,6 +128,8 @@ def beam_tree(
     steps: Sequence[Sequence[tuple[int, str, float, str]]],
     highlight: tuple[int, int] | None = None,
     title: str = "",
+    *,
+    text: VizText = ENGLISH,
 ) -> go.Figure:
     """The beam-search tree: each step's ranked candidates and where they came from.
 
@@ -131,16 +140,21 @@ def beam_tree(
             ``"kept"``, ``"finished"`` or ``"pruned"``; log-probabilities are natural logs.
         highlight: the (step, rank) where a hypothesis ends; its path is drawn in red.
         title: figure title (escaped).
+        text: the figure's own labels: axis titles, the legend names of the statuses
+            (``text.kept``, ``text.finished``, ``text.pruned``) and of the highlighted path
+            (``text.selected_hypothesis``).
 
     Returns:
         A scatter figure: x = step (0 is ``<s>``), y = rank within the step (best on top),
-        one marker per candidate coloured by status (``BEAM_COLORS``) and labelled with its
-        token, grey lines from each candidate to its parent, the highlighted path in red,
-        and hover giving the token, its cumulative log-probability and its status.
+        one marker trace per status coloured by it (``BEAM_COLORS``), named by its label
+        and labelled with each candidate's token, grey lines from each candidate to its
+        parent, the highlighted path in red, and hover giving the token, its cumulative
+        log-probability (``customdata`` [token, logprob]) and the status's label.
 
     Raises:
         ValueError: an unknown status, a parent that is not a kept beam, or a bad highlight.
     """
+    text = check_text(text)
     if not steps:
         raise ValueError("steps is empty: run at least one beam-search step")
     for t, step in enumerate(steps):
@@ -178,7 +192,7 @@ def beam_tree(
                 mode="lines",
                 line=dict(color=CHOSEN_COLOR, width=3),
                 hoverinfo="skip",
-                name="selected hypothesis",
+                name=text.selected_hypothesis,
             )
         )
     traces.append(
@@ -193,6 +207,7 @@ def beam_tree(
             showlegend=False,
         )
     )
+    status_label = {"kept": text.kept, "finished": text.finished, "pruned": text.pruned}
     for status in BEAM_STATUSES:
         pts = [
             (t + 1, r, c)
@@ -208,15 +223,13 @@ def beam_tree(
                 x=[p[0] for p in pts],
                 y=[p[1] for p in pts],
                 mode="markers+text",
-                name=status,
+                name=status_label[status],
                 text=tokens,
                 textposition="top center",
                 marker=dict(color=BEAM_COLORS[status], symbol=_BEAM_SYMBOLS[status], size=11),
-                customdata=[
-                    [tok, c[2], status] for tok, (_, _, c) in zip(tokens, pts, strict=True)
-                ],
-                hovertemplate="%{customdata[0]}<br>log p = %{customdata[1]:.3f}"
-                "<br>%{customdata[2]}<extra></extra>",
+                customdata=[[tok, c[2]] for tok, (_, _, c) in zip(tokens, pts, strict=True)],
+                hovertemplate="%{customdata[0]}<br>log p = %{customdata[1]:.3f}<br>"
+                + status_label[status] + "<extra></extra>",
             )
         )
     width = max(len(s) for s in steps)
@@ -226,14 +239,14 @@ def beam_tree(
             title=dict(text=escape_html(title)),
             font=FONT,
             xaxis=dict(
-                title=dict(text="Decoding step"),
+                title=dict(text=text.decoding_step),
                 tickmode="array",
                 tickvals=list(range(len(steps) + 1)),
                 zeroline=False,
                 showgrid=False,
             ),
             yaxis=dict(
-                title=dict(text="Rank within the step"),
+                title=dict(text=text.rank_in_step),
                 autorange="reversed",
                 tickmode="array",
                 tickvals=list(range(width)),
@@ -252,6 +265,8 @@ def sequence_probabilities(
     mark: int | None = None,
     title: str = "",
     forced: Sequence[bool] | None = None,
+    *,
+    text: VizText = ENGLISH,
 ) -> go.Figure:
     """The probability the model gave each token of a sequence, in sequence order.
 
@@ -261,6 +276,8 @@ def sequence_probabilities(
         mark: index of a token to highlight (e.g. where a reference first differs from the
             model's own choice), drawn in ``CHOSEN_COLOR``; None marks nothing.
         forced: T flags; forced tokens are drawn hatched (given, not chosen).
+        text: the figure's own labels (axis titles ``text.token``, ``text.probability``;
+            hover).
 
     Returns:
         A vertical bar chart: x = positions 0..T-1 with the escaped tokens as ticks,
@@ -269,6 +286,7 @@ def sequence_probabilities(
     Raises:
         ValueError: probs not T finite values in [0, 1], or a bad ``mark``/``forced``.
     """
+    text = check_text(text)
     toks = check_tokens(tokens, "tokens")
     p = check_vector(probs, toks, "probs")
     check_range(p, 0.0, 1.0, "probs", "Pass probabilities, not log-probabilities.")
@@ -288,7 +306,8 @@ def sequence_probabilities(
             textposition="outside",
             cliponaxis=False,
             customdata=txt,
-            hovertemplate="%{customdata}<br>Probability: %{y:.1%}<extra></extra>",
+            hovertemplate="%{customdata}<br>" + text.hover_probability
+            + "%{y:.1%}<extra></extra>",
         )
     ]
     return go.Figure(
@@ -296,8 +315,8 @@ def sequence_probabilities(
         layout=dict(
             title=dict(text=escape_html(title)),
             font=FONT,
-            xaxis=token_axis(txt, "Token"),
-            yaxis=dict(title=dict(text="Probability"), range=[0, 1.12], tickformat=".0%"),
+            xaxis=token_axis(txt, text.token),
+            yaxis=dict(title=dict(text=text.probability), range=[0, 1.12], tickformat=".0%"),
             height=300,
             margin=dict(t=50, b=40),
             plot_bgcolor="white",

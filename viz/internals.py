@@ -8,7 +8,8 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from ._layout import FONT, cell_px, label_px, pair_customdata, token_axis
+from .axes import FONT, cell_px, label_px, pair_customdata, token_axis
+from .text import ENGLISH, VizText, check_text
 from .validate import check_mask, check_matrix, check_tokens, escape_html
 
 __all__ = ["BLOCKED_COLOR", "matrix_heatmap", "score_heatmap"]
@@ -26,9 +27,11 @@ def matrix_heatmap(
     row_tokens: Sequence[str],
     col_labels: Sequence[str] | None = None,
     title: str = "",
-    row_label: str = "Token",
-    col_label: str = "Dimension",
+    row_label: str | None = None,
+    col_label: str | None = None,
     symmetric: bool = True,
+    *,
+    text: VizText = ENGLISH,
 ) -> go.Figure:
     """Heatmap of a real-valued matrix, e.g. Q (T, d_k) or PE (T, D).
 
@@ -36,8 +39,10 @@ def matrix_heatmap(
         values: (R, C) finite numbers (any units).
         row_tokens: R labels of the rows (repeats keep their own row).
         col_labels: C column labels; None numbers the columns 0..C-1.
+        row_label, col_label: y- and x-axis titles; None: ``text.token``, ``text.dimension``.
         symmetric: a diverging colour scale centred on 0 with limits ±max|value| (for signed
             data); False uses a sequential scale from min to max.
+        text: the figure's own labels (default axis titles, hover).
 
     Returns:
         One ``go.Heatmap`` with integer axes and the escaped labels as ticks, the first row
@@ -46,6 +51,9 @@ def matrix_heatmap(
     Raises:
         ValueError: not a finite 2-D array matching the labels.
     """
+    text = check_text(text)
+    row_label = text.token if row_label is None else row_label
+    col_label = text.dimension if col_label is None else col_label
     rows = check_tokens(row_tokens, "row_tokens")
     n_cols = np.shape(values)[1] if np.ndim(values) == 2 else 0
     cols = [str(c) for c in range(n_cols)] if col_labels is None else check_tokens(
@@ -59,8 +67,9 @@ def matrix_heatmap(
     trace = go.Heatmap(
         z=z, x=list(range(len(cols))), y=list(range(len(rows))), **scale,
         customdata=pair_customdata(r_txt, c_txt),
-        hovertemplate="%{customdata[0]} (row %{y})<br>%{customdata[1]} (column %{x})"
-                      "<br>Value: %{z:.4f}<extra></extra>",
+        hovertemplate=f"%{{customdata[0]}}{text.hover_row}<br>"
+                      f"%{{customdata[1]}}{text.hover_column}<br>"
+                      f"{text.hover_value}%{{z:.4f}}<extra></extra>",
     )
     x_axis = token_axis(c_txt, col_label) if col_labels is not None else dict(
         title=dict(text=escape_html(col_label)), showgrid=False, zeroline=False)
@@ -78,6 +87,8 @@ def score_heatmap(
     title: str = "",
     details: dict[str, np.ndarray] | None = None,
     probabilities: bool = False,
+    *,
+    text: VizText = ENGLISH,
 ) -> go.Figure:
     """Heatmap of attention scores (or weights) with blocked cells drawn apart as −∞.
 
@@ -87,6 +98,8 @@ def score_heatmap(
         details: extra (Tq, Tk) arrays named for the hover, e.g. {"q·k": raw, "q·k/√d_k":
             scaled, "weight": weights}, so hovering a cell shows the numbers behind it.
         probabilities: colour 0..1 (softmax weights) instead of a diverging scale.
+        text: the figure's own labels (axis titles ``text.query``, ``text.key``; hover; the
+            blocked layer's name ``text.blocked_inf`` and hover ``text.hover_blocked``).
 
     Returns:
         A heatmap of the allowed cells plus a grey layer of the blocked ones with "−∞" text;
@@ -95,6 +108,7 @@ def score_heatmap(
     Raises:
         ValueError: shapes that do not match the tokens, or NaN in an allowed cell.
     """
+    text = check_text(text)
     q_tok = check_tokens(query_tokens, "query_tokens")
     k_tok = check_tokens(key_tokens, "key_tokens")
     blocked = (np.zeros((len(q_tok), len(k_tok)), bool) if mask is None else
@@ -108,7 +122,7 @@ def score_heatmap(
     q_txt, k_txt = [escape_html(t) for t in q_tok], [escape_html(t) for t in k_tok]
     names = list(details or {})
     extra = [np.where(blocked, np.nan, np.asarray(details[n], np.float64)) for n in names]
-    hover = "Query %{y}: %{customdata[0]}<br>Key %{x}: %{customdata[1]}<br>" + "".join(
+    hover = text.token_hover() + "".join(
         f"{escape_html(n)}: %{{customdata[{i + 2}]:.4f}}<br>" for i, n in enumerate(names))
     if probabilities:
         scale = dict(colorscale="Blues", zmin=0.0, zmax=1.0)
@@ -118,24 +132,23 @@ def score_heatmap(
     traces = [go.Heatmap(
         z=shown, x=list(range(len(k_tok))), y=list(range(len(q_tok))), **scale,
         customdata=pair_customdata(q_txt, k_txt, *extra), hoverongaps=False,
-        hovertemplate=hover + ("Weight" if probabilities else "Value") +
-        ": %{z:.4f}<extra></extra>",
+        hovertemplate=hover + (text.hover_weight if probabilities else text.hover_value) +
+        "%{z:.4f}<extra></extra>",
     )]
     if blocked.any():
         qi, ki = np.nonzero(blocked)
         traces.append(go.Scatter(
             x=ki.tolist(), y=qi.tolist(), mode="markers+text", text=["−∞"] * len(qi),
-            textfont=dict(color="white", size=11), name="blocked (−∞)",
+            textfont=dict(color="white", size=11), name=text.blocked_inf,
             marker=dict(symbol="square", size=cell_px(max(len(q_tok), len(k_tok))) - 2,
                         color=BLOCKED_COLOR),
-            hovertemplate="blocked by the mask: −∞ before the softmax, weight 0"
-                          "<extra></extra>",
+            hovertemplate=text.hover_blocked + "<extra></extra>",
         ))
     width, height = _size(q_txt, k_txt)
     return go.Figure(data=traces, layout=dict(
         title=dict(text=escape_html(title)), font=FONT, width=width, height=height,
-        xaxis=token_axis(k_txt, "Key") | dict(constrain="domain"),
-        yaxis=token_axis(q_txt, "Query", reverse=True) | dict(
+        xaxis=token_axis(k_txt, text.key) | dict(constrain="domain"),
+        yaxis=token_axis(q_txt, text.query, reverse=True) | dict(
             scaleanchor="x", scaleratio=1, constrain="domain"),
         plot_bgcolor="white", showlegend=False,
     ))

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from ._layout import FONT, TOKEN_HOVER, cell_px, label_px, pair_customdata, token_axis
+from .axes import FONT, cell_px, label_px, pair_customdata, token_axis
+from .text import ENGLISH, VizText, check_text
 from .validate import check_mask, check_tokens, escape_html
 
 __all__ = ["ALLOWED_COLOR", "BLOCKED_COLOR", "mask_heatmap"]
@@ -21,8 +22,10 @@ def mask_heatmap(
     query_tokens: Sequence[str],
     key_tokens: Sequence[str],
     title: str = "",
-    query_label: str = "Query",
-    key_label: str = "Key",
+    query_label: str | None = None,
+    key_label: str | None = None,
+    *,
+    text: VizText = ENGLISH,
 ) -> go.Figure:
     """Two-colour heatmap of a boolean attention mask (True = blocked).
 
@@ -32,24 +35,28 @@ def mask_heatmap(
         query_tokens: Tq token strings labelling the rows.
         key_tokens: Tk token strings labelling the columns.
         title: figure title (shown literally; HTML is escaped).
-        query_label, key_label: y- and x-axis titles.
+        query_label, key_label: y- and x-axis titles; None: ``text.query``, ``text.key``.
+        text: the figure's own labels (colour bar, cell states, hover).
 
     Returns:
         A figure with one ``go.Heatmap`` whose z is the mask as int8 (1 = blocked): a
         dark colour for blocked and a light one for allowed cells, a colour bar labelled
-        "blocked (True)" / "allowed (False)", hover "blocked"/"allowed" with both tokens,
-        and the integer token axes of :func:`viz.attention.attention_heatmap`.
+        "blocked (True)" / "allowed (False)" (``text.blocked_true``, ``text.allowed_false``),
+        hover "blocked"/"allowed" (``text.blocked``, ``text.allowed``; ``customdata[..., 2]``)
+        with both tokens, and the integer token axes of
+        :func:`viz.attention.attention_heatmap`.
 
     Raises:
         ValueError: if mask is not 2-D, not boolean-like (e.g. an additive 0/-inf float
             mask), or does not match the token counts.
     """
+    text = check_text(text)
     q_tok = check_tokens(query_tokens, "query_tokens")
     k_tok = check_tokens(key_tokens, "key_tokens")
     blocked = check_mask(mask, q_tok, k_tok, "mask")
     q_txt, k_txt = [escape_html(t) for t in q_tok], [escape_html(t) for t in k_tok]
     tq, tk = blocked.shape
-    state = np.where(blocked, "blocked", "allowed").astype(object)
+    state = np.where(blocked, text.blocked, text.allowed).astype(object)
     gap = 1 if max(tq, tk) <= 40 else 0
 
     traces = [
@@ -66,16 +73,16 @@ def mask_heatmap(
                 [1.0, BLOCKED_COLOR],
             ],
             colorbar=dict(
-                title=dict(text="Mask"),
+                title=dict(text=text.mask),
                 tickmode="array",
                 tickvals=[0.25, 0.75],
-                ticktext=["allowed (False)", "blocked (True)"],
+                ticktext=[text.allowed_false, text.blocked_true],
                 len=0.4,
             ),
             xgap=gap,
             ygap=gap,
             customdata=pair_customdata(q_txt, k_txt, state),
-            hovertemplate=TOKEN_HOVER + "%{customdata[2]}<extra></extra>",
+            hovertemplate=text.token_hover() + "%{customdata[2]}<extra></extra>",
         )
     ]
     cell = cell_px(max(tq, tk))
@@ -86,8 +93,10 @@ def mask_heatmap(
             font=FONT,
             width=tk * cell + label_px(q_txt) + 240,
             height=tq * cell + label_px(k_txt) + 160,
-            xaxis=token_axis(k_txt, key_label) | dict(constrain="domain"),
-            yaxis=token_axis(q_txt, query_label, reverse=True)
+            xaxis=token_axis(k_txt, text.key if key_label is None else key_label)
+            | dict(constrain="domain"),
+            yaxis=token_axis(q_txt, text.query if query_label is None else query_label,
+                             reverse=True)
             | dict(scaleanchor="x", scaleratio=1, constrain="domain"),
             plot_bgcolor="white",
         ),

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from ._layout import FONT, nice_step, token_axis
+from .axes import FONT, nice_step, token_axis
+from .text import ENGLISH, VizText, check_text
 from .validate import check_index, check_matrix, check_tokens, escape_html
 
 __all__ = ["positional_curves", "positional_heatmap"]
@@ -16,14 +17,14 @@ __all__ = ["positional_curves", "positional_heatmap"]
 LAYOUTS = ("interleaved", "halves", "learned")  # how a table's dimensions are laid out
 
 
-def _dim_name(d: int, n_dim: int, layout: str) -> str:
+def _dim_name(d: int, n_dim: int, layout: str, text: VizText) -> str:
     """Legend name of dimension d: interleaved (the paper: even = sin, odd = cos), halves
     (Marian, M2M100, tensor2tensor: the first D/2 are sin, the rest cos) or learned (no
     sin or cos)."""
     if layout == "learned":
-        return f"dim {d}"
+        return text.dim.format(n=d)
     sin = d % 2 == 0 if layout == "interleaved" else d < (n_dim + 1) // 2
-    return f"dim {d} ({'sin' if sin else 'cos'})"
+    return (text.dim_sin if sin else text.dim_cos).format(n=d)
 
 
 def _int_axis(n: int, title: str, max_ticks: int) -> dict:
@@ -41,7 +42,9 @@ def _int_axis(n: int, title: str, max_ticks: int) -> dict:
 def positional_heatmap(
     pe: np.ndarray,
     tokens: Sequence[str] | None = None,
-    title: str = "Positional encoding",
+    title: str | None = None,
+    *,
+    text: VizText = ENGLISH,
 ) -> go.Figure:
     """Heatmap of a positional-encoding matrix, positions down and dimensions across.
 
@@ -50,7 +53,9 @@ def positional_heatmap(
             drawn with the end colours of the scale).
         tokens: optional T token strings; when given, the y ticks read "pos: token" and
             the hover shows the token.
-        title: figure title (shown literally; HTML is escaped).
+        title: figure title (shown literally; HTML is escaped); None:
+            ``text.positional_title``.
+        text: the figure's own labels (axis and colour-bar titles, hover).
 
     Returns:
         A figure with one float32 ``go.Heatmap``: y = positions 0..T-1 (position 0 on
@@ -60,18 +65,22 @@ def positional_heatmap(
     Raises:
         ValueError: if pe is not a finite 2-D array, or tokens does not have T strings.
     """
+    text = check_text(text)
+    title = text.positional_title if title is None else title
     toks = None if tokens is None else check_tokens(tokens, "tokens")
     z = check_matrix(pe, toks, None, "pe", row_name="tokens")
     n_pos, n_dim = z.shape
-    hover = "Position %{y}<br>Dimension %{x}<br>Value: %{z:.3f}<extra></extra>"
+    rest = f"{text.hover_dimension}<br>{text.hover_value}%{{z:.3f}}<extra></extra>"
+    hover = f"{text.hover_position_y}<br>{rest}"
     customdata = None
     if toks is None:
-        y_axis = _int_axis(n_pos, "Position", 25) | dict(autorange="reversed")
+        y_axis = _int_axis(n_pos, text.position, 25) | dict(autorange="reversed")
     else:
         txt = [escape_html(t) for t in toks]
-        y_axis = token_axis([f"{i}: {t}" for i, t in enumerate(txt)], "Position", reverse=True)
+        y_axis = token_axis([f"{i}: {t}" for i, t in enumerate(txt)], text.position,
+                            reverse=True)
         customdata = np.repeat(np.array(txt, dtype=object)[:, None], n_dim, axis=1)
-        hover = "Position %{y}: %{customdata}<br>" + hover.removeprefix("Position %{y}<br>")
+        hover = f"{text.hover_position_y}: %{{customdata}}<br>{rest}"
 
     traces = [
         go.Heatmap(
@@ -82,7 +91,7 @@ def positional_heatmap(
             zmax=1.0,
             zmid=0.0,
             colorscale="RdBu",
-            colorbar=dict(title=dict(text="Value")),
+            colorbar=dict(title=dict(text=text.value)),
             customdata=customdata,
             hovertemplate=hover,
         )
@@ -92,7 +101,7 @@ def positional_heatmap(
         layout=dict(
             title=dict(text=escape_html(title)),
             font=FONT,
-            xaxis=_int_axis(n_dim, "Dimension i", 16),
+            xaxis=_int_axis(n_dim, text.dimension_i, 16),
             yaxis=y_axis,
             width=900,
             height=int(np.clip(n_pos * 16, 300, 800)) + 120,
@@ -101,19 +110,22 @@ def positional_heatmap(
 
 
 def positional_curves(
-    pe: np.ndarray, dims: Sequence[int], title: str = "Positional encoding by dimension",
-    layout: str = "interleaved",
+    pe: np.ndarray, dims: Sequence[int], title: str | None = None,
+    layout: str = "interleaved", *, text: VizText = ENGLISH,
 ) -> go.Figure:
     """Line chart of encoding value against position for a few chosen dimensions.
 
     Args:
         pe: (T, D) encoding values.
         dims: non-empty list of distinct dimension indices in 0..D-1. Legend entries read
-            "dim 4 (sin)" / "dim 5 (cos)" as ``layout`` says.
-        title: figure title (shown literally; HTML is escaped).
+            "dim 4 (sin)" / "dim 5 (cos)" as ``layout`` says (``text.dim_sin``,
+            ``text.dim_cos``).
+        title: figure title (shown literally; HTML is escaped); None:
+            ``text.positional_curves_title``.
         layout: one of ``LAYOUTS``: ``"interleaved"`` (the paper's: even = sin, odd = cos),
             ``"halves"`` (first D/2 sin, then cos, as Marian and M2M100) or ``"learned"``
-            (a trained table: legend "dim 4").
+            (a trained table: legend "dim 4", ``text.dim``).
+        text: the figure's own labels (axis and legend titles, legend entries, hover).
 
     Returns:
         A figure with one ``go.Scatter`` line per dimension, in the order given:
@@ -123,6 +135,8 @@ def positional_curves(
         ValueError: if pe is not a finite 2-D array, dims is empty, a dim is not an int,
             out of range or repeated, or an unknown layout.
     """
+    text = check_text(text)
+    title = text.positional_curves_title if title is None else title
     if layout not in LAYOUTS:
         raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}; got {layout!r}.")
     z = check_matrix(pe, None, None, "pe")
@@ -137,14 +151,15 @@ def positional_curves(
 
     traces = []
     for d in chosen:
-        name = _dim_name(d, n_dim, layout)
+        name = _dim_name(d, n_dim, layout, text)
         traces.append(
             go.Scatter(
                 x=list(range(n_pos)),
                 y=z[:, d],
                 mode="lines+markers" if n_pos <= 40 else "lines",
                 name=name,
-                hovertemplate=name + "<br>Position %{x}<br>Value: %{y:.3f}<extra></extra>",
+                hovertemplate=f"{name}<br>{text.hover_position_x}<br>{text.hover_value}"
+                "%{y:.3f}<extra></extra>",
             )
         )
     return go.Figure(
@@ -152,9 +167,9 @@ def positional_curves(
         layout=dict(
             title=dict(text=escape_html(title)),
             font=FONT,
-            xaxis=_int_axis(n_pos, "Position", 20) | dict(showgrid=True),
-            yaxis=dict(title=dict(text="Value"), zeroline=True),
-            legend=dict(title=dict(text="Dimension")),
+            xaxis=_int_axis(n_pos, text.position, 20) | dict(showgrid=True),
+            yaxis=dict(title=dict(text=text.value), zeroline=True),
+            legend=dict(title=dict(text=text.dimension)),
             width=900,
             height=450,
         ),

@@ -1,4 +1,4 @@
-"""Private layout helpers shared by the figure builders (axes, sizes, hover data)."""
+"""Layout helpers shared by the figure builders (token axes, sizes, hover data)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ FONT = dict(
     size=13,
 )
 ATTENTION_SCALE = "Blues"
-TOKEN_HOVER = "Query %{y}: %{customdata[0]}<br>Key %{x}: %{customdata[1]}<br>"
 
 
 def tick_font_size(n: int) -> int:
