@@ -492,7 +492,6 @@ def summary(students: list[Student]) -> dict:
 
 def machine() -> dict:
     """Where the figures come from: CPU, cores, memory, software versions, model."""
-    import json
 
     import streamlit
     import torch
@@ -527,10 +526,11 @@ def machine() -> dict:
     except (OSError, subprocess.SubprocessError):
         pass
     try:
-        card = json.loads((ROOT / "pretrained" / "en-zh" / "card.json").read_text())
-        metrics = card.get("test_metrics", {})
-        info["model"] = (f"pretrained/en-zh ({card.get('name', '?')}): test exact match "
-                         f"{metrics.get('exact_match', '?')} %, BLEU {metrics.get('bleu', '?')}")
+        model = _app_model()  # the model the app preselects
+        info["model"] = (f"pretrained/{model.name}: {model.config.num_encoder_layers}+"
+                         f"{model.config.num_decoder_layers} layers, d_model "
+                         f"{model.config.d_model}, {model.card.get('parameters', 0):,} "
+                         "parameters")
     except (OSError, ValueError):
         pass
     return info
