@@ -310,6 +310,15 @@ class HFTranslator(Translator):
         return tuple(self._lang_ids)
 
     @property
+    def default_max_new_tokens(self) -> int:
+        """``generate()``'s length limit from the generation config (``max_new_tokens``, else
+        ``max_length`` minus the start token; transformers' default ``max_length`` is 20),
+        at most ``config.max_len - 1``."""
+        gen = self.generation
+        limit = gen.max_new_tokens or (gen.max_length - 1 if gen.max_length else None)
+        return max(1, min(self.config.max_len - 1, limit or self.config.max_len - 1))
+
+    @property
     def task_prefixes(self) -> dict[str, str]:
         """The text a T5-style model expects before the sentence, per task, from its config's
         ``task_specific_params`` (``{"translation_en_to_de": "translate English to German:

@@ -356,7 +356,7 @@ def decode_batch(translator: Translator, texts: Sequence[str],
         except InputError as exc:
             raise InputError(f"Sentence {i + 1}: {exc}") from exc
     limit = c.max_len - 1
-    max_new_tokens = limit if max_new_tokens is None else max_new_tokens
+    max_new_tokens = translator.default_max_new_tokens if max_new_tokens is None else max_new_tokens
     if (not isinstance(max_new_tokens, int | np.integer) or isinstance(max_new_tokens, bool)
             or not 1 <= max_new_tokens <= limit):
         raise InputError(f"max_new_tokens must be an integer from 1 to {limit}")

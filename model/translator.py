@@ -174,7 +174,8 @@ class Translator:
 
         Args:
             text: an English sentence.
-            max_new_tokens: the most tokens to produce (default: as many as fit, max_len-1).
+            max_new_tokens: the most tokens to produce (default: ``default_max_new_tokens``:
+                as many as fit, max_len-1; a Hugging Face model's generation config's).
             prefix: target tokens to force first (a Chinese string or a token list);
                 decoding continues from there with the chosen strategy.
             num_candidates: how many next-token candidates each DecodeStep keeps (K).
@@ -204,7 +205,7 @@ class Translator:
         tokens = self.check_input(text)
         self.check_languages(src_lang, tgt_lang)
         limit = self.config.max_len - 1
-        max_new_tokens = limit if max_new_tokens is None else max_new_tokens
+        max_new_tokens = self.default_max_new_tokens if max_new_tokens is None else max_new_tokens
         forced = self.target_ids(prefix) if prefix is not None else []
         forced = self.with_forced_start(forced, tgt_lang) if forced else forced
         _check_strategy(max_new_tokens, limit, len(forced), num_beams, do_sample, temperature,
@@ -318,6 +319,11 @@ class Translator:
     def languages(self) -> tuple[str, ...]:
         """The language codes of a multilingual model (none for ours)."""
         return ()
+
+    @property
+    def default_max_new_tokens(self) -> int:
+        """The length limit ``generate`` uses when none is given: as many tokens as fit."""
+        return self.config.max_len - 1
 
     @property
     def task_prefixes(self) -> dict[str, str]:

@@ -283,3 +283,15 @@ def test_a_padded_batch_equals_each_sentence_alone(tiny):
     check = batch_matches_single(tr, batch)
     assert check["all_same_output"], check
     assert max(check["max_abs_diff"].values()) < ATOL and check["pad_weight"] < 1e-6
+
+
+def test_default_length_limit_is_the_generation_configs(tiny):
+    """Without ``max_new_tokens`` the step-through stops where ``generate()`` with the
+    model's generation config stops (its ``max_length`` counts the start token)."""
+    tr, hf, _ = tiny
+    trace = tr.generate(SENTENCES[2])
+    with torch.inference_mode():
+        out = hf.generate(_src(tr, SENTENCES[2]), do_sample=False, num_beams=1)
+    assert len(trace.tgt_tokens) <= hf.generation_config.max_length
+    assert tr.tgt_vocab.encode(trace.tgt_tokens) == [
+        tr.config.bos_id, *_strip(out[0, 1:].tolist(), tr.config.eos_id, -1)]

@@ -154,8 +154,9 @@ class LocalText(str):
 # Widgets whose option labels depend on the language: the browser sends back the label it
 # shows, which the next run (in the other language) would not recognise, so the choice is
 # re-set by value when the language changes.
-_KEEP_ON_SWITCH = ("strategy", "speed", "step_layer", "pe_side", "pe_part", "pe_mode",
-                   "pe_layer", "batch_layer", "batch_head", "ih_kind", "ih_layer", "ih_head",
+_KEEP_ON_SWITCH = ("model", "strategy", "speed", "step_layer", "pe_side", "pe_part", "pe_mode",
+                   "pe_layer", "pe_bias_head", "batch_layer", "batch_head", "ih_kind",
+                   "ih_layer", "ih_head",
                    "branch_layer", "branch_head", "ref_layer", "ref_head", "hypothesis",
                    *(f"{view}_{part}" for view in TABS for part in ("layer", "head")))
 

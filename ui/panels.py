@@ -119,9 +119,10 @@ def _default_dims(D: int, layout: str) -> list[int]:
 def positional_tab(translator: Translator, trace: DecodeTrace, k: int, decode_with) -> None:
     """The positions as the model encodes them: the sinusoidal or learned table for this
     sentence and curves of chosen dimensions, or T5's relative-position bias."""
-    st.caption(explain("Positional encoding"))
     scheme = translator.positional_scheme
-    if scheme != "sinusoidal":
+    if scheme == "sinusoidal":  # the paper's formula; other families explain their own
+        st.caption(explain("Positional encoding"))
+    else:
         st.info(t("pe_scheme_" + scheme.replace("-", "_")))
     side = st.radio(t("positions_of"), list(SIDES), horizontal=True, key="pe_side",
                     format_func=labels(SIDES, lambda s: t(SIDES[s])))
@@ -138,8 +139,8 @@ def positional_tab(translator: Translator, trace: DecodeTrace, k: int, decode_wi
                                  text=viz_labels()),
           key="pe_heatmap")
     D, layout = translator.config.d_model, CURVE_LAYOUT[scheme]
-    dims = st.multiselect(t(f"pe_dims_{layout}"), list(range(D)),
-                          default=_default_dims(D, layout), key="pe_dims")
+    dims = st.multiselect(t(f"pe_dims_{layout}"), list(range(D)),  # a choice per table shape
+                          default=_default_dims(D, layout), key=f"pe_dims_{layout}_{D}")
     if dims:
         table = translator.positional_encoding(translator.config.max_len, where)
         chart(viz.positional_curves(table, sorted(dims), title=t("pe_curves_title"),

@@ -208,3 +208,15 @@ def test_bart_folder_by_path_decodes_and_steps(app, folders, source_labels):
                             rows={"title": cross, "n": total - 1})
     assert snap["slider"]["value"] == total - 1
     app.screenshot("hf-bart-folder")
+
+
+def test_t5_bias_head_survives_a_language_switch(app, source_labels):
+    """The head picked for T5's relative-position bias stays picked, shown in the new
+    language, after switching to 简体中文 and stepping on."""
+    pick_hub_model(app, "t5", source_labels["t5"])
+    app.open_tab("Positional encoding", titles=[BIAS], panelMin=1)
+    app.select("Head", "Head 2", in_tab=True, titles=[f"{BIAS} 2"])
+    switch_to_chinese(app)
+    app.click_button("下一步 ▶", minCharts=2)
+    assert app.combobox("注意力头", in_tab=True).input_value() == "第 2 个头"
+    assert chart(app.snapshot(), "加到注意力分数上的相对位置偏置")["title"].endswith("第 2 个头")
