@@ -25,12 +25,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 import torch
 
-from .layers import masked_softmax
-
 if TYPE_CHECKING:
     from .decoding import DecodeTrace
     from .hf import HFTranslator
-    from .internals import EmbeddingParts, HeadInternals
+    from .internals import EmbeddingParts
 
 
 @contextmanager
@@ -54,61 +52,27 @@ def recording(modules: dict[str, torch.nn.Module]):
             h.remove()
 
 
-def head_internals(translator: HFTranslator, trace: DecodeTrace, kind: str, layer: int,
-                   head: int, rows: slice) -> HeadInternals:
-    """``internals.head_internals`` for a Hugging Face model (arguments checked there;
-    ``rows`` selects the query rows)."""
-    from .internals import HeadInternals, _numpy
-
+def head_inputs(translator: HFTranslator, trace: DecodeTrace, kind: str, layer: int,
+                head: int):
+    """What ``internals.head_internals`` recomputes one head of a Hugging Face model from:
+    (x_q (Tq, D), x_k (Tk, D), the (q, k, v) projections, the scaling, T5's position bias
+    (Tq, Tk) or None). The inputs are recorded by hooks on the projections during one
+    teacher-forced pass."""
     model = translator.model
-    src_tokens, dec_tokens = tuple(trace.src_tokens), tuple(trace.decoder_input_tokens)
-    src_ids = torch.tensor([translator.src_vocab.encode(src_tokens)])  # (1, S)
-    tgt_ids = torch.tensor([translator.tgt_vocab.encode(dec_tokens)])  # (1, T)
+    src_ids = torch.tensor([translator.src_vocab.encode(trace.src_tokens)])  # (1, S)
+    tgt_ids = torch.tensor([translator.tgt_vocab.encode(trace.decoder_input_tokens)])  # (1,T)
     module, names = model.attention(kind, layer)
-    q_lin, k_lin, v_lin = (getattr(module, n) for n in names)
-    H = translator.config.nhead
-    Dh = q_lin.out_features // H
-    cols = slice(head * Dh, (head + 1) * Dh)  # this head's slice of the projections
-    with torch.inference_mode():
-        with recording({"q": q_lin, "k": k_lin, "v": v_lin}) as seen:
-            model.hf(input_ids=src_ids, decoder_input_ids=tgt_ids, output_attentions=True,
-                     use_cache=False, return_dict=True)
-        x_q, q_all = (x[0] for x in seen["q"])  # (Tq, D), (Tq, H * Dh)
-        x_k, k_all = (x[0] for x in seen["k"])  # (Tk, D), (Tk, H * Dh)
-        v_all = seen["v"][1][0]  # (Tk, H * Dh)
-        q, k, v = q_all[:, cols], k_all[:, cols], v_all[:, cols]
-        raw = q @ k.T  # (Tq, Tk)
-        scaling = float(getattr(module, "scaling", Dh ** -0.5))
-        bias = None
-        if translator.positional_scheme == "relative" and kind != "cross":
-            bias = model.attention(kind, 0)[0].compute_bias(raw.size(0), raw.size(1))[0, head]
-        scaled = raw * scaling + (0 if bias is None else bias)  # (Tq, Tk)
-        views = translator.mask_views(list(src_tokens), list(dec_tokens))
-        mask = torch.from_numpy(views[kind])  # (Tq, Tk)
-        weights = masked_softmax(scaled, mask)
-        output = weights @ v  # (Tq, Dh)
-        masked = scaled.masked_fill(mask, float("-inf"))
-
-        def proj(linear: torch.nn.Linear) -> tuple[np.ndarray, np.ndarray]:
-            b = linear.bias[cols] if linear.bias is not None else torch.zeros(Dh)
-            return _numpy(linear.weight[cols].T), _numpy(b)
-
-        (w_q, b_q), (w_k, b_k), (w_v, b_v) = proj(q_lin), proj(k_lin), proj(v_lin)
-    query_tokens = tuple(trace.src_labels) if kind == "encoder" else dec_tokens
-    key_tokens = dec_tokens if kind == "decoder" else tuple(trace.src_labels)
-    positions = np.arange(len(query_tokens), dtype=np.int64)[rows]
-    return HeadInternals(
-        kind=kind, layer=layer, head=head,
-        query_tokens=tuple(query_tokens[i] for i in positions), key_tokens=key_tokens,
-        query_positions=positions, d_k=Dh,
-        x_query=_numpy(x_q[rows]), x_key=_numpy(x_k),
-        w_q=w_q, w_k=w_k, w_v=w_v, b_q=b_q, b_k=b_k, b_v=b_v,
-        q=_numpy(q[rows]), k=_numpy(k), v=_numpy(v),
-        raw_scores=_numpy(raw[rows]), scaled_scores=_numpy(scaled[rows]),
-        mask=mask[rows].numpy().copy(), masked_scores=_numpy(masked[rows]),
-        weights=_numpy(weights[rows]), output=_numpy(output[rows]),
-        scaling=scaling, position_bias=None if bias is None else _numpy(bias[rows]),
-    )
+    linears = tuple(getattr(module, n) for n in names)
+    with recording({"q": linears[0], "k": linears[1]}) as seen:
+        model.hf(input_ids=src_ids, decoder_input_ids=tgt_ids, use_cache=False,
+                 return_dict=True)
+    x_q, x_k = seen["q"][0][0], seen["k"][0][0]  # (Tq, D), (Tk, D)
+    Dh = linears[0].out_features // translator.config.nhead
+    scaling = float(getattr(module, "scaling", Dh ** -0.5))  # T5: 1.0
+    bias = None
+    if translator.positional_scheme == "relative" and kind != "cross":
+        bias = model.attention(kind, 0)[0].compute_bias(len(x_q), len(x_k))[0, head]
+    return x_q, x_k, linears, scaling, bias
 
 
 def embedding_parts(translator: HFTranslator, tokens: Sequence[str], side: str

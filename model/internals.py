@@ -29,7 +29,6 @@ from .layers import masked_softmax, shuffled_positions
 from .masks import (
     cross_attention_mask,
     decoder_self_attention_mask,
-    mask_views,
     padding_mask,
     subsequent_mask,
 )
@@ -171,7 +170,7 @@ def head_internals(translator: Translator, trace: DecodeTrace, kind: str, layer:
     Raises:
         InputError: an unknown kind, or a layer, head or query position out of range.
     """
-    c, model = translator.config, translator.model
+    c = translator.config
     if kind not in ATTENTION_KINDS:
         raise InputError(f"kind must be one of {', '.join(ATTENTION_KINDS)}; got {kind!r}")
     n_layers = c.num_encoder_layers if kind == "encoder" else c.num_decoder_layers
@@ -186,50 +185,73 @@ def head_internals(translator: Translator, trace: DecodeTrace, kind: str, layer:
     else:
         query = _check_index("query", query, len(query_tokens))
         rows = slice(query, query + 1)
-    if _is_hf(translator):
-        from .hf_internals import head_internals as hf_head_internals
-
-        return hf_head_internals(translator, trace, kind, layer, head, rows)
-    src_ids = translator.src_vocab.encode(src_tokens)
-    tgt_ids = translator.tgt_vocab.encode(dec_tokens)
-    src_pe, tgt_pe = _trace_pe_tables(translator, trace)
-    Dh = c.head_dim
-    cols = slice(head * Dh, (head + 1) * Dh)  # this head's slice of D (the view (H, Dh))
     with torch.inference_mode():
-        enc = model.encode(torch.tensor([src_ids]), return_layers=True, pe_table=src_pe)
-        if kind == "encoder":
-            attn = model.encoder_layers[layer].self_attn
-            x_q = x_k = enc.layers[layer].self_attention_input[0]  # (S, D)
+        if _is_hf(translator):  # the inputs by hooks on the Hugging Face model's projections
+            from .hf_internals import head_inputs
+
+            x_q, x_k, linears, scaling, bias = head_inputs(translator, trace, kind, layer,
+                                                           head)
         else:
-            dec = model.decode(torch.tensor([tgt_ids]), enc.memory, enc.key_padding_mask,
-                               return_layers=True, pe_table=tgt_pe)
-            out = dec.layers[layer]
-            if kind == "decoder":
-                attn = model.decoder_layers[layer].self_attn
-                x_q = x_k = out.self_attention_input[0]  # (T, D)
-            else:
-                attn = model.decoder_layers[layer].cross_attn
-                x_q, x_k = out.cross_attention_input[0], enc.memory[0]  # (T, D), (S, D)
-        q = attn.q_proj(x_q)[:, cols]  # (Tq, Dh): the layer's projection, this head's part
-        k = attn.k_proj(x_k)[:, cols]  # (Tk, Dh)
-        v = attn.v_proj(x_k)[:, cols]  # (Tk, Dh)
-        raw = q @ k.T  # (Tq, Tk)
-        scaled = raw / math.sqrt(Dh)  # (Tq, Tk)
-        mask = torch.from_numpy(mask_views(src_ids, tgt_ids, c.pad_id)[kind])  # (Tq, Tk)
-        weights = masked_softmax(scaled, mask)  # (Tq, Tk)
-        output = weights @ v  # (Tq, Dh)
-        masked = scaled.masked_fill(mask, float("-inf"))
+            x_q, x_k, linears = _our_head_inputs(translator, trace, kind, layer)
+            scaling, bias = 1 / math.sqrt(c.head_dim), None
+        mask = torch.from_numpy(
+            translator.mask_views(list(src_tokens), list(dec_tokens))[kind])  # (Tq, Tk)
+        return _head_record(kind, layer, head, query_tokens, key_tokens, rows, x_q, x_k,
+                            linears, c.nhead, scaling, bias, mask)
 
-        def proj(linear: torch.nn.Linear) -> tuple[np.ndarray, np.ndarray]:
-            # nn.Linear computes x W^T + b: this head's W is rows ``cols`` of W, transposed.
-            return _numpy(linear.weight[cols].T), _numpy(linear.bias[cols])
 
-        (w_q, b_q), (w_k, b_k), (w_v, b_v) = (proj(attn.q_proj), proj(attn.k_proj),
-                                              proj(attn.v_proj))
+def _our_head_inputs(translator: Translator, trace: DecodeTrace, kind: str, layer: int):
+    """(x_q (Tq, D), x_k (Tk, D), (q_proj, k_proj, v_proj)) of one attention sublayer of our
+    Transformer, from one teacher-forced pass with the trace's positional encodings."""
+    model = translator.model
+    src_ids = translator.src_vocab.encode(trace.src_tokens)
+    tgt_ids = translator.tgt_vocab.encode(trace.decoder_input_tokens)
+    src_pe, tgt_pe = _trace_pe_tables(translator, trace)
+    enc = model.encode(torch.tensor([src_ids]), return_layers=True, pe_table=src_pe)
+    if kind == "encoder":
+        attn = model.encoder_layers[layer].self_attn
+        x_q = x_k = enc.layers[layer].self_attention_input[0]  # (S, D)
+    else:
+        dec = model.decode(torch.tensor([tgt_ids]), enc.memory, enc.key_padding_mask,
+                           return_layers=True, pe_table=tgt_pe)
+        out = dec.layers[layer]
+        if kind == "decoder":
+            attn = model.decoder_layers[layer].self_attn
+            x_q = x_k = out.self_attention_input[0]  # (T, D)
+        else:
+            attn = model.decoder_layers[layer].cross_attn
+            x_q, x_k = out.cross_attention_input[0], enc.memory[0]  # (T, D), (S, D)
+    return x_q, x_k, (attn.q_proj, attn.k_proj, attn.v_proj)
+
+
+def _head_record(kind: str, layer: int, head: int, query_tokens, key_tokens, rows: slice,
+                 x_q: torch.Tensor, x_k: torch.Tensor, linears, nhead: int, scaling: float,
+                 bias: torch.Tensor | None, mask: torch.Tensor) -> HeadInternals:
+    """One head recomputed from its sublayer's inputs x_q (Tq, D), x_k (Tk, D) and the
+    layer's own q/k/v projections (``nn.Linear``, H * Dh outputs): scores = Q K^T * scaling
+    (+ bias), the mask (Tq, Tk, True = blocked), ``masked_softmax``, weights @ V."""
+    q_lin, k_lin, v_lin = linears
+    Dh = q_lin.out_features // nhead
+    cols = slice(head * Dh, (head + 1) * Dh)  # this head's slice of the projections
+    q = q_lin(x_q)[:, cols]  # (Tq, Dh)
+    k = k_lin(x_k)[:, cols]  # (Tk, Dh)
+    v = v_lin(x_k)[:, cols]  # (Tk, Dh)
+    raw = q @ k.T  # (Tq, Tk)
+    scaled = raw * scaling + (0 if bias is None else bias)  # (Tq, Tk)
+    weights = masked_softmax(scaled, mask)  # (Tq, Tk)
+    output = weights @ v  # (Tq, Dh)
+    masked = scaled.masked_fill(mask, float("-inf"))
+
+    def proj(linear: torch.nn.Linear) -> tuple[np.ndarray, np.ndarray]:
+        # nn.Linear computes x W^T + b: this head's W is rows ``cols`` of W, transposed.
+        b = linear.bias[cols] if linear.bias is not None else torch.zeros(Dh)  # T5: no bias
+        return _numpy(linear.weight[cols].T), _numpy(b)
+
+    (w_q, b_q), (w_k, b_k), (w_v, b_v) = proj(q_lin), proj(k_lin), proj(v_lin)
     positions = np.arange(len(query_tokens), dtype=np.int64)[rows]
     return HeadInternals(
         kind=kind, layer=layer, head=head,
-        query_tokens=tuple(query_tokens[i] for i in positions), key_tokens=key_tokens,
+        query_tokens=tuple(query_tokens[i] for i in positions), key_tokens=tuple(key_tokens),
         query_positions=positions, d_k=Dh,
         x_query=_numpy(x_q[rows]), x_key=_numpy(x_k),
         w_q=w_q, w_k=w_k, w_v=w_v, b_q=b_q, b_k=b_k, b_v=b_v,
@@ -237,7 +259,7 @@ def head_internals(translator: Translator, trace: DecodeTrace, kind: str, layer:
         raw_scores=_numpy(raw[rows]), scaled_scores=_numpy(scaled[rows]),
         mask=mask[rows].numpy().copy(), masked_scores=_numpy(masked[rows]),
         weights=_numpy(weights[rows]), output=_numpy(output[rows]),
-        scaling=1 / math.sqrt(Dh),
+        scaling=float(scaling), position_bias=None if bias is None else _numpy(bias[rows]),
     )
 
 
