@@ -11,9 +11,8 @@ Attention weights come from ``attn_implementation="eager"``, the only implementa
 returns them; ``output_attentions=True`` gives per layer (B, H, Tq, Tk) arrays named as in
 ``Seq2SeqLMOutput`` (``encoder_attentions``, ``decoder_attentions``, ``cross_attentions``).
 
-Loading (``load_hf``) is offline and safe: ``local_files_only=True``, never
-``trust_remote_code``; weights from safetensors, pickle weights (``pytorch_model.bin``) only
-when the caller allows them, and then with ``weights_only=True``.
+Loading is ``model.hf_load`` (offline and safe: ``local_files_only=True``, never
+``trust_remote_code``; weights from safetensors, pickle weights only when allowed).
 
 Shape letters: B batch, S source length, T target length, L layers, H heads, D d_model,
 V vocabulary size. Masks are boolean, True = blocked.
@@ -21,23 +20,20 @@ V vocabulary size. Masks are boolean, True = blocked.
 
 from __future__ import annotations
 
-import json
-import os
 import re
 import threading
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 import torch
 
 from .config import TransformerConfig
-from .errors import CheckpointError, InputError
+from .errors import InputError
 from .errors import short_repr as _short
 from .masks import mask_views
 from .transformer import DecoderOutput, EncoderOutput
 from .translator import Translator
-from .vocab import normalize_text
+from .vocab import TokenTable, normalize_text
 
 # model_type -> how the family encodes positions (see ``HFTranslator.positional_scheme``).
 FAMILIES = {
@@ -45,15 +41,10 @@ FAMILIES = {
     "bart": "learned", "mbart": "learned", "t5": "relative", "mt5": "relative",
 }
 MAX_TOKENS = 128  # the longest source or output the app decodes with a Hugging Face model
-SAFE_WEIGHTS = ("model.safetensors", "model.safetensors.index.json")
-PICKLE_WEIGHTS = ("pytorch_model.bin", "pytorch_model.bin.index.json")
-MEMORY_SHARE = 0.5  # refuse weights needing more than this share of the machine's memory
 FIXED_POSITIONS = ("A Hugging Face model keeps the positions it was trained with; positional "
                    "experiments need one of our own models.")
-HUB_NAME = re.compile(r"[A-Za-z0-9][\w.-]{0,95}/[A-Za-z0-9][\w.-]{0,95}")  # org/name
 # A language token: M2M100 "__en__" (code "en"), NLLB "eng_Latn", mBART "en_XX".
 LANGUAGE_TOKEN = re.compile(r"__([a-z]{2,3})__|[a-z]{3}_[A-Z][a-z]{3}|[a-z]{2}_[A-Z]{2}")
-CONFIG_LIMIT = 1 << 20  # bytes: a config.json larger than this is not a model config
 
 
 class HFSeq2Seq:
@@ -142,37 +133,17 @@ class HFSeq2Seq:
         return module, ("q_proj", "k_proj", "v_proj")
 
 
-class TokenTable:
-    """A Hugging Face tokenizer's vocabulary with the interface of ``vocab.Vocab``
-    (ids <-> token strings). No word is ever unknown to a subword tokenizer."""
+class TokenizerTable(TokenTable):
+    """A Hugging Face tokenizer's vocabulary with the interface of ``vocab.Vocab``. No word
+    is ever unknown to a subword tokenizer."""
 
     def __init__(self, tokenizer, size: int) -> None:
-        self.itos = tokenizer.convert_ids_to_tokens(list(range(size)))
-        self.itos = [t if isinstance(t, str) else f"<id {i}>" for i, t in enumerate(self.itos)]
-        self.stoi = {t: i for i, t in enumerate(self.itos)}
-
-    def __len__(self) -> int:
-        return len(self.itos)
-
-    def __contains__(self, token: str) -> bool:
-        return token in self.stoi
+        tokens = tokenizer.convert_ids_to_tokens(list(range(size)))
+        super().__init__([t if isinstance(t, str) else f"<id {i}>" for i, t in enumerate(tokens)])
 
     def encode(self, tokens) -> list[int]:
         """Token strings -> ids (a token outside the table raises KeyError)."""
         return [self.stoi[t] for t in tokens]
-
-    def decode(self, ids) -> list[str]:
-        """Ids -> token strings.
-
-        Raises:
-            ValueError: an id outside the table.
-        """
-        out = []
-        for i in ids:
-            if not 0 <= int(i) < len(self.itos):
-                raise ValueError(f"id {i} is outside a vocabulary of {len(self.itos)}")
-            out.append(self.itos[int(i)])
-        return out
 
     def unknown(self, tokens) -> list[str]:
         """Always empty: a subword tokenizer has a piece for every word."""
@@ -194,7 +165,7 @@ class HFTranslator(Translator):
     """
 
     def __init__(self, model: HFSeq2Seq, tokenizer, card: dict, name: str = "") -> None:
-        table = TokenTable(tokenizer, model.config.tgt_vocab_size)
+        table = TokenizerTable(tokenizer, model.config.tgt_vocab_size)
         super().__init__(model, table, table, card, name=name, src_tokenizer=tokenizer)
         self.tokenizer = tokenizer
         gen = model.hf.generation_config
@@ -448,230 +419,3 @@ def _languages(tokenizer) -> dict[str, int]:
         if m := LANGUAGE_TOKEN.fullmatch(tok):
             out[m.group(1) or tok] = int(tokenizer.convert_tokens_to_ids(tok))
     return out
-
-
-# --- loading ---------------------------------------------------------------------------------
-
-
-def is_hf_folder(folder: Path) -> bool:
-    """True for a folder saved by Hugging Face ``save_pretrained`` (a ``config.json`` with a
-    ``model_type``), as opposed to one of ours (``card.json``)."""
-    folder = Path(folder)
-    if (folder / "card.json").exists() or not (folder / "config.json").is_file():
-        return False
-    try:
-        return "model_type" in _read_config(folder)
-    except CheckpointError:
-        return True  # a damaged HF config: load_hf explains
-
-
-def _read_config(folder: Path) -> dict:
-    """config.json as a dict.
-
-    Raises:
-        CheckpointError: missing, too large, not UTF-8 JSON, or not an object.
-    """
-    path = folder / "config.json"
-    if not path.is_file():
-        raise CheckpointError(f"{folder.name}: config.json is missing; this is not a saved "
-                              "Hugging Face model folder")
-    if path.stat().st_size > CONFIG_LIMIT:
-        raise CheckpointError(f"{folder.name}: config.json is larger than "
-                              f"{CONFIG_LIMIT // 1024} KB; this is not a model configuration")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CheckpointError(f"{folder.name}: config.json is not valid JSON ({exc})") from exc
-    if not isinstance(data, dict):
-        raise CheckpointError(f"{folder.name}: config.json must hold a JSON object")
-    return data
-
-
-def _check_folder(folder: Path, load_pickle_weights: bool) -> dict:
-    """Refuse what must not or cannot be loaded, before any weights are read.
-
-    Raises:
-        CheckpointError: remote code, a model type we do not support, not encoder-decoder,
-            no weights, pickle-only weights without ``load_pickle_weights``, or weights larger
-            than ``MEMORY_SHARE`` of this machine's memory.
-    """
-    data = _read_config(folder)
-    name = folder.name
-    if "auto_map" in data or any(p.suffix == ".py" for p in folder.iterdir()):
-        raise CheckpointError(
-            f"{name} needs its own Python code (trust_remote_code); this app never runs code "
-            "that comes with a model. Use a model whose architecture ships with transformers.")
-    model_type = data.get("model_type")
-    if model_type not in FAMILIES:
-        raise CheckpointError(
-            f"{name} is a {_short(model_type, 30)} model; the app opens encoder-decoder "
-            f"translation models of these types: {', '.join(sorted(FAMILIES))}.")
-    if data.get("is_encoder_decoder") is False:
-        raise CheckpointError(f"{name} is not an encoder-decoder model")
-    safe = [folder / f for f in SAFE_WEIGHTS if (folder / f).is_file()]
-    pickled = [folder / f for f in PICKLE_WEIGHTS if (folder / f).is_file()]
-    if not safe and not pickled:
-        raise CheckpointError(f"{name} has no weights (model.safetensors is missing)")
-    if not safe and not load_pickle_weights:
-        raise CheckpointError(
-            f"{name} has only pickle weights (pytorch_model.bin), which can run code when "
-            "loaded. Convert them once on a trusted machine: load the model there and call "
-            "model.save_pretrained(folder) (it writes model.safetensors), or tick "
-            "'load pickle weights' to load them in weights-only mode (tensors only).")
-    size = max(sum(_weights_bytes(p) for p in (safe or pickled)), _config_bytes(data))
-    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    if size > MEMORY_SHARE * memory:
-        raise CheckpointError(
-            f"{name} needs {size / 2**30:.1f} GB for its weights; this machine has "
-            f"{memory / 2**30:.1f} GB of memory, too little to run it.")
-    return data
-
-
-def _config_bytes(data: dict) -> int:
-    """Float32 bytes of the model a config describes, roughly: the embedding table plus, per
-    layer, attention (4 D^2, cross-attention too) and feed-forward (2 D F) weights. Catches
-    a config far larger than its weights file before transformers allocates the model."""
-    def number(*names) -> int:
-        value = next((data[n] for n in names if isinstance(data.get(n), int)), 0)
-        return max(0, min(int(value), 10**9))  # a wild value is still a number, capped
-
-    d = number("d_model", "hidden_size")
-    ff = number("encoder_ffn_dim", "d_ff") or 4 * d
-    layers = number("encoder_layers", "num_layers") + 2 * number(
-        "decoder_layers", "num_decoder_layers", "num_layers")
-    return 4 * (number("vocab_size") * d + layers * (4 * d * d + 2 * d * ff))
-
-
-def _weights_bytes(path: Path) -> int:
-    """Bytes of a weights file, or of the files a sharded index lists."""
-    if path.suffix != ".json":
-        return path.stat().st_size
-    try:
-        shards = set(json.loads(path.read_text(encoding="utf-8"))["weight_map"].values())
-        return sum((path.parent / s).stat().st_size for s in shards)
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise CheckpointError(f"{path.name} is not a valid weights index ({exc})") from exc
-
-
-def _our_config(hf_config, vocab_size: int) -> TransformerConfig:
-    """The Hugging Face config's hyper-parameters under our names."""
-    get = hf_config.__dict__.get
-
-    def first(*names, default=None):
-        return next((get(n) for n in names if get(n) is not None), default)
-
-    d_model = first("d_model", "hidden_size")
-    nhead = first("encoder_attention_heads", "num_heads")
-    start = first("decoder_start_token_id", "pad_token_id")
-    pad = first("pad_token_id", default=start)
-    positions = first("max_position_embeddings", default=MAX_TOKENS)
-    return TransformerConfig(
-        src_vocab_size=vocab_size, tgt_vocab_size=vocab_size, d_model=d_model, nhead=nhead,
-        num_encoder_layers=first("encoder_layers", "num_layers"),
-        num_decoder_layers=first("decoder_layers", "num_decoder_layers", "num_layers"),
-        dim_feedforward=first("encoder_ffn_dim", "d_ff"), dropout=0.0,
-        max_len=min(MAX_TOKENS, positions), pad_id=pad, unk_id=first("unk_token_id",
-                                                                      default=pad),
-        bos_id=start, eos_id=first("eos_token_id"),
-        norm_first=bool(first("normalize_before", default=hf_config.model_type in
-                              ("t5", "mt5", "m2m_100", "mbart"))),
-    )
-
-
-def load_hf(folder: str | Path, load_pickle_weights: bool = False) -> HFTranslator:
-    """Open a folder saved by Hugging Face ``save_pretrained`` (a plain folder, or a
-    snapshot of the Hugging Face cache), offline.
-
-    Args:
-        folder: the folder with config.json, the weights and the tokenizer files.
-        load_pickle_weights: load ``pytorch_model.bin`` when there is no safetensors file (with
-            transformers in weights-only mode, which refuses anything but tensors).
-
-    Raises:
-        CheckpointError: see ``_check_folder``; a config, tokenizer or weights file that
-            transformers cannot read (the message says which).
-    """
-    from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
-
-    folder = Path(folder)
-    _check_folder(folder, load_pickle_weights)
-    common = dict(local_files_only=True, trust_remote_code=False)
-    try:
-        tokenizer = AutoTokenizer.from_pretrained(folder, **common)
-    except Exception as exc:  # transformers raises many types for a bad tokenizer
-        raise CheckpointError(f"{folder.name}: the tokenizer files cannot be read "
-                              f"({_short(str(exc), 200)})") from exc
-    try:
-        hf = AutoModelForSeq2SeqLM.from_pretrained(
-            folder, attn_implementation="eager", use_safetensors=not load_pickle_weights or None,
-            dtype=torch.float32, **common)
-    except Exception as exc:  # a damaged or mismatched weights file, a bad config
-        raise CheckpointError(f"{folder.name}: the model cannot be loaded "
-                              f"({_short(str(exc), 200)})") from exc
-    hf.eval()
-    if not hf.config.is_encoder_decoder:
-        raise CheckpointError(f"{folder.name} is not an encoder-decoder model")
-    config = _our_config(hf.config, hf.get_output_embeddings().weight.size(0))
-    model = HFSeq2Seq(hf, config)
-    card = {"name": folder.name, "source": "huggingface", "model_type": hf.config.model_type,
-            "parameters": model.num_parameters()}
-    return HFTranslator(model, tokenizer, card, name=folder.name)
-
-
-# --- the local Hugging Face cache ------------------------------------------------------------
-
-
-def hub_cache_dir() -> Path:
-    """The Hugging Face hub cache: ``$HF_HUB_CACHE``, else ``$HF_HOME/hub``, else
-    ``~/.cache/huggingface/hub`` (read at every call, as the app's tests set them)."""
-    if os.environ.get("HF_HUB_CACHE"):
-        return Path(os.environ["HF_HUB_CACHE"]).expanduser()
-    home = os.environ.get("HF_HOME") or Path("~/.cache/huggingface")
-    return Path(home).expanduser() / "hub"
-
-
-def cached_models(cache_dir: Path | None = None) -> list[str]:
-    """Hub names (``org/name``) of the encoder-decoder models of a supported family in the
-    local Hugging Face cache, sorted; empty when there is no cache.
-
-    Uses ``huggingface_hub.scan_cache_dir``; a repository whose newest snapshot's
-    config.json is unreadable or of another kind is left out.
-    """
-    from huggingface_hub import scan_cache_dir
-    from huggingface_hub.errors import CacheNotFound
-
-    cache_dir = hub_cache_dir() if cache_dir is None else Path(cache_dir)
-    try:
-        info = scan_cache_dir(cache_dir)
-    except (CacheNotFound, OSError, ValueError):
-        return []
-    names = []
-    for repo in info.repos:
-        if repo.repo_type != "model" or not repo.revisions:
-            continue
-        newest = max(repo.revisions, key=lambda r: r.last_modified)
-        try:
-            data = _read_config(Path(newest.snapshot_path))
-        except CheckpointError:
-            continue
-        if data.get("model_type") in FAMILIES and data.get("is_encoder_decoder", True):
-            names.append(repo.repo_id)
-    return sorted(names)
-
-
-def cache_snapshot(repo_id: str, cache_dir: Path | None = None) -> Path:
-    """The folder of ``repo_id``'s cached snapshot (``refs/main``), never downloading.
-
-    Raises:
-        CheckpointError: the model is not in the cache (the message says how to get it).
-    """
-    from huggingface_hub import snapshot_download
-
-    cache_dir = hub_cache_dir() if cache_dir is None else Path(cache_dir)
-    try:
-        return Path(snapshot_download(repo_id, cache_dir=cache_dir, local_files_only=True))
-    except Exception as exc:  # LocalEntryNotFoundError, a bad name, a damaged cache
-        raise CheckpointError(
-            f"{_short(repo_id, 80)} is not in the local Hugging Face cache ({cache_dir}). "
-            f"Download it once on a connected machine with `hf download {_short(repo_id, 80)}` "
-            "and copy the cache here; this app never downloads.") from exc

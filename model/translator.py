@@ -468,7 +468,7 @@ def load_pretrained(name_or_path: str | Path, load_pickle_weights: bool = False)
     time; a ``str`` without a path separator, even if the working directory has a folder of
     that name); a folder (one of ours, or one saved by Hugging Face ``save_pretrained``); or
     a Hugging Face hub name (``Helsinki-NLP/opus-mt-en-zh``) found in the local Hugging
-    Face cache (``hf.cache_snapshot``). Nothing is downloaded.
+    Face cache (``hf_load.cache_snapshot``). Nothing is downloaded.
 
     Args:
         load_pickle_weights: for a Hugging Face folder with only ``pytorch_model.bin``: load it
@@ -481,7 +481,7 @@ def load_pretrained(name_or_path: str | Path, load_pickle_weights: bool = False)
         CheckpointError: no such model, or a folder that cannot or must not be loaded (the
             message names the file and the problem).
     """
-    from . import hf
+    from . import hf_load
 
     root = pretrained_root()
     name = str(name_or_path)
@@ -490,15 +490,15 @@ def load_pretrained(name_or_path: str | Path, load_pickle_weights: bool = False)
         path = root / name
     elif Path(name_or_path).is_dir():
         path = Path(name_or_path)
-    elif isinstance(name_or_path, str) and hf.HUB_NAME.fullmatch(name):
-        path = hf.cache_snapshot(name)
+    elif isinstance(name_or_path, str) and hf_load.HUB_NAME.fullmatch(name):
+        path = hf_load.cache_snapshot(name)
     else:
         raise CheckpointError(
             f"no pretrained model {_short(name)} in {root}; available: "
             f"{', '.join(available_models(root)) or 'none'}"
         )
-    if hf.is_hf_folder(path):
-        return hf.load_hf(path, load_pickle_weights=load_pickle_weights)
+    if hf_load.is_hf_folder(path):
+        return hf_load.load_hf(path, load_pickle_weights=load_pickle_weights)
     model, src_vocab, tgt_vocab, card = load_checkpoint(path)
     return Translator(model, src_vocab, tgt_vocab, card, name=path.name,
                       src_tokenizer=load_source_tokenizer(path))

@@ -68,7 +68,34 @@ def tokenize_zh(text: str) -> list[str]:
             if not ch.isspace() and unicodedata.category(ch) not in ("Cc", "Cf", "Cs")]
 
 
-class Vocab:
+class TokenTable:
+    """Token strings <-> ids: ``itos`` (id -> token) and ``stoi`` (token -> id)."""
+
+    def __init__(self, tokens: Sequence[str]) -> None:
+        self.itos: list[str] = list(tokens)
+        self.stoi: dict[str, int] = {t: i for i, t in enumerate(self.itos)}
+
+    def __len__(self) -> int:
+        return len(self.itos)
+
+    def __contains__(self, token: str) -> bool:
+        return token in self.stoi
+
+    def decode(self, ids: Iterable[int]) -> list[str]:
+        """Ids -> token strings.
+
+        Raises:
+            ValueError: an id outside the vocabulary.
+        """
+        out = []
+        for i in ids:
+            if not 0 <= int(i) < len(self.itos):
+                raise ValueError(f"id {i} is outside a vocabulary of {len(self.itos)}")
+            out.append(self.itos[int(i)])
+        return out
+
+
+class Vocab(TokenTable):
     """A token <-> id table whose first four entries are the special tokens.
 
     Raises:
@@ -93,36 +120,16 @@ class Vocab:
         repeated = list(dict.fromkeys(t for t in tokens if t in seen or seen.add(t)))
         if repeated:
             raise ValueError(f"{len(repeated)} token(s) listed twice, e.g. {_short(repeated[:3])}")
-        self.itos: list[str] = tokens
-        self.stoi: dict[str, int] = {t: i for i, t in enumerate(tokens)}
+        super().__init__(tokens)
 
     @classmethod
     def build(cls, tokens: Iterable[str]) -> Vocab:
         """The specials followed by the distinct ``tokens`` in sorted order."""
         return cls(list(SPECIALS) + sorted(set(tokens) - set(SPECIALS)))
 
-    def __len__(self) -> int:
-        return len(self.itos)
-
-    def __contains__(self, token: str) -> bool:
-        return token in self.stoi
-
     def encode(self, tokens: Iterable[str]) -> list[int]:
         """Token strings -> ids; unknown tokens become ``<unk>`` (id 1)."""
         return [self.stoi.get(t, 1) for t in tokens]
-
-    def decode(self, ids: Iterable[int]) -> list[str]:
-        """Ids -> token strings.
-
-        Raises:
-            ValueError: an id outside the vocabulary.
-        """
-        out = []
-        for i in ids:
-            if not 0 <= int(i) < len(self.itos):
-                raise ValueError(f"id {i} is outside a vocabulary of {len(self.itos)}")
-            out.append(self.itos[int(i)])
-        return out
 
     def unknown(self, tokens: Iterable[str]) -> list[str]:
         """The tokens that are not in the vocabulary, in order, each once."""

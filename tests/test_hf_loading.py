@@ -1,5 +1,5 @@
 """Opening Hugging Face folders offline and safely: by path, from the cache layout, and the
-folders that must be refused with a clear message (``model.hf.load_hf`` through
+folders that must be refused with a clear message (``model.hf_load.load_hf`` through
 ``load_pretrained``)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from hf_tiny import FAMILIES, pickle_only_folder, remote_code_folder, tiny_folde
 from hostile_inputs import HOSTILE_INPUTS
 
 from model import CheckpointError, InputError, load_pretrained
-from model import hf as hf_module
+from model import hf_load as hf_module
 
 
 @pytest.fixture()

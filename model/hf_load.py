@@ -1,0 +1,256 @@
+"""Opening Hugging Face encoder-decoder folders for ``model.hf``, offline and safely.
+
+A folder saved by ``save_pretrained``, or a snapshot of the local Hugging Face cache, is
+checked before any weights are read (no remote code, safetensors unless pickle weights are
+allowed, a supported encoder-decoder family, a size this machine can hold), then loaded with
+``local_files_only=True`` and ``trust_remote_code=False``. ``cached_models`` lists what the
+cache holds (``huggingface_hub.scan_cache_dir``); ``cache_snapshot`` finds a hub name's folder
+without downloading.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import torch
+
+from .config import TransformerConfig
+from .errors import CheckpointError
+from .errors import short_repr as _short
+from .hf import FAMILIES, MAX_TOKENS, HFSeq2Seq, HFTranslator
+
+SAFE_WEIGHTS = ("model.safetensors", "model.safetensors.index.json")
+PICKLE_WEIGHTS = ("pytorch_model.bin", "pytorch_model.bin.index.json")
+MEMORY_SHARE = 0.5  # refuse weights needing more than this share of the machine's memory
+CONFIG_LIMIT = 1 << 20  # bytes: a config.json larger than this is not a model config
+HUB_NAME = re.compile(r"[A-Za-z0-9][\w.-]{0,95}/[A-Za-z0-9][\w.-]{0,95}")  # org/name
+
+
+# --- loading ---------------------------------------------------------------------------------
+
+
+def is_hf_folder(folder: Path) -> bool:
+    """True for a folder saved by Hugging Face ``save_pretrained`` (a ``config.json`` with a
+    ``model_type``), as opposed to one of ours (``card.json``)."""
+    folder = Path(folder)
+    if (folder / "card.json").exists() or not (folder / "config.json").is_file():
+        return False
+    try:
+        return "model_type" in _read_config(folder)
+    except CheckpointError:
+        return True  # a damaged HF config: load_hf explains
+
+
+def _read_config(folder: Path) -> dict:
+    """config.json as a dict.
+
+    Raises:
+        CheckpointError: missing, too large, not UTF-8 JSON, or not an object.
+    """
+    path = folder / "config.json"
+    if not path.is_file():
+        raise CheckpointError(f"{folder.name}: config.json is missing; this is not a saved "
+                              "Hugging Face model folder")
+    if path.stat().st_size > CONFIG_LIMIT:
+        raise CheckpointError(f"{folder.name}: config.json is larger than "
+                              f"{CONFIG_LIMIT // 1024} KB; this is not a model configuration")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CheckpointError(f"{folder.name}: config.json is not valid JSON ({exc})") from exc
+    if not isinstance(data, dict):
+        raise CheckpointError(f"{folder.name}: config.json must hold a JSON object")
+    return data
+
+
+def _check_folder(folder: Path, load_pickle_weights: bool) -> dict:
+    """Refuse what must not or cannot be loaded, before any weights are read.
+
+    Raises:
+        CheckpointError: remote code, a model type we do not support, not encoder-decoder,
+            no weights, pickle-only weights without ``load_pickle_weights``, or weights larger
+            than ``MEMORY_SHARE`` of this machine's memory.
+    """
+    data = _read_config(folder)
+    name = folder.name
+    if "auto_map" in data or any(p.suffix == ".py" for p in folder.iterdir()):
+        raise CheckpointError(
+            f"{name} needs its own Python code (trust_remote_code); this app never runs code "
+            "that comes with a model. Use a model whose architecture ships with transformers.")
+    model_type = data.get("model_type")
+    if model_type not in FAMILIES:
+        raise CheckpointError(
+            f"{name} is a {_short(model_type, 30)} model; the app opens encoder-decoder "
+            f"translation models of these types: {', '.join(sorted(FAMILIES))}.")
+    if data.get("is_encoder_decoder") is False:
+        raise CheckpointError(f"{name} is not an encoder-decoder model")
+    safe = [folder / f for f in SAFE_WEIGHTS if (folder / f).is_file()]
+    pickled = [folder / f for f in PICKLE_WEIGHTS if (folder / f).is_file()]
+    if not safe and not pickled:
+        raise CheckpointError(f"{name} has no weights (model.safetensors is missing)")
+    if not safe and not load_pickle_weights:
+        raise CheckpointError(
+            f"{name} has only pickle weights (pytorch_model.bin), which can run code when "
+            "loaded. Convert them once on a trusted machine: load the model there and call "
+            "model.save_pretrained(folder) (it writes model.safetensors), or tick "
+            "'load pickle weights' to load them in weights-only mode (tensors only).")
+    size = max(sum(_weights_bytes(p) for p in (safe or pickled)), _config_bytes(data))
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    if size > MEMORY_SHARE * memory:
+        raise CheckpointError(
+            f"{name} needs {size / 2**30:.1f} GB for its weights; this machine has "
+            f"{memory / 2**30:.1f} GB of memory, too little to run it.")
+    return data
+
+
+def _config_bytes(data: dict) -> int:
+    """Float32 bytes of the model a config describes, roughly: the embedding table plus, per
+    layer, attention (4 D^2, cross-attention too) and feed-forward (2 D F) weights. Catches
+    a config far larger than its weights file before transformers allocates the model."""
+    def number(*names) -> int:
+        value = next((data[n] for n in names if isinstance(data.get(n), int)), 0)
+        return max(0, min(int(value), 10**9))  # a wild value is still a number, capped
+
+    d = number("d_model", "hidden_size")
+    ff = number("encoder_ffn_dim", "d_ff") or 4 * d
+    layers = number("encoder_layers", "num_layers") + 2 * number(
+        "decoder_layers", "num_decoder_layers", "num_layers")
+    return 4 * (number("vocab_size") * d + layers * (4 * d * d + 2 * d * ff))
+
+
+def _weights_bytes(path: Path) -> int:
+    """Bytes of a weights file, or of the files a sharded index lists."""
+    if path.suffix != ".json":
+        return path.stat().st_size
+    try:
+        shards = set(json.loads(path.read_text(encoding="utf-8"))["weight_map"].values())
+        return sum((path.parent / s).stat().st_size for s in shards)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise CheckpointError(f"{path.name} is not a valid weights index ({exc})") from exc
+
+
+def _our_config(hf_config, vocab_size: int) -> TransformerConfig:
+    """The Hugging Face config's hyper-parameters under our names."""
+    get = hf_config.__dict__.get
+
+    def first(*names, default=None):
+        return next((get(n) for n in names if get(n) is not None), default)
+
+    d_model = first("d_model", "hidden_size")
+    nhead = first("encoder_attention_heads", "num_heads")
+    start = first("decoder_start_token_id", "pad_token_id")
+    pad = first("pad_token_id", default=start)
+    positions = first("max_position_embeddings", default=MAX_TOKENS)
+    return TransformerConfig(
+        src_vocab_size=vocab_size, tgt_vocab_size=vocab_size, d_model=d_model, nhead=nhead,
+        num_encoder_layers=first("encoder_layers", "num_layers"),
+        num_decoder_layers=first("decoder_layers", "num_decoder_layers", "num_layers"),
+        dim_feedforward=first("encoder_ffn_dim", "d_ff"), dropout=0.0,
+        max_len=min(MAX_TOKENS, positions), pad_id=pad, unk_id=first("unk_token_id",
+                                                                      default=pad),
+        bos_id=start, eos_id=first("eos_token_id"),
+        norm_first=bool(first("normalize_before", default=hf_config.model_type in
+                              ("t5", "mt5", "m2m_100", "mbart"))),
+    )
+
+
+def load_hf(folder: str | Path, load_pickle_weights: bool = False) -> HFTranslator:
+    """Open a folder saved by Hugging Face ``save_pretrained`` (a plain folder, or a
+    snapshot of the Hugging Face cache), offline.
+
+    Args:
+        folder: the folder with config.json, the weights and the tokenizer files.
+        load_pickle_weights: load ``pytorch_model.bin`` when there is no safetensors file (with
+            transformers in weights-only mode, which refuses anything but tensors).
+
+    Raises:
+        CheckpointError: see ``_check_folder``; a config, tokenizer or weights file that
+            transformers cannot read (the message says which).
+    """
+    from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
+
+    folder = Path(folder)
+    _check_folder(folder, load_pickle_weights)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True,
+                                                  trust_remote_code=False)
+    except Exception as exc:  # transformers raises many types for a bad tokenizer
+        raise CheckpointError(f"{folder.name}: the tokenizer files cannot be read "
+                              f"({_short(str(exc), 200)})") from exc
+    try:
+        hf = AutoModelForSeq2SeqLM.from_pretrained(
+            folder, attn_implementation="eager", use_safetensors=not load_pickle_weights or None,
+            dtype=torch.float32, local_files_only=True, trust_remote_code=False)
+    except Exception as exc:  # a damaged or mismatched weights file, a bad config
+        raise CheckpointError(f"{folder.name}: the model cannot be loaded "
+                              f"({_short(str(exc), 200)})") from exc
+    hf.eval()
+    if not hf.config.is_encoder_decoder:
+        raise CheckpointError(f"{folder.name} is not an encoder-decoder model")
+    config = _our_config(hf.config, hf.get_output_embeddings().weight.size(0))
+    model = HFSeq2Seq(hf, config)
+    card = {"name": folder.name, "source": "huggingface", "model_type": hf.config.model_type,
+            "parameters": model.num_parameters()}
+    return HFTranslator(model, tokenizer, card, name=folder.name)
+
+
+# --- the local Hugging Face cache ------------------------------------------------------------
+
+
+def hub_cache_dir() -> Path:
+    """The Hugging Face hub cache: ``$HF_HUB_CACHE``, else ``$HF_HOME/hub``, else
+    ``~/.cache/huggingface/hub`` (read at every call, as the app's tests set them)."""
+    if os.environ.get("HF_HUB_CACHE"):
+        return Path(os.environ["HF_HUB_CACHE"]).expanduser()
+    home = os.environ.get("HF_HOME") or Path("~/.cache/huggingface")
+    return Path(home).expanduser() / "hub"
+
+
+def cached_models(cache_dir: Path | None = None) -> list[str]:
+    """Hub names (``org/name``) of the encoder-decoder models of a supported family in the
+    local Hugging Face cache, sorted; empty when there is no cache.
+
+    Uses ``huggingface_hub.scan_cache_dir``; a repository whose newest snapshot's
+    config.json is unreadable or of another kind is left out.
+    """
+    from huggingface_hub import scan_cache_dir
+    from huggingface_hub.errors import CacheNotFound
+
+    cache_dir = hub_cache_dir() if cache_dir is None else Path(cache_dir)
+    try:
+        info = scan_cache_dir(cache_dir)
+    except (CacheNotFound, OSError, ValueError):
+        return []
+    names = []
+    for repo in info.repos:
+        if repo.repo_type != "model" or not repo.revisions:
+            continue
+        newest = max(repo.revisions, key=lambda r: r.last_modified)
+        try:
+            data = _read_config(Path(newest.snapshot_path))
+        except CheckpointError:
+            continue
+        if data.get("model_type") in FAMILIES and data.get("is_encoder_decoder", True):
+            names.append(repo.repo_id)
+    return sorted(names)
+
+
+def cache_snapshot(repo_id: str, cache_dir: Path | None = None) -> Path:
+    """The folder of ``repo_id``'s cached snapshot (``refs/main``), never downloading.
+
+    Raises:
+        CheckpointError: the model is not in the cache (the message says how to get it).
+    """
+    from huggingface_hub import snapshot_download
+
+    cache_dir = hub_cache_dir() if cache_dir is None else Path(cache_dir)
+    try:
+        return Path(snapshot_download(repo_id, cache_dir=cache_dir, local_files_only=True))
+    except Exception as exc:  # LocalEntryNotFoundError, a bad name, a damaged cache
+        raise CheckpointError(
+            f"{_short(repo_id, 80)} is not in the local Hugging Face cache ({cache_dir}). "
+            f"Download it once on a connected machine with `hf download {_short(repo_id, 80)}` "
+            "and copy the cache here; this app never downloads.") from exc
