@@ -161,6 +161,12 @@ SNAPSHOT_JS = """
       y: all('g', c).filter((g) => /^y\\d*tick$/.test(g.getAttribute('class') || ''))
         .map(text),
       firstPanelY: all('.subplot.xy .ytick text', c).map(text),
+      // each axis's tick labels by axis: {x: [...], x2: [...], y: [...], ...}
+      axes: all('g', c).reduce((axes, g) => {
+        const name = (/^([xy]\\d*)tick$/.exec(g.getAttribute('class') || '') || [])[1];
+        if (name) (axes[name] = axes[name] || []).push(text(g));
+        return axes;
+      }, {}),
     })),
     exceptions: all("[data-testid='stException']").map((e) => e.innerText),
     alerts: all("[data-testid='stAlert']").map((a) => ({
@@ -189,7 +195,8 @@ SNAPSHOT_JS = """
 #: tab's panel), ``titles`` (chart titles that must be present, as prefixes), ``step`` (the
 #: "Step k of T" label), ``stepOf`` (the label starts with "Step 1 of " etc.), ``source``
 #: (the source-token caption), ``alert`` (text some alert contains), ``tab`` (the open tab),
-#: ``rows`` (``{title, n}``: that chart's first panel shows ``n`` query rows).
+#: ``rows`` (``{title, n}``: that chart shows ``n`` query rows, in each row of panels of a
+#: grid of heads: its y tick labels are the same ``n`` labels once per row of panels).
 READY_JS = """
 (want) => {
   const all = (sel, root = document) => [...root.querySelectorAll(sel)];
@@ -227,7 +234,11 @@ READY_JS = """
   }
   if (want.rows) {
     const c = charts.find((c) => title(c).startsWith(want.rows.title));
-    if (!c || all('.subplot.xy .ytick text', c).length !== want.rows.n) return false;
+    if (!c) return false;
+    const ticks = all('.subplot.xy .ytick text', c).map((e) => e.textContent);
+    const n = want.rows.n;
+    if (!ticks.length || ticks.length % n
+        || ticks.some((label, i) => label !== ticks[i % n])) return false;
   }
   return true;
 }
@@ -413,7 +424,7 @@ async def student_session(browser, url: str, sentence: str, foreign: set[str], c
         page.on("dialog", lambda d: (me.dialogs.append(d.message),
                                      asyncio.ensure_future(d.dismiss())))
         await page.goto(url)
-        await _wait_ready(page, {"titles": ["Top-"], "stepOf": "Step 1 of "}, timeout_ms)
+        await _wait_ready(page, {"titles": ["Step 1, layer"], "stepOf": "Step 1 of "}, timeout_ms)
 
         async def check(where: str) -> dict:
             snap = await page.evaluate(SNAPSHOT_JS)
@@ -431,8 +442,8 @@ async def student_session(browser, url: str, sentence: str, foreign: set[str], c
         box = page.get_by_role("textbox", name="English sentence", exact=True)
         await box.fill(sentence)
         await box.press("Enter")
-        await _wait_ready(page, {"titles": ["Top-"], "source": source, "stepOf": "Step 1 of "},
-                          timeout_ms)
+        await _wait_ready(page, {"titles": ["Step 1, layer"], "source": source,
+                                 "stepOf": "Step 1 of "}, timeout_ms)
         snap = await check("after typing")
         me.source_tokens = list(snap["sourceTokens"] or ())
         total = me.steps_total = int(snap["step"].split()[-1])

@@ -73,7 +73,7 @@ LANGS = {"English": "en", "简体中文": "zh"}  # the language radio's options 
 CROSS = "Cross-attention"  # the view (its id names its pickers' keys) the clicks happen in
 #: The widget keys of the charts that show the current step: a step or language change must
 #: redraw each of them that the page has.
-STEP_CHARTS = ("probs", "step_cross", "step_self", f"{CROSS}_chart")
+STEP_CHARTS = ("step_chart", f"{CROSS}_chart")
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 # ---------------------------------------------------------------------------------------------
@@ -419,8 +419,7 @@ def step_want(lang: str, k: int, steps: int, layer: int, head: int | None) -> di
     return {"step": text("step_of", lang, k=k, n=steps), "panelCharts": 1,
             "redrawn": list(STEP_CHARTS),
             "tab": text("tab_cross", lang),
-            "titles": [text("step_cross_title", lang, k=k), text("step_self_title", lang, k=k),
-                       cross],
+            "titles": [text("step_overview_title", lang, k=k, layer=0), cross],
             "rows": {"title": cross, "n": k}}
 
 
@@ -543,7 +542,7 @@ class User:
             await self.settle({}, time.monotonic() + self.timeout)
         except Exception:
             await self.page.goto(self.url)
-            await self.settle({"titles": [text("top_probs_title", "en")]},
+            await self.settle({"titles": [text("step_overview_title", "en", k=1, layer=0)]},
                               time.monotonic() + self.timeout)
             if self.sentence:
                 await self.prepare(self.sentence)
@@ -608,7 +607,8 @@ class User:
             click.first_heatmap = await handle.json_value() / 1000
             await self.wire.wait_run(0, deadline)
             settled = await self.settle(
-                {"titles": [text("top_probs_title", "en")], "stepOf": "Step 1 of "}, deadline)
+                {"titles": [text("step_overview_title", "en", k=1, layer=0)],
+                 "stepOf": "Step 1 of "}, deadline)
             click.seconds = settled["now"] / 1000
             click.wall = time.perf_counter() - click.started
             click.replotted = click.charts = settled["charts"]  # every chart is new
@@ -743,8 +743,9 @@ class User:
             state = await self.state()
         return state
 
-    async def session(self, sentence: str, clicks: int) -> SentenceRun:
-        """Every measured action on ``sentence``, ``clicks`` times each. An action that
+    async def session(self, sentence: str, clicks: int,
+                      actions: tuple[str, ...] = ACTIONS) -> SentenceRun:
+        """The measured ``actions`` on ``sentence``, ``clicks`` times each. An action that
         fails beyond its clicks' errors is reported and the next one goes on."""
         self.sentence = sentence
         state = await self.prepare(sentence)
@@ -756,7 +757,7 @@ class User:
             "tab change": self.cycle_tabs,
             "language change": self.switch_languages,
         }
-        for action in ACTIONS:
+        for action in actions:
             try:
                 if action == "head change":
                     await self.to_last_step()
@@ -769,7 +770,7 @@ class User:
 
 
 async def run(url: str, meters: Meters, sentences: tuple[str, ...], clicks: int, visits: int,
-              timeout: float) -> dict:
+              timeout: float, actions: tuple[str, ...] = ACTIONS) -> dict:
     """The whole measurement in one browser context; returns the raw figures, with how long
     it took (``seconds``), the CPU seconds the whole machine used meanwhile
     (``machine_cpu``) and of them this process, the server and the browser (``our_cpu``,
@@ -798,7 +799,7 @@ async def run(url: str, meters: Meters, sentences: tuple[str, ...], clicks: int,
                 await other.page.close()
             for sentence in sentences:
                 try:
-                    out["sentences"].append(await user.session(sentence, clicks))
+                    out["sentences"].append(await user.session(sentence, clicks, actions))
                 except Exception as exc:  # the sentence could not be set up: say so, go on
                     user.errors.append(f"{sentence!r}: {type(exc).__name__}: "
                                        f"{str(exc).splitlines()[0][:200]}")
@@ -1005,8 +1006,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="first visits on new pages after the cold one (default: "
                              "min(clicks, 10))")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds per click")
+    parser.add_argument("--actions", nargs="+", choices=ACTIONS, default=list(ACTIONS),
+                        metavar="ACTION", help=f"only these actions (default: all of {ACTIONS})")
+    parser.add_argument("--sentences", nargs="+", type=int, choices=range(len(SENTENCES)),
+                        default=list(range(len(SENTENCES))), metavar="I",
+                        help="only these sentences, by index (0: the default, 1: 20 tokens)")
     parser.add_argument("--write", action="store_true", help="write benchmarks/RESULTS.md")
     args = parser.parse_args(argv)
+    if args.write and (len(args.actions) < len(ACTIONS) or len(args.sentences) < len(SENTENCES)):
+        parser.error("--write records the whole measurement: leave out --actions/--sentences")
     problem = chromium_problem()
     if problem:
         raise SystemExit(problem)
@@ -1020,8 +1028,9 @@ def main(argv: list[str] | None = None) -> int:
     visits = min(args.clicks, 10) if args.visits is None else args.visits
     with streamlit_server() as server, Watcher({os.getpid(), server.pid}) as watcher:
         meters = Meters(server.pid)
-        raw = asyncio.run(run(server.url, meters, SENTENCES, args.clicks, visits,
-                              args.timeout))
+        sentences = tuple(SENTENCES[i] for i in args.sentences)
+        raw = asyncio.run(run(server.url, meters, sentences, args.clicks, visits,
+                              args.timeout, tuple(args.actions)))
     text_ = report(raw, info, args, watcher.seen)
     print(text_)
     if args.write:

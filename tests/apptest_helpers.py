@@ -46,10 +46,10 @@ def z_array(trace: dict) -> np.ndarray:
     return np.asarray(z)
 
 
-# Charts on every decoded page before a tab is picked: the top-10 bars, this step's cross-
-# and self-attention rows for every head, and the first tab's four (positional heatmap and
-# curves, position similarity, embedding parts).
-DEFAULT_CHARTS = 7
+# Charts on every decoded page before a tab is picked: the step's overview (top-10 bars and
+# this step's cross- and self-attention rows for every head) and the first tab's four
+# (positional heatmap and curves, position similarity, embedding parts).
+DEFAULT_CHARTS = 5
 
 
 def chart_title(fig: dict) -> str:
@@ -62,6 +62,26 @@ def heatmaps(at: AppTest, title_starts: str = "") -> list[dict]:
     """Heatmap traces of the charts whose title starts with ``title_starts``."""
     return [t for f in charts(at) if chart_title(f).startswith(title_starts)
             for t in f["data"] if t["type"] == "heatmap"]
+
+
+def grid_heads(at: AppTest, title_starts: str) -> list[np.ndarray]:
+    """Each head's (Tq, Tk) weights in the one grid of heads (``viz.attention_grid``, a mosaic
+    of panels in one heatmap) whose title starts with ``title_starts``, read back through
+    the cells' own head and positions (``customdata`` columns 2-4)."""
+    (trace,) = heatmaps(at, title_starts)
+    z, cells = z_array(trace), np.asarray(trace["customdata"], dtype=object)
+    heads = {}
+    for r, c in zip(*np.nonzero(~np.isnan(z)), strict=True):
+        h, i, j = (int(v) for v in cells[r, c, 2:])
+        heads.setdefault(h, {})[i, j] = z[r, c]
+    out = []
+    for h in range(len(heads)):
+        rows, cols = (max(ij[n] for ij in heads[h]) + 1 for n in (0, 1))
+        block = np.full((rows, cols), np.nan)
+        for (i, j), v in heads[h].items():
+            block[i, j] = v
+        out.append(block)
+    return out
 
 
 def chart_text(at: AppTest) -> str:

@@ -12,6 +12,7 @@ from apptest_helpers import (
     chart_text,
     charts,
     enter,
+    grid_heads,
     heatmaps,
     messages,
     run_app,
@@ -26,8 +27,10 @@ def test_default_sentence_is_decoded_with_step_panel_and_first_tab():
     figs = charts(at)
     assert len(figs) == DEFAULT_CHARTS
     titles = json.dumps([f["layout"].get("title") for f in figs], ensure_ascii=False)
-    assert "next-token" in titles and "Positional encoding" in titles
-    assert "Step 1: cross-attention" in titles
+    assert "Step 1, layer 0: the next token" in titles and "Positional encoding" in titles
+    step = figs[0]["layout"]["annotations"]
+    assert [a["text"] for a in step][:2] == ["Top-10 next tokens",
+                                              "Query &lt;s&gt; over the source"]
     assert not at.error
 
 
@@ -47,8 +50,11 @@ def test_sentence_step_tab_layer_head_walkthrough():
         assert not at.exception, at.exception
         text = chart_text(at)
         if view != "Masks":
-            # One grid (all heads) by default: 8 heatmaps sharing one colour axis.
-            assert len(heatmaps(at, view)) == 8
+            # One grid (all heads) by default: every head's rows are distributions.
+            heads = grid_heads(at, view)
+            assert len(heads) == 8
+            for z in heads:
+                np.testing.assert_allclose(z.sum(-1), 1.0, atol=1e-5)
         assert "live" in text or view == "Decoder self-attention"
     # Pick layer 2, head 5 of the cross-attention: one heatmap, rows up to step 2.
     at.selectbox(key="Cross-attention_layer").select(2).run()

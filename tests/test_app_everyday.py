@@ -4,7 +4,16 @@ in the sidebar, nothing flagged as unknown, and the word-grouping switch in ever
 from __future__ import annotations
 
 import numpy as np
-from apptest_helpers import charts, enter, heatmaps, markdown_sources, messages, run_app, z_array
+from apptest_helpers import (
+    charts,
+    enter,
+    grid_heads,
+    heatmaps,
+    markdown_sources,
+    messages,
+    run_app,
+    z_array,
+)
 
 from model import load_pretrained
 from model.words import group_labels
@@ -45,15 +54,13 @@ def test_grouping_switch_merges_pieces_in_every_source_axis():
         assert not at.exception, at.exception
         at.session_state["view"] = "Encoder self-attention"
         at.run()
-        for hm in heatmaps(at, "Encoder self-attention"):
-            z = z_array(hm)
+        for z in grid_heads(at, "Encoder self-attention"):
             assert z.shape == (len(labels), len(labels))
             np.testing.assert_allclose(z.sum(-1), 1.0, atol=1e-4)
         at.session_state["view"] = "Cross-attention"
         at.run()
-        for hm in heatmaps(at, "Cross-attention"):
-            z = z_array(hm)
+        for z in grid_heads(at, "Cross-attention"):
             assert z.shape[1] == len(labels)
             np.testing.assert_allclose(z.sum(-1), 1.0, atol=1e-4)
-        (step,) = heatmaps(at, "Step 1: cross-attention")
-        assert z_array(step).shape[1] == len(labels)
+        cross, _ = heatmaps(at, "Step 1, layer 0")  # the step overview: cross, then self
+        assert z_array(cross).shape[1] == len(labels)

@@ -196,11 +196,13 @@ def test_switching_to_chinese_changes_sidebar_tabs_step_panel_and_figures():
     assert at.button(key="next_step").label == zh("next")
     assert at.button(key="prev_step").label == zh("previous")
     assert at.selectbox(key="step_layer").options[:2] == ["第 0 层", "第 1 层"]
-    assert zh("top_probs_title", n=10) in titles(at)
-    assert any(t.startswith("第 1 步：查询") for t in titles(at))
+    assert zh("step_overview_title", k=1, layer=0) in titles(at)
     assert zh("pe_curves_title") in titles(at) and len(charts(at)) == DEFAULT_CHARTS
-    probs = next(f for f in charts(at) if chart_title(f) == zh("top_probs_title", n=10))
-    assert probs["layout"]["xaxis"]["title"]["text"] == "概率"  # a viz builder's own label
+    step = next(f for f in charts(at)
+                if chart_title(f) == zh("step_overview_title", k=1, layer=0))
+    panels = [a["text"] for a in step["layout"]["annotations"]]
+    assert panels[0] == zh("top_probs_title", n=10) and panels[1].startswith("查询")
+    assert step["layout"]["xaxis"]["title"]["text"] == "概率"  # a viz builder's own label
     assert zh("explain_positional") in [c.value for c in at.caption]
     assert at.text_input(key="sentence").value == "why do we work ?"  # input is kept
 

@@ -248,41 +248,57 @@ def test_attention_heatmap_token_mismatch_message_names_both_counts() -> None:
 # --- attention_grid ---------------------------------------------------------------------
 
 
-def test_attention_grid_subplots_share_one_coloraxis() -> None:
+def _panels(fig: go.Figure, n_heads: int, tq: int, tk: int) -> list[tuple[int, int]]:
+    """The (row, column) of each head's top-left cell in a grid's mosaic, found from the
+    figure's own tick positions: the first query row of each row of panels and the first
+    key column of each column of panels."""
+    xs = list(fig.layout.xaxis.tickvals)[::tk]
+    ys = list(fig.layout.yaxis.tickvals)[::tq]
+    return [(ys[h // len(xs)], xs[h % len(xs)]) for h in range(n_heads)]
+
+
+def test_attention_grid_is_one_mosaic_of_the_heads() -> None:
     w = softmax_rows((6, 5, 6), seed=1)
     fig = attention_grid(w, TGT, SRC, title="Layer 0", ncols=4)
-    assert len(fig.data) == 6
+    assert len(fig.data) == 1
+    (trace,) = fig.data
+    z = np.asarray(trace.z)
+    assert z.dtype == np.float32 and (trace.zmin, trace.zmax) == (0.0, 1.0)
     assert [a.text for a in fig.layout.annotations] == [f"Head {h}" for h in range(6)]
-    assert {t.coloraxis for t in fig.data} == {"coloraxis"}
-    assert all(t.zmin is None and t.zmax is None for t in fig.data)  # colour set centrally
-    assert (fig.layout.coloraxis.cmin, fig.layout.coloraxis.cmax) == (0.0, 1.0)
-    for h, trace in enumerate(fig.data):
-        assert trace.z.dtype == np.float32
-        np.testing.assert_array_equal(trace.z, w[h].astype(np.float32))
-        assert f"Head {h}" in trace.hovertemplate
-    # each head sits in its own subplot: 6 distinct x/y axis pairs
-    assert len({(t.xaxis, t.yaxis) for t in fig.data}) == 6
+    cells = np.asarray(trace.customdata)
+    drawn = np.zeros(z.shape, bool)
+    for h, (r, c) in enumerate(_panels(fig, 6, 5, 6)):
+        np.testing.assert_array_equal(z[r : r + 5, c : c + 6], w[h].astype(np.float32))
+        drawn[r : r + 5, c : c + 6] = True
+        block = cells[r : r + 5, c : c + 6]
+        assert (block[..., 0] == np.array(TGT_ESC, dtype=object)[:, None]).all()
+        assert (block[..., 1] == np.array(SRC_ESC, dtype=object)[None, :]).all()
+        assert (block[..., 2] == h).all()
+        assert (block[..., 3] == np.arange(5)[:, None]).all()
+        assert (block[..., 4] == np.arange(6)[None, :]).all()
+        title = fig.layout.annotations[h]
+        assert (title.xref, title.yref) == ("x", "y") and c <= title.x <= c + 5 and title.y < r
+    assert np.isnan(z[~drawn]).all() and trace.hoverongaps is False  # the gaps between panels
+    assert trace.hovertemplate.startswith("Head %{customdata[2]}<br>Query %{customdata[3]}: ")
 
 
 def test_attention_grid_axes_follow_heatmap_rules() -> None:
     fig = attention_grid(softmax_rows((6, 5, 6)), TGT, SRC, ncols=4)
-    for trace in fig.data:
-        xa = fig.layout[trace.xaxis.replace("x", "xaxis")]
-        ya = fig.layout[trace.yaxis.replace("y", "yaxis")]
-        assert list(xa.tickvals) == list(range(6)) and list(xa.ticktext) == SRC_ESC
-        assert list(ya.tickvals) == list(range(5)) and list(ya.ticktext) == TGT_ESC
-        assert ya.autorange == "reversed"
-        assert ya.scaleanchor == trace.xaxis
-    # 6 heads in 4 columns -> 2 rows; the 2 empty panels of row 2 are hidden
-    assert fig.layout.xaxis7.visible is False and fig.layout.xaxis8.visible is False
-    assert fig.layout.yaxis.showticklabels is True and fig.layout.yaxis2.showticklabels is False
+    xa, ya = fig.layout.xaxis, fig.layout.yaxis
+    # 6 heads in 4 columns -> 2 rows of panels: keys under each column, queries by each row
+    assert list(xa.ticktext) == SRC_ESC * 4 and list(ya.ticktext) == TGT_ESC * 2
+    assert len(set(xa.tickvals)) == 24 and len(set(ya.tickvals)) == 10
+    assert ya.range[0] > ya.range[1]  # first query on top
+    assert ya.scaleanchor == "x"
     roundtrip(fig)
 
 
 def test_attention_grid_ncols_capped_and_validated() -> None:
-    assert len(attention_grid(softmax_rows((3, 5, 6)), TGT, SRC, ncols=np.int64(2)).data) == 3
+    fig = attention_grid(softmax_rows((3, 5, 6)), TGT, SRC, ncols=np.int64(2))
+    assert list(fig.layout.xaxis.ticktext) == SRC_ESC * 2 and len(fig.layout.annotations) == 3
     fig = attention_grid(softmax_rows((2, 5, 6)), TGT, SRC, ncols=4)
-    assert len(fig.data) == 2 and "xaxis3" not in fig.layout.to_plotly_json()
+    assert list(fig.layout.xaxis.ticktext) == SRC_ESC * 2  # capped at the 2 heads
+    assert list(fig.layout.yaxis.ticktext) == TGT_ESC
     for bad in (0, -1, 1.5, True):
         with pytest.raises(ValueError, match="ncols"):
             attention_grid(softmax_rows((2, 5, 6)), TGT, SRC, ncols=bad)
@@ -576,12 +592,60 @@ def test_score_heatmap_draws_blocked_cells_as_minus_infinity():
         viz.score_heatmap(np.array([[np.nan, 1.0]]), ["a"], ["a", "b"])
 
 
-def test_grid_shows_key_labels_only_under_each_column_and_prefers_sc_fonts():
+def test_grid_prefers_sc_fonts():
     fig = attention_grid(softmax_rows((8, 3, 4)), ["a", "b", "c"], ["w", "x", "y", "z"],
                          ncols=4)
-    shown = [fig.layout[f"xaxis{'' if i == 0 else i + 1}"].showticklabels for i in range(8)]
-    assert shown == [False] * 4 + [True] * 4  # the top row's labels would cover the titles
     assert fig.layout.font.family.split(", ")[1] == "Noto Sans CJK SC"
+
+
+# --- one step at a glance ------------------------------------------------------------------
+
+
+def test_step_overview_puts_the_three_panels_side_by_side():
+    cross, mine = softmax_rows((3, 6), seed=2), softmax_rows((3, 2), seed=3)
+    probs = np.array([0.1, 0.6, 0.3])
+    fig = viz.step_overview(["a", "<b>", "c"], probs, 1, cross, SRC, mine, ["<s>", "猫"],
+                            ["h0", "h1", "h2"], titles=("P", "C <x>", "S"), title="Step 2")
+    bar, c, s = fig.data
+    alone = probability_bars(["a", "<b>", "c"], probs, 1)
+    assert (bar.type, bar.xaxis, bar.yaxis) == ("bar", "x", "y")
+    np.testing.assert_array_equal(bar.x, alone.data[0].x)
+    assert list(fig.layout.yaxis.ticktext) == list(alone.layout.yaxis.ticktext)
+    for trace, z, axes in ((c, cross, ("x2", "y2")), (s, mine, ("x3", "y3"))):
+        assert trace.type == "heatmap" and (trace.xaxis, trace.yaxis) == axes
+        np.testing.assert_array_equal(trace.z, z.astype(np.float32))
+    assert c.showscale is False and s.showscale is not False  # one colour bar, the last
+    assert list(fig.layout.xaxis2.ticktext) == SRC_ESC
+    assert list(fig.layout.xaxis3.ticktext) == ["&lt;s&gt;", "猫"]
+    assert fig.layout.yaxis2.scaleanchor == "x2" and fig.layout.yaxis3.scaleanchor == "x3"
+    domains = [fig.layout[f"xaxis{n}"].domain for n in ("", "2", "3")]
+    assert all(a[1] < b[0] for a, b in zip(domains, domains[1:], strict=False))  # in order, apart
+    assert 0 <= domains[0][0] and domains[-1][1] <= 1
+    assert [a.text for a in fig.layout.annotations] == ["P", "C &lt;x&gt;", "S"]
+    assert fig.layout.title.text == "Step 2"
+
+
+def test_step_overview_validates_like_its_panels():
+    ok = dict(top_tokens=["a"], top_probs=np.array([1.0]), chosen=0,
+              cross_rows=softmax_rows((2, 3)), source_tokens=["x", "y", "z"],
+              self_rows=softmax_rows((2, 1)), decoder_tokens=["a"], head_labels=["h0", "h1"])
+    viz.step_overview(**ok)
+    for bad, match in ((dict(top_probs=np.array([1.5])), "softmax"),
+                       (dict(cross_rows=softmax_rows((3, 3))), "query_tokens"),
+                       (dict(self_rows=np.full((2, 1), 2.0)), "softmax"),
+                       (dict(decoder_tokens=["a", "b"]), "key_tokens")):
+        with pytest.raises(ValueError, match=match):
+            viz.step_overview(**(ok | bad))
+
+
+def test_margins_hold_the_labels():
+    from viz.axes import label_px, margins
+    assert label_px(["猫猫"]) > label_px(["ab"])  # a wide character takes more room
+    assert label_px(["&lt;s&gt;"]) == label_px(["<s>"])  # escaped as shown
+    assert label_px(["x" * 500]) == 200
+    m = margins(["a", "longer token"], ["猫"], colorbar=True)
+    assert m["l"] > label_px(["longer token"]) and m["b"] > label_px(["猫"])
+    assert m["r"] > margins(["a"])["r"]
 
 
 # --- the builders' own text ----------------------------------------------------------------
@@ -619,6 +683,9 @@ def _every_figure(text: VizText | None) -> dict[str, go.Figure]:
         "curves": positional_curves(sinusoid(4, 6), [0, 1, 4], **kw),
         "halves": positional_curves(sinusoid(4, 6), [0, 3], layout="halves", **kw),
         "learned": positional_curves(sinusoid(4, 6), [2], layout="learned", **kw),
+        "step": viz.step_overview(["a", "b"], np.array([0.3, 0.7]), 1, softmax_rows((2, 3)),
+                                  ["x", "y", "z"], softmax_rows((2, 1)), ["a"], ["h0", "h1"],
+                                  **kw),
     }
 
 
@@ -654,9 +721,9 @@ def test_a_builder_writes_exactly_the_labels_it_is_given():
                                        "%{customdata[1]}<br>WEIGHT: %{z:.3f}<extra></extra>")
     f = figs["grid"]
     assert [a.text for a in f.layout.annotations] == ["HEAD 0", "HEAD 1", "HEAD 2"]
-    assert f.data[2].hovertemplate.startswith("HEAD 2<br>QUERY %{y}: ")
-    assert f.layout.coloraxis.colorbar.title.text == "WEIGHT"
-    assert (f.layout.yaxis.title.text, f.layout.xaxis3.title.text) == ("QUERY", "KEY")
+    assert f.data[0].hovertemplate.startswith("HEAD %{customdata[2]}<br>QUERY %{customdata[3]}: ")
+    assert f.data[0].colorbar.title.text == "WEIGHT"
+    assert (f.layout.yaxis.title.text, f.layout.xaxis.title.text) == ("QUERY", "KEY")
     f = figs["mask"]
     assert f.data[0].colorbar.title.text == "MASK"
     assert list(f.data[0].colorbar.ticktext) == ["ALLOWED (FALSE)", "BLOCKED (TRUE)"]
@@ -727,7 +794,7 @@ def test_labels_in_another_language_and_callers_labels_win():
                                        "%{customdata[1]}<br>权重：%{z:.3f}<extra></extra>")
     g = attention_grid(softmax_rows((2, 2, 2)), ["a", "b"], ["x", "y"], text=chinese)
     assert [a.text for a in g.layout.annotations] == ["第 0 个头", "第 1 个头"]
-    assert g.data[1].hovertemplate.startswith("第 1 个头<br>查询 %{y}: ")
+    assert g.data[0].hovertemplate.startswith("第 %{customdata[2]} 个头<br>查询 %{customdata[3]}: ")
     # a caller's own titles and axis labels are used as they are
     f = mask_heatmap(MASK, ["a", "b", "c"], ["a", "b", "c"], title="T", query_label="Rows",
                      key_label="Cols", text=SHOUT)

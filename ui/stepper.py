@@ -75,9 +75,12 @@ def step_controls(trace: DecodeTrace) -> int:
 
 
 def step_panel(trace: DecodeTrace, k: int) -> None:
-    """What happens at step k: decoder input, chosen token, top-10 probabilities, entropy."""
+    """What happens at step k: the decoder input, the chosen token with its probability and
+    entropy, and one figure (``viz.step_overview``) with the top-10 probabilities and this
+    step's attention rows for every head of the chosen layer."""
     step = trace.steps[k - 1]
-    left, right = st.columns([2, 3])
+    L, H = trace.cross_attentions.shape[:2]
+    left, right = st.columns([1, 3])
     with left:
         st.markdown(t("step_of", k=k, n=len(trace.steps)))
         st.markdown(t("decoder_input_so_far") + token_row(step.input_tokens))
@@ -85,38 +88,22 @@ def step_panel(trace: DecodeTrace, k: int) -> None:
         st.markdown(t("token_with_probability", how=how, token=code_span(step.token),
                       prob=step.prob, entropy=step.entropy))
         st.markdown(t("output_so_far") + token_row(trace.tgt_tokens[1 : k + 1]))
-    with right:
-        chosen = step.top_tokens.index(step.token) if step.token in step.top_tokens else None
-        fig = viz.probability_bars(list(step.top_tokens), step.top_probs, chosen,
-                                   title=t("top_probs_title", n=len(step.top_tokens)),
-                                   text=viz_labels())
-        chart(fig.update_layout(height=330, margin=dict(t=40, b=40)), key="probs")
-
-
-def step_attention(trace: DecodeTrace, k: int) -> None:
-    """This step's attention rows for every head of one layer (small multiples as rows)."""
-    L = trace.cross_attentions.shape[0]
-    layer = st.selectbox(t("step_layer"), range(L), key="step_layer",
-                         format_func=labels(range(L), layer_label))
-    H = trace.cross_attentions.shape[1]
-    heads = [t("head_tick", head=h) for h in range(H)]
-    left, right = st.columns([3, 2])
+        layer = st.selectbox(t("step_layer"), range(L), key="step_layer",
+                             format_func=labels(range(L), layer_label))
     grouped = bool(st.session_state.get(GROUP_KEY))  # the switch above the view tabs
-    rows, src = source_axis(trace, trace.cross_attentions[layer, :, k - 1], grouped,
-                            queries_too=False)  # (H, S) or (H, words)
-    with left:
-        chart(viz.attention_heatmap(
-            rows, heads, src,
-            title=t("step_cross_title", k=k, query=trace.tgt_tokens[k - 1]),
-            query_label=t("head_axis"), key_label=t("key_source_token"),
-            text=viz_labels()), key="step_cross")
+    cross, src = source_axis(trace, trace.cross_attentions[layer, :, k - 1], grouped,
+                             queries_too=False)  # (H, S) or (H, words)
+    chosen = step.top_tokens.index(step.token) if step.token in step.top_tokens else None
+    fig = viz.step_overview(
+        list(step.top_tokens), step.top_probs, chosen, cross, src,
+        trace.decoder_attentions[layer, :, k - 1, :k], list(trace.decoder_input_tokens[:k]),
+        [t("head_tick", head=h) for h in range(H)],
+        titles=(t("top_probs_title", n=len(step.top_tokens)),
+                t("step_cross_title", query=trace.tgt_tokens[k - 1]), t("step_self_title")),
+        axis_titles=(t("head_axis"), t("key_source_token"), t("key_decoder_input")),
+        title=t("step_overview_title", k=k, layer=layer), text=viz_labels())
     with right:
-        chart(viz.attention_heatmap(
-            trace.decoder_attentions[layer, :, k - 1, :k], heads,
-            list(trace.decoder_input_tokens[:k]),
-            title=t("step_self_title", k=k),
-            query_label=t("head_axis"), key_label=t("key_decoder_input"),
-            text=viz_labels()), key="step_self")
+        chart(fig.update_layout(height=380), key="step_chart")
 
 
 def step_through(trace: DecodeTrace, body: Callable[[DecodeTrace, int], None]) -> None:
@@ -149,7 +136,6 @@ def step_through(trace: DecodeTrace, body: Callable[[DecodeTrace, int], None]) -
             st.session_state.pop("ticked", None)
         k = step_controls(trace)
         step_panel(trace, k)
-        step_attention(trace, k)
         body(trace, k)
 
     st.fragment(panel, run_every=interval)()

@@ -18,6 +18,7 @@ from .decoding import beam_path, beam_tree, probability_bars, sequence_probabili
 from .internals import matrix_heatmap, score_heatmap
 from .masks import mask_heatmap
 from .positional import positional_curves, positional_heatmap
+from .step import step_overview
 from .text import ENGLISH, VizText
 from .validate import (
     check_heads,
@@ -54,4 +55,5 @@ __all__ = [
     "probability_bars",
     "score_heatmap",
     "sequence_probabilities",
+    "step_overview",
 ]

@@ -9,7 +9,16 @@ from numbers import Integral
 import numpy as np
 import plotly.graph_objects as go
 
-from .axes import ATTENTION_SCALE, FONT, cell_px, label_px, pair_customdata, token_axis
+from .axes import (
+    ATTENTION_SCALE,
+    FONT,
+    cell_px,
+    colorbar,
+    label_px,
+    margins,
+    pair_customdata,
+    token_axis,
+)
 from .text import ENGLISH, VizText, check_text
 from .validate import check_heads, check_matrix, check_range, check_tokens, escape_html
 
@@ -73,7 +82,7 @@ def attention_heatmap(
             zmin=0.0,
             zmax=1.0,
             colorscale=ATTENTION_SCALE,
-            colorbar=dict(title=dict(text=text.weight)),
+            colorbar=colorbar(text.weight),
             customdata=pair_customdata(q_txt, k_txt),
             hovertemplate=_hover(text),
         )
@@ -86,6 +95,7 @@ def attention_heatmap(
             font=FONT,
             width=tk * cell + label_px(q_txt) + 200,
             height=tq * cell + label_px(k_txt) + 160,
+            margin=margins(q_txt, k_txt, colorbar=True),
             xaxis=token_axis(k_txt, text.key if key_label is None else key_label)
             | dict(constrain="domain"),
             yaxis=token_axis(q_txt, text.query if query_label is None else query_label,
@@ -120,10 +130,17 @@ def attention_grid(
         text: the figure's own labels (panel titles ``text.head``, colour bar, hover).
 
     Returns:
-        A ``make_subplots`` figure with H heatmaps titled "Head 0", "Head 1", ...
-        (``text.head``); each uses ``coloraxis="coloraxis"`` and ``layout.coloraxis`` is
-        fixed to 0-1, so colours compare across heads. Axes, ticks and hover follow
-        :func:`attention_heatmap` (query tick labels only on the first column).
+        A figure with one ``go.Heatmap`` laid out as a mosaic: head h's (Tq, Tk) weights
+        (float32) sit in panel h, row h // ncols and column h % ncols, panels apart by
+        gaps of NaN cells (not drawn, no hover); a fixed 0-1 colour scale titled
+        ``text.weight``. The one x axis repeats the key tokens under each column of panels,
+        the one y axis the query tokens beside each row (first query on top, square
+        cells); each panel's title ``text.head`` is an annotation above it; a cell's hover
+        names its head, query and key (token and position) and its weight.
+
+        One trace on one pair of axes rather than a subplot per head: the browser draws
+        each pair of axes (ticks, labels) at a cost, and redrew this grid on every step
+        click (2x faster as one trace, benchmarks/clicks.py).
 
     Raises:
         ValueError: if weights is not a finite (H, Tq, Tk) array matching the token
@@ -138,92 +155,57 @@ def attention_grid(
     check_range(z, 0.0, 1.0, "weights", _RANGE_HINT)
     if isinstance(ncols, bool) or not isinstance(ncols, Integral) or ncols < 1:
         raise ValueError(f"ncols must be a positive int, got {ncols!r}.")
-    ncols = int(ncols)
     q_txt, k_txt = [escape_html(t) for t in q_tok], [escape_html(t) for t in k_tok]
     n_heads, tq, tk = z.shape
-    ncols = min(ncols, n_heads)
+    ncols = min(int(ncols), n_heads)
     nrows = math.ceil(n_heads / ncols)
 
-    # Lay the panels out by hand and build the figure in one constructor call: Plotly's
-    # make_subplots + per-panel update_xaxes walk every axis on each call (4x slower).
-    h_gap = min(0.06, 0.9 / max(ncols - 1, 1))
-    v_gap = min(0.12, 0.9 / max(nrows - 1, 1))
-    width_frac = (1 - h_gap * (ncols - 1)) / ncols
-    height_frac = (1 - v_gap * (nrows - 1)) / nrows
-    customdata = pair_customdata(q_txt, k_txt)
-    hover = _hover(text)
-    data, layout, titles = [], {}, []
-    for cell in range(nrows * ncols):
-        row, col = cell // ncols, cell % ncols
-        n = "" if cell == 0 else str(cell + 1)
-        x0 = col * (width_frac + h_gap)
-        y1 = 1 - row * (height_frac + v_gap)
-        x_dom = [max(x0, 0.0), min(x0 + width_frac, 1.0)]  # clip float round-off
-        y_dom = [max(y1 - height_frac, 0.0), min(y1, 1.0)]
-        if cell >= n_heads:  # hide the empty panels of the last row
-            layout[f"xaxis{n}"] = dict(domain=x_dom, anchor=f"y{n}", visible=False)
-            layout[f"yaxis{n}"] = dict(domain=y_dom, anchor=f"x{n}", visible=False)
-            continue
-        data.append(
-            dict(
-                type="heatmap",
-                z=z[cell],
-                x=list(range(tk)),
-                y=list(range(tq)),
-                xaxis=f"x{n}",
-                yaxis=f"y{n}",
-                coloraxis="coloraxis",
-                customdata=customdata,
-                hovertemplate=text.head.format(n=cell) + "<br>" + hover,
-            )
-        )
-        x_title = key_label if cell + ncols >= n_heads else ""  # bottom panel of its column
-        y_title = query_label if col == 0 else ""
-        layout[f"xaxis{n}"] = token_axis(k_txt, x_title) | dict(
-            domain=x_dom,
-            anchor=f"y{n}",
-            constrain="domain",
-            showticklabels=cell + ncols >= n_heads,  # key labels under each column only
-        )
-        layout[f"yaxis{n}"] = token_axis(q_txt, y_title, reverse=True) | dict(
-            domain=y_dom,
-            anchor=f"x{n}",
-            scaleanchor=f"x{n}",
-            scaleratio=1,
-            constrain="domain",
-            showticklabels=col == 0,
-        )
-        titles.append(
-            dict(
-                text=text.head.format(n=cell),
-                x=x0 + width_frac / 2,
-                y=y1,
-                xref="paper",
-                yref="paper",
-                xanchor="center",
-                yanchor="bottom",
-                showarrow=False,
-                font=dict(size=16),
-            )
-        )
-
-    panel = int(np.clip(max(tq, tk) * 16, 160, 320))
-    traces = data
+    panel = int(np.clip(max(tq, tk) * 16, 160, 320))  # px, as the panels are drawn
+    cell = panel / max(tq, tk)
+    col_gap = 1  # cells between panels side by side (no labels there)
+    row_gap = max(1, math.ceil(24 / cell))  # cells above a panel, for its title
+    step_x, step_y = tk + col_gap, tq + row_gap
+    mosaic = np.full((nrows * step_y - row_gap, ncols * step_x - col_gap), np.nan,
+                     dtype=np.float32)  # (rows, cols) of the whole grid
+    # customdata per cell: query token, key token, head, query position, key position
+    info = np.full(mosaic.shape + (5,), "", dtype=object)
+    cells = pair_customdata(q_txt, k_txt, np.arange(tq)[:, None] + np.zeros(tk, int),
+                            np.zeros(tq, int)[:, None] + np.arange(tk))
+    titles = []
+    for h in range(n_heads):
+        y0, x0 = (h // ncols) * step_y, (h % ncols) * step_x
+        mosaic[y0 : y0 + tq, x0 : x0 + tk] = z[h]
+        info[y0 : y0 + tq, x0 : x0 + tk, :2] = cells[..., :2]
+        info[y0 : y0 + tq, x0 : x0 + tk, 2] = h
+        info[y0 : y0 + tq, x0 : x0 + tk, 3:] = cells[..., 2:]
+        titles.append(dict(text=text.head.format(n=h), x=x0 + (tk - 1) / 2, y=y0 - 0.5,
+                           xref="x", yref="y", xanchor="center", yanchor="bottom",
+                           showarrow=False, font=dict(size=14)))
+    hover = (text.head.format(n="%{customdata[2]}") + "<br>"
+             + text.token_hover().replace("%{y}", "%{customdata[3]}")
+             .replace("%{x}", "%{customdata[4]}")
+             + text.hover_weight + "%{z:.3f}<extra></extra>")
+    x_axis = token_axis(k_txt * ncols, key_label) | dict(
+        tickvals=[c * step_x + j for c in range(ncols) for j in range(tk)],
+        constrain="domain")
+    y_axis = token_axis(q_txt * nrows, query_label, reverse=True) | dict(
+        tickvals=[r * step_y + i for r in range(nrows) for i in range(tq)],
+        range=[mosaic.shape[0] - 0.5, -0.5 - row_gap], autorange=False,  # room for titles
+        scaleanchor="x", scaleratio=1, constrain="domain")
+    trace = go.Heatmap(z=mosaic, zmin=0.0, zmax=1.0, colorscale=ATTENTION_SCALE,
+                       colorbar=colorbar(text.weight), customdata=info, hoverongaps=False,
+                       hovertemplate=hover)
     return go.Figure(
-        data=traces,
-        layout=layout
-        | dict(annotations=titles)
-        | dict(
+        data=[trace],
+        layout=dict(
             title=dict(text=escape_html(title)),
             font=FONT,
-            coloraxis=dict(
-                colorscale=ATTENTION_SCALE,
-                cmin=0.0,
-                cmax=1.0,
-                colorbar=dict(title=dict(text=text.weight)),
-            ),
+            annotations=titles,
+            xaxis=x_axis,
+            yaxis=y_axis,
+            margin=margins(q_txt, k_txt, colorbar=True),
             width=ncols * (panel + 40) + label_px(q_txt) + 160,
-            height=nrows * (panel + label_px(k_txt) + 40) + 120,
+            height=nrows * (panel + 40) + label_px(k_txt) + 120,
             plot_bgcolor="white",
         ),
     )

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import html
+import unicodedata
+
 import numpy as np
 
 from .validate import escape_html
@@ -27,8 +30,31 @@ def cell_px(n: int) -> int:
 
 
 def label_px(ticktext: list[str]) -> int:
-    """Rough pixel room that the longest tick label needs (capped)."""
-    return min(max((len(t) for t in ticktext), default=1), 16) * 9
+    """Pixel room that the longest (escaped) tick label needs at 13 px: 8 px a character,
+    14 px a wide (CJK) one; capped at 200 px."""
+    def width(label: str) -> int:
+        return sum(14 if unicodedata.east_asian_width(c) in "WF" else 8
+                   for c in html.unescape(label))
+    return min(max((width(t) for t in ticktext), default=8), 200)
+
+
+#: Room (px) for an axis title beside its tick labels, a figure title, a colour bar.
+AXIS_TITLE_PX, TITLE_PX, COLORBAR_PX = 56, 80, 120
+
+
+def margins(rows: list[str] | None = None, cols: list[str] | None = None, *,
+            colorbar: bool = False) -> dict:
+    """Margins (px) that already hold the (escaped) tick labels ``rows`` on the left and
+    ``cols`` at the bottom (as if turned upright), the axis titles, the figure title and a
+    colour bar on the right.
+
+    Token axes leave Plotly's ``automargin`` off: it measures every tick label and draws a
+    chart a second time whenever they push a margin out, about half of what a heatmap cost
+    to redraw in Chromium (benchmarks/clicks.py).
+    """
+    return dict(l=label_px(rows or ["0.0"]) + AXIS_TITLE_PX,
+                b=label_px(cols or ["0.0"]) + AXIS_TITLE_PX,
+                t=TITLE_PX, r=COLORBAR_PX if colorbar else 40)
 
 
 def token_axis(ticktext: list[str], title: str, *, reverse: bool = False) -> dict:
@@ -43,8 +69,15 @@ def token_axis(ticktext: list[str], title: str, *, reverse: bool = False) -> dic
         autorange="reversed" if reverse else True,
         showgrid=False,
         zeroline=False,
-        automargin=True,
+        automargin=False,  # the figure's margins(): measuring every label is slow
+        ticklabeloverflow="allow",  # "hide..." measures every label too
     )
+
+
+def colorbar(title: str | None = None, **extra) -> dict:
+    """A colour bar titled ``title`` (None: untitled) that does not measure its tick labels
+    (``ticklabeloverflow``, as :func:`token_axis`)."""
+    return dict(title=dict(text=title), ticklabeloverflow="allow") | extra
 
 
 def pair_customdata(rows: list[str], cols: list[str], *extra: np.ndarray) -> np.ndarray:
@@ -66,3 +99,58 @@ def nice_step(n: int, max_ticks: int) -> int:
             if n / step <= max_ticks:
                 break
     return step
+
+
+def side_by_side(figures: list, widths: list[float], *, title: str = "",
+                 gap: float = 0.06) -> dict:
+    """The traces and layout of one figure showing ``figures`` as panels, left to right.
+
+    Each of ``figures`` is a one-panel ``go.Figure`` (axes ``x`` and ``y``, as every builder
+    here makes). Panel n (from 1) gets axes ``x{n}`` / ``y{n}`` over its share of the width
+    (``widths`` are relative), its axes' settings (a ``scaleanchor`` follows its axis), and
+    its figure title as a panel title above it. Only the last panel's colour bars are kept:
+    callers put side by side panels that share one colour scale, or none.
+
+    Returns:
+        ``dict(data=[...], layout={...})`` for ``go.Figure(**...)``: the figure title
+        ``title`` (escaped), the first figure's font, the margins wide enough for the
+        first panel's row labels, every panel's column labels and the last's colour bar,
+        and the height of the tallest panel.
+
+    Raises:
+        ValueError: if ``widths`` is not one positive number per figure.
+    """
+    if len(widths) != len(figures) or min(widths, default=0) <= 0:
+        raise ValueError(f"widths must be one positive number per figure, got {widths!r}.")
+    share = (1 - gap * (len(figures) - 1)) / sum(widths)
+    data, layout, titles, x0 = [], {}, [], 0.0
+    for n, (fig, width) in enumerate(zip(figures, widths, strict=True), start=1):
+        x, y = ("x", "y") if n == 1 else (f"x{n}", f"y{n}")
+        dom = [x0, min(x0 + width * share, 1.0)]
+        last = n == len(figures)
+        for trace in fig.data:
+            props = trace.to_plotly_json() | dict(xaxis=x, yaxis=y)
+            if props.get("type") == "heatmap" and not last:
+                props["showscale"] = False
+            data.append(props)
+        x_axis = fig.layout.xaxis.to_plotly_json()
+        y_axis = fig.layout.yaxis.to_plotly_json()
+        if y_axis.get("scaleanchor") == "x":
+            y_axis["scaleanchor"] = x
+        layout["xaxis" if n == 1 else f"xaxis{n}"] = x_axis | dict(domain=dom, anchor=y)
+        layout["yaxis" if n == 1 else f"yaxis{n}"] = y_axis | dict(anchor=x)
+        titles.append(dict(text=fig.layout.title.text or "", x=(dom[0] + dom[1]) / 2, y=1,
+                           xref="paper", yref="paper", xanchor="center", yanchor="bottom",
+                           yshift=8, showarrow=False, font=dict(size=14)))
+        x0 = dom[1] + gap
+    first, last_fig = figures[0].layout, figures[-1].layout
+    bottom = max((f.layout.margin.b or 0) for f in figures)
+    return dict(data=data, layout=layout | dict(
+        title=dict(text=escape_html(title)),
+        font=first.font.to_plotly_json(),
+        annotations=titles,
+        margin=dict(l=first.margin.l, r=last_fig.margin.r, b=bottom, t=TITLE_PX + 30),
+        height=max((f.layout.height or 0) for f in figures) or None,
+        plot_bgcolor="white",
+        showlegend=False,
+    ))

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from .axes import FONT, label_px, token_axis
+from .axes import FONT, label_px, margins, token_axis
 from .text import ENGLISH, VizText, check_text
 from .validate import check_index, check_range, check_tokens, check_vector, escape_html
 
@@ -87,7 +87,7 @@ def probability_bars(
             yaxis=token_axis(txt, text.token, reverse=True),
             width=label_px(txt) + 560,
             height=len(p) * 30 + 160,
-            margin=dict(r=70),
+            margin=margins(txt) | dict(r=70),
             plot_bgcolor="white",
             showlegend=False,
         ),
@@ -318,7 +318,7 @@ def sequence_probabilities(
             xaxis=token_axis(txt, text.token),
             yaxis=dict(title=dict(text=text.probability), range=[0, 1.12], tickformat=".0%"),
             height=300,
-            margin=dict(t=50, b=40),
+            margin=margins(None, txt) | dict(t=50),
             plot_bgcolor="white",
             showlegend=False,
         ),

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from .axes import FONT, cell_px, label_px, pair_customdata, token_axis
+from .axes import FONT, cell_px, colorbar, label_px, margins, pair_customdata, token_axis
 from .text import ENGLISH, VizText, check_text
 from .validate import check_mask, check_matrix, check_tokens, escape_html
 
@@ -65,7 +65,7 @@ def matrix_heatmap(
         if symmetric else dict(colorscale="Viridis")
     width, height = _size(r_txt, c_txt, max_cell=24 if len(cols) > 16 else 44)
     trace = go.Heatmap(
-        z=z, x=list(range(len(cols))), y=list(range(len(rows))), **scale,
+        z=z, x=list(range(len(cols))), y=list(range(len(rows))), **scale, colorbar=colorbar(),
         customdata=pair_customdata(r_txt, c_txt),
         hovertemplate=f"%{{customdata[0]}}{text.hover_row}<br>"
                       f"%{{customdata[1]}}{text.hover_column}<br>"
@@ -76,6 +76,7 @@ def matrix_heatmap(
     return go.Figure(data=[trace], layout=dict(
         title=dict(text=escape_html(title)), font=FONT, width=width, height=height,
         xaxis=x_axis, yaxis=token_axis(r_txt, row_label, reverse=True), plot_bgcolor="white",
+        margin=margins(r_txt, c_txt if col_labels is not None else None, colorbar=True),
     ))
 
 
@@ -131,7 +132,7 @@ def score_heatmap(
         scale = dict(colorscale="RdBu", reversescale=True, zmin=-limit, zmax=limit, zmid=0.0)
     traces = [go.Heatmap(
         z=shown, x=list(range(len(k_tok))), y=list(range(len(q_tok))), **scale,
-        customdata=pair_customdata(q_txt, k_txt, *extra), hoverongaps=False,
+        colorbar=colorbar(), customdata=pair_customdata(q_txt, k_txt, *extra), hoverongaps=False,
         hovertemplate=hover + (text.hover_weight if probabilities else text.hover_value) +
         "%{z:.4f}<extra></extra>",
     )]
@@ -150,5 +151,6 @@ def score_heatmap(
         xaxis=token_axis(k_txt, text.key) | dict(constrain="domain"),
         yaxis=token_axis(q_txt, text.query, reverse=True) | dict(
             scaleanchor="x", scaleratio=1, constrain="domain"),
+        margin=margins(q_txt, k_txt, colorbar=True),
         plot_bgcolor="white", showlegend=False,
     ))

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from .axes import FONT, cell_px, label_px, pair_customdata, token_axis
+from .axes import FONT, cell_px, colorbar, label_px, margins, pair_customdata, token_axis
 from .text import ENGLISH, VizText, check_text
 from .validate import check_mask, check_tokens, escape_html
 
@@ -72,8 +72,8 @@ def mask_heatmap(
                 [0.5, BLOCKED_COLOR],
                 [1.0, BLOCKED_COLOR],
             ],
-            colorbar=dict(
-                title=dict(text=text.mask),
+            colorbar=colorbar(
+                text.mask,
                 tickmode="array",
                 tickvals=[0.25, 0.75],
                 ticktext=[text.allowed_false, text.blocked_true],
@@ -93,6 +93,7 @@ def mask_heatmap(
             font=FONT,
             width=tk * cell + label_px(q_txt) + 240,
             height=tq * cell + label_px(k_txt) + 160,
+            margin=margins(q_txt, k_txt, colorbar=True),
             xaxis=token_axis(k_txt, text.key if key_label is None else key_label)
             | dict(constrain="domain"),
             yaxis=token_axis(q_txt, text.query if query_label is None else query_label,

@@ -114,7 +114,7 @@ class AppPage:
     def open(self) -> dict:
         """Load the app and wait for its first run: step 1 with the next-token chart."""
         self.page.goto(self.url)
-        return self.wait_ready(0, stepOf="Step 1 of ", titles=["Top-"])
+        return self.wait_ready(0, stepOf="Step 1 of ", titles=["Step 1, layer"])
 
     def wait_ready(self, after: int | None = None, **want) -> dict:
         """Wait until the server has finished more than ``after`` runs (if given) and the

@@ -92,7 +92,7 @@ def test_walkthrough_sentence_steps_tabs_layers_heads(app):
     total = int(snap["step"].split()[-1])
     assert snap["step"] == f"Step 1 of {total}" and total >= 2, snap["step"]
     assert snap["decoderInput"] == ["<s>"]
-    _, bars = app.ticks("Top-")
+    bars = chart(app.snapshot(), "Step 1, layer")["axes"]["y"]  # the overview's first panel
     app.assert_cjk_renders(bars, "next-token probability")
     prev = app.page.get_by_role("button", name="◀ Previous", exact=True)
     nxt = app.page.get_by_role("button", name="Next ▶", exact=True)
@@ -100,13 +100,15 @@ def test_walkthrough_sentence_steps_tabs_layers_heads(app):
 
     # Step to the last step with Next, one back with Previous, to the end with the slider.
     for k in range(2, total + 1):
-        snap = app.click_button("Next ▶", step=f"Step {k} of {total}", titles=["Top-", PE])
+        snap = app.click_button("Next ▶", step=f"Step {k} of {total}",
+                                titles=[f"Step {k}, layer", PE])
         assert snap["slider"]["value"] == k and len(snap["decoderInput"]) == k
     assert nxt.is_disabled() and prev.is_enabled()
     snap = app.click_button("◀ Previous", step=f"Step {total - 1} of {total}",
-                            titles=["Top-", PE])
+                            titles=[f"Step {total - 1}, layer", PE])
     assert snap["slider"]["value"] == total - 1
-    snap = app.slider_key("End", step=f"Step {total} of {total}", titles=["Top-", PE])
+    snap = app.slider_key("End", step=f"Step {total} of {total}",
+                          titles=[f"Step {total}, layer", PE])
     dec = snap["decoderInput"]  # <s> and every output token but the last
     assert len(dec) == total and dec[0] == "<s>", dec
     assert any(CJK.search(t) for t in dec), f"no Chinese token in the decoder input {dec}"
@@ -140,7 +142,8 @@ def check_tab(app, tab: str, dec: list[str]) -> None:
         queries = SOURCE if tab == "Encoder self-attention" else dec
         x, y = app.wait_ticks(f"{tab}, layer 0, all heads",
                               lambda x, y: set(x) == set(keys) and set(y) == set(queries))
-        assert chart(app.snapshot(), tab)["firstPanelY"] == queries  # rows in order
+        rows = chart(app.snapshot(), tab)["firstPanelY"]  # each row of panels: the queries
+        assert rows and rows == queries * (len(rows) // len(queries))  # in order
         if tab != "Encoder self-attention":
             app.assert_cjk_renders(y, tab)
         if tab != "Decoder self-attention":
@@ -183,16 +186,17 @@ def test_model_picker_lists_every_folder_and_switches(app):
     current = app.combobox("Model").input_value()
     defaults = [m for m in ("en-zh-everyday", "en-zh") if m in expected]  # app.DEFAULT_MODELS
     assert current == (defaults[0] if defaults else expected[0])
-    snap = app.enter_sentence(SENTENCE, source=SOURCE, stepOf="Step 1 of ", titles=["Top-", PE])
+    snap = app.enter_sentence(SENTENCE, source=SOURCE, stepOf="Step 1 of ",
+                              titles=["Step 1, layer", PE])
     for name in [*(n for n in expected if n != current), current] if len(expected) > 1 else []:
         # Step forward first: a model switch must start the sentence again at step 1.
         app.click_button("Next ▶", step=f"Step 2 of {snap['step'].split()[-1]}")
         config = model_config(name)
         snap = app.select("Model", name, stepOf="Step 1 of ", source=SOURCE,
-                          titles=["Top-", f"{PE} (d_model = {config['d_model']})"])
+                          titles=["Step 1, layer", f"{PE} (d_model = {config['d_model']})"])
         assert snap["sentence"] == SENTENCE
         app.wait_ticks(PE, lambda x, y: y == [f"{i}: {t}" for i, t in enumerate(SOURCE)])
-        _, bars = app.ticks("Top-")
+        bars = chart(app.snapshot(), "Step 1, layer")["axes"]["y"]
         assert any(CJK.search(t) for t in bars), bars
         app.open_tab("Cross-attention", **tab_ready("Cross-attention"))
         pickers_match(app, "Cross-attention", config)  # this model's layers and heads
@@ -224,10 +228,11 @@ def test_hostile_input_stays_text_and_the_next_sentence_works(app):
             snap = app.enter_sentence(text, charts=0, alert=expected)
             assert snap["step"] is None and snap["sourceTokens"] is None, name
         else:
-            snap = app.enter_sentence(text, stepOf="Step 1 of ", titles=["Top-", PE])
+            snap = app.enter_sentence(text, stepOf="Step 1 of ", titles=["Step 1, layer", PE])
             assert snap["sourceTokens"], (name, snap["alerts"])
         assert app.dialogs == [], (name, app.dialogs)
         assert app.injected_markup() == [], name
-        snap = app.enter_sentence(GOOD, source=[*GOOD.split(), "</s>"], titles=["Top-", PE])
+        snap = app.enter_sentence(GOOD, source=[*GOOD.split(), "</s>"],
+                                  titles=["Step 1, layer", PE])
         assert snap["alerts"] == [], (name, snap["alerts"])
         app.wait_ticks(PE, lambda x, y: [t.split(": ", 1)[1] for t in y] == [*GOOD.split(), "</s>"])

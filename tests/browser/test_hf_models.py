@@ -93,8 +93,9 @@ def pick_hub_model(app, family: str, source: list[str]) -> dict:
     label = f"🤗 {HUB[family]}"
     options = app.options("Model")
     assert label in options and options[-1] == FOLDER_OPTION, options
-    app.select("Model", label, stepOf="Step 1 of ", titles=["Top-"])
-    return app.enter_sentence(SENTENCE, source=source, stepOf="Step 1 of ", titles=["Top-"])
+    app.select("Model", label, stepOf="Step 1 of ", titles=["Step 1, layer"])
+    return app.enter_sentence(SENTENCE, source=source, stepOf="Step 1 of ",
+                              titles=["Step 1, layer"])
 
 
 def switch_to_chinese(app) -> dict:
@@ -186,8 +187,9 @@ def test_bart_folder_by_path_decodes_and_steps(app, folders, source_labels):
         box.fill(str(folders["bart"]))
         box.press("Enter")
 
-    app.act(type_path, stepOf="Step 1 of ", titles=["Top-"])
-    snap = app.enter_sentence(SENTENCE, source=source, stepOf="Step 1 of ", titles=["Top-"])
+    app.act(type_path, stepOf="Step 1 of ", titles=["Step 1, layer"])
+    snap = app.enter_sentence(SENTENCE, source=source, stepOf="Step 1 of ",
+                              titles=["Step 1, layer"])
     total = int(snap["step"].split()[-1])
     assert total >= 3, snap["step"]
     start = snap["decoderInput"]

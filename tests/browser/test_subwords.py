@@ -51,7 +51,7 @@ def test_pieces_and_words_in_every_view(app, pieces):
     labels, words = pieces
     assert len(words) < len(labels)  # the sentence really has multi-piece words
     assert app.combobox("Model").input_value() == MODEL  # the default model
-    snap = app.enter_sentence(SENTENCE, stepOf="Step 1 of ", titles=["Top-", PE])
+    snap = app.enter_sentence(SENTENCE, stepOf="Step 1 of ", titles=["Step 1, layer", PE])
     assert snap["sourceTokens"] == labels
     no_byte_marks(snap)
     sidebar = app.page.locator("[data-testid='stSidebar']").inner_text()
@@ -60,8 +60,8 @@ def test_pieces_and_words_in_every_view(app, pieces):
     toggle = app.page.get_by_text("Group subword pieces into words", exact=True)
     app.act(toggle.click, panelMin=1)
     visit_every_tab(app, expect_source=words)
-    step = chart(app.snapshot(), "Step 1: cross-attention")
-    assert step["x"] == words, step["x"]  # this step's row per head, keys grouped too
+    step = chart(app.snapshot(), "Step 1, layer")["axes"]["x2"]  # the cross-attention panel
+    assert step == words, step  # this step's row per head, keys grouped too
     app.screenshot("subwords-grouped")
 
 
