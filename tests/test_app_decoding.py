@@ -86,6 +86,9 @@ def test_sampling_controls_and_sample_again():
 def test_branch_at_step_two_continues_from_another_token():
     at = run_app(GRAMMAR_MODEL)  # its output for the default sentence starts with 我
     at.slider(key="step").set_value(2).run()
+    assert not [w for w in at.selectbox if w.key == "branch_pick"]  # closed: not built
+    at.session_state["branch_open"] = True  # the controls are built while it is open
+    at.run()
     pick = at.selectbox(key="branch_pick")
     alternative = pick.options[0]
     pick.select(alternative).run()
@@ -102,6 +105,8 @@ def test_branch_at_step_two_continues_from_another_token():
 
 def test_typed_branch_token_outside_the_vocabulary_gets_a_message():
     at = run_app(GRAMMAR_MODEL)  # "Z" is not a Chinese character it can produce
+    at.session_state["branch_open"] = True
+    at.run()
     at.text_input(key="branch_typed").input("Z").run()
     at.button(key="branch_go").click().run()
     assert not at.exception

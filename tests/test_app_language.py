@@ -306,6 +306,8 @@ def test_beam_search_and_sampling_in_chinese():
 def test_branch_and_reference_in_chinese():
     at = in_chinese(run_app(GRAMMAR_MODEL))  # its output and vocabulary are the grammar's
     at.slider(key="step").set_value(2).run()
+    at.session_state["branch_open"] = True  # the branch controls are built while open
+    at.run()
     at.button(key="branch_go").click().run()
     assert not at.exception
     assert zh("branch_header", k=2) in [s.value for s in at.subheader]

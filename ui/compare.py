@@ -51,11 +51,20 @@ def _branch(step: int, token: str) -> None:
     st.session_state["branch"] = (step, token)
 
 
+BRANCH_OPEN = "branch_open"  # the branch expander's state: True while it is open
+
+
 def branch_controls(trace: DecodeTrace, k: int) -> None:
-    """At step k, offer the other top candidates (or any target token) to continue with."""
+    """At step k, offer the other top candidates (or any target token) to continue with.
+    The controls are built only while the expander is open (``BRANCH_OPEN``): a step
+    click then redraws none of them."""
     step = trace.steps[k - 1]
     others = [tok for tok in step.top_tokens if tok != step.token]
-    with st.expander(t("branch_expander", k=k, token=step.token)):
+    box = st.expander(t("branch_expander", k=k, token=step.token), key=BRANCH_OPEN,
+                      on_change="rerun")
+    if not box.open:
+        return
+    with box:
         c1, c2, c3 = st.columns([2, 2, 1], vertical_alignment="bottom")
         pick = c1.selectbox(t("branch_pick"), others, key="branch_pick")
         typed = c2.text_input(t("branch_typed"), key="branch_typed", max_chars=8,
