@@ -646,6 +646,15 @@ these figures are pessimistic for the server.
 """
 
 
+def publish(text: str, heading: str, write: bool) -> None:
+    """Print a benchmark's report ``text``; with ``write``, also put it in RESULTS.md as the
+    section starting with ``heading``."""
+    print(text)
+    if write:
+        RESULTS.write_text(with_section(RESULTS, text, heading=heading), encoding="utf-8")
+        print(f"wrote {RESULTS.relative_to(ROOT)}")
+
+
 def with_section(path: Path, section: str, heading: str = "## Classroom") -> str:
     """``path``'s text with its section starting with ``heading`` replaced by ``section``
     (other sections are kept; a missing file or section is created)."""

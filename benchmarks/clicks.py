@@ -53,15 +53,13 @@ from benchmarks.classroom import (
     CHROMIUM,
     CHROMIUM_ARGS,
     READY_JS,
-    RESULTS,
-    ROOT,
     VIEWPORT,
     Watcher,
     chromium_problem,
     machine,
     percentile,
+    publish,
     streamlit_server,
-    with_section,
 )
 
 HEADING = "## Clicks in Chromium (benchmarks/clicks.py)"
@@ -1031,11 +1029,7 @@ def main(argv: list[str] | None = None) -> int:
         sentences = tuple(SENTENCES[i] for i in args.sentences)
         raw = asyncio.run(run(server.url, meters, sentences, args.clicks, visits,
                               args.timeout, tuple(args.actions)))
-    text_ = report(raw, info, args, watcher.seen)
-    print(text_)
-    if args.write:
-        RESULTS.write_text(with_section(RESULTS, text_, heading=HEADING), encoding="utf-8")
-        print(f"wrote {RESULTS.relative_to(ROOT)}")
+    publish(report(raw, info, args, watcher.seen), HEADING, args.write)
     return 0
 
 

@@ -1,0 +1,66 @@
+"""Serving a class: many sessions over Streamlit's own protocol on one app process, and two
+processes behind nginx with sticky sessions (benchmarks/protocol.py, benchmarks/proxy.py).
+
+These run the real app and the real nginx; they check what must hold however fast the
+machine is (every click answered with the session's own next step, no errors, sessions kept
+on their process), never timings."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from pathlib import Path
+
+from benchmarks.classroom import free_port, streamlit_server
+from benchmarks.protocol import Student, classroom
+from benchmarks.proxy import INSTALL_HINT, NGINX, first_visit, nginx
+from model.tasks.en_zh import EXAMPLES
+
+
+def test_sessions_over_the_protocol_each_walk_their_own_sentence():
+    sentences = list(EXAMPLES[:4])
+    with streamlit_server() as server:
+        students, _, _ = asyncio.run(classroom(server.url, sentences, 3, 0.2, 60.0))
+    for me in students:
+        assert me.errors == [], (me.sentence, me.errors)  # own source tokens, own steps
+        assert len(me.waits) >= 2  # "Next" answered (a "First" at the end is not a wait)
+
+
+def test_a_broken_session_is_reported_not_hidden():
+    with streamlit_server() as server:
+        # a sentence the model cannot translate: no step-through, so no "Next" to click
+        students, _, _ = asyncio.run(classroom(server.url, [""], 2, 0.2, 60.0))
+    assert students[0].errors and not students[0].waits
+
+
+def test_two_processes_behind_nginx_keep_each_session_on_its_process():
+    assert Path(NGINX).exists() or shutil.which("nginx"), INSTALL_HINT
+    with streamlit_server() as a, streamlit_server() as b:
+        backends = [a.url.removeprefix("http://"), b.url.removeprefix("http://")]
+        with nginx(free_port(), backends) as url:
+            visits = [first_visit(url) for _ in range(12)]
+            assert {page for _, page in visits} == set(backends)  # both processes serve
+            students = [Student(EXAMPLES[i], headers={"Cookie": cookie})
+                        for i, (cookie, _) in enumerate(visits[:4])]
+            asyncio.run(classroom(url, [], 2, 0.2, 60.0, students=students))
+            for me, (_, page) in zip(students, visits, strict=False):
+                assert me.errors == [], me.errors
+                assert me.upstream == page  # the websocket reached the page's process
+            # The check can fail: another session's cookie leads to the other process.
+            other = next(c for c, page in visits if page != visits[0][1])
+            moved = Student(EXAMPLES[0], headers={"Cookie": other})
+            asyncio.run(classroom(url, [], 1, 0.2, 60.0, students=[moved]))
+            assert moved.upstream != visits[0][1]
+
+
+def test_readme_gives_the_configuration_the_benchmark_runs(tmp_path):
+    from benchmarks.classroom import ROOT
+    from benchmarks.proxy import nginx_config
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("```nginx", 1)[1].split("```", 1)[0]
+    ours = " ".join(nginx_config(8080, ["127.0.0.1:8501", "127.0.0.1:8502"], tmp_path).split())
+    for line in block.splitlines():
+        directive = line.split("#", 1)[0].strip()
+        if directive and not directive.startswith(("listen", "}", "server {")):
+            assert " ".join(directive.split()) in ours, directive
