@@ -46,6 +46,7 @@ def attention_view(view: str, maps: np.ndarray, queries, keys, query_label: str,
     layer, head = _layer_head_pickers(view, maps.shape[0], maps.shape[1])
     if head == ALL_HEADS:
         fig = viz.attention_grid(maps[layer], list(queries), list(keys),
+                                 ncols=4 if len(keys) <= 12 else 2,  # long: bigger cells
                                  title=t("view_all_heads_title", view=view_label(view),
                                          layer=layer),
                                  query_label=query_label, key_label=key_label, text=viz_labels())

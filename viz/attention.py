@@ -25,6 +25,9 @@ from .validate import check_heads, check_matrix, check_range, check_tokens, esca
 __all__ = ["attention_grid", "attention_heatmap"]
 
 _RANGE_HINT = "Pass softmax attention weights, not raw scores or logits."
+#: The width (px) a grid of heads is expected to get in the page: its height follows from it,
+#: so that square cells fill the chart instead of leaving it mostly blank.
+GRID_WIDTH_PX = 900
 
 
 def _hover(text: VizText) -> str:
@@ -205,7 +208,8 @@ def attention_grid(
             yaxis=y_axis,
             margin=margins(q_txt, k_txt, colorbar=True),
             width=ncols * (panel + 40) + label_px(q_txt) + 160,
-            height=nrows * (panel + 40) + label_px(k_txt) + 120,
+            height=int(mosaic.shape[0] * min(cell, GRID_WIDTH_PX / mosaic.shape[1]))
+            + sum(margins(q_txt, k_txt)[side] for side in "tb") + 40,
             plot_bgcolor="white",
         ),
     )

@@ -75,6 +75,9 @@ def step_overview(
     mine.update_yaxes(showticklabels=False, ticks="")  # the same heads as the middle panel
     # Room right of the bars for the label of a bar near 100%, before the next panel's rows.
     bars.update_xaxes(range=[0, 1.3], tickvals=[0, 0.5, 1])
-    columns = max(len(source_tokens), 4), max(len(decoder_tokens), 4)
+    columns = max(len(source_tokens), 4), max(len(decoder_tokens), 8)  # room for labels
     widths = [sum(columns) * BARS_SHARE / (1 - BARS_SHARE), *columns]  # heatmaps by columns
-    return go.Figure(**side_by_side([bars, cross, mine], widths, title=title, gap=0.09))
+    # Cells fill the panels' height: with square cells a long sentence left every head's row
+    # a few pixels high.
+    return go.Figure(**side_by_side([bars, cross, mine], widths, title=title, gap=0.09,
+                                    square=False))
