@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 from apptest_helpers import (
     GRAMMAR_MODEL,
     chart_title,
@@ -46,9 +47,11 @@ def test_play_advances_to_the_end_and_stops_pause_keeps_the_step():
 def test_step_rows_follow_the_step():
     at = run_app()
     at.slider(key="step").set_value(4).run()
-    cross, selfatt = heatmaps(at, "Step 4, layer 0")  # the step overview's two heatmaps
-    assert z_array(cross).shape == (8, 6)  # every head x the 6 source tokens
-    assert z_array(selfatt).shape == (8, 4)
+    (rows,) = heatmaps(at, "Step 4, layer 0")  # the step overview: [cross | gap | self]
+    z = z_array(rows)
+    assert z.shape == (8, 6 + 1 + 4)  # every head x the 6 source tokens, then 4 decoder ones
+    np.testing.assert_allclose(z[:, :6].sum(-1), 1.0, atol=1e-5)
+    np.testing.assert_allclose(z[:, 7:].sum(-1), 1.0, atol=1e-5)
 
 
 def test_beam_search_shows_the_beams_and_any_hypothesis_maps():

@@ -601,27 +601,33 @@ def test_grid_prefers_sc_fonts():
 # --- one step at a glance ------------------------------------------------------------------
 
 
-def test_step_overview_puts_the_three_panels_side_by_side():
+def test_step_overview_puts_the_bars_beside_both_attention_blocks():
     cross, mine = softmax_rows((3, 6), seed=2), softmax_rows((3, 2), seed=3)
     probs = np.array([0.1, 0.6, 0.3])
     fig = viz.step_overview(["a", "<b>", "c"], probs, 1, cross, SRC, mine, ["<s>", "猫"],
                             ["h0", "h1", "h2"], titles=("P", "C <x>", "S"), title="Step 2")
-    bar, c, s = fig.data
+    bar, rows = fig.data
     alone = probability_bars(["a", "<b>", "c"], probs, 1)
     assert (bar.type, bar.xaxis, bar.yaxis) == ("bar", "x", "y")
     np.testing.assert_array_equal(bar.x, alone.data[0].x)
     assert list(fig.layout.yaxis.ticktext) == list(alone.layout.yaxis.ticktext)
-    for trace, z, axes in ((c, cross, ("x2", "y2")), (s, mine, ("x3", "y3"))):
-        assert trace.type == "heatmap" and (trace.xaxis, trace.yaxis) == axes
-        np.testing.assert_array_equal(trace.z, z.astype(np.float32))
-    assert c.showscale is False and s.showscale is not False  # one colour bar, the last
-    assert list(fig.layout.xaxis2.ticktext) == SRC_ESC
-    assert list(fig.layout.xaxis3.ticktext) == ["&lt;s&gt;", "猫"]
-    assert fig.layout.yaxis2.scaleanchor is None and fig.layout.yaxis3.scaleanchor is None
-    domains = [fig.layout[f"xaxis{n}"].domain for n in ("", "2", "3")]
-    assert all(a[1] < b[0] for a, b in zip(domains, domains[1:], strict=False))  # in order, apart
-    assert 0 <= domains[0][0] and domains[-1][1] <= 1
-    assert [a.text for a in fig.layout.annotations] == ["P", "C &lt;x&gt;", "S"]
+    assert (rows.type, rows.xaxis, rows.yaxis) == ("heatmap", "x2", "y2")
+    z = np.asarray(rows.z)
+    np.testing.assert_array_equal(z[:, :6], cross.astype(np.float32))
+    assert np.isnan(z[:, 6]).all() and rows.hoverongaps is False  # the gap between blocks
+    np.testing.assert_array_equal(z[:, 7:], mine.astype(np.float32))
+    xa = fig.layout.xaxis2
+    assert list(xa.ticktext) == [*SRC_ESC, "&lt;s&gt;", "猫"]
+    assert list(xa.tickvals) == [0, 1, 2, 3, 4, 5, 7, 8]  # each label over its own column
+    assert list(fig.layout.yaxis2.ticktext) == ["h0", "h1", "h2"]
+    cells = np.asarray(rows.customdata)
+    assert cells[1, 7, 0] == "h1" and cells[1, 7, 1] == "&lt;s&gt;" and cells[1, 7, 2] == 0
+    assert cells[2, 3, 1] == "the" and cells[2, 3, 2] == 3
+    a, b = fig.layout.xaxis.domain, fig.layout.xaxis2.domain
+    assert 0 <= a[0] < a[1] < b[0] < b[1] <= 1  # in order, apart
+    titles = {t.text: t.x for t in fig.layout.annotations}
+    assert list(titles) == ["P", "C &lt;x&gt;", "S"]
+    assert a[0] < titles["P"] < a[1] and b[0] < titles["C &lt;x&gt;"] < titles["S"] < b[1]
     assert fig.layout.title.text == "Step 2"
 
 
@@ -631,9 +637,10 @@ def test_step_overview_validates_like_its_panels():
               self_rows=softmax_rows((2, 1)), decoder_tokens=["a"], head_labels=["h0", "h1"])
     viz.step_overview(**ok)
     for bad, match in ((dict(top_probs=np.array([1.5])), "softmax"),
-                       (dict(cross_rows=softmax_rows((3, 3))), "query_tokens"),
+                       (dict(cross_rows=softmax_rows((3, 3))), "head_labels"),
                        (dict(self_rows=np.full((2, 1), 2.0)), "softmax"),
-                       (dict(decoder_tokens=["a", "b"]), "key_tokens")):
+                       (dict(decoder_tokens=["a", "b"]), "keys"),
+                       (dict(cross_rows=np.full((2, 3), np.nan)), "non-finite")):
         with pytest.raises(ValueError, match=match):
             viz.step_overview(**(ok | bad))
 

@@ -8,10 +8,10 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from .attention import attention_heatmap
-from .axes import side_by_side
+from .axes import ATTENTION_SCALE, colorbar, margins, pair_customdata, side_by_side, token_axis
 from .decoding import probability_bars
 from .text import ENGLISH, VizText, check_text
+from .validate import check_matrix, check_range, check_tokens, escape_html
 
 __all__ = ["step_overview"]
 
@@ -33,13 +33,14 @@ def step_overview(
     title: str = "",
     text: VizText = ENGLISH,
 ) -> go.Figure:
-    """Step k of decoding in one figure of three panels: the top-K next-token probabilities
-    (:func:`viz.probability_bars`), the cross-attention of query k over the source and the
-    decoder self-attention of query k over the decoder input so far, one row per head
-    (:func:`viz.attention_heatmap`), sharing one 0-1 colour bar.
+    """Step k of decoding in one figure: the top-K next-token probabilities
+    (:func:`viz.probability_bars`) beside one heatmap, a row per head, of the cross-attention
+    of query k over the source and, after a blank column, its decoder self-attention over
+    the decoder input so far, on one 0-1 colour scale.
 
-    One figure instead of three: the browser redraws a figure at a fixed cost on top of its
-    content, and a step click redraws all three (benchmarks/clicks.py).
+    One figure, and the two attention blocks as one trace on one pair of axes: the browser
+    redraws each figure and each pair of axes at a cost, and a step click redraws this one
+    (benchmarks/clicks.py).
 
     Args:
         top_tokens, top_probs, chosen: K candidates, their (K,) probabilities and the index
@@ -51,33 +52,65 @@ def step_overview(
             decoder input so far.
         decoder_tokens: k column labels of ``self_rows``.
         head_labels: H row labels ("head 0", ...).
-        titles: the three panels' titles (shown literally; HTML is escaped).
-        axis_titles: the head axis and the two key axes; None: ``text.query`` and
-            ``text.key``.
+        titles: the titles over the bars, the cross-attention block and the self-attention
+            block (shown literally; HTML is escaped).
+        axis_titles: the head axis, the source keys and the decoder keys (the key axis is
+            titled "source keys | decoder keys"); None: ``text.query``, ``text.key``.
         title: the figure's title (escaped).
         text: the figure's own labels.
 
     Returns:
-        A figure whose traces are one ``go.Bar`` (axes x, y) and two ``go.Heatmap``
-        (x2/y2, x3/y3; only the last with a colour bar), each as its builder makes it.
+        A figure with one ``go.Bar`` (axes x, y) and one float32 ``go.Heatmap`` (x2, y2)
+        whose z is ``[cross_rows | NaN | self_rows]`` (H, S + 1 + k), x ticks at columns
+        0..S-1 and S+1..S+k showing the escaped key tokens, y ticks the head labels (first
+        head on top); a cell's hover names its head, key (position and token) and weight.
 
     Raises:
-        ValueError: as :func:`viz.probability_bars` and :func:`viz.attention_heatmap` for
-            their inputs, or if the two heatmaps do not have one row per head label.
+        ValueError: as :func:`viz.probability_bars` for the candidates; if either block is
+            not a finite (H, ·) array in [0, 1] matching its labels.
     """
     text = check_text(text)
-    heads, src_key, dec_key = axis_titles or (text.query, text.key, text.key)
+    heads_title, src_key, dec_key = axis_titles or (text.query, text.key, text.key)
     bars = probability_bars(top_tokens, top_probs, chosen, title=titles[0], text=text)
-    cross = attention_heatmap(cross_rows, head_labels, source_tokens, title=titles[1],
-                              query_label=heads, key_label=src_key, text=text)
-    mine = attention_heatmap(self_rows, head_labels, decoder_tokens, title=titles[2],
-                             query_label="", key_label=dec_key, text=text)
-    mine.update_yaxes(showticklabels=False, ticks="")  # the same heads as the middle panel
-    # Room right of the bars for the label of a bar near 100%, before the next panel's rows.
+    # Room right of the bars for the label of a bar near 100%, before the heads' labels.
     bars.update_xaxes(range=[0, 1.3], tickvals=[0, 0.5, 1])
-    columns = max(len(source_tokens), 4), max(len(decoder_tokens), 8)  # room for labels
-    widths = [sum(columns) * BARS_SHARE / (1 - BARS_SHARE), *columns]  # heatmaps by columns
-    # Cells fill the panels' height: with square cells a long sentence left every head's row
-    # a few pixels high.
-    return go.Figure(**side_by_side([bars, cross, mine], widths, title=title, gap=0.09,
-                                    square=False))
+    heads = check_tokens(head_labels, "head_labels")
+    blocks = []
+    for rows, keys, name in ((cross_rows, source_tokens, "cross_rows"),
+                             (self_rows, decoder_tokens, "self_rows")):
+        keys = check_tokens(keys, f"{name} keys")
+        z = check_matrix(rows, heads, keys, name, row_name="head_labels", col_name="keys")
+        check_range(z, 0.0, 1.0, name, "Pass softmax attention weights.")
+        blocks.append((z, [escape_html(t) for t in keys]))
+    (cross, src), (mine, dec) = blocks
+    S, n_heads = len(src), len(heads)
+    z = np.hstack([cross, np.full((n_heads, 1), np.nan, np.float32), mine])  # (H, S+1+k)
+    keys = [*src, "", *dec]
+    positions = [*range(S), -1, *range(len(dec))]
+    head_txt = [escape_html(h) for h in heads]
+    cells = pair_customdata(head_txt, keys, np.broadcast_to(positions, z.shape))
+    hover = (f"%{{customdata[0]}}<br>{text.hover_key.replace('%{x}', '%{customdata[2]}')}: "
+             f"%{{customdata[1]}}<br>{text.hover_weight}%{{z:.3f}}<extra></extra>")
+    tickvals = [*range(S), *range(S + 1, S + 1 + len(dec))]
+    rows = go.Figure(
+        data=[go.Heatmap(z=z, x=list(range(z.shape[1])), y=list(range(n_heads)), zmin=0.0,
+                         zmax=1.0, colorscale=ATTENTION_SCALE, colorbar=colorbar(text.weight),
+                         customdata=cells, hovertemplate=hover, hoverongaps=False)],
+        layout=dict(
+            title=dict(text=escape_html(titles[1])),
+            xaxis=token_axis([*src, *dec], f"{src_key}  |  {dec_key}") | dict(
+                tickvals=tickvals),
+            yaxis=token_axis(head_txt, heads_title, reverse=True),
+            margin=margins(head_txt, keys, colorbar=True),
+        ),
+    )
+    columns = max(S, 4) + 1 + max(len(dec), 8)  # the self block gets room for its labels
+    parts = side_by_side([bars, rows], [columns * BARS_SHARE / (1 - BARS_SHARE), columns],
+                         title=title, gap=0.09, square=False)
+    # The self-attention block's own title, over its columns (paper x of the heatmap's axis)
+    x0, x1 = parts["layout"]["xaxis2"]["domain"]
+    centre = x0 + (x1 - x0) * (S + 1 + len(dec) / 2) / z.shape[1]
+    parts["layout"]["annotations"][1]["x"] = x0 + (x1 - x0) * (S / 2) / z.shape[1]
+    parts["layout"]["annotations"].append(
+        parts["layout"]["annotations"][1] | dict(text=escape_html(titles[2]), x=centre))
+    return go.Figure(**parts)

@@ -60,8 +60,8 @@ def test_pieces_and_words_in_every_view(app, pieces):
     toggle = app.page.get_by_text("Group subword pieces into words", exact=True)
     app.act(toggle.click, panelMin=1)
     visit_every_tab(app, expect_source=words)
-    step = chart(app.snapshot(), "Step 1, layer")["axes"]["x2"]  # the cross-attention panel
-    assert step == words, step  # this step's row per head, keys grouped too
+    step = chart(app.snapshot(), "Step 1, layer")["axes"]["x2"]  # source keys, then <s>
+    assert step == [*words, "<s>"], step  # this step's row per head, keys grouped too
     app.screenshot("subwords-grouped")
 
 
