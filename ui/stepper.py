@@ -40,7 +40,7 @@ def current_step(T: int) -> int:
 
 
 def step_controls(trace: DecodeTrace) -> int:
-    """First / previous / play-pause / next / last, the speed, and the step slider.
+    """First / previous / play-pause / next / last, and the step slider.
 
     Returns:
         k in [1, T]: the decoder has read ``tgt_tokens[:k]`` and chooses ``tgt_tokens[k]``.
@@ -48,7 +48,7 @@ def step_controls(trace: DecodeTrace) -> int:
     T = len(trace.steps)
     k = current_step(T)
     playing = st.session_state.get("playing", False)
-    cols = st.columns([1, 1.3, 1.2, 1.3, 1, 1.3], vertical_alignment="bottom")
+    cols = st.columns([1, 1.3, 1.2, 1.3, 1], vertical_alignment="bottom")
     cols[0].button(t("first"), icon=":material/first_page:", on_click=_set_step, args=(1,),
                    disabled=k <= 1, key="first_step", width="stretch")
     cols[1].button(t("previous"), on_click=_set_step, args=(k - 1,), disabled=k <= 1,
@@ -61,12 +61,6 @@ def step_controls(trace: DecodeTrace) -> int:
                    key="next_step", width="stretch")
     cols[4].button(t("last"), icon=":material/last_page:", on_click=_set_step, args=(T,),
                    disabled=k >= T, key="last_step", width="stretch")
-    # The default is set by value, not with index=: the language switch re-sets the choice
-    # (see ui.i18n), which Streamlit would log a warning for on a widget with a default.
-    st.session_state.setdefault("speed", DEFAULT_SPEED)
-    cols[5].selectbox(t("speed"), list(SPEEDS), key="speed", help=t("speed_help"),
-                      format_func=labels(SPEEDS, lambda s: t("speed_option",
-                                                               seconds=s.split()[0])))
     if T > 1:
         st.slider(t("decoding_step"), 1, T, key="step", help=t("decoding_step_help"))
     else:
@@ -106,9 +100,21 @@ def step_panel(trace: DecodeTrace, k: int) -> None:
         chart(fig.update_layout(height=380), key="step_chart")
 
 
+def speed_picker() -> None:
+    """Play's speed, in the sidebar: outside the step-through fragment, so a step click does
+    not redraw it, and a change reruns the page, which starts the fragment's timer anew."""
+    # The default is set by value, not with index=: the language switch re-sets the choice
+    # (see ui.i18n), which Streamlit would log a warning for on a widget with a default.
+    st.session_state.setdefault("speed", DEFAULT_SPEED)
+    st.sidebar.selectbox(t("speed"), list(SPEEDS), key="speed", help=t("speed_help"),
+                         format_func=labels(SPEEDS, lambda s: t("speed_option",
+                                                                  seconds=s.split()[0])))
+
+
 def step_through(trace: DecodeTrace, body: Callable[[DecodeTrace, int], None]) -> None:
-    """Run the step controls, the step panel and ``body(trace, k)`` as one fragment that
-    reruns on its own every tick while playing."""
+    """The speed picker (sidebar), then the step controls, the step panel and
+    ``body(trace, k)`` as one fragment that reruns on its own every tick while playing."""
+    speed_picker()
     def timer() -> float | None:
         """Seconds between ticks for the current play state and speed (None = stopped)."""
         playing = st.session_state.get("playing", False)
@@ -117,7 +123,7 @@ def step_through(trace: DecodeTrace, body: Callable[[DecodeTrace, int], None]) -
     interval = timer()
 
     def panel() -> None:
-        # Play, Pause and Speed are inside this fragment, so clicking them reruns only the
+        # Play and Pause are inside this fragment, so clicking them reruns only the
         # fragment, which keeps the timer it was created with: rerun the whole app once to
         # create it again with the right one.
         if timer() != interval:
