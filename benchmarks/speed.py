@@ -97,8 +97,10 @@ def write_results(table: str, repeat: int) -> None:
 whole script run after moving the step slider or picking another head in the
 cross-attention tab (AppTest, in process; in the browser a step change reruns only the
 step-through fragment, so this is an upper bound), and decoding time per generated token
-through the API with one torch thread, as the app runs. Target: at most 50 ms per step or
-head change.
+through the API with one torch thread, as the app runs. This is not what a person waits
+for: the browser's share and Streamlit's work around the script are in "Clicks in
+Chromium" (benchmarks/clicks.py), the server's whole share per click in "Classroom over
+the protocol".
 
 {table}
 
