@@ -33,15 +33,14 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-from benchmarks.classroom import (
-    ROOT,
-    machine,
-    percentile,
-    publish,
-    source_tokens,
-    streamlit_server,
-)
-from benchmarks.clicks import cpu_seconds, descendants, rss_mib
+import websockets
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+from benchmarks.classroom import source_tokens
+from benchmarks.harness import ROOT, machine, percentile, publish, streamlit_server
+from benchmarks.procs import cpu_seconds, descendants, rss_mib
 
 HEADING = "## Classroom over the protocol (benchmarks/protocol.py)"
 STEP = re.compile(r"^Step (\d+) of (\d+)$")
@@ -80,9 +79,6 @@ class Client:
         Raises:
             TimeoutError: if the run does not finish within ``timeout`` seconds.
         """
-        from streamlit.proto.BackMsg_pb2 import BackMsg
-        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-
         msg = BackMsg()
         msg.rerun_script.query_string = ""
         msg.rerun_script.page_script_hash = ""
@@ -121,8 +117,6 @@ class Client:
 
     def state(self, key: str, **value):
         """A ``WidgetState`` for the widget ``key`` (e.g. ``trigger_value=True``)."""
-        from streamlit.proto.WidgetStates_pb2 import WidgetState
-
         return WidgetState(id=self.ids[key][0], **value)
 
     def fragment(self, key: str) -> str:
@@ -145,8 +139,6 @@ async def student(url: str, me: Student, clicks: int, interval: float, delay: fl
     ``ready`` for the others, then click "Next ▶" ``clicks`` times, every ``interval``
     seconds after ``delay``. Problems are recorded in ``me.errors``; the session stops at
     the first one that breaks it (after passing ``ready`` in any case)."""
-    import websockets
-
     waited = False
 
     async def all_ready() -> None:

@@ -30,7 +30,7 @@ from collections import Counter
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
-from benchmarks.classroom import free_port, percentile, publish, streamlit_server
+from benchmarks.harness import free_port, percentile, publish, streamlit_server
 from benchmarks.protocol import Student, classroom
 
 HEADING = "## Two processes behind nginx (benchmarks/proxy.py)"

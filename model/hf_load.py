@@ -181,9 +181,11 @@ def load_hf(folder: str | Path, load_pickle_weights: bool = False) -> HFTranslat
         raise CheckpointError(f"{folder.name}: the tokenizer files cannot be read "
                               f"({_short(str(exc), 200)})") from exc
     try:
-        hf = AutoModelForSeq2SeqLM.from_pretrained(
-            folder, attn_implementation="eager", use_safetensors=not load_pickle_weights or None,
-            dtype=torch.float32, local_files_only=True, trust_remote_code=False)
+        hf = AutoModelForSeq2SeqLM.from_pretrained(folder, local_files_only=True,
+                                                   trust_remote_code=False,
+                                                   attn_implementation="eager",
+                                                   use_safetensors=not load_pickle_weights or None,
+                                                   dtype=torch.float32)
     except Exception as exc:  # a damaged or mismatched weights file, a bad config
         raise CheckpointError(f"{folder.name}: the model cannot be loaded "
                               f"({_short(str(exc), 200)})") from exc

@@ -415,7 +415,8 @@ def remote_code_folder(folder: Path) -> Path:
     """A tiny Marian folder whose ``config.json`` asks for custom code (``auto_map``).
 
     ``configuration_custom.py`` and ``modeling_custom.py`` are present and harmless (renamed
-    Marian classes): loading the folder through them would need ``trust_remote_code=True``.
+    Marian classes): loading the folder through them would mean running the folder's code,
+    which the app refuses.
     """
     folder = build_tiny("marian", folder)
     config_path = folder / "config.json"

@@ -11,7 +11,7 @@ import asyncio
 import shutil
 from pathlib import Path
 
-from benchmarks.classroom import free_port, streamlit_server
+from benchmarks.harness import free_port, streamlit_server
 from benchmarks.protocol import Student, classroom
 from benchmarks.proxy import INSTALL_HINT, NGINX, first_visit, nginx
 from model.tasks.en_zh import EXAMPLES
@@ -54,7 +54,7 @@ def test_two_processes_behind_nginx_keep_each_session_on_its_process():
 
 
 def test_readme_gives_the_configuration_the_benchmark_runs(tmp_path):
-    from benchmarks.classroom import ROOT
+    from benchmarks.harness import ROOT
     from benchmarks.proxy import nginx_config
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -172,8 +172,8 @@ def attention_grid(
                      dtype=np.float32)  # (rows, cols) of the whole grid
     # customdata per cell: query token, key token, head, query position, key position
     info = np.full(mosaic.shape + (5,), "", dtype=object)
-    cells = pair_customdata(q_txt, k_txt, np.arange(tq)[:, None] + np.zeros(tk, int),
-                            np.zeros(tq, int)[:, None] + np.arange(tk))
+    cells = pair_customdata(q_txt, k_txt, np.broadcast_to(np.arange(tq)[:, None], (tq, tk)),
+                            np.broadcast_to(np.arange(tk), (tq, tk)))
     titles = []
     for h in range(n_heads):
         y0, x0 = (h // ncols) * step_y, (h % ncols) * step_x

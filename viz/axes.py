@@ -102,14 +102,13 @@ def nice_step(n: int, max_ticks: int) -> int:
 
 
 def side_by_side(figures: list, widths: list[float], *, title: str = "",
-                 gap: float = 0.06, square: bool = True) -> dict:
+                 gap: float = 0.06) -> dict:
     """The traces and layout of one figure showing ``figures`` as panels, left to right.
 
     Each of ``figures`` is a one-panel ``go.Figure`` (axes ``x`` and ``y``, as every builder
     here makes). Panel n (from 1) gets axes ``x{n}`` / ``y{n}`` over its share of the width
     (``widths`` are relative), its axes' settings (a ``scaleanchor`` follows its axis), and
-    its figure title as a panel title above it; ``square=False`` lets heatmap cells stretch
-    to the panel's height (no ``scaleanchor``). Only the last panel's colour bars are kept:
+    its figure title as a panel title above it. Only the last panel's colour bars are kept:
     callers put side by side panels that share one colour scale, or none.
 
     Returns:
@@ -136,10 +135,8 @@ def side_by_side(figures: list, widths: list[float], *, title: str = "",
             data.append(props)
         x_axis = fig.layout.xaxis.to_plotly_json()
         y_axis = fig.layout.yaxis.to_plotly_json()
-        if y_axis.get("scaleanchor") == "x" and square:
+        if y_axis.get("scaleanchor") == "x":
             y_axis["scaleanchor"] = x
-        elif "scaleanchor" in y_axis:
-            del y_axis["scaleanchor"]
         layout["xaxis" if n == 1 else f"xaxis{n}"] = x_axis | dict(domain=dom, anchor=y)
         layout["yaxis" if n == 1 else f"yaxis{n}"] = y_axis | dict(anchor=x)
         titles.append(dict(text=fig.layout.title.text or "", x=(dom[0] + dom[1]) / 2, y=1,

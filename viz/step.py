@@ -106,7 +106,7 @@ def step_overview(
     )
     columns = max(S, 4) + 1 + max(len(dec), 8)  # the self block gets room for its labels
     parts = side_by_side([bars, rows], [columns * BARS_SHARE / (1 - BARS_SHARE), columns],
-                         title=title, gap=0.09, square=False)
+                         title=title, gap=0.09)
     # The self-attention block's own title, over its columns (paper x of the heatmap's axis)
     x0, x1 = parts["layout"]["xaxis2"]["domain"]
     centre = x0 + (x1 - x0) * (S + 1 + len(dec) / 2) / z.shape[1]

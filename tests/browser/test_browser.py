@@ -12,7 +12,7 @@ import json
 import os
 from pathlib import Path
 
-from benchmarks.classroom import CJK, GLYPH_JS, INJECTION_JS, ROOT, chart
+from benchmarks.harness import CJK, GLYPH_JS, INJECTION_JS, ROOT, chart
 from tests.hostile_inputs import GOOD, HOSTILE_INPUTS, for_model
 
 SENTENCE = "i go to school tomorrow ."

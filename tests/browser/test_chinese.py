@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from benchmarks.classroom import CJK
+from benchmarks.harness import CJK
 
 
 def test_every_view_in_chinese(app):

@@ -13,12 +13,12 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from benchmarks.classroom import (
-    chromium_problem,
     classroom,
     classroom_sentences,
     summary,
     unique_tokens,
 )
+from benchmarks.harness import chromium_problem
 
 SESSIONS = 10
 CLICKS = 4

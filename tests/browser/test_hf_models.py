@@ -18,7 +18,7 @@ from contextlib import ExitStack
 
 import pytest
 
-from benchmarks.classroom import CJK, chart, streamlit_server
+from benchmarks.harness import CJK, chart, streamlit_server
 from model import load_pretrained
 from tests.browser.test_browser import ATTENTION_TABS, PE
 from tests.hf_tiny import tiny_folder, to_hf_cache

@@ -12,7 +12,7 @@ from urllib.parse import quote
 
 import pytest
 
-from benchmarks.classroom import CJK, ROOT, chart
+from benchmarks.harness import CJK, ROOT, chart
 from model import load_pretrained
 from model.words import group_labels
 from tests.browser.test_browser import PE, models_root

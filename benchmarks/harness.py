@@ -1,0 +1,409 @@
+"""The shared harness of the benchmarks and of ``tests/browser``: paths, the Streamlit
+server launcher, the Chromium settings, the in-page JavaScript that reads the page's state,
+percentiles, the machine's description and the RESULTS.md sections."""
+
+from __future__ import annotations
+
+import functools
+import os
+import platform
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "RESULTS.md"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+INSTALL_HINT = ("Debian's Chromium is needed for the browser tests and is never downloaded: "
+                "run `apt-get install chromium fonts-noto-cjk` (as root), then retry.")
+VIEWPORT = {"width": 1500, "height": 1200}
+CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+# ---------------------------------------------------------------------------------------------
+# Server and browser
+# ---------------------------------------------------------------------------------------------
+
+
+def chromium_problem() -> str | None:
+    """Why Debian's Chromium cannot be used (a message naming the fix), or None if it can."""
+    if not Path(CHROMIUM).is_file() or not os.access(CHROMIUM, os.X_OK):
+        return f"{CHROMIUM} is missing. {INSTALL_HINT}"
+    return None
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:
+            return reply.status == 200 and reply.read().strip() == b"ok"
+    except OSError:
+        return False
+
+
+@dataclass
+class Server:
+    """A running ``streamlit run app.py``: its URL and a way to read what it has printed."""
+
+    url: str
+    output: Callable[[], str]
+    pid: int
+
+
+@contextmanager
+def streamlit_server(timeout: float = 60.0) -> Iterator[Server]:
+    """Run ``python -m streamlit run app.py`` on a free loopback port and yield it.
+
+    The server runs from the repository root with this interpreter. The file watcher is off
+    (a test must not rerun the app because someone saved a file meanwhile) and so are the
+    usage statistics. Polls ``/_stcore/health`` until it answers ``ok``; raises
+    ``RuntimeError`` with the server's output if it exits or is not up within ``timeout``
+    seconds. The server is terminated (then killed) on exit.
+    """
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    log = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1",
+         "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+    )
+
+    def output(tail: int = 5000) -> str:
+        log.flush()
+        log.seek(0)
+        return log.read()[-tail:]
+
+    try:
+        deadline = time.monotonic() + timeout
+        while not _healthy(url):
+            if server.poll() is not None:
+                raise RuntimeError(f"streamlit exited with code {server.returncode} before "
+                                   f"{url}/_stcore/health answered; its output:\n{output()}")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"streamlit did not answer {url}/_stcore/health within "
+                                   f"{timeout:.0f} s; its output:\n{output()}")
+            time.sleep(0.25)
+        yield Server(url, output, server.pid)
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait(timeout=10)
+        log.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# What the page looks like: JavaScript evaluated in the page, shared by the sync helpers in
+# tests/browser/conftest.py and the async classroom below.
+# ---------------------------------------------------------------------------------------------
+
+#: Everything the tests look at, read in one go: ``() => snapshot``.
+SNAPSHOT_JS = """
+() => {
+  const all = (sel, root = document) => [...root.querySelectorAll(sel)];
+  const text = (e) => e.textContent;
+  const app = document.querySelector("[data-testid='stApp']");
+  const md = all("[data-testid='stMarkdownContainer'], [data-testid='stCaptionContainer']");
+  const codesAfter = (prefix) => {
+    const el = md.find((e) => e.innerText.trim().startsWith(prefix));
+    return el ? all('code', el).map(text) : null;
+  };
+  const stepEl = md.find((e) => /^Step \\d+ of \\d+$/.test(e.innerText.trim()));
+  const slider = document.querySelector("[data-testid='stSlider'] input[type='range']");
+  const sentence = document.querySelector("input[aria-label='English sentence']");
+  const tab = document.querySelector("[data-testid='stTab'][aria-selected='true']");
+  return {
+    state: app ? app.getAttribute('data-test-script-state') : null,
+    stale: all("[data-stale='true']").length,
+    charts: all("[data-testid='stPlotlyChart']").map((c) => ({
+      title: (c.querySelector('.gtitle') || {textContent: ''}).textContent,
+      drawn: c.querySelector('svg.main-svg') !== null,
+      // every panel's ticks: Plotly names the groups xtick, x2tick, x5tick, ...
+      x: all('g', c).filter((g) => /^x\\d*tick$/.test(g.getAttribute('class') || ''))
+        .map(text),
+      y: all('g', c).filter((g) => /^y\\d*tick$/.test(g.getAttribute('class') || ''))
+        .map(text),
+      firstPanelY: all('.subplot.xy .ytick text', c).map(text),
+      // each axis's tick labels by axis: {x: [...], x2: [...], y: [...], ...}
+      axes: all('g', c).reduce((axes, g) => {
+        const name = (/^([xy]\\d*)tick$/.exec(g.getAttribute('class') || '') || [])[1];
+        if (name) (axes[name] = axes[name] || []).push(text(g));
+        return axes;
+      }, {}),
+    })),
+    exceptions: all("[data-testid='stException']").map((e) => e.innerText),
+    alerts: all("[data-testid='stAlert']").map((a) => ({
+      kind: ((a.querySelector("[data-testid^='stAlertContent']") || {dataset: {}})
+             .dataset.testid || '').replace('stAlertContent', '').toLowerCase(),
+      text: a.innerText,
+    })),
+    heading: all('h3').map((e) => e.innerText.trim()).join('\\n'),
+    step: stepEl ? stepEl.innerText.trim() : null,
+    sourceTokens: codesAfter('Source tokens:'),
+    decoderInput: codesAfter('Decoder input so far:'),
+    slider: slider ? {min: +slider.min, max: +slider.max, value: +slider.value} : null,
+    sentence: sentence ? sentence.value : null,
+    tab: tab ? tab.innerText.trim() : null,
+    panelCharts: (() => {
+      const p = all("[data-testid='stTabPanel']").find((e) => e.offsetParent !== null);
+      return p ? all("[data-testid='stPlotlyChart']", p).length : 0;
+    })(),
+  };
+}
+"""
+
+#: ``(want) => bool``: the app is idle and the page shows what ``want`` describes. Keys
+#: (all optional): ``charts`` / ``minCharts`` (how many Plotly charts; every chart on the page
+#: must have its SVG in any case), ``panelCharts`` / ``panelMin`` (the same inside the open
+#: tab's panel), ``titles`` (chart titles that must be present, as prefixes), ``step`` (the
+#: "Step k of T" label), ``stepOf`` (the label starts with "Step 1 of " etc.), ``source``
+#: (the source-token caption), ``alert`` (text some alert contains), ``tab`` (the open tab),
+#: ``rows`` (``{title, n}``: that chart shows ``n`` query rows, in each row of panels of a
+#: grid of heads: its y tick labels are the same ``n`` labels once per row of panels).
+READY_JS = """
+(want) => {
+  const all = (sel, root = document) => [...root.querySelectorAll(sel)];
+  const app = document.querySelector("[data-testid='stApp']");
+  if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+  if (document.querySelector("[data-stale='true']")) return false;
+  const charts = all("[data-testid='stPlotlyChart']");
+  const title = (c) => (c.querySelector('.gtitle') || {textContent: ''}).textContent;
+  if (want.charts !== undefined && charts.length !== want.charts) return false;
+  if (want.minCharts !== undefined && charts.length < want.minCharts) return false;
+  if (!charts.every((c) => c.querySelector('svg.main-svg'))) return false;
+  const panel = [...all("[data-testid='stTabPanel']")].find((p) => p.offsetParent !== null);
+  const inPanel = panel ? all("[data-testid='stPlotlyChart']", panel).length : 0;
+  if (want.panelCharts !== undefined && inPanel !== want.panelCharts) return false;
+  if (want.panelMin !== undefined && inPanel < want.panelMin) return false;
+  if (want.titles && !want.titles.every((t) => charts.some((c) => title(c).startsWith(t)))) {
+    return false;
+  }
+  const md = all("[data-testid='stMarkdownContainer'], [data-testid='stCaptionContainer']");
+  const texts = md.map((e) => e.innerText.trim());
+  if (want.step && !texts.includes(want.step)) return false;
+  const isStep = (t) => /^Step \\d+ of \\d+$/.test(t);
+  if (want.stepOf && !texts.some((t) => isStep(t) && t.startsWith(want.stepOf))) return false;
+  if (want.source) {
+    const cap = md.find((e) => e.innerText.trim().startsWith('Source tokens:'));
+    if (!cap || JSON.stringify(all('code', cap).map((e) => e.textContent))
+                 !== JSON.stringify(want.source)) return false;
+  }
+  if (want.alert && !all("[data-testid='stAlert']").some((a) => a.innerText.includes(want.alert))) {
+    return false;
+  }
+  if (want.tab) {
+    const tab = document.querySelector("[data-testid='stTab'][aria-selected='true']");
+    if (!tab || tab.innerText.trim() !== want.tab) return false;
+  }
+  if (want.rows) {
+    const c = charts.find((c) => title(c).startsWith(want.rows.title));
+    if (!c) return false;
+    const ticks = all('.subplot.xy .ytick text', c).map((e) => e.textContent);
+    const n = want.rows.n;
+    if (!ticks.length || ticks.length % n
+        || ticks.some((label, i) => label !== ticks[i % n])) return false;
+  }
+  return true;
+}
+"""
+
+
+class RunCounter:
+    """Counts the script runs the server reports as finished to one page.
+
+    Listens to the page's websocket and decodes each ``ForwardMsg``: a ``script_finished``
+    (successfully, whole script or one ``st.fragment``) is one finished run. The page's
+    ``data-test-script-state`` attribute is not enough on its own: a run of a few
+    milliseconds can go ``notRunning`` -> ``running`` -> ``notRunning`` within one React
+    render, leaving the attribute untouched.
+    """
+
+    def __init__(self, page):
+        self.done = 0
+        page.on("websocket", lambda ws: ws.on("framereceived", self._frame))
+
+    def _frame(self, payload) -> None:
+        if isinstance(payload, str):
+            return
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        msg = ForwardMsg()
+        try:
+            msg.ParseFromString(payload)
+        except Exception:  # not a ForwardMsg: nothing to count
+            return
+        if msg.WhichOneof("type") == "script_finished" and msg.script_finished in (
+                ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY):
+            self.done += 1
+
+
+#: ``() => [problem, ...]``: user text that became live HTML, a link, LaTeX, colour, ...
+INJECTION_JS = """
+() => {
+  const all = (sel) => [...document.querySelectorAll(sel)];
+  const problems = [];
+  all('script').filter((s) => /alert|onerror/.test(s.textContent))
+    .forEach((s) => problems.push('script element: ' + s.outerHTML.slice(0, 80)));
+  all('img[onerror], img[src="x"], [onerror], [onclick]')
+    .forEach((e) => problems.push('element with handler: ' + e.outerHTML.slice(0, 80)));
+  all('a[href]').filter((a) => /^\\s*javascript:|example\\.com/i.test(a.getAttribute('href')))
+    .forEach((a) => problems.push('link: ' + a.outerHTML.slice(0, 80)));
+  const md = "[data-testid='stMarkdownContainer'] ";
+  all(md + '.katex, ' + md + '.stMarkdownColoredText, ' + md + '.stMarkdownBadge, ' +
+      md + "[data-testid='stIconMaterial'], " + md + 'blockquote, ' + md + 'h1, ' + md + 'h2')
+    .filter((e) => !e.closest("[data-testid='stHeading']"))  // st.title: the app's own text
+    .forEach((e) => problems.push('rendered markup: ' + e.outerHTML.slice(0, 80)));
+  all(md + 'strong, ' + md + 'em, ' + md + 'b, ' + md + 'i')
+    .filter((e) => /^(why|we|click)$/i.test(e.textContent.trim()))
+    .forEach((e) => problems.push('emphasis on user text: ' + e.outerHTML.slice(0, 80)));
+  if (document.body.innerText.includes('\\u{1F604}')) problems.push(':smile: became an emoji');
+  return problems;
+}
+"""
+
+#: ``([text, cssFont]) => {...}``: draws ``text`` on a canvas in the given CSS font and
+#: compares it with the missing-glyph box of an unassigned code point: a font stack that
+#: cannot draw the character gives the same box (or nothing at all).
+GLYPH_JS = """
+([text, font]) => {
+  const draw = (s) => {
+    const c = document.createElement('canvas');
+    c.width = 160; c.height = 80;
+    const g = c.getContext('2d', {willReadFrequently: true});
+    g.fillStyle = '#fff'; g.fillRect(0, 0, c.width, c.height);
+    g.fillStyle = '#000'; g.font = font; g.textBaseline = 'middle'; g.fillText(s, 8, 40);
+    const d = g.getImageData(0, 0, c.width, c.height).data;
+    let ink = 0, bits = '';
+    for (let i = 0; i < d.length; i += 4) { const on = d[i] < 128; ink += on; bits += +on; }
+    return {ink, bits, width: g.measureText(s).width};
+  };
+  const glyph = draw(text), tofu = draw('\\u0378');
+  return {ink: glyph.ink, width: glyph.width, tofuWidth: tofu.width,
+          isTofu: glyph.bits === tofu.bits || glyph.ink === 0};
+}
+"""
+
+
+def page_problems(snap: dict) -> list[str]:
+    """Streamlit exception boxes and error alerts in a page snapshot (empty when clean)."""
+    return ([f"exception box: {e[:500]}" for e in snap["exceptions"]]
+            + [f"error alert: {a['text'][:500]}" for a in snap["alerts"] if a["kind"] == "error"])
+
+
+def tick_labels(snap: dict) -> set[str]:
+    """Every axis tick label of every chart in a snapshot."""
+    return {t for c in snap["charts"] for t in (*c["x"], *c["y"])}
+
+
+def chart(snap: dict, title: str) -> dict:
+    """The one chart whose title starts with ``title`` (AssertionError if not exactly one)."""
+    found = [c for c in snap["charts"] if c["title"].startswith(title)]
+    assert len(found) == 1, (title, [c["title"] for c in snap["charts"]])
+    return found[0]
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The ``q``-th percentile (0-100) of ``values``, interpolated between closest ranks."""
+    data = sorted(values)
+    if len(data) == 1:
+        return data[0]
+    return statistics.quantiles(data, n=100, method="inclusive")[round(q) - 1]
+
+
+# ---------------------------------------------------------------------------------------------
+# The machine and RESULTS.md
+# ---------------------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=1)
+def app_model():
+    """The model the app preselects (``translator.default_model``), loaded once."""
+    from model.translator import available_models, default_model, load_pretrained
+
+    return load_pretrained(default_model(available_models()))
+
+
+def machine() -> dict:
+    """Where the figures come from: CPU, cores, memory, software versions, model."""
+
+    import streamlit
+    import torch
+    from playwright._repo_version import version as playwright_version
+
+    info = {"cores": os.cpu_count(), "cpu": platform.processor() or platform.machine(),
+            "ram": "?", "python": platform.python_version(), "torch": torch.__version__,
+            "streamlit": streamlit.__version__, "playwright": playwright_version,
+            "chromium": "?", "model": "?", "load": "?", "commit": "?"}
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                info["cpu"] = line.split(":", 1)[1].strip()
+                break
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal"):
+                info["ram"] = f"{int(line.split()[1]) / 2**20:.1f} GiB"
+        info["load"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        pass
+    try:
+        info["chromium"] = subprocess.run([CHROMIUM, "--version"], capture_output=True,
+                                          text=True, timeout=30).stdout.strip() or "?"
+    except (OSError, subprocess.SubprocessError):
+        pass
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
+                                capture_output=True, text=True, timeout=30).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                               cwd=ROOT, capture_output=True, text=True, timeout=30).stdout
+        info["commit"] = f"{commit}{' with uncommitted changes' if dirty.strip() else ''}"
+    except (OSError, subprocess.SubprocessError):
+        pass
+    try:
+        model = app_model()  # the model the app preselects
+        info["model"] = (f"pretrained/{model.name}: {model.config.num_encoder_layers}+"
+                         f"{model.config.num_decoder_layers} layers, d_model "
+                         f"{model.config.d_model}, {model.card.get('parameters', 0):,} "
+                         "parameters")
+    except (OSError, ValueError):
+        pass
+    return info
+
+
+def publish(text: str, heading: str, write: bool) -> None:
+    """Print a benchmark's report ``text``; with ``write``, also put it in RESULTS.md as the
+    section starting with ``heading``."""
+    print(text)
+    if write:
+        RESULTS.write_text(with_section(RESULTS, text, heading=heading), encoding="utf-8")
+        print(f"wrote {RESULTS.relative_to(ROOT)}")
+
+
+def with_section(path: Path, section: str, heading: str = "## Classroom") -> str:
+    """``path``'s text with its section starting with ``heading`` replaced by ``section``
+    (other sections are kept; a missing file or section is created)."""
+    old = path.read_text(encoding="utf-8") if path.exists() else "# Benchmark results\n"
+    match = re.search(rf"^{re.escape(heading)}.*?(?=^## |\Z)", old, flags=re.S | re.M)
+    if match:
+        return old[:match.start()] + section + ("\n" if old[match.end():] else "") + \
+            old[match.end():]
+    return old.rstrip("\n") + "\n\n" + section
