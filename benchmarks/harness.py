@@ -67,8 +67,10 @@ class Server:
 
 
 @contextmanager
-def streamlit_server(timeout: float = 60.0) -> Iterator[Server]:
-    """Run ``python -m streamlit run app.py`` on a free loopback port and yield it.
+def streamlit_server(timeout: float = 60.0, script: str = "serve.py") -> Iterator[Server]:
+    """Run ``python -m streamlit run SCRIPT`` on a free loopback port and yield it: by
+    default ``serve.py`` (the app, warmed up at server start, as README says to run it), or
+    ``app.py`` itself.
 
     The server runs from the repository root with this interpreter. The file watcher is off
     (a test must not rerun the app because someone saved a file meanwhile) and so are the
@@ -80,7 +82,7 @@ def streamlit_server(timeout: float = 60.0) -> Iterator[Server]:
     url = f"http://127.0.0.1:{port}"
     log = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
     server = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+        [sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true",
          "--server.port", str(port), "--server.address", "127.0.0.1",
          "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"],
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,

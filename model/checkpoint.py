@@ -7,8 +7,9 @@ the weights).
 Every load failure raises ``CheckpointError`` whose message starts with the file's name and
 says what is wrong with it, in one short sentence. Nothing here unpickles: the weights are
 read only with ``safetensors``, whose header is checked against ``config.json`` before any
-tensor data is read or any model memory is allocated (a hostile ``config.json`` cannot make
-the loader allocate gigabytes).
+tensor data is read, and the model is built only when ``config.json`` describes no more
+parameters than the header holds (a hostile ``config.json`` cannot make the loader allocate
+gigabytes).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ WEIGHTS, CONFIG, SRC_VOCAB, TGT_VOCAB, CARD = (
 SRC_TOKENIZER = "src_tokenizer.json"
 MAX_JSON_BYTES = 16 << 20  # a JSON file of a pretrained folder is a few kB; refuse huge ones
 MAX_POSITIONS = 4096  # the largest max_len accepted: its sin/cos table is built in memory
+SIZE_SLACK = 4  # a config may describe this many times the header's numbers before the build
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
@@ -267,9 +269,27 @@ def _layer_count(names, prefix: str) -> int:
     return max(found) + 1 if found else 0
 
 
-def _check_header(header: dict, config: TransformerConfig) -> None:
-    """Tensor names, shapes and dtypes in the header must be what ``config`` implies. The
-    model is built on the ``meta`` device (no memory) only once the layer counts agree."""
+def _least_parameters(config: TransformerConfig) -> int:
+    """A lower bound on the parameters ``config`` describes: the two embedding tables and,
+    per layer, the attention projections (4 D^2; the decoder's cross-attention too) and the
+    feed-forward weights (2 D F), biases and norms left out."""
+    d, f = config.d_model, config.dim_feedforward
+    return ((config.src_vocab_size + config.tgt_vocab_size) * d
+            + config.num_encoder_layers * (4 * d * d + 2 * d * f)
+            + config.num_decoder_layers * (8 * d * d + 2 * d * f))
+
+
+def _check_header(header: dict, config: TransformerConfig) -> Transformer:
+    """Tensor names, shapes and dtypes in the header must be what ``config`` implies.
+
+    The model is built (on the CPU, randomly initialised) only once the layer counts agree
+    and the config describes at most ``SIZE_SLACK`` times the numbers the header holds, so a
+    hostile ``config.json`` cannot make the loader allocate much more than the weights
+    file's size; within that slack a mismatch gets the precise message naming a tensor.
+
+    Returns:
+        The model ``config`` describes, ready for ``load_state_dict``.
+    """
     for prefix, field in (("encoder_layers", "num_encoder_layers"),
                           ("decoder_layers", "num_decoder_layers")):
         have, want = _layer_count(header, prefix), getattr(config, field)
@@ -278,8 +298,15 @@ def _check_header(header: dict, config: TransformerConfig) -> None:
                 f"{WEIGHTS} has {have} {prefix.replace('_', ' ')} but {CONFIG} says {field} "
                 f"is {want}"
             )
-    with torch.device("meta"):
-        expected = Transformer(config).state_dict()
+    held = sum(math.prod(shape) for shape, _ in header.values())
+    least = _least_parameters(config)
+    if least > SIZE_SLACK * held:
+        raise CheckpointError(
+            f"{WEIGHTS} holds {held:,} numbers but {CONFIG} describes at least {least:,} "
+            f"parameters (d_model {config.d_model}, dim_feedforward {config.dim_feedforward})"
+        )
+    model = Transformer(config)
+    expected = model.state_dict()
     missing = sorted(set(expected) - set(header))
     extra = sorted(set(header) - set(expected))
     if missing or extra:
@@ -295,6 +322,7 @@ def _check_header(header: dict, config: TransformerConfig) -> None:
             )
         if not dtype.startswith(("F", "BF")):
             raise CheckpointError(f"{WEIGHTS}: tensor {k} has dtype {dtype}, not a float type")
+    return model
 
 
 def load_checkpoint(folder: Path) -> tuple[Transformer, Vocab, Vocab, dict]:
@@ -334,7 +362,7 @@ def load_checkpoint(folder: Path) -> tuple[Transformer, Vocab, Vocab, dict]:
     if card.get("sha256") and digest != card["sha256"]:
         raise CheckpointError(f"{WEIGHTS}: sha256 does not match the one in {CARD} (the file "
                               "is damaged or was replaced)")
-    _check_header(_read_header(weights), config)
+    model = _check_header(_read_header(weights), config)
     try:
         state = load_file(str(weights))
     except (SafetensorError, OSError, ValueError, RuntimeError) as exc:
@@ -344,7 +372,6 @@ def load_checkpoint(folder: Path) -> tuple[Transformer, Vocab, Vocab, dict]:
     for k, v in state.items():
         if not bool(torch.isfinite(v).all()):
             raise CheckpointError(f"{WEIGHTS}: tensor {k} holds NaN or infinite values")
-    model = Transformer(config)
     try:
         model.load_state_dict(state)
     except RuntimeError as exc:  # unreachable after _check_header; kept as a last guard

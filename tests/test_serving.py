@@ -64,3 +64,10 @@ def test_readme_gives_the_configuration_the_benchmark_runs(tmp_path):
         directive = line.split("#", 1)[0].strip()
         if directive and not directive.startswith(("listen", "}", "server {")):
             assert " ".join(directive.split()) in ours, directive
+
+
+def test_app_py_alone_still_serves_the_app():
+    """``streamlit run app.py`` (no warm-up) serves the same app as serve.py."""
+    with streamlit_server(script="app.py") as server:
+        students, _, _ = asyncio.run(classroom(server.url, [EXAMPLES[0]], 2, 0.2, 60.0))
+    assert students[0].errors == [] and students[0].waits

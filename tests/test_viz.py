@@ -40,6 +40,24 @@ SRC_ESC = ["&lt;s&gt;", "the", "cat", "the", "&lt;script&gt;", "&lt;/s&gt;"]
 TGT_ESC = ["&lt;s&gt;", "猫", "猫", "&amp;", "&lt;/s&gt;"]
 
 
+def title_of(fig: go.Figure, axis: str = "x") -> str | None:
+    """The title of ``axis`` ("x", "y2", ...): its own, or the annotation that titles it on
+    its domain (``viz.axes.axis_title``: token axes); None if it has neither."""
+    own = fig.layout[axis[0] + "axis" + axis[1:]].title.text
+    if own is not None:
+        return own
+    ref = "xref" if axis.startswith("x") else "yref"
+    found = [a.text for a in fig.layout.annotations if a[ref] == f"{axis} domain"
+             and (a.textangle == -90) == axis.startswith("y")]
+    assert len(found) <= 1, found
+    return found[0] if found else None
+
+
+def notes_of(fig: go.Figure) -> list:
+    """The figure's annotations other than axis titles (head and panel titles)."""
+    return [a for a in fig.layout.annotations if not str(a.xref).endswith(" domain")]
+
+
 def softmax_rows(shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
     """Random attention with rows summing to 1, as float64 (builders must cast)."""
     x = np.random.default_rng(seed).normal(size=shape)
@@ -179,14 +197,14 @@ def test_attention_heatmap_data_axes_and_colours() -> None:
     assert ya.autorange == "reversed"  # first query on top
     assert xa.autorange is not False and xa.autorange != "reversed"
     assert ya.scaleanchor == "x"  # square cells
-    assert xa.title.text == "Key: source" and ya.title.text == "Query: decoder"
+    assert title_of(fig, "x") == "Key: source" and title_of(fig, "y") == "Query: decoder"
     assert fig.layout.title.text == "&lt;b&gt;x&lt;/b&gt;"
 
 
 def test_attention_heatmap_default_axis_titles() -> None:
     fig = attention_heatmap(softmax_rows((5, 6)), TGT, SRC)
-    assert fig.layout.xaxis.title.text.startswith("Key")
-    assert fig.layout.yaxis.title.text.startswith("Query")
+    assert title_of(fig, "x").startswith("Key")
+    assert title_of(fig, "y").startswith("Query")
 
 
 def test_attention_heatmap_repeated_tokens_keep_distinct_cells() -> None:
@@ -264,7 +282,7 @@ def test_attention_grid_is_one_mosaic_of_the_heads() -> None:
     (trace,) = fig.data
     z = np.asarray(trace.z)
     assert z.dtype == np.float32 and (trace.zmin, trace.zmax) == (0.0, 1.0)
-    assert [a.text for a in fig.layout.annotations] == [f"Head {h}" for h in range(6)]
+    assert [a.text for a in notes_of(fig)] == [f"Head {h}" for h in range(6)]
     cells = np.asarray(trace.customdata)
     drawn = np.zeros(z.shape, bool)
     for h, (r, c) in enumerate(_panels(fig, 6, 5, 6)):
@@ -295,7 +313,7 @@ def test_attention_grid_axes_follow_heatmap_rules() -> None:
 
 def test_attention_grid_ncols_capped_and_validated() -> None:
     fig = attention_grid(softmax_rows((3, 5, 6)), TGT, SRC, ncols=np.int64(2))
-    assert list(fig.layout.xaxis.ticktext) == SRC_ESC * 2 and len(fig.layout.annotations) == 3
+    assert list(fig.layout.xaxis.ticktext) == SRC_ESC * 2 and len(notes_of(fig)) == 3
     fig = attention_grid(softmax_rows((2, 5, 6)), TGT, SRC, ncols=4)
     assert list(fig.layout.xaxis.ticktext) == SRC_ESC * 2  # capped at the 2 heads
     assert list(fig.layout.yaxis.ticktext) == TGT_ESC
@@ -329,7 +347,7 @@ def test_positional_heatmap_values_scale_and_axes() -> None:
     assert hm.z.dtype == np.float32
     np.testing.assert_array_equal(hm.z, pe.astype(np.float32))
     assert (hm.zmin, hm.zmax) == (-1.0, 1.0) and hm.zmid == 0.0
-    assert fig.layout.xaxis.title.text == "Dimension i"
+    assert title_of(fig, "x") == "Dimension i"
     ya = fig.layout.yaxis
     assert list(ya.tickvals) == list(range(5)) and ya.autorange == "reversed"
     assert list(ya.ticktext) == [f"{i}: {t}" for i, t in enumerate(TGT_ESC)]
@@ -363,7 +381,7 @@ def test_positional_curves_one_trace_per_dim() -> None:
     for trace, d in zip(fig.data, [4, 5, 0], strict=True):
         assert list(trace.x) == list(range(30))
         np.testing.assert_array_equal(trace.y, pe[:, d].astype(np.float32))
-    assert fig.layout.xaxis.title.text == "Position"
+    assert title_of(fig, "x") == "Position"
     roundtrip(fig)
 
 
@@ -456,7 +474,7 @@ def test_probability_bars_sorted_and_chosen_highlighted() -> None:
     # chosen index 3 (p=0.2) is now at position 1; only it has the highlight colour
     assert list(bar.marker.color) == [BAR_COLOR, CHOSEN_COLOR, BAR_COLOR, BAR_COLOR]
     assert list(fig.layout.xaxis.range) == [0, 1]
-    assert fig.layout.xaxis.title.text == "Probability"
+    assert title_of(fig, "x") == "Probability"
     assert list(bar.customdata) == list(ya.ticktext)
     assert "%{customdata}" in bar.hovertemplate and "%{x:.1%}" in bar.hovertemplate
     roundtrip(fig)
@@ -625,7 +643,7 @@ def test_step_overview_puts_the_bars_beside_both_attention_blocks():
     assert cells[2, 3, 1] == "the" and cells[2, 3, 2] == 3
     a, b = fig.layout.xaxis.domain, fig.layout.xaxis2.domain
     assert 0 <= a[0] < a[1] < b[0] < b[1] <= 1  # in order, apart
-    titles = {t.text: t.x for t in fig.layout.annotations}
+    titles = {t.text: t.x for t in notes_of(fig)}
     assert list(titles) == ["P", "C &lt;x&gt;", "S"]
     assert a[0] < titles["P"] < a[1] and b[0] < titles["C &lt;x&gt;"] < titles["S"] < b[1]
     assert fig.layout.title.text == "Step 2"
@@ -722,22 +740,22 @@ def _own_text(fig: go.Figure) -> list[str]:
 def test_a_builder_writes_exactly_the_labels_it_is_given():
     figs = _every_figure(SHOUT)
     f = figs["heatmap"]
-    assert (f.layout.yaxis.title.text, f.layout.xaxis.title.text) == ("QUERY", "KEY")
+    assert (title_of(f, "y"), title_of(f, "x")) == ("QUERY", "KEY")
     assert f.data[0].colorbar.title.text == "WEIGHT"
     assert f.data[0].hovertemplate == ("QUERY %{y}: %{customdata[0]}<br>KEY %{x}: "
                                        "%{customdata[1]}<br>WEIGHT: %{z:.3f}<extra></extra>")
     f = figs["grid"]
-    assert [a.text for a in f.layout.annotations] == ["HEAD 0", "HEAD 1", "HEAD 2"]
+    assert [a.text for a in notes_of(f)] == ["HEAD 0", "HEAD 1", "HEAD 2"]
     assert f.data[0].hovertemplate.startswith("HEAD %{customdata[2]}<br>QUERY %{customdata[3]}: ")
     assert f.data[0].colorbar.title.text == "WEIGHT"
-    assert (f.layout.yaxis.title.text, f.layout.xaxis.title.text) == ("QUERY", "KEY")
+    assert (title_of(f, "y"), title_of(f, "x")) == ("QUERY", "KEY")
     f = figs["mask"]
     assert f.data[0].colorbar.title.text == "MASK"
     assert list(f.data[0].colorbar.ticktext) == ["ALLOWED (FALSE)", "BLOCKED (TRUE)"]
     assert f.data[0].customdata[0, 1, 2] == "BLOCKED" and f.data[0].customdata[1, 0, 2] == "ALLOWED"
     assert f.data[0].hovertemplate.endswith("<br>%{customdata[2]}<extra></extra>")
     f = figs["bars"]
-    assert (f.layout.xaxis.title.text, f.layout.yaxis.title.text) == ("PROBABILITY", "TOKEN")
+    assert (title_of(f, "x"), title_of(f, "y")) == ("PROBABILITY", "TOKEN")
     assert f.data[0].hovertemplate == "%{customdata}<br>PROBABILITY: %{x:.1%}<extra></extra>"
     f = figs["beam"]
     by_name = {t.name: t for t in f.data if t.name}
@@ -745,17 +763,17 @@ def test_a_builder_writes_exactly_the_labels_it_is_given():
     for status in ("KEPT", "FINISHED", "PRUNED"):  # each status's hover names it
         assert by_name[status].hovertemplate == (
             f"%{{customdata[0]}}<br>log p = %{{customdata[1]:.3f}}<br>{status}<extra></extra>")
-    assert f.layout.xaxis.title.text == "DECODING STEP"
-    assert f.layout.yaxis.title.text == "RANK WITHIN THE STEP"
+    assert title_of(f, "x") == "DECODING STEP"
+    assert title_of(f, "y") == "RANK WITHIN THE STEP"
     f = figs["sequence"]
-    assert (f.layout.xaxis.title.text, f.layout.yaxis.title.text) == ("TOKEN", "PROBABILITY")
+    assert (title_of(f, "x"), title_of(f, "y")) == ("TOKEN", "PROBABILITY")
     assert f.data[0].hovertemplate == "%{customdata}<br>PROBABILITY: %{y:.1%}<extra></extra>"
     f = figs["matrix"]
-    assert (f.layout.yaxis.title.text, f.layout.xaxis.title.text) == ("TOKEN", "DIMENSION")
+    assert (title_of(f, "y"), title_of(f, "x")) == ("TOKEN", "DIMENSION")
     assert f.data[0].hovertemplate == ("%{customdata[0]} (ROW %{y})<br>%{customdata[1]} "
                                        "(COLUMN %{x})<br>VALUE: %{z:.4f}<extra></extra>")
     f = figs["scores"]
-    assert (f.layout.yaxis.title.text, f.layout.xaxis.title.text) == ("QUERY", "KEY")
+    assert (title_of(f, "y"), title_of(f, "x")) == ("QUERY", "KEY")
     assert f.data[0].hovertemplate.endswith("<br>VALUE: %{z:.4f}<extra></extra>")
     assert f.data[1].name == "BLOCKED (−∞)"
     assert f.data[1].hovertemplate == (
@@ -763,7 +781,7 @@ def test_a_builder_writes_exactly_the_labels_it_is_given():
     assert figs["weights"].data[0].hovertemplate.endswith("<br>WEIGHT: %{z:.4f}<extra></extra>")
     f = figs["pe"]
     assert f.layout.title.text == "POSITIONAL ENCODING"
-    assert (f.layout.xaxis.title.text, f.layout.yaxis.title.text) == ("DIMENSION I", "POSITION")
+    assert (title_of(f, "x"), title_of(f, "y")) == ("DIMENSION I", "POSITION")
     assert f.data[0].colorbar.title.text == "VALUE"
     assert f.data[0].hovertemplate == (
         "POSITION %{y}<br>DIMENSION %{x}<br>VALUE: %{z:.3f}<extra></extra>")
@@ -774,7 +792,7 @@ def test_a_builder_writes_exactly_the_labels_it_is_given():
     assert [t.name for t in f.data] == ["DIM 0 (SIN)", "DIM 1 (COS)", "DIM 4 (SIN)"]
     assert f.data[1].hovertemplate == (
         "DIM 1 (COS)<br>POSITION %{x}<br>VALUE: %{y:.3f}<extra></extra>")
-    assert (f.layout.xaxis.title.text, f.layout.yaxis.title.text) == ("POSITION", "VALUE")
+    assert (title_of(f, "x"), title_of(f, "y")) == ("POSITION", "VALUE")
     assert f.layout.legend.title.text == "DIMENSION"
     assert [t.name for t in figs["halves"].data] == ["DIM 0 (SIN)", "DIM 3 (COS)"]
     assert [t.name for t in figs["learned"].data] == ["DIM 2"]
@@ -795,20 +813,20 @@ def test_labels_in_another_language_and_callers_labels_win():
                                   hover_query="查询 %{y}", hover_key="键 %{x}",
                                   hover_weight="权重：", head="第 {n} 个头")
     f = attention_heatmap(softmax_rows((2, 2)), ["a", "b"], ["x", "y"], text=chinese)
-    assert (f.layout.yaxis.title.text, f.layout.xaxis.title.text) == ("查询", "键")
+    assert (title_of(f, "y"), title_of(f, "x")) == ("查询", "键")
     assert f.data[0].colorbar.title.text == "权重"
     assert f.data[0].hovertemplate == ("查询 %{y}: %{customdata[0]}<br>键 %{x}: "
                                        "%{customdata[1]}<br>权重：%{z:.3f}<extra></extra>")
     g = attention_grid(softmax_rows((2, 2, 2)), ["a", "b"], ["x", "y"], text=chinese)
-    assert [a.text for a in g.layout.annotations] == ["第 0 个头", "第 1 个头"]
+    assert [a.text for a in notes_of(g)] == ["第 0 个头", "第 1 个头"]
     assert g.data[0].hovertemplate.startswith("第 %{customdata[2]} 个头<br>查询 %{customdata[3]}: ")
     # a caller's own titles and axis labels are used as they are
     f = mask_heatmap(MASK, ["a", "b", "c"], ["a", "b", "c"], title="T", query_label="Rows",
                      key_label="Cols", text=SHOUT)
-    assert (f.layout.title.text, f.layout.yaxis.title.text, f.layout.xaxis.title.text) == (
+    assert (f.layout.title.text, title_of(f, "y"), title_of(f, "x")) == (
         "T", "Rows", "Cols")
     f = viz.matrix_heatmap(np.eye(2), ["a", "b"], row_label="R", col_label="C", text=SHOUT)
-    assert (f.layout.yaxis.title.text, f.layout.xaxis.title.text) == ("R", "C")
+    assert (title_of(f, "y"), title_of(f, "x")) == ("R", "C")
     assert positional_heatmap(sinusoid(2, 2), title="PE", text=SHOUT).layout.title.text == "PE"
 
 
@@ -818,7 +836,7 @@ def test_the_default_text_is_english():
     for name, fig in default.items():
         assert fig.to_json() == english[name].to_json(), name
     f = default["heatmap"]
-    assert (f.layout.yaxis.title.text, f.layout.xaxis.title.text) == ("Query", "Key")
+    assert (title_of(f, "y"), title_of(f, "x")) == ("Query", "Key")
     assert f.data[0].colorbar.title.text == "Weight"
     assert f.data[0].hovertemplate == ("Query %{y}: %{customdata[0]}<br>Key %{x}: "
                                        "%{customdata[1]}<br>Weight: %{z:.3f}<extra></extra>")
@@ -835,3 +853,26 @@ def test_the_default_text_is_english():
         VizText(query=None)
     with pytest.raises(dataclasses.FrozenInstanceError):
         ENGLISH.query = "Q"
+
+
+def test_mask_heatmap_fits_the_width_it_is_drawn_at():
+    mask = np.triu(np.ones((12, 12), dtype=bool), 1)
+    toks = [f"t{i}" for i in range(12)]
+    wide, narrow = mask_heatmap(mask, toks, toks), mask_heatmap(mask, toks, toks, width=340)
+    assert narrow.layout.width == 340 and wide.layout.width > 340
+    assert narrow.layout.height < wide.layout.height  # the height follows the cells
+    for bad in (0, -5, 2.5, True, "340"):
+        with pytest.raises(ValueError, match="width"):
+            mask_heatmap(mask, toks, toks, width=bad)
+
+
+def test_every_axis_title_sits_in_the_margin_kept_for_it():
+    """viz.axes.axis_title: past the tick labels' room, inside the figure's margin."""
+    for name, fig in _every_figure(None).items():
+        for note in fig.layout.annotations:
+            if not str(note.xref).endswith(" domain"):
+                continue  # a head or panel title
+            if note.textangle == -90:  # a y title: left of the row labels
+                assert -note.xshift + 20 <= fig.layout.margin.l, name
+            else:
+                assert -note.yshift + 20 <= fig.layout.margin.b, name

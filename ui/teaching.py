@@ -31,6 +31,7 @@ KINDS = {"encoder": "Encoder self-attention", "decoder": "Decoder self-attention
 PARTS = {STRINGS[k]["en"]: k for k in ("pe_part_embedding", "pe_part_positional",
                                          "pe_part_sum")}
 PE_MODES = ("normal", "none", "shuffled")
+COLUMN_PX = 340  # a third of the page's main area in a laptop's browser (wide layout)
 DEFAULT_BATCH = "why do we work ?\ni have three cats .\nhe reads books in the library ."
 
 
@@ -169,18 +170,18 @@ def padded_batch(translator: Translator, key: tuple) -> None:
                                                                               len(src))),
                                src, src, title=t("batch_source_mask_title"),
                                query_label=t("query_source"), key_label=t("key_source"),
-                               text=viz_labels()),
+                               width=COLUMN_PX, text=viz_labels()),
               key="batch_src_mask")
     with c2:
         chart(viz.mask_heatmap(batch.decoder_mask[b], tgt, tgt,
                                title=t("batch_decoder_mask_title"),
                                query_label=t("query_decoder_input"),
                                key_label=t("key_decoder_input"),
-                               text=viz_labels()), key="batch_dec_mask")
+                               width=COLUMN_PX, text=viz_labels()), key="batch_dec_mask")
     with c3:
         chart(viz.mask_heatmap(batch.cross_mask[b], tgt, src, title=t("batch_cross_mask_title"),
                                query_label=t("query_decoder_input"), key_label=t("key_source"),
-                               text=viz_labels()),
+                               width=COLUMN_PX, text=viz_labels()),
               key="batch_cross_mask")
     L, H = batch.cross_attentions.shape[1:3]
     c1, c2 = st.columns(2)

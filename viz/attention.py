@@ -12,6 +12,7 @@ import plotly.graph_objects as go
 from .axes import (
     ATTENTION_SCALE,
     FONT,
+    axis_title,
     cell_px,
     colorbar,
     label_px,
@@ -99,11 +100,13 @@ def attention_heatmap(
             width=tk * cell + label_px(q_txt) + 200,
             height=tq * cell + label_px(k_txt) + 160,
             margin=margins(q_txt, k_txt, colorbar=True),
-            xaxis=token_axis(k_txt, text.key if key_label is None else key_label)
-            | dict(constrain="domain"),
-            yaxis=token_axis(q_txt, text.query if query_label is None else query_label,
-                             reverse=True)
+            xaxis=token_axis(k_txt) | dict(constrain="domain"),
+            yaxis=token_axis(q_txt, reverse=True)
             | dict(scaleanchor="x", scaleratio=1, constrain="domain"),
+            annotations=[
+                axis_title(text.key if key_label is None else key_label, k_txt, "x"),
+                axis_title(text.query if query_label is None else query_label, q_txt, "y"),
+            ],
             plot_bgcolor="white",
         ),
     )
@@ -188,10 +191,10 @@ def attention_grid(
              + text.token_hover().replace("%{y}", "%{customdata[3]}")
              .replace("%{x}", "%{customdata[4]}")
              + text.hover_weight + "%{z:.3f}<extra></extra>")
-    x_axis = token_axis(k_txt * ncols, key_label) | dict(
+    x_axis = token_axis(k_txt * ncols) | dict(
         tickvals=[c * step_x + j for c in range(ncols) for j in range(tk)],
         constrain="domain")
-    y_axis = token_axis(q_txt * nrows, query_label, reverse=True) | dict(
+    y_axis = token_axis(q_txt * nrows, reverse=True) | dict(
         tickvals=[r * step_y + i for r in range(nrows) for i in range(tq)],
         range=[mosaic.shape[0] - 0.5, -0.5 - row_gap], autorange=False,  # room for titles
         scaleanchor="x", scaleratio=1, constrain="domain")
@@ -203,7 +206,8 @@ def attention_grid(
         layout=dict(
             title=dict(text=escape_html(title)),
             font=FONT,
-            annotations=titles,
+            annotations=[*titles, axis_title(key_label, k_txt, "x"),
+                         axis_title(query_label, q_txt, "y")],
             xaxis=x_axis,
             yaxis=y_axis,
             margin=margins(q_txt, k_txt, colorbar=True),

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from .axes import FONT, label_px, margins, token_axis
+from .axes import FONT, axis_title, label_px, margins, token_axis
 from .text import ENGLISH, VizText, check_text
 from .validate import check_index, check_range, check_tokens, check_vector, escape_html
 
@@ -84,7 +84,8 @@ def probability_bars(
             title=dict(text=escape_html(title)),
             font=FONT,
             xaxis=dict(title=dict(text=text.probability), range=[0, 1], tickformat=".0%"),
-            yaxis=token_axis(txt, text.token, reverse=True),
+            yaxis=token_axis(txt, reverse=True),
+            annotations=[axis_title(text.token, txt, "y")],
             width=label_px(txt) + 560,
             height=len(p) * 30 + 160,
             margin=margins(txt) | dict(r=70),
@@ -315,7 +316,8 @@ def sequence_probabilities(
         layout=dict(
             title=dict(text=escape_html(title)),
             font=FONT,
-            xaxis=token_axis(txt, text.token),
+            xaxis=token_axis(txt),
+            annotations=[axis_title(text.token, txt, "x")],
             yaxis=dict(title=dict(text=text.probability), range=[0, 1.12], tickformat=".0%"),
             height=300,
             margin=margins(None, txt) | dict(t=50),

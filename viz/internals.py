@@ -8,7 +8,16 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from .axes import FONT, cell_px, colorbar, label_px, margins, pair_customdata, token_axis
+from .axes import (
+    FONT,
+    axis_title,
+    cell_px,
+    colorbar,
+    label_px,
+    margins,
+    pair_customdata,
+    token_axis,
+)
 from .text import ENGLISH, VizText, check_text
 from .validate import check_mask, check_matrix, check_tokens, escape_html
 
@@ -71,11 +80,15 @@ def matrix_heatmap(
                       f"%{{customdata[1]}}{text.hover_column}<br>"
                       f"{text.hover_value}%{{z:.4f}}<extra></extra>",
     )
-    x_axis = token_axis(c_txt, col_label) if col_labels is not None else dict(
+    x_axis = token_axis(c_txt) if col_labels is not None else dict(
         title=dict(text=escape_html(col_label)), showgrid=False, zeroline=False)
+    titles = [axis_title(row_label, r_txt, "y")]
+    if col_labels is not None:
+        titles.append(axis_title(col_label, c_txt, "x"))
     return go.Figure(data=[trace], layout=dict(
         title=dict(text=escape_html(title)), font=FONT, width=width, height=height,
-        xaxis=x_axis, yaxis=token_axis(r_txt, row_label, reverse=True), plot_bgcolor="white",
+        xaxis=x_axis, yaxis=token_axis(r_txt, reverse=True), annotations=titles,
+        plot_bgcolor="white",
         margin=margins(r_txt, c_txt if col_labels is not None else None, colorbar=True),
     ))
 
@@ -148,9 +161,10 @@ def score_heatmap(
     width, height = _size(q_txt, k_txt)
     return go.Figure(data=traces, layout=dict(
         title=dict(text=escape_html(title)), font=FONT, width=width, height=height,
-        xaxis=token_axis(k_txt, text.key) | dict(constrain="domain"),
-        yaxis=token_axis(q_txt, text.query, reverse=True) | dict(
+        xaxis=token_axis(k_txt) | dict(constrain="domain"),
+        yaxis=token_axis(q_txt, reverse=True) | dict(
             scaleanchor="x", scaleratio=1, constrain="domain"),
+        annotations=[axis_title(text.key, k_txt, "x"), axis_title(text.query, q_txt, "y")],
         margin=margins(q_txt, k_txt, colorbar=True),
         plot_bgcolor="white", showlegend=False,
     ))

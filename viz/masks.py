@@ -7,7 +7,16 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from .axes import FONT, cell_px, colorbar, label_px, margins, pair_customdata, token_axis
+from .axes import (
+    FONT,
+    axis_title,
+    cell_px,
+    colorbar,
+    label_px,
+    margins,
+    pair_customdata,
+    token_axis,
+)
 from .text import ENGLISH, VizText, check_text
 from .validate import check_mask, check_tokens, escape_html
 
@@ -25,6 +34,7 @@ def mask_heatmap(
     query_label: str | None = None,
     key_label: str | None = None,
     *,
+    width: int | None = None,
     text: VizText = ENGLISH,
 ) -> go.Figure:
     """Two-colour heatmap of a boolean attention mask (True = blocked).
@@ -36,6 +46,8 @@ def mask_heatmap(
         key_tokens: Tk token strings labelling the columns.
         title: figure title (shown literally; HTML is escaped).
         query_label, key_label: y- and x-axis titles; None: ``text.query``, ``text.key``.
+        width: the width (px) the figure will be drawn at, e.g. a narrow column's: the cells
+            shrink to fit it and the height follows; None: cells of ``cell_px``.
         text: the figure's own labels (colour bar, cell states, hover).
 
     Returns:
@@ -48,7 +60,7 @@ def mask_heatmap(
 
     Raises:
         ValueError: if mask is not 2-D, not boolean-like (e.g. an additive 0/-inf float
-            mask), or does not match the token counts.
+            mask), or does not match the token counts, or width is not a positive int.
     """
     text = check_text(text)
     q_tok = check_tokens(query_tokens, "query_tokens")
@@ -77,7 +89,8 @@ def mask_heatmap(
                 tickmode="array",
                 tickvals=[0.25, 0.75],
                 ticktext=[text.allowed_false, text.blocked_true],
-                len=0.4,
+                lenmode="pixels",  # readable beside a one-row mask too
+                len=90,
             ),
             xgap=gap,
             ygap=gap,
@@ -86,19 +99,26 @@ def mask_heatmap(
         )
     ]
     cell = cell_px(max(tq, tk))
+    room = label_px(q_txt) + 240  # row labels, axis title, colour bar
+    if width is not None:
+        if isinstance(width, bool) or not isinstance(width, int) or width <= 0:
+            raise ValueError(f"width must be a positive int (px) or None, got {width!r}.")
+        cell = min(cell, max((width - room) / tk, 4))
     return go.Figure(
         data=traces,
         layout=dict(
             title=dict(text=escape_html(title)),
             font=FONT,
-            width=tk * cell + label_px(q_txt) + 240,
-            height=tq * cell + label_px(k_txt) + 160,
+            width=width or round(tk * cell) + room,
+            height=round(tq * cell) + label_px(k_txt) + 160,
             margin=margins(q_txt, k_txt, colorbar=True),
-            xaxis=token_axis(k_txt, text.key if key_label is None else key_label)
-            | dict(constrain="domain"),
-            yaxis=token_axis(q_txt, text.query if query_label is None else query_label,
-                             reverse=True)
+            xaxis=token_axis(k_txt) | dict(constrain="domain"),
+            yaxis=token_axis(q_txt, reverse=True)
             | dict(scaleanchor="x", scaleratio=1, constrain="domain"),
+            annotations=[
+                axis_title(text.key if key_label is None else key_label, k_txt, "x"),
+                axis_title(text.query if query_label is None else query_label, q_txt, "y"),
+            ],
             plot_bgcolor="white",
         ),
     )

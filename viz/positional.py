@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from .axes import FONT, colorbar, margins, nice_step, token_axis
+from .axes import FONT, axis_title, colorbar, margins, nice_step, token_axis
 from .text import ENGLISH, VizText, check_text
 from .validate import check_index, check_matrix, check_tokens, escape_html
 
@@ -72,13 +72,14 @@ def positional_heatmap(
     n_pos, n_dim = z.shape
     rest = f"{text.hover_dimension}<br>{text.hover_value}%{{z:.3f}}<extra></extra>"
     hover = f"{text.hover_position_y}<br>{rest}"
-    customdata, ticks = None, None
+    customdata, ticks, notes = None, None, []
     if toks is None:
         y_axis = _int_axis(n_pos, text.position, 25) | dict(autorange="reversed")
     else:
         txt = [escape_html(t) for t in toks]
         ticks = [f"{i}: {t}" for i, t in enumerate(txt)]
-        y_axis = token_axis(ticks, text.position, reverse=True)
+        y_axis = token_axis(ticks, reverse=True)
+        notes = [axis_title(text.position, ticks, "y")]
         customdata = np.repeat(np.array(txt, dtype=object)[:, None], n_dim, axis=1)
         hover = f"{text.hover_position_y}: %{{customdata}}<br>{rest}"
 
@@ -103,6 +104,7 @@ def positional_heatmap(
             font=FONT,
             xaxis=_int_axis(n_dim, text.dimension_i, 16),
             yaxis=y_axis,
+            annotations=notes,
             margin=margins(ticks, colorbar=True),
             width=900,
             height=int(np.clip(n_pos * 16, 300, 800)) + 120,

@@ -8,7 +8,15 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from .axes import ATTENTION_SCALE, colorbar, margins, pair_customdata, side_by_side, token_axis
+from .axes import (
+    ATTENTION_SCALE,
+    axis_title,
+    colorbar,
+    margins,
+    pair_customdata,
+    side_by_side,
+    token_axis,
+)
 from .decoding import probability_bars
 from .text import ENGLISH, VizText, check_text
 from .validate import check_matrix, check_range, check_tokens, escape_html
@@ -98,9 +106,10 @@ def step_overview(
                          customdata=cells, hovertemplate=hover, hoverongaps=False)],
         layout=dict(
             title=dict(text=escape_html(titles[1])),
-            xaxis=token_axis([*src, *dec], f"{src_key}  |  {dec_key}") | dict(
-                tickvals=tickvals),
-            yaxis=token_axis(head_txt, heads_title, reverse=True),
+            xaxis=token_axis([*src, *dec]) | dict(tickvals=tickvals),
+            yaxis=token_axis(head_txt, reverse=True),
+            annotations=[axis_title(f"{src_key}  |  {dec_key}", keys, "x"),
+                         axis_title(heads_title, head_txt, "y")],
             margin=margins(head_txt, keys, colorbar=True),
         ),
     )
