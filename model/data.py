@@ -33,6 +33,7 @@ from pathlib import Path
 from .checkpoint import sha256_file
 
 DEFAULT_DIR = Path(__file__).resolve().parent.parent / "data" / "everyday"
+GRAMMAR_SPLITS = {"seed": 0, "n_train": 200_000}  # build_splits() of the grammar models too
 GRAMMAR_TRAIN_PAIRS = 20_000  # grammar pairs mixed into TRAIN (of its 200,000)
 GRAMMAR_VALID_PAIRS = 300
 HSK_LEVELS = range(1, 7)
@@ -136,7 +137,7 @@ def grammar_pairs() -> tuple[list[tuple[str, str]], list[tuple[str, str]], list[
     """(train, valid, test) pairs of the synthetic grammar; half of train in typed form."""
     from .tasks import en_zh
 
-    splits = en_zh.build_splits(seed=0, n_train=200_000)
+    splits = en_zh.build_splits(**GRAMMAR_SPLITS)
     rng = random.Random(0)
     train = []
     for p in splits.train[:GRAMMAR_TRAIN_PAIRS]:

@@ -222,6 +222,16 @@ class Transformer(nn.Module):
         enc = self.encode(src_ids)
         return self.decode(tgt_ids, enc.memory, enc.key_padding_mask)
 
+    def attention(self, kind: str, layer: int):
+        """The attention module of ``kind`` (``encoder``, ``decoder``, ``cross``) in
+        ``layer``, and the names of its query, key and value projections (as
+        ``hf.HFSeq2Seq.attention``)."""
+        if kind == "encoder":
+            return self.encoder_layers[layer].self_attn, ("q_proj", "k_proj", "v_proj")
+        block = self.decoder_layers[layer]
+        return (block.cross_attn if kind == "cross" else block.self_attn,
+                ("q_proj", "k_proj", "v_proj"))
+
     def num_parameters(self) -> int:
         """Number of trainable parameters (the sinusoidal table is not one)."""
         return sum(p.numel() for p in self.parameters() if p.requires_grad)

@@ -15,12 +15,14 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 import numpy as np
 import torch
 
+from .ablation import check_heads
+from .ablation import heads_off as ablation_heads_off
 from .checkpoint import load_checkpoint, load_source_tokenizer
 from .decoding import (
     BeamTrace,
@@ -164,6 +166,7 @@ class Translator:
         src_lang: str | None = None,
         tgt_lang: str | None = None,
         early_stopping: bool | None = None,
+        heads_off: Collection[tuple[str, int, int]] = (),
     ) -> DecodeTrace:
         """Translate ``text`` one token at a time, recording every step.
 
@@ -190,18 +193,33 @@ class Translator:
             early_stopping: beam search stops once ``num_beams`` hypotheses have finished
                 (True), or when the live beams cannot beat them (False, Hugging Face's
                 heuristic); None = the model's setting (``self.early_stopping``).
+            heads_off: (kind, layer, head) keys of heads to switch off (``ablation``: their
+                output is zeroed before W_O, as Michel et al. 2019 mask heads); kind is
+                ``encoder``, ``decoder`` or ``cross``. Nothing is stored on the model.
 
         Returns:
             DecodeTrace (float32 numpy arrays; see its docstring for the shapes); its
-            ``strategy`` records ``positional`` and ``positional_seed``.
+            ``strategy`` records ``positional``, ``positional_seed`` and ``heads_off``.
 
         Raises:
             InputError: see ``check_input``; an argument out of range (num_beams outside
                 1..8, beam search with sampling, temperature < 0, top_k < 0, top_p outside
                 (0, 1], max_new_tokens outside 1..max_len-1 or shorter than the prefix, an
                 unknown ``positional`` mode or a non-integer ``positional_seed``); a prefix
-                token outside the target vocabulary; a language the model does not have.
+                token outside the target vocabulary; a language the model does not have; a
+                head in ``heads_off`` outside the model.
         """
+        off = check_heads(heads_off, self.config)
+        with ablation_heads_off(self.model, off, self.config.nhead):
+            return self._generate(text, max_new_tokens, num_beams, do_sample, temperature,
+                                  top_k, top_p, seed, prefix, length_penalty, num_candidates,
+                                  positional, positional_seed, src_lang, tgt_lang,
+                                  early_stopping, off)
+
+    def _generate(self, text, max_new_tokens, num_beams, do_sample, temperature, top_k, top_p,
+                  seed, prefix, length_penalty, num_candidates, positional, positional_seed,
+                  src_lang, tgt_lang, early_stopping, heads_off) -> DecodeTrace:
+        """``generate`` with its heads already switched off."""
         tokens = self.check_input(text)
         self.check_languages(src_lang, tgt_lang)
         limit = self.config.max_len - 1
@@ -218,7 +236,8 @@ class Translator:
         strategy = dict(num_beams=num_beams, do_sample=do_sample, temperature=temperature,
                         top_k=top_k, top_p=top_p, seed=seed, length_penalty=length_penalty,
                         teacher_forced=False, positional=positional,
-                        positional_seed=positional_seed, src_lang=src_lang, tgt_lang=tgt_lang)
+                        positional_seed=positional_seed, src_lang=src_lang, tgt_lang=tgt_lang,
+                        heads_off=heads_off)
         labels = dict(tgt_itos=self.tgt_vocab.itos, num_candidates=num_candidates)
         beam = None
         if num_beams > 1:
@@ -242,18 +261,21 @@ class Translator:
 
     def teacher_force(self, text: str, reference: str | Sequence[str],
                       num_candidates: int = 10, src_lang: str | None = None,
-                      tgt_lang: str | None = None) -> DecodeTrace:
+                      tgt_lang: str | None = None,
+                      heads_off: Collection[tuple[str, int, int]] = ()) -> DecodeTrace:
         """Feed a reference translation to the decoder (teacher forcing) and record, at each
         step, the model's probability of the reference token and its attention.
 
         ``</s>`` is appended to the reference unless it ends with it. Each step's ``prob`` is
         the model's probability of the reference token; ``top_tokens[0]`` is what the model
-        would have chosen there itself.
+        would have chosen there itself. ``heads_off`` switches heads off as in ``generate``.
 
         Raises:
             InputError: see ``check_input``; an empty reference, one longer than max_len - 1
-                tokens, or with tokens outside the target vocabulary.
+                tokens, or with tokens outside the target vocabulary; a head in
+                ``heads_off`` outside the model.
         """
+        off = check_heads(heads_off, self.config)
         tokens = self.check_input(text)
         self.check_languages(src_lang, tgt_lang)
         forced = self.target_ids(reference, "reference")
@@ -266,9 +288,11 @@ class Translator:
         if len(forced) > limit:
             raise InputError(f"The reference has {len(forced)} tokens; at most {limit} fit.")
         src_ids = self.encode_source(tokens, src_lang)
-        result = run_decoder(self.model, src_ids, len(forced), None, forced,
-                             tgt_itos=self.tgt_vocab.itos, num_candidates=num_candidates)
-        strategy = dict(teacher_forced=True, src_lang=src_lang, tgt_lang=tgt_lang)
+        with ablation_heads_off(self.model, off, self.config.nhead):
+            result = run_decoder(self.model, src_ids, len(forced), None, forced,
+                                 tgt_itos=self.tgt_vocab.itos, num_candidates=num_candidates)
+        strategy = dict(teacher_forced=True, src_lang=src_lang, tgt_lang=tgt_lang,
+                        heads_off=off)
         return self._trace(text, tokens, src_ids, result, strategy, None)
 
     def _trace(self, text: str, tokens: list[str], src_ids: torch.Tensor,
