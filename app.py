@@ -19,7 +19,7 @@ import streamlit as st
 import torch
 
 from model import CheckpointError, DecodeTrace, InputError, Translator
-from ui import compare, controls, i18n, models, panels, stepper, teaching
+from ui import compare, controls, heads, i18n, models, panels, stepper, teaching
 from ui.cache import decode, freeze_after_first_run, load_model, model_key, teacher_force
 from ui.i18n import TABS, t
 from ui.text import clip, code_span, md_literal
@@ -157,7 +157,7 @@ def header(translator: Translator, trace: DecodeTrace, options: tuple) -> None:
 
 
 def view_tabs(translator: Translator, trace: DecodeTrace, k: int, key: tuple,
-              options: tuple) -> None:
+              options: tuple, languages: tuple) -> None:
     """The views, one tab each; only the open tab's figures are built."""
     i18n.sync_view()
     grouped = panels.group_switch(translator)
@@ -173,6 +173,7 @@ def view_tabs(translator: Translator, trace: DecodeTrace, k: int, key: tuple,
         "Decoder self-attention": lambda: panels.decoder_tab(trace, k),
         "Cross-attention": lambda: panels.cross_tab(trace, k, grouped),
         "Inside one head": lambda: teaching.inside_head_tab(translator, trace, k),
+        "Heads": lambda: heads.heads_tab(translator, trace, k, key, options, languages),
     }
     for name, tab in zip(TABS, tabs, strict=True):
         if tab.open:
@@ -205,7 +206,7 @@ def main() -> None:
     def body(tr: DecodeTrace, k: int) -> None:
         compare.branch_controls(tr, k)
         compare.branch_view(tr, branch_decode)
-        view_tabs(translator, tr, k, key, options)
+        view_tabs(translator, tr, k, key, options, languages)
 
     stepper.step_through(shown, body)
     compare.reference_view(shown, lambda ref: teacher_force(key, sentence, ref, languages))

@@ -32,6 +32,9 @@ def warm_up():
         not be loaded: failures are logged, never raised (the app reports them to the
         visitor in its own words).
     """
+    # Streamlit warns that this thread has no session; it needs none (ui.cache works without).
+    logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").setLevel(
+        logging.ERROR)
     try:
         import viz
         from model.translator import available_models, default_model, pretrained_root

@@ -28,6 +28,16 @@ def grammar_test_pairs(task: str, seed: int, n_train: int) -> tuple[tuple[str, s
     return tuple((" ".join(p.src), "".join(p.tgt)) for p in splits.test)
 
 
+def heldout_known(card: dict) -> bool:
+    """Whether ``heldout_pairs`` has pairs for the model whose ``card`` this is, without
+    building them (building a grammar's splits takes a few seconds)."""
+    if card.get("grammar") in TASKS:
+        return True
+    data = card.get("data") if isinstance(card.get("data"), dict) else {}
+    return (card.get("task") in TASKS and isinstance(card.get("seed", 0), int)
+            and isinstance(data.get("n_train"), int))
+
+
 def heldout_pairs(card: dict, n: int = HELDOUT_SIZE) -> list[tuple[str, str]]:
     """The first ``n`` held-out (English, Chinese) pairs for the model whose ``card`` this
     is, or [] when none are known (see the module docstring).

@@ -70,6 +70,12 @@ class Translator:
         return self.src_tokenizer is not None
 
     @property
+    def eos_token(self) -> str:
+        """The end-of-sentence token as a string (``</s>`` in ours and most Hugging Face
+        models' vocabularies)."""
+        return self.tgt_vocab.itos[self.config.eos_id]
+
+    @property
     def max_source_words(self) -> int:
         """The most source tokens a sentence may have (one position is kept for ``</s>``)."""
         return self.config.max_len - 1

@@ -260,6 +260,8 @@ def test_every_view_renders_in_chinese():
         assert at.session_state["view"] == label and not at.error
         assert any(HAN.search(t) for t in titles(at)), view
     # inside one head: every kind, with the step titles and the table's columns
+    at.session_state["view"] = "Inside one head"
+    at.run()
     for kind in ("encoder", "decoder", "cross"):
         at.selectbox(key="ih_kind").select(kind).run()
         assert not at.exception

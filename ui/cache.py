@@ -6,14 +6,20 @@ warm-up: the loaded models (``st.cache_resource``) and the decoding traces
 from __future__ import annotations
 
 import gc
+from contextlib import contextmanager
 from pathlib import Path
 
+import numpy as np
 import streamlit as st
 
-from model import DecodeTrace, Translator
+from model import DecodeTrace, Translator, pruning
 from model import load_pretrained as _load_pretrained
+from model.aggregate import attention_flow
+from model.alignment import HeadAER, head_aer
+from model.headstats import head_stats_over
+from model.heldout import heldout_pairs
 
-from .i18n import LocalText
+from .i18n import LocalText, t
 
 
 def model_key(folder: Path, load_pickle_weights: bool = False) -> tuple[str, tuple, bool]:
@@ -70,8 +76,81 @@ def decode(key: tuple[str, tuple, bool], sentence: str, options: tuple = (),
 
 
 @st.cache_data(max_entries=256, show_spinner=LocalText("spinner_teacher"))
-def teacher_force(key: tuple[str, tuple, bool], sentence: str, reference: str,
-                  languages: tuple = ()) -> DecodeTrace:
-    """The teacher-forced trace of a reference translation (cached); ``languages`` are a
-    multilingual model's (``src_lang``, ``tgt_lang``) pairs."""
-    return load_model(*key).teacher_force(sentence, reference, **dict(languages))
+def teacher_force(key: tuple[str, tuple, bool], sentence: str, reference: str | tuple[str, ...],
+                  languages: tuple = (), heads_off: tuple = ()) -> DecodeTrace:
+    """The teacher-forced trace of a reference translation (a string, or target tokens),
+    cached; ``languages`` are a multilingual model's (``src_lang``, ``tgt_lang``) pairs;
+    ``heads_off`` (kind, layer, head) keys of heads switched off."""
+    return load_model(*key).teacher_force(sentence, reference, heads_off=heads_off,
+                                          **dict(languages))
+
+
+# -- the Heads view: computations over held-out sentences, cached per model ---------------------
+# Each draws its own progress bar while it computes and removes it when done (a cache hit
+# replays both, so nothing shows): Streamlit replays what a cached function drew, so it may
+# not draw into a block made outside it.
+
+
+@contextmanager
+def _progress_bar():
+    """A progress bar and a ``report(i, n, text_key)`` that moves it; removed at the end."""
+    bar = st.progress(0.0)
+    try:
+        yield lambda i, n, text_key: bar.progress(i / n, text=t(text_key, i=i, n=n))
+    finally:
+        bar.empty()
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def heldout_statistics(key: tuple[str, tuple, bool], n: int) -> dict:
+    """{kind: headstats.HeadStats} pooled over the model's first ``n`` held-out sentences,
+    each decoded greedily (``heldout.heldout_pairs``); {} when the model has none."""
+    translator = load_model(*key)
+    pairs = heldout_pairs(translator.card, n)
+    if not pairs:
+        return {}
+    with _progress_bar() as report:
+        traces = (translator.generate(src) for src, _ in pairs)
+        return head_stats_over(traces, eos=translator.eos_token,
+                               progress=lambda i, m: report(i, m, "heads_progress"))
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def importance_and_pruning(key: tuple[str, tuple, bool], n: int):
+    """(importance {kind: (L, H)}, pruning.PruningCurve) over the model's first ``n``
+    held-out pairs (Michel et al. 2019), or None when the model has none."""
+    translator = load_model(*key)
+    pairs = heldout_pairs(translator.card, n)
+    if not pairs:
+        return None
+    with _progress_bar() as report:
+        importance = pruning.importance(translator, pairs,
+                                        lambda i, m: report(i, m, "importance_progress"))
+        curve = pruning.pruning_curve(translator, pairs, importance,
+                                      progress=lambda i, m: report(i, m, "pruning_progress"))
+    return importance, curve
+
+
+@st.cache_data(max_entries=64, show_spinner=LocalText("spinner_teacher"))
+def alignment_scores(key: tuple[str, tuple, bool], sentences: tuple[str, ...]) -> HeadAER | None:
+    """Corpus AER of every cross-attention head over ``sentences`` against the gold links
+    of the model's grammar (``alignment.head_aer``: sentences outside it are skipped), or
+    None when none has gold links."""
+    try:
+        return head_aer(load_model(*key), sentences)
+    except ValueError:  # no sentence with gold links: no score is invented
+        return None
+
+
+@st.cache_data(max_entries=8, show_spinner=LocalText("spinner_teacher"))
+def heldout_alignment(key: tuple[str, tuple, bool], n: int) -> HeadAER | None:
+    """``alignment_scores`` over the model's first ``n`` held-out sentences."""
+    pairs = heldout_pairs(load_model(*key).card, n)
+    return alignment_scores(key, tuple(src for src, _ in pairs)) if pairs else None
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def encoder_flow(encoder_attentions: np.ndarray) -> np.ndarray:
+    """``aggregate.attention_flow`` to the last encoder layer, (S, S), clipped to [0, 1]
+    (max flow is at most 1 up to rounding)."""
+    return np.clip(attention_flow(encoder_attentions), 0.0, 1.0)

@@ -56,6 +56,7 @@ VIEW_KEYS = {
     "Decoder self-attention": "tab_decoder",
     "Cross-attention": "tab_cross",
     "Inside one head": "tab_inside",
+    "Heads": "tab_heads",
 }
 TABS = tuple(VIEW_KEYS)
 EXPLAIN_KEYS = {view: key.replace("tab_", "explain_") for view, key in VIEW_KEYS.items()}
@@ -158,6 +159,7 @@ _KEEP_ON_SWITCH = ("model", "strategy", "speed", "step_layer", "pe_side", "pe_pa
                    "pe_layer", "pe_bias_head", "batch_layer", "batch_head", "ih_kind",
                    "ih_layer", "ih_head",
                    "branch_layer", "branch_head", "ref_layer", "ref_head", "hypothesis",
+                   "heads_scope", "heads_kind", "heads_stat", "heads_off", "importance_kind",
                    *(f"{view}_{part}" for view in TABS for part in ("layer", "head")))
 
 

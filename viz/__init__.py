@@ -15,6 +15,7 @@ titles, hover templates) comes from its keyword argument ``text``, a ``VizText``
 
 from .attention import attention_grid, attention_heatmap
 from .decoding import beam_path, beam_tree, probability_bars, sequence_probabilities
+from .heads import head_grid, probability_change, pruning_plot
 from .internals import matrix_heatmap, score_heatmap
 from .masks import mask_heatmap
 from .positional import positional_curves, positional_heatmap
@@ -48,11 +49,14 @@ __all__ = [
     "check_vector",
     "escape_html",
     "escape_tokens",
+    "head_grid",
     "mask_heatmap",
     "matrix_heatmap",
     "positional_curves",
     "positional_heatmap",
     "probability_bars",
+    "probability_change",
+    "pruning_plot",
     "score_heatmap",
     "sequence_probabilities",
     "step_overview",

@@ -44,6 +44,7 @@ def attention_heatmap(
     query_label: str | None = None,
     key_label: str | None = None,
     *,
+    marked: Sequence[tuple[int, int]] = (),
     text: VizText = ENGLISH,
 ) -> go.Figure:
     """Heatmap of one head's attention: rows are queries, columns are keys.
@@ -56,10 +57,12 @@ def attention_heatmap(
         title: figure title (shown literally; HTML is escaped).
         query_label: y-axis title, e.g. "Query: decoder position"; None: ``text.query``.
         key_label: x-axis title, e.g. "Key: source token"; None: ``text.key``.
+        marked: (row, column) cells to outline, e.g. gold alignment links.
         text: the figure's own labels (colour bar, hover, default axis titles).
 
     Returns:
-        A figure with one ``go.Heatmap``: float32 z, integer axes x = 0..Tk-1 and
+        A figure with one ``go.Heatmap`` (and a ``go.Scatter`` of open squares over the
+        ``marked`` cells, if any): float32 z, integer axes x = 0..Tk-1 and
         y = 0..Tq-1 (first query on top) whose ticks show the escaped tokens, a fixed
         0-1 colour scale titled ``text.weight``, and hover text giving query token, key
         token and weight.
@@ -77,6 +80,9 @@ def attention_heatmap(
     check_range(z, 0.0, 1.0, "weights", _RANGE_HINT)
     q_txt, k_txt = [escape_html(t) for t in q_tok], [escape_html(t) for t in k_tok]
     tq, tk = z.shape
+    for cell in marked:
+        if not (len(cell) == 2 and 0 <= cell[0] < tq and 0 <= cell[1] < tk):
+            raise ValueError(f"marked cell {cell!r} is outside the ({tq}, {tk}) weights.")
 
     traces = [
         go.Heatmap(
@@ -92,6 +98,11 @@ def attention_heatmap(
         )
     ]
     cell = cell_px(max(tq, tk))
+    if marked:
+        traces.append(go.Scatter(
+            x=[c[1] for c in marked], y=[c[0] for c in marked], mode="markers",
+            marker=dict(symbol="square-open", size=max(cell - 4, 6), color="#d62728",
+                        line=dict(width=2)), hoverinfo="skip", showlegend=False))
     return go.Figure(
         data=traces,
         layout=dict(

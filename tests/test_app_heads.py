@@ -1,0 +1,94 @@
+"""The Heads view in the app (AppTest, the shipped models): statistics for the sentence and
+over held-out sentences, switching heads off, importance and pruning, rollout and flow, and
+heads against gold alignments."""
+
+from __future__ import annotations
+
+import numpy as np
+from apptest_helpers import chart_title, charts, enter, run_app, z_array
+
+from model import load_pretrained
+from model.headstats import head_stats, rank_heads
+
+SENTENCE = "why do we work ?"
+
+
+def _heads_view(model: str = "en-zh-small"):
+    at = run_app(model)
+    enter(at, SENTENCE)
+    at.session_state["view"] = "Heads"
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_the_grid_and_the_table_show_this_sentences_statistics():
+    at = _heads_view()
+    trace = load_pretrained("en-zh-small").generate(SENTENCE)
+    expected = head_stats(trace, "encoder")
+    grid = next(c for c in charts(at) if "confidence" in chart_title(c).lower()
+                or "entropy" in chart_title(c).lower())
+    np.testing.assert_allclose(z_array(grid["data"][0]), expected.values["entropy"], atol=1e-5)
+    at.selectbox(key="heads_stat").select("confidence").run()
+    table = at.dataframe[0].value
+    ranking = rank_heads(expected, "confidence")
+    assert list(zip(table.iloc[:, 0], table.iloc[:, 1], strict=True)) == [
+        (layer, head) for layer, head, _ in ranking]
+
+
+def test_switching_a_head_off_decodes_again_and_shows_the_difference():
+    at = _heads_view()
+    small = load_pretrained("en-zh-small")
+    heads = [f"cross:{layer}:{h}" for layer in range(2) for h in range(4)]
+    at.multiselect(key="heads_off").set_value(heads).run()
+    assert not at.exception, at.exception
+    ablated = small.generate(SENTENCE, heads_off=[tuple([k, int(x), int(y)]) for k, x, y in
+                                                  (h.split(":") for h in heads)])
+    assert ablated.output_text != small.generate(SENTENCE).output_text
+    shown = [m.value for m in at.markdown]
+    assert any(ablated.output_text in text for text in shown)
+    assert at.warning  # where the two translations first differ
+    change = [c for c in charts(at) if len(c.get("data", [])) == 2
+              and all(d.get("type") == "bar" for d in c["data"])]
+    assert change, "the before/after probability chart"
+
+
+def test_layers_and_alignment_sections_draw_for_a_grammar_model():
+    at = _heads_view()
+    titles = [chart_title(c) for c in charts(at)]
+    assert any("rollout" in x.lower() for x in titles) and any("flow" in x.lower()
+                                                                for x in titles)
+    assert any(x.startswith("AER of every cross-attention head, this sentence") for x in titles)
+    assert any("gold" in x.lower() for x in titles)  # this sentence with its gold links
+    assert not at.error
+    at.button(key="alignment_go").click().run()
+    assert not at.exception, at.exception
+    assert any("held-out grammar sentences" in chart_title(c) for c in charts(at))
+    # the gold links outlined on this sentence's map: rows are the produced tokens
+    gold = next(c for c in charts(at) if "gold links" in chart_title(c))
+    assert gold["data"][1]["type"] == "scatter" and len(gold["data"][1]["x"]) > 0
+
+
+def test_importance_is_computed_when_asked():
+    at = _heads_view()
+    at.button(key="importance_go").click().run()
+    assert not at.exception, at.exception
+    titles = [chart_title(c).lower() for c in charts(at)]
+    assert any("importance" in x for x in titles) and any("bleu" in x for x in titles)
+
+
+def test_held_out_statistics_are_pooled_over_the_models_held_out_sentences():
+    from model.headstats import head_stats_over
+    from model.heldout import HELDOUT_SIZE, heldout_pairs
+
+    at = _heads_view()
+    at.radio(key="heads_scope").set_value("heldout").run()
+    assert not at.exception, at.exception
+    at.selectbox(key="heads_kind").select("cross").run()
+    at.selectbox(key="heads_stat").select("diagonal").run()
+    small = load_pretrained("en-zh-small")
+    pooled = head_stats_over(small.generate(src)
+                             for src, _ in heldout_pairs(small.card, HELDOUT_SIZE))["cross"]
+    grid = next(c for c in charts(at) if "diagonal" in chart_title(c))
+    np.testing.assert_allclose(z_array(grid["data"][0]), pooled.values["diagonal"], atol=1e-5)
+    assert f"{HELDOUT_SIZE} held-out sentences" in chart_title(grid)

@@ -1,0 +1,268 @@
+"""The Heads view: what each head does (statistics, for this sentence or over held-out
+sentences), which heads matter (switching heads off, importance and pruning), attention
+across layers (rollout and flow), and heads against the grammar's gold alignments.
+
+The numbers come from ``model`` (``headstats``, ``ablation``, ``pruning``, ``aggregate``,
+``alignment``); the slow ones are cached per model in ``ui.cache``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import viz
+from model import DecodeTrace, Translator
+from model.ablation import KINDS, layer_counts
+from model.aggregate import attention_rollout, decoder_rollout
+from model.alignment import gold_cells
+from model.headstats import STATISTICS, head_stats, rank_heads
+from model.heldout import HELDOUT_SIZE, heldout_known
+
+from . import cache
+from .charts import chart
+from .i18n import explain, labels, t, view_label, viz_labels
+from .text import md_literal
+
+KIND_VIEWS = {"encoder": "Encoder self-attention", "decoder": "Decoder self-attention",
+              "cross": "Cross-attention"}  # attention kind -> the view that shows one head
+SCOPES = ("sentence", "heldout")
+
+
+def _kind_label(kind: str) -> str:
+    return view_label(KIND_VIEWS[kind])
+
+
+def _kind_picker(key: str) -> str:
+    return st.selectbox(t("heads_kind"), KINDS, key=key, format_func=labels(KINDS, _kind_label))
+
+
+def _best_per_layer(values: np.ndarray, lowest: bool = False) -> list[tuple[int, int]]:
+    """(layer, head) of the highest (or lowest) value in each layer of (L, H) values."""
+    pick = np.argmin if lowest else np.argmax
+    return [(layer, int(pick(row))) for layer, row in enumerate(values)]
+
+
+def heads_tab(translator: Translator, trace: DecodeTrace, k: int, key: tuple,
+              options: tuple, languages: tuple) -> None:
+    """The whole view; ``k`` is the step (decoder-side rows up to it), ``key`` the model's
+    cache key, ``options`` the decoding strategy, ``languages`` a multilingual model's."""
+    st.caption(explain("Heads"))
+    statistics_section(translator, trace, key)
+    heads_off_section(translator, trace, key, options, languages)
+    importance_section(translator, key)
+    layers_section(trace, k)
+    alignment_section(translator, trace, key, languages)
+
+
+def _open_head(kind: str, ranking: list[tuple[int, int, float]]):
+    """The table's selection callback: open the selected head in its own view."""
+    def open_it() -> None:
+        rows = st.session_state["heads_table"]["selection"]["rows"]
+        if rows:
+            layer, head, _ = ranking[rows[0]]
+            view = KIND_VIEWS[kind]
+            st.session_state[f"{view}_layer"] = layer
+            st.session_state[f"{view}_head"] = head
+            st.session_state["view"] = view_label(view)
+    return open_it
+
+
+def statistics_section(translator: Translator, trace: DecodeTrace, key: tuple) -> None:
+    """A layer x head grid of one statistic, a sortable table of every head, definitions."""
+    st.subheader(t("heads_stats_header"))
+    known = heldout_known(translator.card)
+    scopes = SCOPES if known else SCOPES[:1]
+
+    def scope_label(scope: str) -> str:
+        return (t("heads_scope_sentence") if scope == "sentence"
+                else t("heads_scope_heldout", n=HELDOUT_SIZE))
+
+    scope = st.radio(t("heads_scope"), scopes, horizontal=True, key="heads_scope",
+                     format_func=labels(scopes, scope_label))
+    if not known:
+        st.caption(t("heads_no_heldout"))
+    if scope == "heldout":
+        stats = cache.heldout_statistics(key, HELDOUT_SIZE)
+    else:
+        stats = {kind: head_stats(trace, kind, translator.eos_token) for kind in STATISTICS}
+    left, right = st.columns(2)
+    with left:
+        kind = _kind_picker("heads_kind")
+    names = STATISTICS[kind]
+    if st.session_state.get("heads_stat") not in names:
+        st.session_state["heads_stat"] = names[0]
+    statistic = right.selectbox(t("heads_statistic"), names, key="heads_stat",
+                                format_func=labels(names, lambda s: t(f"stat_{s}")))
+    s = stats[kind]
+    values, name = s.values[statistic], t(f"stat_{statistic}")
+    chart(viz.head_grid(values, t("heads_grid_title", view=_kind_label(kind), statistic=name,
+                                  scope=scope_label(scope)),
+                        row_label=t("col_layer"), col_label=t("col_head"), value_label=name,
+                        marked=_best_per_layer(values), zmin=0.0,
+                        zmax=None if statistic == "entropy" else 1.0, text=viz_labels()),
+          key="heads_grid")
+    ranking = rank_heads(s, statistic)
+    table = pd.DataFrame([{t("col_layer"): layer, t("col_head"): head,
+                           **{t(f"stat_{n}"): round(float(s.values[n][layer, head]), 3)
+                              for n in names}} for layer, head, _ in ranking])
+    st.caption(t("heads_table_caption", statistic=name, rows=s.rows))
+    st.dataframe(table, hide_index=True, on_select=_open_head(kind, ranking),
+                 selection_mode="single-row", key="heads_table")
+    with st.expander(t("heads_definitions")):
+        st.markdown(t("heads_definitions_text"))
+
+
+def _head_ids(translator: Translator) -> list[str]:
+    """Every head as a stable id "kind:layer:head" (a widget value that reads the same in
+    every language)."""
+    counts, H = layer_counts(translator.config), translator.config.nhead
+    return [f"{kind}:{layer}:{head}" for kind in KINDS for layer in range(counts[kind])
+            for head in range(H)]
+
+
+def _head_label(head_id: str) -> str:
+    kind, layer, head = head_id.split(":")
+    return t("head_key_label", view=_kind_label(kind), layer=layer, head=head)
+
+
+def heads_off_section(translator: Translator, trace: DecodeTrace, key: tuple, options: tuple,
+                      languages: tuple) -> None:
+    """Pick heads to switch off; the sentence decoded again beside the original, where they
+    first differ, and each original token's probability before and after."""
+    st.subheader(t("heads_off_header"))
+    ids = _head_ids(translator)
+    chosen = st.multiselect(t("heads_off_pick"), ids, key="heads_off", help=t("heads_off_help"),
+                            placeholder=t("heads_off_placeholder"),
+                            format_func=labels(ids, _head_label))
+    if not chosen:
+        return
+    off = tuple(sorted((kind, int(layer), int(head))
+                       for kind, layer, head in (c.split(":") for c in chosen)))
+    ablated = cache.decode(key, trace.src_text, tuple(sorted((*options, ("heads_off", off)))))
+    left, right = st.columns(2)
+    left.caption(t("heads_off_original"))
+    left.markdown(f"### {md_literal(trace.output_text)}")
+    right.caption(t("heads_off_ablated", n=len(off)))
+    right.markdown(f"### {md_literal(ablated.output_text)}")
+    a, b = trace.tgt_tokens, ablated.tgt_tokens
+    step = next((i for i in range(1, min(len(a), len(b))) if a[i] != b[i]),
+                None if len(a) == len(b) else min(len(a), len(b)))
+    if step is None:
+        st.success(t("heads_off_same"))
+    else:
+        before, after = (md_literal(toks[step]) if step < len(toks) else "—" for toks in (a, b))
+        st.warning(t("heads_off_differs", step=step, before=before, after=after))
+    tokens = list(a[1:])
+    forced = cache.teacher_force(key, trace.src_text, tuple(tokens), languages, off)
+    before = np.array([s.prob for s in trace.steps])
+    after = np.array([s.prob for s in forced.steps])[: len(before)]
+    chart(viz.probability_change(tokens, before, after, t("heads_off_change_title"),
+                                 names=(t("heads_off_before"), t("heads_off_after")),
+                                 step_label=t("heads_off_step_axis"), text=viz_labels()),
+          key="heads_off_change")
+
+
+def importance_section(translator: Translator, key: tuple) -> None:
+    """Michel et al.'s importance of every head and BLEU as heads are pruned, over the
+    held-out pairs (computed when asked: it takes a while)."""
+    st.subheader(t("importance_header"))
+    if not heldout_known(translator.card):
+        st.info(t("importance_none"))
+        return
+    if not st.session_state.get("importance_on"):
+        st.button(t("importance_button", n=HELDOUT_SIZE), key="importance_go",
+                  on_click=lambda: st.session_state.update(importance_on=True))
+        return
+    importance, curve = cache.importance_and_pruning(key, HELDOUT_SIZE)
+    kind = _kind_picker("importance_kind")
+    chart(viz.head_grid(importance[kind], t("importance_title", view=_kind_label(kind),
+                                            n=curve.n_pairs),
+                        row_label=t("col_layer"), col_label=t("col_head"),
+                        value_label=t("stat_importance"),
+                        marked=_best_per_layer(importance[kind]), zmin=0.0, text=viz_labels()),
+          key="importance_grid")
+    chart(viz.pruning_plot(curve.pruned, curve.bleu, len(curve.order),
+                           t("pruning_title", n=curve.n_pairs), x_label=t("pruning_x"),
+                           y_label=t("pruning_y"), text=viz_labels()), key="pruning_plot")
+
+
+def layers_section(trace: DecodeTrace, k: int) -> None:
+    """Encoder rollout and flow, and the decoder's rollout to the source tokens (rows up to
+    step k)."""
+    st.subheader(t("layers_header"))
+    st.caption(t("layers_explain"))
+    src, last = list(trace.src_labels), trace.encoder_attentions.shape[0] - 1
+    rollout = np.clip(attention_rollout(trace.encoder_attentions)[-1], 0.0, 1.0)  # (S, S)
+    left, right = st.columns(2)
+    for column, matrix, title, chart_key in (
+            (left, rollout, t("rollout_title", layer=last), "rollout_chart"),
+            (right, cache.encoder_flow(trace.encoder_attentions), t("flow_title", layer=last),
+             "flow_chart")):
+        with column:
+            chart(viz.attention_heatmap(matrix, src, src, title=title,
+                                        query_label=t("output_position"),
+                                        key_label=t("input_token"), text=viz_labels()),
+                  key=chart_key)
+    dec = decoder_rollout(trace.encoder_attentions, trace.decoder_attentions,
+                          trace.cross_attentions)
+    chart(viz.attention_heatmap(np.clip(dec.source[:k], 0.0, 1.0),
+                                list(trace.decoder_input_tokens[:k]), src,
+                                title=t("decoder_rollout_title"),
+                                query_label=t("query_decoder_input"),
+                                key_label=t("key_source_token"), text=viz_labels()),
+          key="decoder_rollout_chart")
+
+
+def _aer_grid(result, title: str, chart_key: str) -> None:
+    """A HeadAER as a layer x head grid with each layer's best head outlined, and those
+    heads named below it."""
+    best = list(enumerate(result.best_heads))
+    chart(viz.head_grid(result.aer, title, row_label=t("col_layer"), col_label=t("col_head"),
+                        value_label=t("aer_value"), marked=best, zmin=0.0, zmax=1.0,
+                        text=viz_labels()), key=chart_key)
+    st.markdown(t("aer_best", heads=t("word_separator").join(
+        t("aer_best_item", layer=layer, head=head, aer=result.aer[layer, head])
+        for layer, head in best)))
+
+
+def alignment_section(translator: Translator, trace: DecodeTrace, key: tuple,
+                      languages: tuple) -> None:
+    """Every cross-attention head's AER against the grammar's gold links on this sentence
+    (its best last-layer head drawn with the gold links outlined), and over held-out
+    sentences when asked."""
+    st.subheader(t("alignment_header"))
+    if not heldout_known(translator.card):
+        st.info(t("alignment_none"))
+        return
+    st.caption(t("alignment_explain"))
+    gold = translator.grammar_translation(trace.src_text)
+    mine = cache.alignment_scores(key, (trace.src_text,)) if gold is not None else None
+    if mine is None:
+        st.caption(t("alignment_outside"))
+    else:
+        left, right = st.columns(2)
+        with left:
+            _aer_grid(mine, t("aer_sentence_grid_title"), "aer_sentence_grid")
+        forced = cache.teacher_force(key, trace.src_text, gold, languages)
+        layer, head = len(mine.best_heads) - 1, mine.best_heads[-1]
+        with right:
+            # Row t is the step that produces token t + 1: labelled by what it produces,
+            # since that token is what a gold link aligns.
+            chart(viz.attention_heatmap(
+                forced.cross_attentions[layer, head], list(forced.tgt_tokens[1:]),
+                list(forced.src_labels),
+                title=t("aer_sentence_title", layer=layer, head=head),
+                query_label=t("query_produced_token"), key_label=t("key_source_token"),
+                marked=gold_cells(trace.src_text, forced.src_labels), text=viz_labels()),
+                key="aer_sentence_chart")
+    if not st.session_state.get("alignment_on"):
+        st.button(t("alignment_button", n=HELDOUT_SIZE), key="alignment_go",
+                  on_click=lambda: st.session_state.update(alignment_on=True))
+        return
+    result = cache.heldout_alignment(key, HELDOUT_SIZE)
+    if result is None:
+        st.info(t("alignment_none"))
+        return
+    _aer_grid(result, t("aer_title", n=result.n_sentences), "aer_grid")
