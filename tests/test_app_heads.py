@@ -8,7 +8,10 @@ import numpy as np
 from apptest_helpers import chart_title, charts, enter, run_app, z_array
 
 from model import load_pretrained
-from model.headstats import head_stats, rank_heads
+from model.aggregate import attention_flow
+from model.headstats import head_stats, head_stats_over, rank_heads
+from model.heldout import HELDOUT_SIZE, heldout_pairs
+from ui.heads import FLOW_AUTO_TOKENS
 
 SENTENCE = "why do we work ?"
 
@@ -78,9 +81,6 @@ def test_importance_is_computed_when_asked():
 
 
 def test_held_out_statistics_are_pooled_over_the_models_held_out_sentences():
-    from model.headstats import head_stats_over
-    from model.heldout import HELDOUT_SIZE, heldout_pairs
-
     at = _heads_view()
     at.radio(key="heads_scope").set_value("heldout").run()
     assert not at.exception, at.exception
@@ -92,3 +92,23 @@ def test_held_out_statistics_are_pooled_over_the_models_held_out_sentences():
     grid = next(c for c in charts(at) if "diagonal" in chart_title(c))
     np.testing.assert_allclose(z_array(grid["data"][0]), pooled.values["diagonal"], atol=1e-5)
     assert f"{HELDOUT_SIZE} held-out sentences" in chart_title(grid)
+
+
+def test_flow_of_a_long_sentence_waits_for_a_click():
+    at = run_app()  # the everyday model: any English
+    long = ("My little brother wants to read three new books about old trains before he "
+            "goes to bed tonight, and my sister wants to watch a film.")
+    enter(at, long)
+    at.session_state["view"] = "Heads"
+    at.run()
+    assert not at.exception, at.exception
+    flow = [c for c in charts(at) if "attention flow" in chart_title(c)]
+    assert not flow and at.button(key="flow_go")
+    trace = load_pretrained("en-zh-everyday").generate(long)
+    assert len(trace.src_tokens) > FLOW_AUTO_TOKENS
+    at.button(key="flow_go").click().run()
+    assert not at.exception, at.exception
+    (flow,) = [c for c in charts(at) if "attention flow" in chart_title(c)]
+    np.testing.assert_allclose(z_array(flow["data"][0]),
+                               np.clip(attention_flow(trace.encoder_attentions), 0, 1),
+                               atol=1e-5)

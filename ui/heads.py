@@ -28,6 +28,7 @@ from .text import md_literal
 KIND_VIEWS = {"encoder": "Encoder self-attention", "decoder": "Decoder self-attention",
               "cross": "Cross-attention"}  # attention kind -> the view that shows one head
 SCOPES = ("sentence", "heldout")
+FLOW_AUTO_TOKENS = 24  # flow of a longer sentence takes over a second: it waits for a click
 
 
 def _kind_label(kind: str) -> str:
@@ -196,15 +197,22 @@ def layers_section(trace: DecodeTrace, k: int) -> None:
     src, last = list(trace.src_labels), trace.encoder_attentions.shape[0] - 1
     rollout = np.clip(attention_rollout(trace.encoder_attentions)[-1], 0.0, 1.0)  # (S, S)
     left, right = st.columns(2)
-    for column, matrix, title, chart_key in (
-            (left, rollout, t("rollout_title", layer=last), "rollout_chart"),
-            (right, cache.encoder_flow(trace.encoder_attentions), t("flow_title", layer=last),
-             "flow_chart")):
-        with column:
-            chart(viz.attention_heatmap(matrix, src, src, title=title,
-                                        query_label=t("output_position"),
-                                        key_label=t("input_token"), text=viz_labels()),
-                  key=chart_key)
+
+    def encoder_map(matrix: np.ndarray, title: str, chart_key: str) -> None:
+        chart(viz.attention_heatmap(matrix, src, src, title=title,
+                                    query_label=t("output_position"),
+                                    key_label=t("input_token"), text=viz_labels()),
+              key=chart_key)
+
+    with left:
+        encoder_map(rollout, t("rollout_title", layer=last), "rollout_chart")
+    with right:  # flow solves S * S max-flow problems: a long sentence waits for a click
+        if len(src) <= FLOW_AUTO_TOKENS or st.session_state.get("flow_on"):
+            encoder_map(cache.encoder_flow(trace.encoder_attentions),
+                        t("flow_title", layer=last), "flow_chart")
+        else:
+            st.button(t("flow_button", n=len(src)), key="flow_go",
+                      on_click=lambda: st.session_state.update(flow_on=True))
     dec = decoder_rollout(trace.encoder_attentions, trace.decoder_attentions,
                           trace.cross_attentions)
     chart(viz.attention_heatmap(np.clip(dec.source[:k], 0.0, 1.0),
