@@ -19,7 +19,7 @@ import streamlit as st
 import torch
 
 from model import CheckpointError, DecodeTrace, InputError, Translator
-from ui import compare, controls, heads, i18n, models, panels, stepper, teaching
+from ui import charts, compare, controls, heads, i18n, link, models, panels, stepper, teaching
 from ui.cache import decode, freeze_after_first_run, load_model, model_key, teacher_force
 from ui.i18n import TABS, t
 from ui.text import clip, code_span, md_literal
@@ -56,7 +56,8 @@ def sidebar() -> tuple[Translator | None, str, tuple]:
         st.sidebar.selectbox(t("examples"), translator.examples, index=None, key="example",
                              placeholder=t("examples_placeholder"), on_change=_use_example)
     prefix = models.task_prefix(translator)  # T5: "translate English to German: "
-    typed = st.sidebar.text_input(t("sentence"), key="sentence", help=t("sentence_help"))
+    typed = st.sidebar.text_input(t("sentence"), key="sentence", help=t("sentence_help"),
+                                  bind=link.BIND)
     sentence = prefix + typed if typed.strip() else typed  # blank stays blank
     if translator.subword:
         pieces_caption(translator, sentence)
@@ -127,9 +128,11 @@ def decode_or_explain(translator: Translator, sentence: str, options: tuple, key
             return None
         st.warning(t("unknown_some") + "\n".join(lines) + more)
     trace = decode(key, sentence, options)
-    if st.session_state.get("shown") != (key[0], sentence):  # a new sentence starts at step 1
+    shown = st.session_state.get("shown")
+    if shown != (key[0], sentence):  # a new sentence starts at step 1 (a link's step stays)
         st.session_state["shown"] = (key[0], sentence)
-        st.session_state["step"] = 1
+        if shown is not None:
+            st.session_state["step"] = 1
         for stale in ("branch", "playing", "hypothesis"):
             st.session_state.pop(stale, None)
     return trace
@@ -187,6 +190,7 @@ def main() -> None:
     if translator is None:
         st.info(t("choose_model"))
         return
+    link.apply_link(translator)  # the view, step, layer, head and seed of the link opened
     languages = models.language_pickers(translator)
     options = tuple(sorted(controls.strategy_sidebar() + languages))
     trace = decode_or_explain(translator, sentence, options, key)
@@ -208,14 +212,19 @@ def main() -> None:
         compare.branch_view(tr, branch_decode)
         view_tabs(translator, tr, k, key, options, languages)
 
+    charts.image_format_picker()
     stepper.step_through(shown, body)
     compare.reference_view(shown, lambda ref: teacher_force(key, sentence, ref, languages))
+    st.caption(t("link_hint"))
+    link.write_link()
+    link.report_dropped()
     freeze_after_first_run()
 
 
 title = t("page_title")  # the language of the last run (English on a first load)
 st.set_page_config(page_title=title, page_icon="🔎", layout="wide")
 try:
+    link.remember_link()  # the query parameters this session was opened with
     i18n.language_selector()  # first in the sidebar; everything below follows it
     if t("page_title") != title:
         st.set_page_config(page_title=t("page_title"))

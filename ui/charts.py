@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import streamlit as st
 
+from .i18n import t
+
 PLOTLY_CONFIG = {"displaylogo": False}
+IMAGE_FORMATS = ("png", "svg")  # what Plotly's camera button can save (the sidebar picks one)
 
 
 def chart(fig, key: str) -> None:
@@ -17,4 +20,13 @@ def chart(fig, key: str) -> None:
     themselves, it gives every axis title a ``standoff``, for which Plotly measures every
     tick label of the axis each time the chart is drawn (about 20 ms of a step click in
     Chromium, benchmarks/clicks.py)."""
-    st.plotly_chart(fig, width="stretch", config=PLOTLY_CONFIG, key=key, theme=None)
+    image = {"format": st.session_state.get("image_format", IMAGE_FORMATS[0]), "filename": key,
+             "scale": 2}
+    st.plotly_chart(fig, width="stretch", config=PLOTLY_CONFIG | {"toImageButtonOptions": image},
+                    key=key, theme=None)
+
+
+def image_format_picker() -> None:
+    """The sidebar's choice of what Plotly's camera button saves a chart as."""
+    st.sidebar.radio(t("image_format"), IMAGE_FORMATS, key="image_format", horizontal=True,
+                     format_func=str.upper, help=t("image_format_help"))

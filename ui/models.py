@@ -16,6 +16,7 @@ from model.hf_load import cache_snapshot, cached_models, hub_cache_dir
 from model.translator import default_model, pretrained_root
 
 from .i18n import labels, t
+from .link import BIND
 from .text import clip, code_span, md_literal
 
 FOLDER = "\x00folder"  # the picker's option "open a folder by its path" (never a real name)
@@ -43,7 +44,8 @@ def model_choice() -> tuple[str, Path, bool] | None:
             t("model_hub_option", name=option) if option in hub else option)
 
     name = st.sidebar.selectbox(t("model"), options, index=options.index(first), key="model",
-                                format_func=labels(options, label), help=t("model_help"))
+                                format_func=labels(options, label), help=t("model_help"),
+                                bind=BIND)
     if name in ours:
         return name, pretrained_root() / name, False
     if name in hub:

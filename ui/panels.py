@@ -13,7 +13,7 @@ import viz
 from model import DecodeTrace, Translator
 from model.words import group_attention, group_labels
 
-from . import teaching
+from . import export, teaching
 from .charts import chart
 from .i18n import STRINGS, explain, head_label, labels, layer_label, t, view_label, viz_labels
 
@@ -56,6 +56,7 @@ def attention_view(view: str, maps: np.ndarray, queries, keys, query_label: str,
                                             layer=layer, head=head),
                                     query_label=query_label, key_label=key_label, text=viz_labels())
     chart(fig, key=f"{view}_chart")
+    export.download_row(view, maps, queries, keys, fig)
 
 
 GROUP_KEY = "group_words"  # the "group subword pieces into words" switch

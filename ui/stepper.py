@@ -13,6 +13,7 @@ from model import DecodeTrace
 
 from .charts import chart
 from .i18n import STRINGS, labels, layer_label, t, viz_labels
+from .link import write_link
 from .panels import GROUP_KEY, source_axis
 from .text import code_span, token_row
 
@@ -143,5 +144,6 @@ def step_through(trace: DecodeTrace, body: Callable[[DecodeTrace, int], None]) -
         k = step_controls(trace)
         step_panel(trace, k)
         body(trace, k)
+        write_link()  # a step click reruns only this fragment: keep the link's step current
 
     st.fragment(panel, run_every=interval)()

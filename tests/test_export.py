@@ -1,0 +1,66 @@
+"""Downloads (ui.export): CSV and NPZ of a view's weights load back equal to the arrays, with
+their tokens; a token that a spreadsheet would run as a formula stays text; the HTML page
+carries plotly.js and the figure."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import viz
+from model import load_pretrained
+from ui.export import CSV_COLUMNS, attention_csv, attention_npz, figure_html
+
+# Tokens as the models make them: no control characters (the input is normalised first).
+TOKENS = st.lists(st.text(st.characters(exclude_categories=("Cc", "Cs")), min_size=1,
+                          max_size=6), min_size=1, max_size=4)
+
+
+@pytest.fixture(scope="module")
+def trace():
+    return load_pretrained("en-zh-small").generate("why do we work ?")
+
+
+def test_csv_loads_back_equal_to_the_weights(trace):
+    q, k = trace.decoder_input_tokens, trace.src_labels
+    table = pd.read_csv(io.StringIO(attention_csv(trace.cross_attentions, q, k)),
+                        keep_default_na=False)
+    assert tuple(table.columns) == CSV_COLUMNS
+    L, H, Tq, Tk = trace.cross_attentions.shape
+    back = np.zeros((L, H, Tq, Tk), np.float32)
+    back[table.layer, table["head"], table.query_position, table.key_position] = table.weight
+    np.testing.assert_array_equal(back, trace.cross_attentions)
+    assert len(table) == L * H * Tq * Tk
+    assert list(table.query_token[table.key_position == 0][:Tq]) == list(q)
+    assert list(table.key_token[:Tk]) == list(k)
+
+
+@settings(max_examples=30, deadline=None)
+@given(queries=TOKENS, keys=TOKENS, seed=st.integers(0, 2**16))
+def test_npz_loads_back_equal_without_pickle(queries, keys, seed):
+    w = np.random.default_rng(seed).random((2, 3, len(queries), len(keys)), dtype=np.float32)
+    with np.load(io.BytesIO(attention_npz(w, queries, keys)), allow_pickle=False) as f:
+        np.testing.assert_array_equal(f["weights"], w)
+        assert list(f["query_tokens"]) == queries and list(f["key_tokens"]) == keys
+
+
+def test_a_formula_like_token_stays_text_in_the_csv():
+    w = np.full((1, 1, 1, 2), 0.5, np.float32)
+    text = attention_csv(w, ["=SUM(A1)"], ["@x", "ok"])
+    table = pd.read_csv(io.StringIO(text))
+    assert set(table.query_token) == {"'=SUM(A1)"} and list(table.key_token) == ["'@x", "ok"]
+    with pytest.raises(ValueError, match="weights must be"):
+        attention_csv(w, ["a", "b"], ["c"])
+
+
+def test_the_html_page_holds_plotly_and_the_figure(trace):
+    fig = viz.attention_heatmap(trace.cross_attentions[0, 0], trace.decoder_input_tokens,
+                                trace.src_labels, title="Cross-attention, layer 0, head 0")
+    page = figure_html(fig)
+    assert page.startswith("<html>") and "Cross-attention, layer 0, head 0" in page
+    assert "plotly.js v" in page and "<script src=" not in page  # opens offline
