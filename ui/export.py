@@ -69,10 +69,15 @@ def figure_html(fig) -> str:
 def download_row(name: str, weights: np.ndarray, queries, keys, fig) -> None:
     """CSV, NPZ and HTML download buttons for a view showing ``weights`` (L, H, Tq, Tk) with
     ``queries`` and ``keys`` and the figure ``fig``; ``name`` keys the widgets and names the
-    files. Nothing is built until a button is clicked, and clicking reruns nothing."""
+    files. They sit in an expander whose content is built only while it is open; a file
+    is made only when its button is clicked, and clicking reruns nothing."""
+    box = st.expander(t("download_expander"), key=f"{name}_downloads", on_change="rerun",
+                      icon=":material/download:")
+    if not box.open:  # built only while open: a step click then redraws none of it
+        return
     queries, keys = list(queries), list(keys)
     stem = "".join(c if c.isalnum() else "-" for c in name.lower()).strip("-")
-    cols = st.columns(3)
+    cols = box.columns(3)
     for col, kind, make, mime in (
             (cols[0], "csv", lambda: attention_csv(weights, queries, keys), "text/csv"),
             (cols[1], "npz", lambda: attention_npz(weights, queries, keys),

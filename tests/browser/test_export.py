@@ -29,6 +29,9 @@ def test_csv_and_npz_downloads_load_back_equal_to_the_arrays(app):
     app.open_tab("Cross-attention", panelCharts=1)
     trace = load_pretrained(MODEL).generate(SENTENCE)
     shown = trace.cross_attentions[:, :, :3]  # (L, H, 3, S): rows up to step 3
+    panel = app.page.locator("[data-testid='stTabPanel']:visible")
+    app.act(panel.get_by_text("Download: weights (CSV, NPZ), figure (HTML)").click,
+            panelCharts=1)
 
     with np.load(io.BytesIO(_download(app, "Weights as NPZ")), allow_pickle=False) as f:
         np.testing.assert_allclose(f["weights"], shown, atol=1e-6)
