@@ -38,10 +38,11 @@ def charts(at: AppTest) -> list[dict]:
 
 
 def z_array(trace: dict) -> np.ndarray:
-    """A heatmap trace's z, decoding Plotly's base64 typed-array form."""
+    """A heatmap trace's z, decoding Plotly's base64 typed-array form (1-D when it names
+    no shape)."""
     z = trace["z"]
     if isinstance(z, dict):
-        shape = tuple(int(n) for n in z["shape"].split(","))
+        shape = tuple(int(n) for n in z["shape"].split(",")) if "shape" in z else (-1,)
         return np.frombuffer(base64.b64decode(z["bdata"]), dtype=z["dtype"]).reshape(shape)
     return np.asarray(z)
 

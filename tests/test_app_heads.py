@@ -112,3 +112,17 @@ def test_flow_of_a_long_sentence_waits_for_a_click():
     np.testing.assert_allclose(z_array(flow["data"][0]),
                                np.clip(attention_flow(trace.encoder_attentions), 0, 1),
                                atol=1e-5)
+
+
+def test_the_lines_view_draws_one_line_per_weight_of_the_layer():
+    from viz.lines import MIN_WEIGHT
+
+    at = _heads_view()
+    at.selectbox(key="lines_kind").select("cross").run()
+    at.selectbox(key="lines_layer").select(1).run()
+    assert not at.exception, at.exception
+    (fig,) = [c for c in charts(at) if "as lines" in chart_title(c)]
+    trace = load_pretrained("en-zh-small").generate(SENTENCE)
+    k = at.session_state["step"]  # decoder-side rows up to the current step
+    drawn = sum(len(z_array({"z": t["x"]})) // 3 for t in fig["data"][2:])  # x0, x1, gap
+    assert drawn == int((trace.cross_attentions[1, :, :k] >= MIN_WEIGHT).sum())

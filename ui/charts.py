@@ -13,17 +13,20 @@ PLOTLY_CONFIG = {"displaylogo": False}
 IMAGE_FORMATS = ("png", "svg")  # what Plotly's camera button can save (the sidebar picks one)
 
 
-def chart(fig, key: str) -> None:
+def chart(fig, key: str, select: bool = False):
     """Draw a Plotly figure at the container's width, as the builder styled it.
 
     Streamlit's chart theme is left off (``theme=None``): besides colours the figures set
     themselves, it gives every axis title a ``standoff``, for which Plotly measures every
     tick label of the axis each time the chart is drawn (about 20 ms of a step click in
-    Chromium, benchmarks/clicks.py)."""
+    Chromium, benchmarks/clicks.py). With ``select``, a click on a point reruns the page and
+    the selection is in ``st.session_state[key]``."""
     image = {"format": st.session_state.get("image_format", IMAGE_FORMATS[0]), "filename": key,
              "scale": 2}
-    st.plotly_chart(fig, width="stretch", config=PLOTLY_CONFIG | {"toImageButtonOptions": image},
-                    key=key, theme=None)
+    extra = dict(on_select="rerun", selection_mode="points") if select else {}
+    return st.plotly_chart(fig, width="stretch",
+                           config=PLOTLY_CONFIG | {"toImageButtonOptions": image}, key=key,
+                           theme=None, **extra)
 
 
 def image_format_picker() -> None:

@@ -22,7 +22,7 @@ from model.heldout import HELDOUT_SIZE, heldout_known
 
 from . import cache
 from .charts import chart
-from .i18n import explain, labels, t, view_label, viz_labels
+from .i18n import explain, head_label, labels, layer_label, t, view_label, viz_labels
 from .text import md_literal
 
 KIND_VIEWS = {"encoder": "Encoder self-attention", "decoder": "Decoder self-attention",
@@ -35,8 +35,8 @@ def _kind_label(kind: str) -> str:
     return view_label(KIND_VIEWS[kind])
 
 
-def _kind_picker(key: str) -> str:
-    return st.selectbox(t("heads_kind"), KINDS, key=key, format_func=labels(KINDS, _kind_label))
+def _kind_picker(key: str, label: str = "heads_kind") -> str:
+    return st.selectbox(t(label), KINDS, key=key, format_func=labels(KINDS, _kind_label))
 
 
 def _best_per_layer(values: np.ndarray, lowest: bool = False) -> list[tuple[int, int]]:
@@ -53,6 +53,7 @@ def heads_tab(translator: Translator, trace: DecodeTrace, k: int, key: tuple,
     statistics_section(translator, trace, key)
     heads_off_section(translator, trace, key, options, languages)
     importance_section(translator, key)
+    lines_section(translator, trace, k)
     layers_section(trace, k)
     alignment_section(translator, trace, key, languages)
 
@@ -187,6 +188,50 @@ def importance_section(translator: Translator, key: tuple) -> None:
     chart(viz.pruning_plot(curve.pruned, curve.bleu, len(curve.order),
                            t("pruning_title", n=curve.n_pairs), x_label=t("pruning_x"),
                            y_label=t("pruning_y"), text=viz_labels()), key="pruning_plot")
+
+
+def _clicked_token(chart_key: str) -> tuple[str, int] | None:
+    """The token clicked in the lines chart ``chart_key``: ("query", i) or ("key", j) from
+    its last point selection (trace 0 is the query column, 1 the key column), or None."""
+    event = st.session_state.get(chart_key) or {}
+    points = (event.get("selection") or {}).get("points") or []
+    for point in points:
+        column, index = point.get("curve_number"), point.get("point_index")
+        if column in (0, 1) and isinstance(index, int):
+            return ("query", "key")[column], index
+    return None
+
+
+def lines_section(translator: Translator, trace: DecodeTrace, k: int) -> None:
+    """One layer's attention as lines between the query and key tokens, one colour per
+    head (BertViz's head view); clicking a token keeps only its lines."""
+    st.subheader(t("lines_header"))
+    st.caption(t("lines_explain"))
+    c1, c2, c3 = st.columns([1, 1, 2])
+    with c1:
+        kind = _kind_picker("lines_kind", "lines_kind")
+    layers = layer_counts(translator.config)[kind]
+    layer = c2.selectbox(t("layer"), range(layers), key="lines_layer",
+                         format_func=labels(range(layers), layer_label))
+    heads = list(range(translator.config.nhead))
+    shown = c3.multiselect(t("lines_heads"), heads, default=heads, key="lines_heads",
+                           format_func=labels(heads, head_label))
+    if not shown:
+        return
+    src, dec = list(trace.src_labels), list(trace.decoder_input_tokens[:k])
+    maps, queries, keys = {
+        "encoder": (trace.encoder_attentions[layer], src, src),
+        "decoder": (trace.decoder_attentions[layer, :, :k, :k], dec, dec),
+        "cross": (trace.cross_attentions[layer, :, :k], dec, src),
+    }[kind]
+    focus = _clicked_token("lines_chart")
+    if focus is not None and focus[1] >= (len(queries) if focus[0] == "query" else len(keys)):
+        focus = None  # a click on another sentence's or view's token
+    chart(viz.attention_lines(maps, queries, keys, t("lines_title", view=_kind_label(kind),
+                                                     layer=layer),
+                              heads=shown, focus=focus,
+                              head_names=[head_label(h) for h in heads], text=viz_labels()),
+          key="lines_chart", select=True)
 
 
 def layers_section(trace: DecodeTrace, k: int) -> None:

@@ -160,6 +160,7 @@ _KEEP_ON_SWITCH = ("model", "strategy", "speed", "step_layer", "pe_side", "pe_pa
                    "ih_layer", "ih_head",
                    "branch_layer", "branch_head", "ref_layer", "ref_head", "hypothesis",
                    "heads_scope", "heads_kind", "heads_stat", "heads_off", "importance_kind",
+                   "lines_kind", "lines_layer", "lines_heads",
                    *(f"{view}_{part}" for view in TABS for part in ("layer", "head")))
 
 

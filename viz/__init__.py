@@ -17,6 +17,7 @@ from .attention import attention_grid, attention_heatmap
 from .decoding import beam_path, beam_tree, probability_bars, sequence_probabilities
 from .heads import head_grid, probability_change, pruning_plot
 from .internals import matrix_heatmap, score_heatmap
+from .lines import attention_lines
 from .masks import mask_heatmap
 from .positional import positional_curves, positional_heatmap
 from .step import step_overview
@@ -38,6 +39,7 @@ __all__ = [
     "VizText",
     "attention_grid",
     "attention_heatmap",
+    "attention_lines",
     "beam_path",
     "beam_tree",
     "check_heads",

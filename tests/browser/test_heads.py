@@ -78,3 +78,9 @@ def test_heads_view_ranks_switches_off_rolls_out_and_aligns(app):
     best = result.best_heads[-1]
     assert f"layer {last}: head {best} (AER {result.aer[last, best]:.2f})" in text
     app.screenshot("heads-alignment")
+    # A row of the table opens its head in the head's own view (the top cross head here).
+    layer, head, _ = ranking[0]
+    grid.scroll_into_view_if_needed()
+    box = grid.bounding_box()
+    app.act(lambda: app.page.mouse.click(box["x"] + 18, box["y"] + 35 + 17),
+            tab="Cross-attention", titles=[f"Cross-attention, layer {layer}, head {head}"])
