@@ -38,7 +38,19 @@ def warm_up():
     try:
         import viz
         from model.translator import available_models, default_model, pretrained_root
-        from ui import compare, controls, models, panels, stepper, teaching  # noqa: F401
+        from ui import (  # noqa: F401  (every panel app.py imports)
+            charts,
+            compare,
+            controls,
+            export,
+            heads,
+            i18n,
+            link,
+            models,
+            panels,
+            stepper,
+            teaching,
+        )
         from ui.cache import freeze_after_first_run, load_model, model_key
 
         name = default_model(available_models())
