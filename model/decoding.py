@@ -496,7 +496,8 @@ class BatchGreedy:
 
 @torch.inference_mode()
 def greedy_batch(model: Transformer, src_ids: torch.Tensor, max_new_tokens: int,
-                 logits_processor: LogitsProcessor | None = None) -> BatchGreedy:
+                 logits_processor: LogitsProcessor | None = None,
+                 use_cache: bool = False) -> BatchGreedy:
     """Greedy decoding of a right-padded batch at once, as ``generate()`` of a batch: for
     evaluation, and for the padded-batch view (``internals.decode_batch``).
 
@@ -508,6 +509,10 @@ def greedy_batch(model: Transformer, src_ids: torch.Tensor, max_new_tokens: int,
     Args:
         src_ids: (B, S) int64, right-padded with ``pad_id``.
         max_new_tokens: the most tokens per sentence (``</s>`` included).
+        use_cache: run each step over the new position only, with the key/value cache
+            (``past_key_values``) of the steps before, as ``run_decoder`` does: the same
+            tokens, far less work on long outputs. ``BatchGreedy.decoder`` is then the last
+            step's output only.
 
     Returns:
         BatchGreedy (see its docstring for the shapes).
@@ -519,8 +524,13 @@ def greedy_batch(model: Transformer, src_ids: torch.Tensor, max_new_tokens: int,
     tgt = torch.full((B, 1), c.bos_id, dtype=torch.long, device=device)  # (B, t+1) inputs
     done = torch.zeros(B, dtype=torch.bool, device=device)
     generated: list[list[int]] = [[] for _ in range(B)]
+    out = None  # the last step's DecoderOutput (its past_key_values, with use_cache)
     for t in range(max_new_tokens):
-        out = model.decode(tgt, enc.memory, enc.key_padding_mask)  # the combined masks
+        if use_cache and out is not None:  # only the new position, over the cached ones
+            out = model.decode(tgt[:, -1:], enc.memory, enc.key_padding_mask,
+                               past_key_values=out.past_key_values)
+        else:
+            out = model.decode(tgt, enc.memory, enc.key_padding_mask)  # the combined masks
         logp = out.logits[:, -1].float().log_softmax(-1)  # (B, V)
         if logits_processor is not None:
             logp = logits_processor(t, logp)

@@ -1,22 +1,66 @@
 """Held-out sentence pairs a model was never trained on, for statistics over many sentences
 (``headstats``), head importance (``ablation``) and alignment scores (``alignment``).
 
-Where they come from, in this order:
-- the model's synthetic grammar (``card["grammar"]`` or ``card["task"]``): the first pairs
-  of that grammar's TEST split, rebuilt with the settings the model was trained with (the
-  grammar models' card; for the everyday model ``data.GRAMMAR_SPLITS``). TEST is never
-  trained on (README, "Data and credits").
-- otherwise none: a Hugging Face model's training data is not known here, and no score is
-  made up for it.
+``sample_pairs`` (statistics, importance): the pairs of the model folder's ``heldout.tsv``
+when it has one (the everyday model ships 200 Tatoeba TEST pairs: ``python -m model.data
+heldout FOLDER``, ``write_heldout``), else
+``heldout_pairs``. ``heldout_pairs`` (alignment: only grammar sentences have gold links): the
+first pairs of the model's synthetic grammar's TEST split (``card["grammar"]`` or
+``card["task"]``), rebuilt with the settings the model was trained with (the grammar models'
+card; for the everyday model ``data.GRAMMAR_SPLITS``). TEST is never trained on (README,
+"Data and credits"). Otherwise none: a Hugging Face model's training data is not known
+here, and no score is made up for it.
 """
 
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 
+from .errors import CheckpointError
 from .tasks import TASKS, get_task
 
 HELDOUT_SIZE = 200  # pairs used by default: the issue's sample of held-out sentences
+HELDOUT_FILE = "heldout.tsv"  # a model folder's own held-out pairs: English<TAB>Chinese
+MAX_HELDOUT = 1000  # lines a heldout.tsv may have
+TATOEBA_STRIDE = 28  # write_heldout: every 28th Tatoeba TEST pair, in file (zh_id) order
+
+
+def read_heldout(folder: Path) -> tuple[tuple[str, str], ...]:
+    """The (English, Chinese) pairs of ``folder/heldout.tsv``, () when there is none.
+
+    Raises:
+        CheckpointError: a file that is not UTF-8, has more than ``MAX_HELDOUT`` lines, or a
+            line that is not two non-empty tab-separated fields (named by its number).
+    """
+    path = Path(folder) / HELDOUT_FILE
+    if not path.is_file():
+        return ()
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CheckpointError(f"{HELDOUT_FILE} cannot be read as UTF-8 text ({exc})") from exc
+    if len(lines) > MAX_HELDOUT:
+        raise CheckpointError(f"{HELDOUT_FILE} has {len(lines)} lines; at most {MAX_HELDOUT}")
+    pairs = []
+    for number, line in enumerate(lines, start=1):
+        fields = line.split("\t")
+        if len(fields) != 2 or not all(f.strip() for f in fields):
+            raise CheckpointError(f"{HELDOUT_FILE}, line {number}: expected English<TAB>Chinese")
+        pairs.append((fields[0], fields[1]))
+    return tuple(pairs)
+
+
+def sample_pairs(translator, n: int = HELDOUT_SIZE) -> list[tuple[str, str]]:
+    """The first ``n`` held-out pairs for statistics and importance: the model folder's own
+    (``Translator.heldout``), else ``heldout_pairs`` of its card."""
+    own = getattr(translator, "heldout", ())
+    return list(own[:n]) if own else heldout_pairs(translator.card, n)
+
+
+def sample_known(translator) -> bool:
+    """Whether ``sample_pairs`` has pairs for ``translator`` (without building them)."""
+    return bool(getattr(translator, "heldout", ())) or heldout_known(translator.card)
 
 
 @functools.lru_cache(maxsize=4)
@@ -58,3 +102,14 @@ def heldout_pairs(card: dict, n: int = HELDOUT_SIZE) -> list[tuple[str, str]]:
             return []
         return list(grammar_test_pairs(card["task"], seed, n_train)[:n])
     return []
+
+
+def write_heldout(test_file: Path, folder: Path, n: int = HELDOUT_SIZE) -> int:
+    """Write ``folder/heldout.tsv``: every ``TATOEBA_STRIDE``-th pair of the everyday
+    corpus's Tatoeba TEST file (``python -m model.data everyday``: data/everyday/
+    test_tatoeba.tsv, zh_id order), the first ``n`` of them. Returns how many."""
+    rows = Path(test_file).read_text(encoding="utf-8").splitlines()
+    chosen = rows[::TATOEBA_STRIDE][:n]
+    (Path(folder) / HELDOUT_FILE).write_text("\n".join(chosen) + "\n", encoding="utf-8")
+    return len(chosen)
+

@@ -74,7 +74,7 @@ def translate_batch(translator, texts: Sequence[str], off: Sequence[HeadKey] = (
             S = max(len(r) for r in chunk)
             src = torch.tensor([r + [c.pad_id] * (S - len(r)) for r in chunk])  # (B, S)
             run = greedy_batch(translator.model, src, max_new_tokens,
-                               translator.logits_processor(max_new_tokens))
+                               translator.logits_processor(max_new_tokens), use_cache=True)
             for i, ids in zip(keep[start : start + batch_size], run.outputs(c.eos_id),
                               strict=True):
                 full = np.array([c.bos_id, *ids])

@@ -34,6 +34,7 @@ from .decoding import (
 )
 from .errors import CheckpointError, InputError
 from .errors import short_repr as _short
+from .heldout import read_heldout
 from .layers import POSITIONAL_MODES, positional_tables
 from .masks import mask_views
 from .subword import piece_label, pieces, word_ids
@@ -58,9 +59,11 @@ class Translator:
     """
 
     def __init__(self, model: Transformer, src_vocab: Vocab, tgt_vocab: Vocab, card: dict,
-                 name: str = "", src_tokenizer=None) -> None:
+                 name: str = "", src_tokenizer=None,
+                 heldout: tuple[tuple[str, str], ...] = ()) -> None:
         self.model, self.src_vocab, self.tgt_vocab = model, src_vocab, tgt_vocab
         self.card, self.name = card, name
+        self.heldout = tuple(heldout)  # the folder's held-out pairs (heldout.read_heldout)
         self.config = model.config
         self.src_tokenizer = src_tokenizer
 
@@ -531,7 +534,7 @@ def load_pretrained(name_or_path: str | Path, load_pickle_weights: bool = False)
         return hf_load.load_hf(path, load_pickle_weights=load_pickle_weights)
     model, src_vocab, tgt_vocab, card = load_checkpoint(path)
     return Translator(model, src_vocab, tgt_vocab, card, name=path.name,
-                      src_tokenizer=load_source_tokenizer(path))
+                      src_tokenizer=load_source_tokenizer(path), heldout=read_heldout(path))
 
 
 def _check_strategy(max_new_tokens, limit: int, n_forced: int, num_beams, do_sample,

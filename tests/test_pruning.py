@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import sacrebleu
+import torch
 
 from model import load_pretrained
 from model.ablation import KINDS
@@ -76,3 +77,61 @@ def test_pruning_curve_prunes_in_importance_order(small):
         pruning_curve(small, pairs, imp, points=1)
     with pytest.raises(ValueError, match="at least one"):
         pruning_curve(small, [], imp)
+
+
+def test_the_everyday_model_ships_its_own_held_out_pairs(small):
+    from model.heldout import HELDOUT_FILE, read_heldout, sample_pairs
+    from model.translator import pretrained_root
+
+    everyday = load_pretrained("en-zh-everyday")
+    shipped = read_heldout(pretrained_root() / "en-zh-everyday")
+    assert len(shipped) == 200 and everyday.heldout == shipped
+    assert all(en.strip() and zh.strip() for en, zh in shipped)
+    assert sample_pairs(everyday, 50) == list(shipped[:50])  # statistics: everyday sentences
+    assert sample_pairs(small, 5) == heldout_pairs(small.card, 5)  # no file: the grammar's
+    assert not (pretrained_root() / "en-zh-small" / HELDOUT_FILE).exists()
+
+
+def test_write_heldout_takes_every_strides_row_of_the_test_file(tmp_path):
+    from model.heldout import TATOEBA_STRIDE, read_heldout, write_heldout
+
+    rows = [f"sentence {i}\t句子{i}" for i in range(100)]
+    (tmp_path / "test.tsv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    assert write_heldout(tmp_path / "test.tsv", tmp_path, n=3) == 3
+    assert read_heldout(tmp_path) == tuple(tuple(rows[i].split("\t"))
+                                           for i in range(0, 3 * TATOEBA_STRIDE, TATOEBA_STRIDE))
+
+
+@pytest.mark.parametrize(("content", "match"), [
+    ("one\ttwo\nonly english\n", "line 2: expected English<TAB>Chinese"),
+    ("a\tb\tc\n", "line 1"),
+    (" \t我\n", "line 1"),
+    ("x\ty\n" * 1001, "at most 1000"),
+])
+def test_a_damaged_heldout_file_is_refused_naming_the_line(tmp_path, content, match):
+    from model import CheckpointError
+    from model.heldout import HELDOUT_FILE, read_heldout
+
+    (tmp_path / HELDOUT_FILE).write_text(content, encoding="utf-8")
+    with pytest.raises(CheckpointError, match=match):
+        read_heldout(tmp_path)
+    (tmp_path / HELDOUT_FILE).write_bytes(b"\xff\xfe\x00")
+    with pytest.raises(CheckpointError, match="UTF-8"):
+        read_heldout(tmp_path)
+
+
+@pytest.mark.parametrize("family", ["ours", "marian", "t5"])
+def test_cached_batch_decoding_gives_the_same_tokens(small, family, tmp_path_factory):
+    from hf_tiny import sentence_pairs, tiny_folder
+
+    from model.decoding import greedy_batch
+
+    tr = small if family == "ours" else load_pretrained(tiny_folder(family, tmp_path_factory))
+    texts = ([src for src, _ in heldout_pairs(small.card, 6)] if family == "ours"
+             else [src for src, _ in sentence_pairs()[:6]])
+    rows = [tr.encode_source(tr.check_input(x))[0].tolist() for x in texts]
+    S = max(len(r) for r in rows)
+    src = torch.tensor([r + [tr.config.pad_id] * (S - len(r)) for r in rows])
+    runs = [greedy_batch(tr.model, src, 12, tr.logits_processor(12), use_cache=cache)
+            for cache in (False, True)]
+    assert runs[0].generated == runs[1].generated

@@ -17,7 +17,7 @@ from model import load_pretrained as _load_pretrained
 from model.aggregate import attention_flow
 from model.alignment import HeadAER, head_aer
 from model.headstats import head_stats_over
-from model.heldout import heldout_pairs
+from model.heldout import heldout_pairs, sample_pairs
 
 from .i18n import LocalText, t
 
@@ -104,9 +104,9 @@ def _progress_bar():
 @st.cache_data(max_entries=8, show_spinner=False)
 def heldout_statistics(key: tuple[str, tuple, bool], n: int) -> dict:
     """{kind: headstats.HeadStats} pooled over the model's first ``n`` held-out sentences,
-    each decoded greedily (``heldout.heldout_pairs``); {} when the model has none."""
+    each decoded greedily (``heldout.sample_pairs``); {} when the model has none."""
     translator = load_model(*key)
-    pairs = heldout_pairs(translator.card, n)
+    pairs = sample_pairs(translator, n)
     if not pairs:
         return {}
     with _progress_bar() as report:
@@ -118,9 +118,10 @@ def heldout_statistics(key: tuple[str, tuple, bool], n: int) -> dict:
 @st.cache_data(max_entries=8, show_spinner=False)
 def importance_and_pruning(key: tuple[str, tuple, bool], n: int):
     """(importance {kind: (L, H)}, pruning.PruningCurve) over the model's first ``n``
-    held-out pairs (Michel et al. 2019), or None when the model has none."""
+    held-out pairs (``heldout.sample_pairs``; Michel et al. 2019), or None when the model
+    has none."""
     translator = load_model(*key)
-    pairs = heldout_pairs(translator.card, n)
+    pairs = sample_pairs(translator, n)
     if not pairs:
         return None
     with _progress_bar() as report:

@@ -18,7 +18,7 @@ from model.ablation import KINDS, layer_counts
 from model.aggregate import attention_rollout, decoder_rollout
 from model.alignment import gold_cells
 from model.headstats import STATISTICS, head_stats, rank_heads
-from model.heldout import HELDOUT_SIZE, heldout_known
+from model.heldout import HELDOUT_SIZE, heldout_known, sample_known
 
 from . import cache
 from .charts import chart
@@ -74,7 +74,7 @@ def _open_head(kind: str, ranking: list[tuple[int, int, float]]):
 def statistics_section(translator: Translator, trace: DecodeTrace, key: tuple) -> None:
     """A layer x head grid of one statistic, a sortable table of every head, definitions."""
     st.subheader(t("heads_stats_header"))
-    known = heldout_known(translator.card)
+    known = sample_known(translator)
     scopes = SCOPES if known else SCOPES[:1]
 
     def scope_label(scope: str) -> str:
@@ -170,7 +170,7 @@ def importance_section(translator: Translator, key: tuple) -> None:
     """Michel et al.'s importance of every head and BLEU as heads are pruned, over the
     held-out pairs (computed when asked: it takes a while)."""
     st.subheader(t("importance_header"))
-    if not heldout_known(translator.card):
+    if not sample_known(translator):
         st.info(t("importance_none"))
         return
     if not st.session_state.get("importance_on"):
