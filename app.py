@@ -215,8 +215,7 @@ def main() -> None:
     charts.image_format_picker()
     stepper.step_through(shown, body)
     compare.reference_view(shown, lambda ref: teacher_force(key, sentence, ref, languages))
-    st.caption(t("link_hint"))
-    link.write_link()
+    st.caption(t("link_hint"))  # the step-through fragment keeps the link current
     link.report_dropped()
     freeze_after_first_run()
 

@@ -31,8 +31,8 @@ import torch
 import torch.nn.functional as F
 
 from .errors import InputError
+from .internals import ATTENTION_KINDS as KINDS  # encoder self-, decoder self-, cross-attention
 
-KINDS = ("encoder", "decoder", "cross")  # encoder self-, decoder self-, cross-attention
 HeadKey = tuple[str, int, int]  # (kind, layer, head)
 
 

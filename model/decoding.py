@@ -494,6 +494,13 @@ class BatchGreedy:
         return [list(g[:-1]) if g and g[-1] == eos_id else list(g) for g in self.generated]
 
 
+def pad_rows(rows: list[list[int]], pad_id: int) -> torch.Tensor:
+    """Token id rows of different lengths as one (B, S) int64 batch, right-padded with
+    ``pad_id`` to the longest (S), as ``greedy_batch`` takes it."""
+    S = max(len(r) for r in rows)
+    return torch.tensor([r + [pad_id] * (S - len(r)) for r in rows], dtype=torch.long)
+
+
 @torch.inference_mode()
 def greedy_batch(model: Transformer, src_ids: torch.Tensor, max_new_tokens: int,
                  logits_processor: LogitsProcessor | None = None,

@@ -27,7 +27,7 @@ from pathlib import Path
 import sacrebleu
 import torch
 
-from .decoding import greedy_batch
+from .decoding import greedy_batch, pad_rows
 from .transformer import Transformer
 from .vocab import EOS, Vocab
 
@@ -55,9 +55,7 @@ def evaluate_pairs(
     hyps: list[str] = []
     for i in range(0, len(pairs), batch_size):
         chunk = pairs[i : i + batch_size]
-        seqs = [src_vocab.encode([*p.src, EOS]) for p in chunk]
-        S = max(len(s) for s in seqs)
-        src = torch.tensor([s + [0] * (S - len(s)) for s in seqs], dtype=torch.long)
+        src = pad_rows([src_vocab.encode([*p.src, EOS]) for p in chunk], model.config.pad_id)
         out = greedy_batch(model, src, model.config.max_len - 1).outputs(model.config.eos_id)
         hyps.extend("".join(tgt_vocab.decode(ids)) for ids in out)
     refs = ["".join(p.tgt) for p in pairs]

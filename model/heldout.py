@@ -54,13 +54,12 @@ def read_heldout(folder: Path) -> tuple[tuple[str, str], ...]:
 def sample_pairs(translator, n: int = HELDOUT_SIZE) -> list[tuple[str, str]]:
     """The first ``n`` held-out pairs for statistics and importance: the model folder's own
     (``Translator.heldout``), else ``heldout_pairs`` of its card."""
-    own = getattr(translator, "heldout", ())
-    return list(own[:n]) if own else heldout_pairs(translator.card, n)
+    return list(translator.heldout[:n]) if translator.heldout else heldout_pairs(translator.card, n)
 
 
 def sample_known(translator) -> bool:
     """Whether ``sample_pairs`` has pairs for ``translator`` (without building them)."""
-    return bool(getattr(translator, "heldout", ())) or heldout_known(translator.card)
+    return bool(translator.heldout) or heldout_known(translator.card)
 
 
 @functools.lru_cache(maxsize=4)
@@ -72,14 +71,26 @@ def grammar_test_pairs(task: str, seed: int, n_train: int) -> tuple[tuple[str, s
     return tuple((" ".join(p.src), "".join(p.tgt)) for p in splits.test)
 
 
+def _split_settings(card: dict) -> tuple[str, int, int] | None:
+    """(grammar task, seed, n_train) of the TEST split held out from the model whose
+    ``card`` this is: a real-data model that also learned a grammar (``card["grammar"]``,
+    ``data.GRAMMAR_SPLITS``) or a grammar model (``card["task"]``, its seed and n_train);
+    None when the card names no grammar or lacks the settings."""
+    if card.get("grammar") in TASKS:
+        from .data import GRAMMAR_SPLITS
+
+        return card["grammar"], GRAMMAR_SPLITS["seed"], GRAMMAR_SPLITS["n_train"]
+    data = card.get("data") if isinstance(card.get("data"), dict) else {}
+    seed, n_train = card.get("seed", 0), data.get("n_train")
+    if card.get("task") in TASKS and isinstance(seed, int) and isinstance(n_train, int):
+        return card["task"], seed, n_train
+    return None
+
+
 def heldout_known(card: dict) -> bool:
     """Whether ``heldout_pairs`` has pairs for the model whose ``card`` this is, without
     building them (building a grammar's splits takes a few seconds)."""
-    if card.get("grammar") in TASKS:
-        return True
-    data = card.get("data") if isinstance(card.get("data"), dict) else {}
-    return (card.get("task") in TASKS and isinstance(card.get("seed", 0), int)
-            and isinstance(data.get("n_train"), int))
+    return _split_settings(card) is not None
 
 
 def heldout_pairs(card: dict, n: int = HELDOUT_SIZE) -> list[tuple[str, str]]:
@@ -91,17 +102,8 @@ def heldout_pairs(card: dict, n: int = HELDOUT_SIZE) -> list[tuple[str, str]]:
     """
     if isinstance(n, bool) or not isinstance(n, int) or n <= 0:
         raise ValueError(f"n must be a positive int, got {n!r}.")
-    if card.get("grammar") in TASKS:  # a real-data model that also learned a grammar
-        from .data import GRAMMAR_SPLITS
-
-        return list(grammar_test_pairs(card["grammar"], **GRAMMAR_SPLITS)[:n])
-    if card.get("task") in TASKS:
-        data = card.get("data") if isinstance(card.get("data"), dict) else {}
-        seed, n_train = card.get("seed", 0), data.get("n_train")
-        if not (isinstance(seed, int) and isinstance(n_train, int)):
-            return []
-        return list(grammar_test_pairs(card["task"], seed, n_train)[:n])
-    return []
+    settings = _split_settings(card)
+    return [] if settings is None else list(grammar_test_pairs(*settings)[:n])
 
 
 def write_heldout(test_file: Path, folder: Path, n: int = HELDOUT_SIZE) -> int:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import torch
 
-from .decoding import DecodeTrace, greedy_batch
+from .decoding import DecodeTrace, greedy_batch, pad_rows
 from .errors import InputError
 from .layers import masked_softmax, shuffled_positions
 from .masks import (
@@ -382,8 +382,7 @@ def decode_batch(translator: Translator, texts: Sequence[str],
     if (not isinstance(max_new_tokens, int | np.integer) or isinstance(max_new_tokens, bool)
             or not 1 <= max_new_tokens <= limit):
         raise InputError(f"max_new_tokens must be an integer from 1 to {limit}")
-    S = max(len(r) for r in rows)
-    src = torch.tensor([r + [c.pad_id] * (S - len(r)) for r in rows], dtype=torch.long)  # (B,S)
+    src = pad_rows(rows, c.pad_id)  # (B, S)
     processor = translator.logits_processor(max_new_tokens)  # what generate() applies
     with torch.inference_mode():
         run = greedy_batch(model, src, max_new_tokens, processor)

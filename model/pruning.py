@@ -17,7 +17,7 @@ import sacrebleu
 import torch
 
 from .ablation import HeadKey, head_importance, heads_off, pruning_order
-from .decoding import greedy_batch
+from .decoding import greedy_batch, pad_rows
 from .errors import InputError
 
 
@@ -70,9 +70,7 @@ def translate_batch(translator, texts: Sequence[str], off: Sequence[HeadKey] = (
     max_new_tokens = translator.default_max_new_tokens
     with torch.inference_mode(), heads_off(translator.model, off, c.nhead):
         for start in range(0, len(rows), batch_size):
-            chunk = rows[start : start + batch_size]
-            S = max(len(r) for r in chunk)
-            src = torch.tensor([r + [c.pad_id] * (S - len(r)) for r in chunk])  # (B, S)
+            src = pad_rows(rows[start : start + batch_size], c.pad_id)  # (B, S)
             run = greedy_batch(translator.model, src, max_new_tokens,
                                translator.logits_processor(max_new_tokens), use_cache=True)
             for i, ids in zip(keep[start : start + batch_size], run.outputs(c.eos_id),

@@ -219,16 +219,6 @@ class Translator:
                 head in ``heads_off`` outside the model.
         """
         off = check_heads(heads_off, self.config)
-        with ablation_heads_off(self.model, off, self.config.nhead):
-            return self._generate(text, max_new_tokens, num_beams, do_sample, temperature,
-                                  top_k, top_p, seed, prefix, length_penalty, num_candidates,
-                                  positional, positional_seed, src_lang, tgt_lang,
-                                  early_stopping, off)
-
-    def _generate(self, text, max_new_tokens, num_beams, do_sample, temperature, top_k, top_p,
-                  seed, prefix, length_penalty, num_candidates, positional, positional_seed,
-                  src_lang, tgt_lang, early_stopping, heads_off) -> DecodeTrace:
-        """``generate`` with its heads already switched off."""
         tokens = self.check_input(text)
         self.check_languages(src_lang, tgt_lang)
         limit = self.config.max_len - 1
@@ -246,26 +236,27 @@ class Translator:
                         top_k=top_k, top_p=top_p, seed=seed, length_penalty=length_penalty,
                         teacher_forced=False, positional=positional,
                         positional_seed=positional_seed, src_lang=src_lang, tgt_lang=tgt_lang,
-                        heads_off=heads_off)
+                        heads_off=off)
         labels = dict(tgt_itos=self.tgt_vocab.itos, num_candidates=num_candidates)
-        beam = None
-        if num_beams > 1:
-            beam = beam_search(self.model, src_ids, num_beams, max_new_tokens, length_penalty,
-                               forced, tables, processor,
-                               self.early_stopping if early_stopping is None
-                               else bool(early_stopping), tgt_itos=self.tgt_vocab.itos)
-            best = beam.hypotheses[0].ids  # its maps: one pass that forces its tokens
-            result = run_decoder(self.model, src_ids, len(best), None, best, tables, processor,
-                                 **labels)
-            lead = max(len(forced), len(self.with_forced_start([], tgt_lang)))
-            result = dataclasses.replace(result, n_forced=min(lead, len(best)), steps=tuple(
-                dataclasses.replace(s, forced=s.index < lead) for s in result.steps))
-        elif do_sample:
-            result = sample_decode(self.model, src_ids, max_new_tokens, temperature, top_k,
-                                   top_p, seed, forced, tables, processor, **labels)
-        else:
-            result = greedy_decode(self.model, src_ids, max_new_tokens, forced, tables, processor,
-                                   **labels)
+        with ablation_heads_off(self.model, off, self.config.nhead):  # decoding only
+            beam = None
+            if num_beams > 1:
+                beam = beam_search(self.model, src_ids, num_beams, max_new_tokens, length_penalty,
+                                   forced, tables, processor,
+                                   self.early_stopping if early_stopping is None
+                                   else bool(early_stopping), tgt_itos=self.tgt_vocab.itos)
+                best = beam.hypotheses[0].ids  # its maps: one pass that forces its tokens
+                result = run_decoder(self.model, src_ids, len(best), None, best, tables, processor,
+                                     **labels)
+                lead = max(len(forced), len(self.with_forced_start([], tgt_lang)))
+                result = dataclasses.replace(result, n_forced=min(lead, len(best)), steps=tuple(
+                    dataclasses.replace(s, forced=s.index < lead) for s in result.steps))
+            elif do_sample:
+                result = sample_decode(self.model, src_ids, max_new_tokens, temperature, top_k,
+                                       top_p, seed, forced, tables, processor, **labels)
+            else:
+                result = greedy_decode(self.model, src_ids, max_new_tokens, forced, tables,
+                                       processor, **labels)
         return self._trace(text, tokens, src_ids, result, strategy, beam)
 
     def teacher_force(self, text: str, reference: str | Sequence[str],

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import sacrebleu
-import torch
 
 from model import load_pretrained
 from model.ablation import KINDS
@@ -124,14 +123,13 @@ def test_a_damaged_heldout_file_is_refused_naming_the_line(tmp_path, content, ma
 def test_cached_batch_decoding_gives_the_same_tokens(small, family, tmp_path_factory):
     from hf_tiny import sentence_pairs, tiny_folder
 
-    from model.decoding import greedy_batch
+    from model.decoding import greedy_batch, pad_rows
 
     tr = small if family == "ours" else load_pretrained(tiny_folder(family, tmp_path_factory))
     texts = ([src for src, _ in heldout_pairs(small.card, 6)] if family == "ours"
              else [src for src, _ in sentence_pairs()[:6]])
-    rows = [tr.encode_source(tr.check_input(x))[0].tolist() for x in texts]
-    S = max(len(r) for r in rows)
-    src = torch.tensor([r + [tr.config.pad_id] * (S - len(r)) for r in rows])
+    src = pad_rows([tr.encode_source(tr.check_input(x))[0].tolist() for x in texts],
+                   tr.config.pad_id)
     runs = [greedy_batch(tr.model, src, 12, tr.logits_processor(12), use_cache=cache)
             for cache in (False, True)]
     assert runs[0].generated == runs[1].generated

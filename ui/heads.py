@@ -22,11 +22,9 @@ from model.heldout import HELDOUT_SIZE, heldout_known, sample_known
 
 from . import cache
 from .charts import chart
-from .i18n import explain, head_label, labels, layer_label, t, view_label, viz_labels
+from .i18n import KIND_VIEWS, explain, head_label, labels, layer_label, t, view_label, viz_labels
 from .text import md_literal
 
-KIND_VIEWS = {"encoder": "Encoder self-attention", "decoder": "Decoder self-attention",
-              "cross": "Cross-attention"}  # attention kind -> the view that shows one head
 SCOPES = ("sentence", "heldout")
 FLOW_AUTO_TOKENS = 24  # flow of a longer sentence takes over a second: it waits for a click
 
@@ -39,10 +37,9 @@ def _kind_picker(key: str, label: str = "heads_kind") -> str:
     return st.selectbox(t(label), KINDS, key=key, format_func=labels(KINDS, _kind_label))
 
 
-def _best_per_layer(values: np.ndarray, lowest: bool = False) -> list[tuple[int, int]]:
-    """(layer, head) of the highest (or lowest) value in each layer of (L, H) values."""
-    pick = np.argmin if lowest else np.argmax
-    return [(layer, int(pick(row))) for layer, row in enumerate(values)]
+def _best_per_layer(values: np.ndarray) -> list[tuple[int, int]]:
+    """(layer, head) of the highest value in each layer of (L, H) values."""
+    return [(layer, int(np.argmax(row))) for layer, row in enumerate(values)]
 
 
 def heads_tab(translator: Translator, trace: DecodeTrace, k: int, key: tuple,
@@ -85,10 +82,6 @@ def statistics_section(translator: Translator, trace: DecodeTrace, key: tuple) -
                      format_func=labels(scopes, scope_label))
     if not known:
         st.caption(t("heads_no_heldout"))
-    if scope == "heldout":
-        stats = cache.heldout_statistics(key, HELDOUT_SIZE)
-    else:
-        stats = {kind: head_stats(trace, kind, translator.eos_token) for kind in STATISTICS}
     left, right = st.columns(2)
     with left:
         kind = _kind_picker("heads_kind")
@@ -97,7 +90,8 @@ def statistics_section(translator: Translator, trace: DecodeTrace, key: tuple) -
         st.session_state["heads_stat"] = names[0]
     statistic = right.selectbox(t("heads_statistic"), names, key="heads_stat",
                                 format_func=labels(names, lambda s: t(f"stat_{s}")))
-    s = stats[kind]
+    s = (cache.heldout_statistics(key, HELDOUT_SIZE)[kind] if scope == "heldout"
+         else head_stats(trace, kind, translator.eos_token))  # only the kind shown
     values, name = s.values[statistic], t(f"stat_{statistic}")
     chart(viz.head_grid(values, t("heads_grid_title", view=_kind_label(kind), statistic=name,
                                   scope=scope_label(scope)),

@@ -17,13 +17,15 @@ from __future__ import annotations
 
 import streamlit as st
 
-from .i18n import LANG_KEY, STRINGS, TABS, URL_ALIASES, t, view_id, view_label
+from model.ablation import layer_counts
+
+from .i18n import KIND_VIEWS, LANG_KEY, STRINGS, TABS, URL_ALIASES, t, view_id, view_label
+from .panels import ALL_HEADS
 from .text import clip, code_span
 
 BIND = "query-params"
 _OPENED, _APPLIED, _REPORTED = "link_opened", "link_applied", "link_reported"
-ATTENTION_VIEWS = {"Encoder self-attention": "encoder", "Decoder self-attention": "decoder",
-                   "Cross-attention": "cross"}  # views with layer and head pickers
+ATTENTION_VIEWS = {view: kind for kind, view in KIND_VIEWS.items()}  # views with pickers
 MANUAL = ("view", "step", "layer", "head", "seed")  # the values write_link keeps
 
 
@@ -52,16 +54,15 @@ def apply_link(translator) -> None:
         return
     state[_APPLIED] = True
     opened, c = state.get(_OPENED) or {}, translator.config
-    view = view_id(opened.get("view")) or (opened.get("view") if opened.get("view") in TABS
-                                           else None)
+    view = view_id(opened.get("view"))  # its id, or its label in either language
     if view is None:
         return
     state["view"] = view_label(view)
     kind = ATTENTION_VIEWS.get(view)
     if kind is not None:
-        layers = c.num_encoder_layers if kind == "encoder" else c.num_decoder_layers
-        layer = _int(opened.get("layer"), 0, layers - 1)
-        head = "all" if opened.get("head") == "all" else _int(opened.get("head"), 0, c.nhead - 1)
+        layer = _int(opened.get("layer"), 0, layer_counts(c)[kind] - 1)
+        head = (ALL_HEADS if opened.get("head") == ALL_HEADS
+                else _int(opened.get("head"), 0, c.nhead - 1))
         if layer is not None:
             state[f"{view}_layer"] = layer
         if head is not None:
@@ -81,7 +82,7 @@ def _manual_values() -> dict[str, str]:
     values = {"view": view, "step": str(state.get("step", 1))}
     if view in ATTENTION_VIEWS:
         values["layer"] = str(state.get(f"{view}_layer", 0))
-        values["head"] = str(state.get(f"{view}_head", "all"))
+        values["head"] = str(state.get(f"{view}_head", ALL_HEADS))
     if state.get("strategy") == STRINGS["strategy_sampling"]["en"] and "seed" in state:
         values["seed"] = str(state["seed"])  # the sampling strategy's (controls.SAMPLING)
     return values
@@ -112,7 +113,7 @@ def report_dropped() -> None:
         if name == LANG_KEY:  # a short form (?lang=zh) is replaced by the option it names
             return now.get(name) in (value, URL_ALIASES.get(value.strip().lower()))
         if name == "view":
-            return manual["view"] in (value, view_id(value))
+            return manual["view"] == view_id(value)
         if name in MANUAL:
             return manual.get(name) == value
         return now.get(name) == value

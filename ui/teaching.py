@@ -21,12 +21,21 @@ from model import (
 )
 
 from .charts import chart
-from .i18n import STRINGS, explain, head_label, labels, layer_label, t, view_label, viz_labels
+from .i18n import (
+    KIND_VIEWS,
+    STRINGS,
+    explain,
+    head_label,
+    labels,
+    layer_label,
+    t,
+    view_label,
+    viz_labels,
+)
 from .text import md_literal, token_row
 
 # The kinds of attention -> the view whose tab shows them (its label names the kind).
-KINDS = {"encoder": "Encoder self-attention", "decoder": "Decoder self-attention",
-         "cross": "Cross-attention"}
+KINDS = KIND_VIEWS  # attention kind -> its view (the inside-one-head picker's labels)
 # The positional-encoding parts by id (the English label, the radio's value) -> label key.
 PARTS = {STRINGS[k]["en"]: k for k in ("pe_part_embedding", "pe_part_positional",
                                          "pe_part_sum")}

@@ -13,6 +13,7 @@ from .axes import (
     ATTENTION_SCALE,
     FONT,
     axis_title,
+    cell_outlines,
     cell_px,
     colorbar,
     label_px,
@@ -99,10 +100,7 @@ def attention_heatmap(
     ]
     cell = cell_px(max(tq, tk))
     if marked:
-        traces.append(go.Scatter(
-            x=[c[1] for c in marked], y=[c[0] for c in marked], mode="markers",
-            marker=dict(symbol="square-open", size=max(cell - 4, 6), color="#d62728",
-                        line=dict(width=2)), hoverinfo="skip", showlegend=False))
+        traces.append(cell_outlines(marked, max(cell - 4, 6)))
     return go.Figure(
         data=traces,
         layout=dict(

@@ -6,6 +6,7 @@ import html
 import unicodedata
 
 import numpy as np
+import plotly.graph_objects as go
 
 from .validate import escape_html
 
@@ -92,6 +93,15 @@ def axis_title(title: str, labels: list[str], axis: str = "x") -> dict:
                            xanchor="center", yanchor="top", yshift=-room)
     return note | dict(xref=f"{other} domain", x=0, yref=f"{axis} domain", y=0.5,
                        xanchor="right", yanchor="middle", xshift=-room, textangle=-90)
+
+
+def cell_outlines(cells, size: int, width: int = 2):
+    """A ``go.Scatter`` of red open squares of ``size`` px over the (row, column) ``cells``
+    of a heatmap on integer axes (x = column, y = row); no hover, no legend entry."""
+    return go.Scatter(x=[c[1] for c in cells], y=[c[0] for c in cells], mode="markers",
+                      marker=dict(symbol="square-open", size=size, color="#d62728",
+                                  line=dict(width=width)),
+                      hoverinfo="skip", showlegend=False)
 
 
 def colorbar(title: str | None = None, **extra) -> dict:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from .axes import FONT, axis_title, colorbar, margins, token_axis
+from .axes import FONT, axis_title, cell_outlines, colorbar, margins, token_axis
 from .text import ENGLISH, VizText, check_text
 from .validate import check_tokens, check_vector, escape_html
 
@@ -71,10 +71,7 @@ def head_grid(
                        colorbar=colorbar(escape_html(value_label)), texttemplate="%{z:.2f}",
                        hovertemplate=hover, hoverongaps=False)]
     if marked:
-        data.append(go.Scatter(x=[c[1] for c in marked], y=[c[0] for c in marked], mode="markers",
-                               marker=dict(symbol="square-open", size=34, color="#d62728",
-                                           line=dict(width=3)),
-                               hoverinfo="skip", showlegend=False))
+        data.append(cell_outlines(marked, 34, width=3))
     cell = 56
     return go.Figure(data=data, layout=dict(
         title=dict(text=escape_html(title)), font=FONT,
