@@ -19,6 +19,8 @@ from apptest_helpers import (
     z_array,
 )
 
+from viz.axes import DATA_REVISION
+
 
 def test_default_sentence_is_decoded_with_step_panel_and_first_tab():
     at = run_app()
@@ -64,6 +66,27 @@ def test_sentence_step_tab_layer_head_walkthrough():
     z = z_array(hm)
     assert z.shape == (2, 6)  # 2 decoder rows at step 2; where does she live ? </s>
     np.testing.assert_allclose(z.sum(-1), 1.0, atol=1e-5)
+
+
+def test_a_figure_with_other_data_is_a_new_chart_in_the_page():
+    """Every figure has the same ``layout.datarevision`` (``viz.axes.figure``), which tells
+    plotly.js not to compare data arrays when it draws a chart again. That is right only
+    while a figure with other data becomes a new chart element: Streamlit hashes the figure
+    into the chart's element id, and a new id mounts a new chart. A Streamlit that kept the
+    id across figures would draw the old data; then this fails."""
+    at = run_app()
+
+    def step_chart() -> tuple[str, str]:
+        (el,) = [el for el in at.get("plotly_chart") if el.key == "step_chart"]
+        return el.proto.id, el.proto.spec
+
+    first_id, first_spec = step_chart()
+    at.button(key="next_step").click().run()
+    second_id, second_spec = step_chart()
+    assert second_spec != first_spec and second_id != first_id
+    assert json.loads(second_spec)["layout"]["datarevision"] == DATA_REVISION
+    at.button(key="prev_step").click().run()
+    assert step_chart() == (first_id, first_spec)  # the same figure: the same chart
 
 
 BAD_INPUTS = {  # name: (text, message, model: None = the default)

@@ -380,7 +380,9 @@ def test_positional_curves_one_trace_per_dim() -> None:
     assert [t.name for t in fig.data] == ["dim 4 (sin)", "dim 5 (cos)", "dim 0 (sin)"]
     for trace, d in zip(fig.data, [4, 5, 0], strict=True):
         assert list(trace.x) == list(range(30))
-        np.testing.assert_array_equal(trace.y, pe[:, d].astype(np.float32))
+        # a list of the float32 values' shortest decimals: each reads back as that float32
+        assert isinstance(trace.y, tuple)
+        np.testing.assert_array_equal(np.float32(trace.y), pe[:, d].astype(np.float32))
     assert title_of(fig, "x") == "Position"
     roundtrip(fig)
 
@@ -876,3 +878,42 @@ def test_every_axis_title_sits_in_the_margin_kept_for_it():
                 assert -note.xshift + 20 <= fig.layout.margin.l, name
             else:
                 assert -note.yshift + 20 <= fig.layout.margin.b, name
+
+
+def _typed_1d(node) -> list:
+    """Every 1-D base64 typed-array spec (``{"bdata": ..., no 2-D "shape"}``) in a figure's
+    JSON."""
+    if isinstance(node, dict):
+        if "bdata" in node:
+            return [node] if "," not in str(node.get("shape", "")) else []
+        return [spec for value in node.values() for spec in _typed_1d(value)]
+    if isinstance(node, list):
+        return [spec for value in node for spec in _typed_1d(value)]
+    return []
+
+
+def test_every_figure_is_cheap_to_draw_again():
+    """What plotly.js needs to skip redrawing a deep copy of a figure (viz.axes.figure): no
+    template, a data revision, and no 1-D array sent as base64 (which it decodes anew)."""
+    from viz.axes import DATA_REVISION
+
+    figs = _every_figure(None) | {
+        "lines": viz.attention_lines(softmax_rows((2, 3, 3)), ["a", "b", "c"], ["x", "y", "z"]),
+        "head grid": viz.head_grid(np.random.default_rng(0).random((2, 3)), row_label="L",
+                                   col_label="H", value_label="V"),
+        "change": viz.probability_change(["a", "b"], np.array([0.2, 0.9], np.float32),
+                                         np.array([0.5, 0.1], np.float32), names=("on", "off"),
+                                         step_label="step"),
+        "pruning": viz.pruning_plot(np.array([0, 2, 4]), np.array([30.0, 20.5, 0.25],
+                                                                  np.float32), 4,
+                                    x_label="pruned", y_label="BLEU"),
+    }
+    for name, fig in figs.items():
+        sent = roundtrip(fig)
+        assert "template" not in sent["layout"], name
+        assert sent["layout"]["datarevision"] == DATA_REVISION, name
+        assert not _typed_1d(sent["data"]), (name, _typed_1d(sent["data"]))
+    # the lists carry the float32 values exactly (shortest decimals read back as float32)
+    bars = roundtrip(figs["bars"])["data"][0]["x"]
+    assert np.float32(bars).tolist() == np.float32([0.7, 0.3]).tolist()
+    assert roundtrip(figs["pruning"])["data"][0]["y"] == [30.0, 20.5, 0.25]

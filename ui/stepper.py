@@ -20,6 +20,10 @@ from .text import code_span, token_row
 # The speeds by id (the English label, the select box's value) -> seconds per step.
 SPEEDS = {STRINGS["speed_option"]["en"].format(seconds=s): float(s) for s in ("0.5", "1", "2")}
 DEFAULT_SPEED = STRINGS["speed_option"]["en"].format(seconds="1")
+#: The step figure's width (px): its column's width in a 1,500-px-wide window (3/4 of the
+#: main area). A narrower column shrinks it to fit, which costs a second drawing of the
+#: chart on every step click (ui.charts.chart); a wider one leaves room beside it.
+STEP_CHART_PX = 760
 
 
 def _set_step(value: int) -> None:
@@ -96,9 +100,10 @@ def step_panel(trace: DecodeTrace, k: int) -> None:
         titles=(t("top_probs_title", n=len(step.top_tokens)),
                 t("step_cross_title", query=trace.tgt_tokens[k - 1]), t("step_self_title")),
         axis_titles=(t("head_axis"), t("key_source_token"), t("key_decoder_input")),
-        title=t("step_overview_title", k=k, layer=layer), text=viz_labels())
+        title=t("step_overview_title", k=k, layer=layer), width=STEP_CHART_PX, height=380,
+        text=viz_labels())
     with right:
-        chart(fig.update_layout(height=380), key="step_chart")
+        chart(fig, key="step_chart")
 
 
 def speed_picker() -> None:

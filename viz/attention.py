@@ -16,6 +16,7 @@ from .axes import (
     cell_outlines,
     cell_px,
     colorbar,
+    figure,
     label_px,
     margins,
     pair_customdata,
@@ -101,7 +102,7 @@ def attention_heatmap(
     cell = cell_px(max(tq, tk))
     if marked:
         traces.append(cell_outlines(marked, max(cell - 4, 6)))
-    return go.Figure(
+    return figure(
         data=traces,
         layout=dict(
             title=dict(text=escape_html(title)),
@@ -210,7 +211,7 @@ def attention_grid(
     trace = go.Heatmap(z=mosaic, zmin=0.0, zmax=1.0, colorscale=ATTENTION_SCALE,
                        colorbar=colorbar(text.weight), customdata=info, hoverongaps=False,
                        hovertemplate=hover)
-    return go.Figure(
+    return figure(
         data=[trace],
         layout=dict(
             title=dict(text=escape_html(title)),

@@ -110,6 +110,41 @@ def colorbar(title: str | None = None, **extra) -> dict:
     return dict(title=dict(text=title), ticklabeloverflow="allow") | extra
 
 
+#: ``layout.datarevision`` of every figure: a figure's data arrays never change once it is
+#: built (a new figure is a new chart in the page: Streamlit's element id hashes the figure).
+DATA_REVISION = 0
+_LIST_PROPS = ("x", "y", "text", "customdata")  # trace properties that may hold a 1-D array
+
+
+def figure(data: list, layout: dict) -> go.Figure:
+    """``go.Figure(data=data, layout=layout)``, the form every builder returns, made cheap
+    for plotly.js to draw a second time.
+
+    Streamlit's chart draws each figure, then calls ``Plotly.react`` again with a deep copy
+    of it (its theme and size effects). That second call redrew the whole chart (~15 ms a
+    chart in Chromium, twice per step click, benchmarks/clicks.py) because plotly.js found
+    three "changes" in the copy, all removed here:
+
+    - the layout's ``template``, which plotly.js compares by identity (any template, even
+      an empty one): the figure has none, so plotly.js's own defaults style it;
+    - data arrays of a new identity: ``layout.datarevision`` is set (``DATA_REVISION``), so
+      plotly.js compares it instead of the arrays (plotly.js ``Plotly.react`` docs);
+    - 1-D numeric numpy arrays, which plotly.py sends as base64 typed arrays that plotly.js
+      decodes afresh each time and never treats as data arrays: they are sent as lists
+      (float32 values at their shortest decimal form). 2-D arrays stay typed (compact).
+    """
+    fig = go.Figure(data=data, layout=layout | {"datarevision": DATA_REVISION})
+    fig.layout.template = None
+    for trace in fig.data:
+        for name in _LIST_PROPS:
+            value = trace[name] if name in trace else None
+            if isinstance(value, np.ndarray) and value.ndim == 1 and value.dtype.kind in "fiub":
+                trace[name] = None  # plotly.py keeps the array if given equal values
+                trace[name] = ([float(str(v)) for v in value] if value.dtype == np.float32
+                               else value.tolist())
+    return fig
+
+
 def pair_customdata(rows: list[str], cols: list[str], *extra: np.ndarray) -> np.ndarray:
     """Object array (R, C, 2 + len(extra)): [row token, column token, *extra] per cell."""
     data = np.empty((len(rows), len(cols), 2 + len(extra)), dtype=object)

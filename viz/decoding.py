@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from .axes import FONT, axis_title, label_px, margins, token_axis
+from .axes import FONT, axis_title, figure, label_px, margins, token_axis
 from .text import ENGLISH, VizText, check_text
 from .validate import check_index, check_range, check_tokens, check_vector, escape_html
 
@@ -78,7 +78,7 @@ def probability_bars(
             + "%{x:.1%}<extra></extra>",
         )
     ]
-    return go.Figure(
+    return figure(
         data=traces,
         layout=dict(
             title=dict(text=escape_html(title)),
@@ -234,7 +234,7 @@ def beam_tree(
             )
         )
     width = max(len(s) for s in steps)
-    return go.Figure(
+    return figure(
         data=traces,
         layout=dict(
             title=dict(text=escape_html(title)),
@@ -311,7 +311,7 @@ def sequence_probabilities(
             + "%{y:.1%}<extra></extra>",
         )
     ]
-    return go.Figure(
+    return figure(
         data=traces,
         layout=dict(
             title=dict(text=escape_html(title)),

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from .axes import FONT, axis_title, cell_outlines, colorbar, margins, token_axis
+from .axes import FONT, axis_title, cell_outlines, colorbar, figure, margins, token_axis
 from .text import ENGLISH, VizText, check_text
 from .validate import check_tokens, check_vector, escape_html
 
@@ -73,7 +73,7 @@ def head_grid(
     if marked:
         data.append(cell_outlines(marked, 34, width=3))
     cell = 56
-    return go.Figure(data=data, layout=dict(
+    return figure(data=data, layout=dict(
         title=dict(text=escape_html(title)), font=FONT,
         xaxis=token_axis(cols) | dict(constrain="domain"),
         yaxis=token_axis(rows, reverse=True) | dict(scaleanchor="x", constrain="domain"),
@@ -118,7 +118,7 @@ def probability_change(
                    hovertemplate="%{customdata}<br>" + text.hover_probability
                    + "%{y:.1%}<extra>" + escape_html(name) + "</extra>")
             for p, name, color in ((p0, names[0], BEFORE_COLOR), (p1, names[1], AFTER_COLOR))]
-    return go.Figure(data=data, layout=dict(
+    return figure(data=data, layout=dict(
         title=dict(text=escape_html(title)), font=FONT, barmode="group",
         xaxis=token_axis(txt),
         yaxis=dict(title=dict(text=text.probability), range=[0, 1.05], tickformat=".0%"),
@@ -158,7 +158,7 @@ def pruning_plot(
     if (np.diff(x) <= 0).any() or x[0] < 0 or x[-1] > total:
         raise ValueError(f"pruned must increase within 0..{total}.")
     share = [f"{k / total:.0%}" for k in x]
-    return go.Figure(data=[go.Scatter(
+    return figure(data=[go.Scatter(
         x=x.tolist(), y=y, mode="lines+markers", customdata=share,
         hovertemplate=f"{escape_html(x_label)}: %{{x}} (%{{customdata}})<br>"
                       f"{escape_html(y_label)}: %{{y:.1f}}<extra></extra>")],

@@ -13,6 +13,7 @@ from .axes import (
     axis_title,
     cell_px,
     colorbar,
+    figure,
     label_px,
     margins,
     pair_customdata,
@@ -85,7 +86,7 @@ def matrix_heatmap(
     titles = [axis_title(row_label, r_txt, "y")]
     if col_labels is not None:
         titles.append(axis_title(col_label, c_txt, "x"))
-    return go.Figure(data=[trace], layout=dict(
+    return figure(data=[trace], layout=dict(
         title=dict(text=escape_html(title)), font=FONT, width=width, height=height,
         xaxis=x_axis, yaxis=token_axis(r_txt, reverse=True), annotations=titles,
         plot_bgcolor="white",
@@ -159,7 +160,7 @@ def score_heatmap(
             hovertemplate=text.hover_blocked + "<extra></extra>",
         ))
     width, height = _size(q_txt, k_txt)
-    return go.Figure(data=traces, layout=dict(
+    return figure(data=traces, layout=dict(
         title=dict(text=escape_html(title)), font=FONT, width=width, height=height,
         xaxis=token_axis(k_txt) | dict(constrain="domain"),
         yaxis=token_axis(q_txt, reverse=True) | dict(

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from .axes import FONT
+from .axes import FONT, figure
 from .text import ENGLISH, VizText, check_text
 from .validate import check_heads, check_range, check_tokens, escape_html
 
@@ -111,7 +111,7 @@ def attention_lines(
                 line=dict(color=HEAD_COLORS[h % len(HEAD_COLORS)], width=2),
                 name=escape_html(names[h]), legendgroup=f"h{h}",
                 showlegend=not any(d.legendgroup == f"h{h}" for d in data[2:])))
-    return go.Figure(data=data, layout=dict(
+    return figure(data=data, layout=dict(
         title=dict(text=escape_html(title)), font=FONT, height=max(rows * 26 + 140, 260),
         xaxis=dict(visible=False, range=[-0.9, 1.9], fixedrange=True),
         yaxis=dict(visible=False, range=[-(rows - 1) - 0.8, 0.8], fixedrange=True),

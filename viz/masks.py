@@ -12,13 +12,14 @@ from .axes import (
     axis_title,
     cell_px,
     colorbar,
+    figure,
     label_px,
     margins,
     pair_customdata,
     token_axis,
 )
 from .text import ENGLISH, VizText, check_text
-from .validate import check_mask, check_tokens, escape_html
+from .validate import check_mask, check_px, check_tokens, escape_html
 
 __all__ = ["ALLOWED_COLOR", "BLOCKED_COLOR", "mask_heatmap"]
 
@@ -100,11 +101,9 @@ def mask_heatmap(
     ]
     cell = cell_px(max(tq, tk))
     room = label_px(q_txt) + 240  # row labels, axis title, colour bar
-    if width is not None:
-        if isinstance(width, bool) or not isinstance(width, int) or width <= 0:
-            raise ValueError(f"width must be a positive int (px) or None, got {width!r}.")
+    if check_px(width, "width") is not None:
         cell = min(cell, max((width - room) / tk, 4))
-    return go.Figure(
+    return figure(
         data=traces,
         layout=dict(
             title=dict(text=escape_html(title)),

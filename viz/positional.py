@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from .axes import FONT, axis_title, colorbar, margins, nice_step, token_axis
+from .axes import FONT, axis_title, colorbar, figure, margins, nice_step, token_axis
 from .text import ENGLISH, VizText, check_text
 from .validate import check_index, check_matrix, check_tokens, escape_html
 
@@ -97,7 +97,7 @@ def positional_heatmap(
             hovertemplate=hover,
         )
     ]
-    return go.Figure(
+    return figure(
         data=traces,
         layout=dict(
             title=dict(text=escape_html(title)),
@@ -132,7 +132,7 @@ def positional_curves(
 
     Returns:
         A figure with one ``go.Scatter`` line per dimension, in the order given:
-        x = position 0..T-1, y = pe[:, d] (float32).
+        x = position 0..T-1, y = pe[:, d] (float32, as a list: ``viz.axes.figure``).
 
     Raises:
         ValueError: if pe is not a finite 2-D array, dims is empty, a dim is not an int,
@@ -165,7 +165,7 @@ def positional_curves(
                 "%{y:.3f}<extra></extra>",
             )
         )
-    return go.Figure(
+    return figure(
         data=traces,
         layout=dict(
             title=dict(text=escape_html(title)),

@@ -12,6 +12,7 @@ from .axes import (
     ATTENTION_SCALE,
     axis_title,
     colorbar,
+    figure,
     margins,
     pair_customdata,
     side_by_side,
@@ -19,7 +20,7 @@ from .axes import (
 )
 from .decoding import probability_bars
 from .text import ENGLISH, VizText, check_text
-from .validate import check_matrix, check_range, check_tokens, escape_html
+from .validate import check_matrix, check_px, check_range, check_tokens, escape_html
 
 __all__ = ["step_overview"]
 
@@ -39,6 +40,8 @@ def step_overview(
     titles: tuple[str, str, str] = ("", "", ""),
     axis_titles: tuple[str, str, str] | None = None,
     title: str = "",
+    width: int | None = None,
+    height: int | None = None,
     text: VizText = ENGLISH,
 ) -> go.Figure:
     """Step k of decoding in one figure: the top-K next-token probabilities
@@ -65,6 +68,8 @@ def step_overview(
         axis_titles: the head axis, the source keys and the decoder keys (the key axis is
             titled "source keys | decoder keys"); None: ``text.query``, ``text.key``.
         title: the figure's title (escaped).
+        width, height: the figure's size in px; None: as wide as the page's column, as tall as
+            the taller panel.
         text: the figure's own labels.
 
     Returns:
@@ -75,9 +80,11 @@ def step_overview(
 
     Raises:
         ValueError: as :func:`viz.probability_bars` for the candidates; if either block is
-            not a finite (H, ·) array in [0, 1] matching its labels.
+            not a finite (H, ·) array in [0, 1] matching its labels; if ``width`` or
+            ``height`` is not a positive int or None.
     """
     text = check_text(text)
+    width, height = check_px(width, "width"), check_px(height, "height")
     heads_title, src_key, dec_key = axis_titles or (text.query, text.key, text.key)
     bars = probability_bars(top_tokens, top_probs, chosen, title=titles[0], text=text)
     # Room right of the bars for the label of a bar near 100%, before the heads' labels.
@@ -100,7 +107,7 @@ def step_overview(
     hover = (f"%{{customdata[0]}}<br>{text.hover_key.replace('%{x}', '%{customdata[2]}')}: "
              f"%{{customdata[1]}}<br>{text.hover_weight}%{{z:.3f}}<extra></extra>")
     tickvals = [*range(S), *range(S + 1, S + 1 + len(dec))]
-    rows = go.Figure(
+    rows = figure(
         data=[go.Heatmap(z=z, x=list(range(z.shape[1])), y=list(range(n_heads)), zmin=0.0,
                          zmax=1.0, colorscale=ATTENTION_SCALE, colorbar=colorbar(text.weight),
                          customdata=cells, hovertemplate=hover, hoverongaps=False)],
@@ -122,4 +129,5 @@ def step_overview(
     parts["layout"]["annotations"][1]["x"] = x0 + (x1 - x0) * (S / 2) / z.shape[1]
     parts["layout"]["annotations"].append(
         parts["layout"]["annotations"][1] | dict(text=escape_html(titles[2]), x=centre))
-    return go.Figure(**parts)
+    parts["layout"] |= {"width": width, "height": height or parts["layout"]["height"]}
+    return figure(**parts)

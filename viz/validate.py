@@ -239,6 +239,19 @@ def check_mask(
     return arr
 
 
+def check_px(value: Any, name: str) -> int | None:
+    """Return a size in pixels (a positive int) or None as it is.
+
+    Raises:
+        ValueError: if it is neither None nor a positive int (bools are rejected).
+    """
+    if value is None:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Integral) or value <= 0:
+        raise ValueError(f"{name} must be a positive int (px) or None, got {value!r}.")
+    return int(value)
+
+
 def check_index(value: Any, size: int, name: str) -> int:
     """Return ``value`` as an int in ``range(size)``.
 
