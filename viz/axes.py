@@ -166,63 +166,67 @@ def nice_step(n: int, max_ticks: int) -> int:
     return step
 
 
-def side_by_side(figures: list, widths: list[float], *, title: str = "",
+def side_by_side(panels: list[dict], widths: list[float], *, title: str = "",
                  gap: float = 0.06) -> dict:
-    """The traces and layout of one figure showing ``figures`` as panels, left to right.
+    """The traces and layout of one figure showing ``panels`` left to right.
 
-    Each of ``figures`` is a one-panel ``go.Figure`` (axes ``x`` and ``y``, as every builder
-    here makes). Panel n (from 1) gets axes ``x{n}`` / ``y{n}`` over its share of the width
-    (``widths`` are relative), its axes' settings (a ``scaleanchor`` follows its axis), and
-    its figure title as a panel title above it (the first ``len(figures)`` annotations), and
-    its annotations referred to its new axes. Only the last panel's colour bars are kept:
-    callers put side by side panels that share one colour scale, or none.
+    Each panel is ``dict(data=[trace dicts], layout={...})`` of one pair of axes (``x`` and
+    ``y``), as :func:`viz.decoding.bars_panel` makes: plain dicts, so that only the joined
+    figure is built (and validated by Plotly) once. Panel n (from 1) gets axes ``x{n}`` /
+    ``y{n}`` over its share of the width (``widths`` are relative), its axes' settings (a
+    ``scaleanchor`` follows its axis), and its title as a panel title above it (the first
+    ``len(panels)`` annotations), and its annotations referred to its new axes. Only the
+    last panel's colour bars are kept: callers put side by side panels that share one
+    colour scale, or none.
 
     Returns:
-        ``dict(data=[...], layout={...})`` for ``go.Figure(**...)``: the figure title
-        ``title`` (escaped), the first figure's font, the margins wide enough for the
-        first panel's row labels, every panel's column labels and the last's colour bar,
-        and the height of the tallest panel.
+        ``dict(data=[...], layout={...})`` for :func:`figure`: the figure title ``title``
+        (escaped), the first panel's font, the margins wide enough for the first panel's
+        row labels, every panel's column labels and the last's colour bar, and the height
+        of the tallest panel.
 
     Raises:
-        ValueError: if ``widths`` is not one positive number per figure.
+        ValueError: if ``widths`` is not one positive number per panel.
     """
-    if len(widths) != len(figures) or min(widths, default=0) <= 0:
-        raise ValueError(f"widths must be one positive number per figure, got {widths!r}.")
-    share = (1 - gap * (len(figures) - 1)) / sum(widths)
+    if len(widths) != len(panels) or min(widths, default=0) <= 0:
+        raise ValueError(f"widths must be one positive number per panel, got {widths!r}.")
+    share = (1 - gap * (len(panels) - 1)) / sum(widths)
     data, layout, titles, notes, x0 = [], {}, [], [], 0.0
-    for n, (fig, width) in enumerate(zip(figures, widths, strict=True), start=1):
+    for n, (panel, width) in enumerate(zip(panels, widths, strict=True), start=1):
         x, y = ("x", "y") if n == 1 else (f"x{n}", f"y{n}")
+        own = panel["layout"]
         dom = [x0, min(x0 + width * share, 1.0)]
-        last = n == len(figures)
-        for trace in fig.data:
-            props = trace.to_plotly_json() | dict(xaxis=x, yaxis=y)
-            if props.get("type") == "heatmap" and not last:
-                props["showscale"] = False
-            data.append(props)
-        x_axis = fig.layout.xaxis.to_plotly_json()
-        y_axis = fig.layout.yaxis.to_plotly_json()
+        last = n == len(panels)
+        for trace in panel["data"]:
+            trace = trace | dict(xaxis=x, yaxis=y)
+            if trace.get("type") == "heatmap" and not last:
+                trace["showscale"] = False
+            data.append(trace)
+        y_axis = dict(own.get("yaxis", {}))
         if y_axis.get("scaleanchor") == "x":
             y_axis["scaleanchor"] = x
-        layout["xaxis" if n == 1 else f"xaxis{n}"] = x_axis | dict(domain=dom, anchor=y)
+        layout["xaxis" if n == 1 else f"xaxis{n}"] = own.get("xaxis", {}) | dict(domain=dom,
+                                                                                anchor=y)
         layout["yaxis" if n == 1 else f"yaxis{n}"] = y_axis | dict(anchor=x)
-        for note in fig.layout.annotations:  # axis titles and other notes, on the new axes
-            note = note.to_plotly_json()
+        for note in own.get("annotations", []):  # axis titles and other notes, on new axes
+            note = dict(note)
             for ref, name in (("xref", x), ("yref", y)):
                 if note.get(ref, "paper") != "paper":
                     note[ref] = name + note[ref][1:].lstrip("0123456789")
             notes.append(note)
-        titles.append(dict(text=fig.layout.title.text or "", x=(dom[0] + dom[1]) / 2, y=1,
-                           xref="paper", yref="paper", xanchor="center", yanchor="bottom",
-                           yshift=8, showarrow=False, font=dict(size=14)))
+        titles.append(dict(text=own.get("title", {}).get("text") or "", x=(dom[0] + dom[1]) / 2,
+                           y=1, xref="paper", yref="paper", xanchor="center",
+                           yanchor="bottom", yshift=8, showarrow=False, font=dict(size=14)))
         x0 = dom[1] + gap
-    first, last_fig = figures[0].layout, figures[-1].layout
-    bottom = max((f.layout.margin.b or 0) for f in figures)
+    first, last_panel = panels[0]["layout"], panels[-1]["layout"]
+    bottom = max(p["layout"].get("margin", {}).get("b") or 0 for p in panels)
     return dict(data=data, layout=layout | dict(
         title=dict(text=escape_html(title)),
-        font=first.font.to_plotly_json(),
+        font=first.get("font"),
         annotations=titles + notes,
-        margin=dict(l=first.margin.l, r=last_fig.margin.r, b=bottom, t=TITLE_PX + 30),
-        height=max((f.layout.height or 0) for f in figures) or None,
+        margin=dict(l=first["margin"]["l"], r=last_panel["margin"]["r"], b=bottom,
+                    t=TITLE_PX + 30),
+        height=max(p["layout"].get("height") or 0 for p in panels) or None,
         plot_bgcolor="white",
         showlegend=False,
     ))

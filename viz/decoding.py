@@ -55,6 +55,21 @@ def probability_bars(
         ValueError: if probs is not a finite 1-D array of K values in [0, 1], tokens are
             not K strings, or chosen is not an int in 0..K-1.
     """
+    return figure(**bars_panel(tokens, probs, chosen, title, text=text))
+
+
+def bars_panel(
+    tokens: Sequence[str],
+    probs: np.ndarray,
+    chosen: int | None = None,
+    title: str = "",
+    *,
+    text: VizText = ENGLISH,
+) -> dict:
+    """:func:`probability_bars` as ``dict(data=[trace dict], layout={...})``, a panel for
+    :func:`viz.axes.side_by_side` (no figure is built: Plotly validates a figure's every
+    property, which the step figure would otherwise pay for twice). Arguments and errors
+    as :func:`probability_bars`; the bar's x is a list of the K probabilities."""
     text = check_text(text)
     toks = check_tokens(tokens, "tokens")
     p = check_vector(probs, toks, "probs")
@@ -64,22 +79,20 @@ def probability_bars(
     order = np.argsort(-p, kind="stable")
     txt = [escape_html(toks[i]) for i in order]
     colors = [CHOSEN_COLOR if i == pick else BAR_COLOR for i in order]
-    traces = [
-        go.Bar(
-            x=p[order],
-            y=list(range(len(p))),
-            orientation="h",
-            marker=dict(color=colors),
-            text=[f"{v:.1%}" for v in p[order]],
-            textposition="outside",
-            cliponaxis=False,
-            customdata=txt,
-            hovertemplate="%{customdata}<br>" + text.hover_probability
-            + "%{x:.1%}<extra></extra>",
-        )
-    ]
-    return figure(
-        data=traces,
+    bar = dict(
+        type="bar",
+        x=[float(str(v)) for v in p[order]],  # float32's shortest decimals (viz.axes.figure)
+        y=list(range(len(p))),
+        orientation="h",
+        marker=dict(color=colors),
+        text=[f"{v:.1%}" for v in p[order]],
+        textposition="outside",
+        cliponaxis=False,
+        customdata=txt,
+        hovertemplate="%{customdata}<br>" + text.hover_probability + "%{x:.1%}<extra></extra>",
+    )
+    return dict(
+        data=[bar],
         layout=dict(
             title=dict(text=escape_html(title)),
             font=FONT,

@@ -18,7 +18,7 @@ from .axes import (
     side_by_side,
     token_axis,
 )
-from .decoding import probability_bars
+from .decoding import bars_panel
 from .text import ENGLISH, VizText, check_text
 from .validate import check_matrix, check_px, check_range, check_tokens, escape_html
 
@@ -86,9 +86,9 @@ def step_overview(
     text = check_text(text)
     width, height = check_px(width, "width"), check_px(height, "height")
     heads_title, src_key, dec_key = axis_titles or (text.query, text.key, text.key)
-    bars = probability_bars(top_tokens, top_probs, chosen, title=titles[0], text=text)
+    bars = bars_panel(top_tokens, top_probs, chosen, title=titles[0], text=text)
     # Room right of the bars for the label of a bar near 100%, before the heads' labels.
-    bars.update_xaxes(range=[0, 1.3], tickvals=[0, 0.5, 1])
+    bars["layout"]["xaxis"] |= dict(range=[0, 1.3], tickvals=[0, 0.5, 1])
     heads = check_tokens(head_labels, "head_labels")
     blocks = []
     for rows, keys, name in ((cross_rows, source_tokens, "cross_rows"),
@@ -107,10 +107,11 @@ def step_overview(
     hover = (f"%{{customdata[0]}}<br>{text.hover_key.replace('%{x}', '%{customdata[2]}')}: "
              f"%{{customdata[1]}}<br>{text.hover_weight}%{{z:.3f}}<extra></extra>")
     tickvals = [*range(S), *range(S + 1, S + 1 + len(dec))]
-    rows = figure(
-        data=[go.Heatmap(z=z, x=list(range(z.shape[1])), y=list(range(n_heads)), zmin=0.0,
-                         zmax=1.0, colorscale=ATTENTION_SCALE, colorbar=colorbar(text.weight),
-                         customdata=cells, hovertemplate=hover, hoverongaps=False)],
+    rows = dict(  # a panel for side_by_side, like bars
+        data=[dict(type="heatmap", z=z, x=list(range(z.shape[1])), y=list(range(n_heads)),
+                   zmin=0.0, zmax=1.0, colorscale=ATTENTION_SCALE,
+                   colorbar=colorbar(text.weight), customdata=cells, hovertemplate=hover,
+                   hoverongaps=False)],
         layout=dict(
             title=dict(text=escape_html(titles[1])),
             xaxis=token_axis([*src, *dec]) | dict(tickvals=tickvals),
