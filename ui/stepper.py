@@ -99,7 +99,7 @@ def step_panel(trace: DecodeTrace, k: int) -> None:
         [t("head_tick", head=h) for h in range(H)],
         titles=(t("top_probs_title", n=len(step.top_tokens)),
                 t("step_cross_title", query=trace.tgt_tokens[k - 1]), t("step_self_title")),
-        axis_titles=(t("head_axis"), t("key_source_token"), t("key_decoder_input")),
+        axis_titles=(t("key_source_token"), t("key_decoder_input")),
         title=t("step_overview_title", k=k, layer=layer), width=STEP_CHART_PX, height=380,
         text=viz_labels())
     with right:

@@ -38,7 +38,7 @@ def step_overview(
     head_labels: Sequence[str],
     *,
     titles: tuple[str, str, str] = ("", "", ""),
-    axis_titles: tuple[str, str, str] | None = None,
+    axis_titles: tuple[str, str] | None = None,
     title: str = "",
     width: int | None = None,
     height: int | None = None,
@@ -65,8 +65,10 @@ def step_overview(
         head_labels: H row labels ("head 0", ...).
         titles: the titles over the bars, the cross-attention block and the self-attention
             block (shown literally; HTML is escaped).
-        axis_titles: the head axis, the source keys and the decoder keys (the key axis is
-            titled "source keys | decoder keys"); None: ``text.query``, ``text.key``.
+        axis_titles: the source keys and the decoder keys (the key axis is titled "source
+            keys | decoder keys"); None: ``text.key`` twice. The head axis and the bars'
+            token axis have no title: their tick labels and the panel titles say what they
+            are, and each title is a text Plotly measures on every step click.
         title: the figure's title (escaped).
         width, height: the figure's size in px; None: as wide as the page's column, as tall as
             the taller panel.
@@ -85,10 +87,11 @@ def step_overview(
     """
     text = check_text(text)
     width, height = check_px(width, "width"), check_px(height, "height")
-    heads_title, src_key, dec_key = axis_titles or (text.query, text.key, text.key)
+    src_key, dec_key = axis_titles or (text.key, text.key)
     bars = bars_panel(top_tokens, top_probs, chosen, title=titles[0], text=text)
     # Room right of the bars for the label of a bar near 100%, before the heads' labels.
     bars["layout"]["xaxis"] |= dict(range=[0, 1.3], tickvals=[0, 0.5, 1])
+    bars["layout"]["annotations"] = []  # the token axis's title (see axis_titles)
     heads = check_tokens(head_labels, "head_labels")
     blocks = []
     for rows, keys, name in ((cross_rows, source_tokens, "cross_rows"),
@@ -116,8 +119,7 @@ def step_overview(
             title=dict(text=escape_html(titles[1])),
             xaxis=token_axis([*src, *dec]) | dict(tickvals=tickvals),
             yaxis=token_axis(head_txt, reverse=True),
-            annotations=[axis_title(f"{src_key}  |  {dec_key}", keys, "x"),
-                         axis_title(heads_title, head_txt, "y")],
+            annotations=[axis_title(f"{src_key}  |  {dec_key}", keys, "x")],
             margin=margins(head_txt, keys, colorbar=True),
         ),
     )
