@@ -917,3 +917,19 @@ def test_every_figure_is_cheap_to_draw_again():
     bars = roundtrip(figs["bars"])["data"][0]["x"]
     assert np.float32(bars).tolist() == np.float32([0.7, 0.3]).tolist()
     assert roundtrip(figs["pruning"])["data"][0]["y"] == [30.0, 20.5, 0.25]
+
+
+def test_a_figure_with_its_own_width_has_room_for_its_title():
+    """The page draws a figure that sets its width at that width (ui.charts.chart), so a
+    long title must not be cut off by a narrow figure (two tokens, a one-row head grid)."""
+    from viz.axes import title_px
+
+    long = "Decoder self-attention: entropy of every head (this sentence); outlined: the highest"
+    for fig in (attention_heatmap(softmax_rows((2, 2)), ["a", "b"], ["x", "y"], title=long),
+                viz.head_grid(np.ones((1, 2)), long, row_label="L", col_label="H",
+                              value_label="V"),
+                attention_heatmap(softmax_rows((2, 2)), ["a", "b"], ["x", "y"], title="注意" * 30)):
+        assert fig.layout.width >= title_px(fig.layout.title.text) > 80
+    short = attention_heatmap(softmax_rows((2, 2)), ["a", "b"], ["x", "y"], title="T")
+    assert short.layout.width == 2 * 44 + 8 + 200  # a short title leaves the width alone
+    assert title_px("注意") > title_px("ab") and title_px("&lt;") == title_px("<")

@@ -39,6 +39,14 @@ def label_px(ticktext: list[str]) -> int:
     return min(max((width(t) for t in ticktext), default=8), 200)
 
 
+def title_px(title: str) -> int:
+    """Width (px) of a figure that shows the (escaped) ``title`` whole: 11 px a character,
+    20 px a wide (CJK) one, at Plotly's title size (1.4 x ``FONT``'s 13 px), and 80 px of
+    room either side together."""
+    return sum(20 if unicodedata.east_asian_width(c) in "WF" else 11
+               for c in html.unescape(title)) + 80
+
+
 #: Room (px) for an axis title beside its tick labels, a figure title, a colour bar.
 AXIS_TITLE_PX, TITLE_PX, COLORBAR_PX = 56, 80, 120
 
@@ -118,7 +126,8 @@ _LIST_PROPS = ("x", "y", "text", "customdata")  # trace properties that may hold
 
 def figure(data: list, layout: dict) -> go.Figure:
     """``go.Figure(data=data, layout=layout)``, the form every builder returns, made cheap
-    for plotly.js to draw a second time.
+    for plotly.js to draw a second time, and, when the layout sets a width, at least as wide
+    as its title needs (:func:`title_px`: the page draws such a figure at its own width).
 
     Streamlit's chart draws each figure, then calls ``Plotly.react`` again with a deep copy
     of it (its theme and size effects). That second call redrew the whole chart (~15 ms a
@@ -133,6 +142,9 @@ def figure(data: list, layout: dict) -> go.Figure:
       decodes afresh each time and never treats as data arrays: they are sent as lists
       (float32 values at their shortest decimal form). 2-D arrays stay typed (compact).
     """
+    title = (layout.get("title") or {}).get("text") or ""
+    if layout.get("width") and title:  # drawn at its own width (ui.charts): room for the title
+        layout = layout | {"width": max(layout["width"], title_px(title))}
     fig = go.Figure(data=data, layout=layout | {"datarevision": DATA_REVISION})
     fig.layout.template = None
     for trace in fig.data:
