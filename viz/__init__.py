@@ -8,6 +8,9 @@ Shape letters: B batch, S source length, T target length, L layers, H heads, D d
 V vocabulary. Attention is (L, H, Tq, Tk) or a slice of it (rows queries, columns keys);
 masks are boolean with True = blocked.
 
+Every figure is made by ``viz.axes.figure``: no template, a fixed ``layout.datarevision`` and
+1-D arrays as lists, so that the browser can draw it a second time at almost no cost.
+
 The text a builder writes itself (axis, colour-bar and legend titles, legend entries, subplot
 titles, hover templates) comes from its keyword argument ``text``, a ``VizText``: English
 (``ENGLISH``) unless the caller passes another language's.
