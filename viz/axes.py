@@ -30,21 +30,23 @@ def cell_px(n: int) -> int:
     return int(np.clip(640 // max(n, 1), 12, 44))
 
 
+def _text_px(text: str, narrow: int, wide: int) -> int:
+    """Pixels an (escaped) text takes at ``narrow`` px a character, ``wide`` a wide (CJK) one."""
+    return sum(wide if unicodedata.east_asian_width(c) in "WF" else narrow
+               for c in html.unescape(text))
+
+
 def label_px(ticktext: list[str]) -> int:
     """Pixel room that the longest (escaped) tick label needs at 13 px: 8 px a character,
     14 px a wide (CJK) one; capped at 200 px."""
-    def width(label: str) -> int:
-        return sum(14 if unicodedata.east_asian_width(c) in "WF" else 8
-                   for c in html.unescape(label))
-    return min(max((width(t) for t in ticktext), default=8), 200)
+    return min(max((_text_px(t, 8, 14) for t in ticktext), default=8), 200)
 
 
 def title_px(title: str) -> int:
     """Width (px) of a figure that shows the (escaped) ``title`` whole: 11 px a character,
     20 px a wide (CJK) one, at Plotly's title size (1.4 x ``FONT``'s 13 px), and 80 px of
     room either side together."""
-    return sum(20 if unicodedata.east_asian_width(c) in "WF" else 11
-               for c in html.unescape(title)) + 80
+    return _text_px(title, 11, 20) + 80
 
 
 #: Room (px) for an axis title beside its tick labels, a figure title, a colour bar.

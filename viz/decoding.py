@@ -69,7 +69,7 @@ def bars_panel(
     """:func:`probability_bars` as ``dict(data=[trace dict], layout={...})``, a panel for
     :func:`viz.axes.side_by_side` (no figure is built: Plotly validates a figure's every
     property, which the step figure would otherwise pay for twice). Arguments and errors
-    as :func:`probability_bars`; the bar's x is a list of the K probabilities."""
+    as :func:`probability_bars`."""
     text = check_text(text)
     toks = check_tokens(tokens, "tokens")
     p = check_vector(probs, toks, "probs")
@@ -81,7 +81,7 @@ def bars_panel(
     colors = [CHOSEN_COLOR if i == pick else BAR_COLOR for i in order]
     bar = dict(
         type="bar",
-        x=[float(str(v)) for v in p[order]],  # float32's shortest decimals (viz.axes.figure)
+        x=p[order],  # sent as a list by viz.axes.figure
         y=list(range(len(p))),
         orientation="h",
         marker=dict(color=colors),
