@@ -23,9 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import networkx as nx
 import numpy as np
-from networkx.algorithms.flow import build_residual_network, shortest_augmenting_path
 
 ROW_SUM_ATOL = 1e-3  # float32 (or float16) softmax rows sum to 1 within far less than this
 FLOW_SCALE = 1 << 40  # capacities become integers: networkx's max-flow code is exact on them
@@ -167,6 +165,11 @@ def attention_flow(attentions, layer: int = -1) -> np.ndarray:
                          f"got {layer!r}")
     top = int(layer) % L + 1  # the layer boundary of the sinks, 1..L
     caps = np.rint(_residual(a)[:top] * FLOW_SCALE).astype(np.int64)  # (top, T, T)
+    # networkx is imported here, when a flow is asked for: importing it costs ~70 ms of
+    # every server start (and of the first visit after it).
+    import networkx as nx
+    from networkx.algorithms.flow import build_residual_network, shortest_augmenting_path
+
     G = nx.DiGraph()
     G.add_nodes_from(range((top + 1) * T))  # node b * T + i is (b, i)
     for l in range(1, top + 1):

@@ -20,6 +20,7 @@ import math
 import re
 from dataclasses import MISSING, fields
 from pathlib import Path
+from typing import Any, NamedTuple
 
 import torch
 from safetensors import SafetensorError, safe_open
@@ -70,6 +71,17 @@ def _require_file(path: Path) -> None:
         raise CheckpointError(f"{path.name} in the folder {path.parent.name!r} is not a file")
 
 
+def _check_json_size(path: Path) -> None:
+    """Raise CheckpointError if the JSON file ``path`` is larger than ``MAX_JSON_BYTES``."""
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise CheckpointError(f"{path.name} could not be read: {exc.strerror or exc}") from exc
+    if size > MAX_JSON_BYTES:
+        raise CheckpointError(f"{path.name} is {size:,} bytes; a file of a pretrained folder "
+                              f"may have at most {MAX_JSON_BYTES:,}")
+
+
 def _read_json(path: Path):
     """Parse one JSON file of the folder.
 
@@ -78,10 +90,8 @@ def _read_json(path: Path):
             deeply for the parser.
     """
     _require_file(path)
+    _check_json_size(path)
     try:
-        if path.stat().st_size > MAX_JSON_BYTES:
-            raise CheckpointError(f"{path.name} is {path.stat().st_size:,} bytes; a file of a "
-                                  f"pretrained folder may have at most {MAX_JSON_BYTES:,}")
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise CheckpointError(f"{path.name} could not be read: {exc.strerror or exc}") from exc
@@ -216,24 +226,27 @@ def load_source_tokenizer(folder: Path):
     path = Path(folder) / SRC_TOKENIZER
     if not path.exists():
         return None
-    _read_json(path)  # size, UTF-8 and JSON checks with clear messages
+    _require_file(path)
+    _check_json_size(path)
     from .subword import load_tokenizer
 
     try:
         return load_tokenizer(path)
     except ValueError as exc:
+        _read_json(path)  # not UTF-8 or not JSON: say so precisely
         raise CheckpointError(str(exc)) from exc
 
 
-def _load_source_vocab(folder: Path) -> Vocab:
-    """``src_vocab.json``, or the vocabulary of ``src_tokenizer.json`` when that exists."""
+def _load_source(folder: Path) -> tuple[Vocab, Any]:
+    """(the source vocabulary, the tokenizer or None): ``src_vocab.json`` for a word-level
+    model, else ``src_tokenizer.json`` and its vocabulary (the file is read once)."""
     tok = load_source_tokenizer(folder)
     if tok is None:
-        return _load_vocab(folder / SRC_VOCAB)
+        return _load_vocab(folder / SRC_VOCAB), None
     from .subword import tokenizer_vocab
 
     try:
-        return tokenizer_vocab(tok)
+        return tokenizer_vocab(tok), tok
     except ValueError as exc:
         raise CheckpointError(f"{SRC_TOKENIZER}: {exc}") from exc
 
@@ -325,7 +338,17 @@ def _check_header(header: dict, config: TransformerConfig) -> Transformer:
     return model
 
 
-def load_checkpoint(folder: Path) -> tuple[Transformer, Vocab, Vocab, dict]:
+class Checkpoint(NamedTuple):
+    """What ``load_checkpoint`` reads from a pretrained folder."""
+
+    model: Transformer  # in eval mode
+    src_vocab: Vocab
+    tgt_vocab: Vocab
+    card: dict
+    src_tokenizer: Any  # a tokenizers.Tokenizer (subword models), or None
+
+
+def load_checkpoint(folder: Path) -> Checkpoint:
     """Load a pretrained folder into an eval-mode model.
 
     The files are checked in this order: ``config.json``, ``card.json`` (and that its
@@ -333,7 +356,7 @@ def load_checkpoint(folder: Path) -> tuple[Transformer, Vocab, Vocab, dict]:
     (sha256 against ``card.json``, header against ``config.json``, values finite).
 
     Returns:
-        (model, src_vocab, tgt_vocab, card).
+        a ``Checkpoint``: (model, src_vocab, tgt_vocab, card, src_tokenizer).
 
     Raises:
         CheckpointError: a missing or malformed file, a sha256 that does not match
@@ -347,7 +370,7 @@ def load_checkpoint(folder: Path) -> tuple[Transformer, Vocab, Vocab, dict]:
     config, raw_config = _load_config(folder)
     card = _load_card(folder)
     _check_card_config(card, raw_config)
-    src_vocab, tgt_vocab = _load_source_vocab(folder), _load_vocab(folder / TGT_VOCAB)
+    (src_vocab, tokenizer), tgt_vocab = _load_source(folder), _load_vocab(folder / TGT_VOCAB)
     src_name = SRC_TOKENIZER if (folder / SRC_TOKENIZER).exists() else SRC_VOCAB
     for name, vocab, size in ((src_name, src_vocab, config.src_vocab_size),
                               (TGT_VOCAB, tgt_vocab, config.tgt_vocab_size)):
@@ -378,4 +401,4 @@ def load_checkpoint(folder: Path) -> tuple[Transformer, Vocab, Vocab, dict]:
         raise CheckpointError(f"{WEIGHTS} does not fit {CONFIG}: {exc}") from exc
     model.eval()  # parameters keep requires_grad: decoding runs under inference_mode, and
     # num_parameters() (which counts trainable ones) must match the card's count
-    return model, src_vocab, tgt_vocab, card
+    return Checkpoint(model, src_vocab, tgt_vocab, card, tokenizer)

@@ -23,7 +23,7 @@ import torch
 
 from .ablation import check_heads
 from .ablation import heads_off as ablation_heads_off
-from .checkpoint import load_checkpoint, load_source_tokenizer
+from .checkpoint import load_checkpoint
 from .decoding import (
     BeamTrace,
     DecodeTrace,
@@ -523,9 +523,9 @@ def load_pretrained(name_or_path: str | Path, load_pickle_weights: bool = False)
         )
     if hf_load.is_hf_folder(path):
         return hf_load.load_hf(path, load_pickle_weights=load_pickle_weights)
-    model, src_vocab, tgt_vocab, card = load_checkpoint(path)
+    model, src_vocab, tgt_vocab, card, tokenizer = load_checkpoint(path)
     return Translator(model, src_vocab, tgt_vocab, card, name=path.name,
-                      src_tokenizer=load_source_tokenizer(path), heldout=read_heldout(path))
+                      src_tokenizer=tokenizer, heldout=read_heldout(path))
 
 
 def _check_strategy(max_new_tokens, limit: int, n_forced: int, num_beams, do_sample,

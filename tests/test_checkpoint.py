@@ -18,12 +18,19 @@ def saved(tmp_path, tiny_model):
 
 
 def test_round_trip_restores_every_weight(saved, tiny_model):
-    model, src, tgt, card = load_checkpoint(saved)
+    model, src, tgt, card, _ = load_checkpoint(saved)
     assert card["parameters"] == tiny_model.num_parameters() and len(card["sha256"]) == 64
     assert len(src) == 20 and len(tgt) == 24
     for k, v in tiny_model.state_dict().items():
         assert torch.equal(model.state_dict()[k], v), k
     assert not model.training
+    # The table no checkpoint holds is the model's own, and the weights stay trainable.
+    assert torch.equal(model.positional.pe, tiny_model.positional.pe)
+    assert all(p.requires_grad for p in model.parameters())
+    src_ids = torch.tensor([[5, 6, 7, 2]])
+    with torch.inference_mode():
+        got, want = model.encode(src_ids), tiny_model.eval().encode(src_ids)
+    assert torch.equal(got.memory, want.memory)
 
 
 def _damage(folder, name, text=None, data=None):
@@ -74,3 +81,17 @@ def test_unknown_model_name_lists_what_is_available():
         load_pretrained("no-such-model")
     with pytest.raises(CheckpointError):
         load_pretrained("../pretrained")
+
+
+def test_float16_weights_load_as_float32_parameters(tmp_path, tiny_model):
+    """A checkpoint stored in half precision is converted to the model's own float type."""
+    import copy
+
+    half = copy.deepcopy(tiny_model).half()
+    src = Vocab([*SPECIALS, *[f"w{i}" for i in range(16)]])
+    tgt = Vocab([*SPECIALS, *[chr(0x4E00 + i) for i in range(20)]])
+    save_checkpoint(tmp_path / "half", half, src, tgt, {"task": "none", "seed": 0})
+    model = load_checkpoint(tmp_path / "half").model
+    for k, v in half.state_dict().items():
+        assert model.state_dict()[k].dtype == torch.float32, k
+        assert torch.equal(model.state_dict()[k], v.float()), k

@@ -109,5 +109,5 @@ def test_a_damaged_tokenizer_file_is_a_clear_checkpoint_error(pairs_file, tmp_pa
     with pytest.raises(CheckpointError, match="src_tokenizer.json"):
         load_checkpoint(out)
     (out / "src_tokenizer.json").write_text("not json", encoding="utf-8")
-    with pytest.raises(CheckpointError, match="src_tokenizer.json"):
+    with pytest.raises(CheckpointError, match="src_tokenizer.json is not valid JSON"):
         load_checkpoint(out)
