@@ -9,7 +9,8 @@ one user in one context of Debian's headless Chromium (Playwright's async API), 
 model the app preselects. Measured:
 
 * the first visit: from ``page.goto`` until the first heatmap is in the page and until the
-  page has settled, once on the fresh server (the model loads then) and then on new pages;
+  page has settled, on a fresh server (the model loads then) in a fresh browser, ``--cold``
+  times (a new server and browser each time), and then on new pages of the first server;
 * for each of two sentences (the app's default and a ~20-token one), ``--clicks`` times
   each: "Next ▶" (walking through the sentence; going back to step 1 with the "First" button
   at the end is not counted), a head change and a layer change in the Cross-attention tab,
@@ -397,6 +398,26 @@ class User:
         return done
 
 
+async def cold_visit(timeout: float) -> tuple[Click, list[str]]:
+    """One first visit to a server started for it, in a browser launched for it (nothing
+    cached): the visit's record and its errors."""
+    from playwright.async_api import async_playwright
+
+    with streamlit_server() as server:
+        async with async_playwright() as p:
+            browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            try:
+                context = await browser.new_context(viewport=VIEWPORT)
+                await context.add_init_script(INIT_JS)
+                user = User(await context.new_page(), server.url, Meters(server.pid), timeout)
+                record: list[Click] = []
+                await user.visit(record, timeout=max(timeout, 120.0))
+                await context.close()
+            finally:
+                await browser.close()
+    return record[0], user.errors + user.page_errors
+
+
 async def run(url: str, meters: Meters, sentences: tuple[str, ...], clicks: int, visits: int,
               timeout: float, actions: tuple[str, ...] = ACTIONS) -> dict:
     """The whole measurement in one browser context; returns the raw figures, with how long
@@ -451,6 +472,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--visits", type=int, default=None,
                         help="first visits on new pages after the cold one (default: "
                              "min(clicks, 10))")
+    parser.add_argument("--cold", type=int, default=5,
+                        help="first visits to a fresh server in a fresh browser (default 5)")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds per click")
     parser.add_argument("--actions", nargs="+", choices=ACTIONS, default=list(ACTIONS),
                         metavar="ACTION", help=f"only these actions (default: all of {ACTIONS})")
@@ -477,6 +500,10 @@ def main(argv: list[str] | None = None) -> int:
         sentences = tuple(SENTENCES[i] for i in args.sentences)
         raw = asyncio.run(run(server.url, meters, sentences, args.clicks, visits,
                               args.timeout, tuple(args.actions)))
+    for _ in range(args.cold - 1):  # after the first server has stopped, one at a time
+        visit, errors = asyncio.run(cold_visit(args.timeout))
+        raw["visits_cold"].append(visit)
+        raw["errors"] += errors
     publish(report(raw, info, args, watcher.seen), HEADING, args.write)
     return 0
 

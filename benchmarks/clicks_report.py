@@ -56,6 +56,7 @@ def figures(clicks: list[Click]) -> dict:
     out["max"] = max(waits) if waits else None
     heat = [c.first_heatmap for c in good if c.first_heatmap is not None]
     out["first_heatmap"] = percentile(heat, 50) if heat else None
+    out["first_heatmap_max"] = max(heat) if heat else None
     for name in good[0].cost if good else ():
         values = [c.cost.get(name, 0.0) for c in good]
         out[name] = percentile(values, 50)
@@ -92,12 +93,13 @@ def tables(raw: dict) -> str:
         by_tab.append(f"{name}: " + ", ".join(
             f"{tab} {_ms(percentile(v, 50))}" for tab, v in tabs.items()))
     visits = []
-    for label, record in (("cold server (the model loads)", raw["visits_cold"]),
+    for label, record in (("cold: a new server, a new browser", raw["visits_cold"]),
                           ("warm server, a new page", raw["visits_warm"])):
         f = figures(record)
         if f["n"]:
             visits.append(
-                f"| {label} | {f['n']} | {_ms(f['first_heatmap'])} | {_ms(f['p50'])} | "
+                f"| {label} | {f['n']} | {_ms(f['first_heatmap'])} | "
+                f"{_ms(f['first_heatmap_max'])} | {_ms(f['p50'])} | "
                 f"{_ms(f['p95'])} | {_ms(f['mean_server'])} | {_ms(f['mean_chromium'])} | "
                 f"{_kib(f['bytes_in'])} | {f['charts']:.0f} | {f['errors']} |")
     nl = "\n"
@@ -115,9 +117,9 @@ reference) | Plotly charts sent (KiB sent in full) | charts Plotly redrew, of th
 | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
 {nl.join(rows_cost)}
 
-| First visit, from `page.goto` | n | first heatmap ms (median) | settled p50 ms | \
-settled p95 ms | server CPU ms | Chromium CPU ms | WS KiB in | charts | errors |
-| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
+| First visit, from `page.goto` | n | first heatmap ms (median) | first heatmap ms (max) | \
+settled p50 ms | settled p95 ms | server CPU ms | Chromium CPU ms | WS KiB in | charts | errors |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
 {nl.join(visits)}"""
 
 
@@ -158,9 +160,10 @@ def report(raw: dict, info: dict, args, others: set[str]) -> str:
                  "pessimistic)" if info["load_1min"] > 1.0 else "")
     return f"""{HEADING}
 
-`python -m benchmarks.clicks --clicks {args.clicks}`, {when}, {seconds:.0f} s in all. One
-`streamlit run app.py` and one headless Chromium (one context, one user) on the same machine,
-with the model the app preselects, {default_model()}. Sentences:
+`python -m benchmarks.clicks --clicks {args.clicks} --cold {args.cold}`, {when}, {seconds:.0f} s
+for the clicks. One `streamlit run serve.py` (the app, its model loaded in the background as
+the server starts, as README says to serve it) and one headless Chromium (one context, one
+user) on the same machine, with the model the app preselects, {default_model()}. Sentences:
 
 {sentences}
 
@@ -181,6 +184,10 @@ heatmaps' images, garbage collection...); WS is the websocket's payload bytes; a
 whole-script run or a fragment run; elements are what the server sent for the run, some
 only as a reference to one the browser has cached; "charts Plotly redrew" counts the charts
 whose Plotly layout object is new after the click.
+
+A first visit is timed from `page.goto`. "Cold" visits are the first page of a server just
+started and of a browser just launched (nothing cached), {args.cold} times, each with a new
+server and browser; "warm" visits are new pages of the first server once it has served one.
 
 {tables(raw)}
 
