@@ -14,7 +14,10 @@ model the app preselects. Measured:
 * for each of two sentences (the app's default and a ~20-token one), ``--clicks`` times
   each: "Next ▶" (walking through the sentence; going back to step 1 with the "First" button
   at the end is not counted), a head change and a layer change in the Cross-attention tab,
-  a tab change (cycling through the tabs) and a language change (English <-> 简体中文).
+  a tab change (cycling through the tabs) and a language change (English <-> 简体中文);
+* the floor (``--floor``): the same kind of click on ``benchmarks/floor_app.py``, a trivial
+  app whose every click redraws 1 or 2 small heatmaps, so that a day's figures can be read
+  against what any Streamlit click with charts costs on the machine that day.
 
 A click's time runs from the click's ``pointerdown`` in the page until, in the page, the
 server has reported the run it started as finished (a ``script_finished`` message on the
@@ -81,6 +84,12 @@ from benchmarks.procs import (
 # ---------------------------------------------------------------------------------------------
 # One user
 # ---------------------------------------------------------------------------------------------
+
+
+def first_line(exc: BaseException) -> str:
+    """An exception's message's first line (at most 200 characters); "" when it has none
+    (``asyncio.TimeoutError``'s)."""
+    return (str(exc).splitlines() or [""])[0][:200]
 
 
 class User:
@@ -155,7 +164,7 @@ class User:
             except Exception as gone:  # the page itself is broken
                 state = f"unreadable ({type(gone).__name__})"
             click.error = (f"{type(exc).__name__} waiting for {want}: "
-                           f"{str(exc).splitlines()[0][:200]}; page: {state}")
+                           f"{first_line(exc)}; page: {state}")
             self.errors.append(click.error)
         await self.charge(click, before)
         if record is not None:
@@ -242,7 +251,7 @@ class User:
             click.wall = time.perf_counter() - click.started
             click.replotted = click.charts = settled["charts"]  # every chart is new
         except Exception as exc:
-            click.error = f"visit: {type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
+            click.error = f"visit: {type(exc).__name__}: {first_line(exc)}"
             self.errors.append(click.error)
         await self.charge(click, before)
         record.append(click)
@@ -393,7 +402,7 @@ class User:
                 await steps[action](clicks, done.clicks[action])
             except Exception as exc:
                 self.errors.append(f"{action}: stopped by {type(exc).__name__}: "
-                                   f"{str(exc).splitlines()[0][:200]}")
+                                   f"{first_line(exc)}")
                 await self.recover()
         return done
 
@@ -416,6 +425,58 @@ async def cold_visit(timeout: float) -> tuple[Click, list[str]]:
             finally:
                 await browser.close()
     return record[0], user.errors + user.page_errors
+
+
+#: ``(n) => false | {now, pressAt}``: the floor app idle with every chart titled "Step n".
+FLOOR_JS = """
+(n) => {
+  const app = document.querySelector("[data-testid='stApp']");
+  if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+  const titles = [...document.querySelectorAll("[data-testid='stPlotlyChart'] .gtitle")];
+  if (!titles.length || titles.some((t) => t.textContent !== `Step ${n}`)) return false;
+  return {now: performance.now(), pressAt: window.__pressAt};
+}
+"""
+
+
+async def floor_clicks(charts: tuple[int, ...], clicks: int, timeout: float
+                       ) -> dict[int, list[Click]]:
+    """Clicks on ``benchmarks/floor_app.py`` (a button and N small heatmaps redrawn by every
+    click) for each N in ``charts``, timed as the app's clicks are (``pointerdown`` to the
+    page idle with every chart showing the new step; the first five clicks warm up and are
+    not counted)."""
+    from playwright.async_api import async_playwright
+
+    out: dict[int, list[Click]] = {}
+    with streamlit_server(script="benchmarks/floor_app.py") as server:
+        async with async_playwright() as p:
+            browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            try:
+                for n_charts in charts:
+                    context = await browser.new_context(viewport=VIEWPORT)
+                    await context.add_init_script(INIT_JS)
+                    page = await context.new_page()
+                    await page.goto(f"{server.url}/?charts={n_charts}")
+                    await page.wait_for_function(FLOOR_JS, arg=0, polling="raf",
+                                                 timeout=timeout * 1000)
+                    record = out[n_charts] = []
+                    for n in range(1, clicks + 6):
+                        click = Click("floor")
+                        try:
+                            await page.locator(".st-key-next button").click()
+                            done = await (await page.wait_for_function(
+                                FLOOR_JS, arg=n, polling="raf", timeout=timeout * 1000)
+                            ).json_value()
+                            click.seconds = (done["now"] - done["pressAt"]) / 1000
+                        except Exception as exc:
+                            click.error = f"floor: {type(exc).__name__}"
+                            break
+                        if n > 5:
+                            record.append(click)
+                    await context.close()
+            finally:
+                await browser.close()
+    return out
 
 
 async def run(url: str, meters: Meters, sentences: tuple[str, ...], clicks: int, visits: int,
@@ -451,7 +512,7 @@ async def run(url: str, meters: Meters, sentences: tuple[str, ...], clicks: int,
                     out["sentences"].append(await user.session(sentence, clicks, actions))
                 except Exception as exc:  # the sentence could not be set up: say so, go on
                     user.errors.append(f"{sentence!r}: {type(exc).__name__}: "
-                                       f"{str(exc).splitlines()[0][:200]}")
+                                       f"{first_line(exc)}")
             out["errors"] += user.errors
             out["page_errors"] += user.page_errors
             out["seconds"] = time.perf_counter() - start
@@ -474,6 +535,9 @@ def main(argv: list[str] | None = None) -> int:
                              "min(clicks, 10))")
     parser.add_argument("--cold", type=int, default=5,
                         help="first visits to a fresh server in a fresh browser (default 5)")
+    parser.add_argument("--floor", type=int, nargs="*", default=[1, 2], metavar="N",
+                        help="also time a trivial app redrawing N charts a click "
+                             "(benchmarks/floor_app.py; default 1 and 2; none: skip)")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds per click")
     parser.add_argument("--actions", nargs="+", choices=ACTIONS, default=list(ACTIONS),
                         metavar="ACTION", help=f"only these actions (default: all of {ACTIONS})")
@@ -500,6 +564,7 @@ def main(argv: list[str] | None = None) -> int:
         sentences = tuple(SENTENCES[i] for i in args.sentences)
         raw = asyncio.run(run(server.url, meters, sentences, args.clicks, visits,
                               args.timeout, tuple(args.actions)))
+    raw["floor"] = asyncio.run(floor_clicks(tuple(args.floor), args.clicks, args.timeout))
     for _ in range(args.cold - 1):  # after the first server has stopped, one at a time
         visit, errors = asyncio.run(cold_visit(args.timeout))
         raw["visits_cold"].append(visit)

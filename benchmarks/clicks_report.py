@@ -102,10 +102,17 @@ def tables(raw: dict) -> str:
                 f"{_ms(f['first_heatmap_max'])} | {_ms(f['p50'])} | "
                 f"{_ms(f['p95'])} | {_ms(f['mean_server'])} | {_ms(f['mean_chromium'])} | "
                 f"{_kib(f['bytes_in'])} | {f['charts']:.0f} | {f['errors']} |")
+    floors = [f"| a trivial app, {n} chart{'s' * (n > 1)} redrawn a click | {f['n']} | "
+              f"{_ms(f['p50'])} | {_ms(f['p95'])} | {f['errors']} |"
+              for n, f in ((n, figures(c)) for n, c in raw.get("floor", {}).items())]
+    floor_table = ("\n\nThe floor, on the same machine right after: `benchmarks/floor_app.py`, a "
+                   "button and N small heatmaps that every click redraws, timed the same way.\n\n"
+                   "| Floor | n | p50 ms | p95 ms | errors |\n| --- | --- | --- | --- | --- |\n"
+                   + "\n".join(floors)) if floors else ""
     nl = "\n"
     return f"""| Sentence | Action | n | p50 ms | p95 ms | max ms | errors |
 | --- | --- | --- | --- | --- | --- | --- |
-{nl.join(rows_wait)}
+{nl.join(rows_wait)}{floor_table}
 
 Median wait of a tab change by the tab opened (ms): {"; ".join(by_tab)}.
 
@@ -160,7 +167,8 @@ def report(raw: dict, info: dict, args, others: set[str]) -> str:
                  "pessimistic)" if info["load_1min"] > 1.0 else "")
     return f"""{HEADING}
 
-`python -m benchmarks.clicks --clicks {args.clicks} --cold {args.cold}`, {when}, {seconds:.0f} s
+`python -m benchmarks.clicks --clicks {args.clicks} --cold {args.cold} --floor \
+{' '.join(map(str, args.floor))}`, {when}, {seconds:.0f} s
 for the clicks. One `streamlit run serve.py` (the app, its model loaded in the background as
 the server starts, as README says to serve it) and one headless Chromium (one context, one
 user) on the same machine, with the model the app preselects, {default_model()}. Sentences:
