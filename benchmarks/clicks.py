@@ -46,6 +46,7 @@ import os
 import sys
 import time
 from collections.abc import Awaitable, Callable
+from contextlib import asynccontextmanager
 
 from benchmarks.clicks_page import (
     ACTIONS,
@@ -407,23 +408,39 @@ class User:
         return done
 
 
+@asynccontextmanager
+async def chromium():
+    """Debian's headless Chromium with the benchmarks' settings (``CHROMIUM_ARGS``), closed
+    on exit."""
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            await browser.close()
+
+
+async def new_context(browser, timeout: float):
+    """A browser context with the benchmarks' window (``VIEWPORT``), whose pages run
+    ``INIT_JS`` first and whose waits give up after ``timeout`` seconds."""
+    context = await browser.new_context(viewport=VIEWPORT)
+    await context.add_init_script(INIT_JS)
+    context.set_default_timeout(timeout * 1000)
+    return context
+
+
 async def cold_visit(timeout: float) -> tuple[Click, list[str]]:
     """One first visit to a server started for it, in a browser launched for it (nothing
     cached): the visit's record and its errors."""
-    from playwright.async_api import async_playwright
-
     with streamlit_server() as server:
-        async with async_playwright() as p:
-            browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            try:
-                context = await browser.new_context(viewport=VIEWPORT)
-                await context.add_init_script(INIT_JS)
-                user = User(await context.new_page(), server.url, Meters(server.pid), timeout)
-                record: list[Click] = []
-                await user.visit(record, timeout=max(timeout, 120.0))
-                await context.close()
-            finally:
-                await browser.close()
+        async with chromium() as browser:
+            context = await new_context(browser, timeout)
+            user = User(await context.new_page(), server.url, Meters(server.pid), timeout)
+            record: list[Click] = []
+            await user.visit(record, timeout=max(timeout, 120.0))
+            await context.close()
     return record[0], user.errors + user.page_errors
 
 
@@ -444,38 +461,29 @@ async def floor_clicks(charts: tuple[int, ...], clicks: int, timeout: float
     """Clicks on ``benchmarks/floor_app.py`` (a button and N small heatmaps redrawn by every
     click) for each N in ``charts``, timed as the app's clicks are (``pointerdown`` to the
     page idle with every chart showing the new step; the first five clicks warm up and are
-    not counted)."""
-    from playwright.async_api import async_playwright
-
+    not counted). A click or page load that fails is recorded as an error and ends that
+    N's clicks."""
     out: dict[int, list[Click]] = {}
     with streamlit_server(script="benchmarks/floor_app.py") as server:
-        async with async_playwright() as p:
-            browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            try:
-                for n_charts in charts:
-                    context = await browser.new_context(viewport=VIEWPORT)
-                    await context.add_init_script(INIT_JS)
-                    page = await context.new_page()
+        async with chromium() as browser:
+            for n_charts in charts:
+                context = await new_context(browser, timeout)
+                page = await context.new_page()
+                record = out[n_charts] = []
+                try:
                     await page.goto(f"{server.url}/?charts={n_charts}")
-                    await page.wait_for_function(FLOOR_JS, arg=0, polling="raf",
-                                                 timeout=timeout * 1000)
-                    record = out[n_charts] = []
+                    await page.wait_for_function(FLOOR_JS, arg=0, polling="raf")
                     for n in range(1, clicks + 6):
-                        click = Click("floor")
-                        try:
-                            await page.locator(".st-key-next button").click()
-                            done = await (await page.wait_for_function(
-                                FLOOR_JS, arg=n, polling="raf", timeout=timeout * 1000)
-                            ).json_value()
-                            click.seconds = (done["now"] - done["pressAt"]) / 1000
-                        except Exception as exc:
-                            click.error = f"floor: {type(exc).__name__}"
-                            break
+                        await page.locator(".st-key-next button").click()
+                        done = await (await page.wait_for_function(
+                            FLOOR_JS, arg=n, polling="raf")).json_value()
                         if n > 5:
-                            record.append(click)
-                    await context.close()
-            finally:
-                await browser.close()
+                            record.append(Click("floor", seconds=(done["now"]
+                                                                   - done["pressAt"]) / 1000))
+                except Exception as exc:
+                    record.append(Click("floor", error=f"{type(exc).__name__}: "
+                                                       f"{first_line(exc)}"))
+                await context.close()
     return out
 
 
@@ -485,43 +493,35 @@ async def run(url: str, meters: Meters, sentences: tuple[str, ...], clicks: int,
     it took (``seconds``), the CPU seconds the whole machine used meanwhile
     (``machine_cpu``) and of them this process, the server and the browser (``our_cpu``,
     read while the browser is still open: its processes' time goes when it closes)."""
-    from playwright.async_api import async_playwright
-
     out: dict = {"rss_start": meters.server_rss(), "visits_cold": [], "visits_warm": [],
                  "sentences": [], "errors": [], "page_errors": []}
     busy, ours, procs, start = (machine_busy_seconds(), meters.ours(), process_cpu(),
                                 time.perf_counter())
-    async with async_playwright() as p:
-        browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            context = await browser.new_context(viewport=VIEWPORT)
-            await context.add_init_script(INIT_JS)
-            context.set_default_timeout(timeout * 1000)
-            user = User(await context.new_page(), url, meters, timeout)
-            # The server's first session: the model loads (allow for a busy machine).
-            await user.visit(out["visits_cold"], timeout=max(timeout, 120.0))
-            out["rss_loaded"] = meters.server_rss()
-            for _ in range(visits):
-                other = User(await context.new_page(), url, meters, timeout)
-                await other.visit(out["visits_warm"])
-                out["errors"] += other.errors
-                out["page_errors"] += other.page_errors
-                await other.page.close()
-            for sentence in sentences:
-                try:
-                    out["sentences"].append(await user.session(sentence, clicks, actions))
-                except Exception as exc:  # the sentence could not be set up: say so, go on
-                    user.errors.append(f"{sentence!r}: {type(exc).__name__}: "
-                                       f"{first_line(exc)}")
-            out["errors"] += user.errors
-            out["page_errors"] += user.page_errors
-            out["seconds"] = time.perf_counter() - start
-            out["machine_cpu"] = machine_busy_seconds() - busy
-            out["our_cpu"] = meters.ours() - ours
-            out["top_others"] = top_others(procs, process_cpu(), descendants(os.getpid()))
-            await context.close()
-        finally:
-            await browser.close()
+    async with chromium() as browser:
+        context = await new_context(browser, timeout)
+        user = User(await context.new_page(), url, meters, timeout)
+        # The server's first session: the model loads (allow for a busy machine).
+        await user.visit(out["visits_cold"], timeout=max(timeout, 120.0))
+        out["rss_loaded"] = meters.server_rss()
+        for _ in range(visits):
+            other = User(await context.new_page(), url, meters, timeout)
+            await other.visit(out["visits_warm"])
+            out["errors"] += other.errors
+            out["page_errors"] += other.page_errors
+            await other.page.close()
+        for sentence in sentences:
+            try:
+                out["sentences"].append(await user.session(sentence, clicks, actions))
+            except Exception as exc:  # the sentence could not be set up: say so, go on
+                user.errors.append(f"{sentence!r}: {type(exc).__name__}: "
+                                   f"{first_line(exc)}")
+        out["errors"] += user.errors
+        out["page_errors"] += user.page_errors
+        out["seconds"] = time.perf_counter() - start
+        out["machine_cpu"] = machine_busy_seconds() - busy
+        out["our_cpu"] = meters.ours() - ours
+        out["top_others"] = top_others(procs, process_cpu(), descendants(os.getpid()))
+        await context.close()
     out["rss_end"] = meters.server_rss()
     return out
 
@@ -565,6 +565,8 @@ def main(argv: list[str] | None = None) -> int:
         raw = asyncio.run(run(server.url, meters, sentences, args.clicks, visits,
                               args.timeout, tuple(args.actions)))
     raw["floor"] = asyncio.run(floor_clicks(tuple(args.floor), args.clicks, args.timeout))
+    raw["errors"] += [f"floor, {n} charts: {c.error}" for n, record in raw["floor"].items()
+                      for c in record if c.error]
     for _ in range(args.cold - 1):  # after the first server has stopped, one at a time
         visit, errors = asyncio.run(cold_visit(args.timeout))
         raw["visits_cold"].append(visit)
