@@ -174,7 +174,9 @@ SNAPSHOT_JS = """
 }
 """
 
-#: ``(want) => bool``: the app is idle and the page shows what ``want`` describes. Keys
+#: ``(want) => bool``: the app is idle, every widget is drawn (none is still a loading
+#: skeleton: on a first visit Streamlit fetches each widget's code on demand, so a chart can
+#: be drawn before the sidebar's text box), and the page shows what ``want`` describes. Keys
 #: (all optional): ``charts`` / ``minCharts`` (how many Plotly charts; every chart on the page
 #: must have its SVG in any case), ``panelCharts`` / ``panelMin`` (the same inside the open
 #: tab's panel), ``titles`` (chart titles that must be present, as prefixes), ``step`` (the
@@ -188,6 +190,8 @@ READY_JS = """
   const app = document.querySelector("[data-testid='stApp']");
   if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
   if (document.querySelector("[data-stale='true']")) return false;
+  // a widget whose code is still loading is drawn as a skeleton (first visit)
+  if (document.querySelector("[data-testid='stSkeleton']")) return false;
   const charts = all("[data-testid='stPlotlyChart']");
   const title = (c) => (c.querySelector('.gtitle') || {textContent: ''}).textContent;
   if (want.charts !== undefined && charts.length !== want.charts) return false;

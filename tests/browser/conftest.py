@@ -92,10 +92,11 @@ class AppPage:
     Every action waits until the server has reported the script run it triggered as
     finished (``RunCounter``, on the page's websocket), then until the page is idle and
     shows what the caller expects (``READY_JS``: ``stApp``'s ``data-test-script-state`` is
-    ``notRunning``, no stale elements, the expected number of Plotly charts each with its
-    SVG, and optionally a step label, source tokens, an alert, the open tab, a chart title),
-    and finally asserts that no exception box or error alert is shown. ``snapshot()``
-    returns the page's state as a dict (see ``SNAPSHOT_JS``).
+    ``notRunning``, no stale elements, no widget still a loading skeleton, the expected
+    number of Plotly charts each with its SVG, and optionally a step label, source tokens,
+    an alert, the open tab, a chart title), and finally asserts that no exception box or
+    error alert is shown. ``snapshot()`` returns the page's state as a dict (see
+    ``SNAPSHOT_JS``).
     """
 
     def __init__(self, page, server: Server):
