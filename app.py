@@ -159,29 +159,27 @@ def header(translator: Translator, trace: DecodeTrace, options: tuple) -> None:
         st.info(t("length_limit"))
 
 
-def view_tabs(translator: Translator, trace: DecodeTrace, k: int, key: tuple,
-              options: tuple, languages: tuple) -> None:
-    """The views, one tab each; only the open tab's figures are built."""
-    i18n.sync_view()
+def views(translator: Translator, trace: DecodeTrace, k: int, key: tuple,
+          options: tuple, languages: tuple) -> None:
+    """The view picker, then the chosen view; only its figures are built."""
     grouped = panels.group_switch(translator)
-    tabs = st.tabs([i18n.view_label(view) for view in TABS], key="view", on_change="rerun")
+    view = panels.view_picker()
 
     def decode_with(mode: str) -> DecodeTrace:  # the positional-encoding experiment
         return decode(key, trace.src_text, (*options, ("positional", mode)))
 
     draw = {
-        "Positional encoding": lambda: panels.positional_tab(translator, trace, k, decode_with),
-        "Masks": lambda: panels.masks_tab(translator, trace, k, key),
-        "Encoder self-attention": lambda: panels.encoder_tab(trace, grouped),
-        "Decoder self-attention": lambda: panels.decoder_tab(trace, k),
-        "Cross-attention": lambda: panels.cross_tab(trace, k, grouped),
-        "Inside one head": lambda: teaching.inside_head_tab(translator, trace, k),
-        "Heads": lambda: heads.heads_tab(translator, trace, k, key, options, languages),
+        "Positional encoding": lambda: panels.positional_view(translator, trace, k, decode_with),
+        "Masks": lambda: panels.masks_view(translator, trace, k, key),
+        "Encoder self-attention": lambda: panels.encoder_view(trace, grouped),
+        "Decoder self-attention": lambda: panels.decoder_view(trace, k),
+        "Cross-attention": lambda: panels.cross_view(trace, k, grouped),
+        "Inside one head": lambda: teaching.inside_head_view(translator, trace, k),
+        "Heads": lambda: heads.heads_view(translator, trace, k, key, options, languages),
     }
-    for name, tab in zip(TABS, tabs, strict=True):
-        if tab.open:
-            with tab:
-                draw[name]()
+    assert draw.keys() == set(TABS)
+    with st.container(key=panels.VIEW_PANEL):
+        draw[view]()
 
 
 def main() -> None:
@@ -210,7 +208,7 @@ def main() -> None:
     def body(tr: DecodeTrace, k: int) -> None:
         compare.branch_controls(tr, k)
         compare.branch_view(tr, branch_decode)
-        view_tabs(translator, tr, k, key, options, languages)
+        views(translator, tr, k, key, options, languages)
 
     charts.image_format_picker()
     stepper.step_through(shown, body)

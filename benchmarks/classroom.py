@@ -5,7 +5,7 @@
 
 Starts ``streamlit run app.py`` on a free loopback port and opens ten browser contexts in
 one headless Debian Chromium (Playwright's async API). Each context is one student with
-their own sentence: type it, open the cross-attention tab, then press "Next ▶" several
+their own sentence: type it, open the Cross-attention view, then press "Next ▶" several
 times. For every click it measures the time from the click until the page has finished the
 rerun and the cross-attention chart shows the new decoder row, and it checks that no
 session ever shows another session's source words.
@@ -31,6 +31,7 @@ from benchmarks.harness import (
     CHROMIUM_ARGS,
     READY_JS,
     SNAPSHOT_JS,
+    VIEW_PICKER,
     VIEWPORT,
     app_model,
     chart,
@@ -87,7 +88,7 @@ class Student:
     source_tokens: list[str] = field(default_factory=list)
 
 
-CROSS = "Cross-attention, layer "  # the cross-attention tab's chart title starts so
+CROSS = "Cross-attention, layer "  # the Cross-attention view's chart title starts so
 
 
 async def _wait_ready(page, want: dict, timeout_ms: int) -> None:
@@ -98,7 +99,7 @@ async def student_session(browser, url: str, sentence: str, foreign: set[str], c
                           timeout_ms: int = 120_000) -> Student:
     """One student's whole session in a fresh browser context.
 
-    Types ``sentence``, opens the cross-attention tab and presses "Next ▶" ``clicks`` times
+    Types ``sentence``, opens the Cross-attention view and presses "Next ▶" ``clicks`` times
     (fewer if the translation is shorter), timing each click until the page is idle and
     shows the new step label and one more cross-attention row. Records as problems:
     exception boxes, error alerts, a source-token caption that is not this sentence's, a
@@ -137,10 +138,11 @@ async def student_session(browser, url: str, sentence: str, foreign: set[str], c
         me.source_tokens = list(snap["sourceTokens"] or ())
         total = me.steps_total = int(snap["step"].split()[-1])
 
-        await page.get_by_role("tab", name="Cross-attention", exact=True).click()
+        await page.locator(VIEW_PICKER).get_by_role("radio", name="Cross-attention",
+                                                  exact=True).click()
         await _wait_ready(page, {"tab": "Cross-attention", "panelCharts": 1,
                                  "rows": {"title": CROSS, "n": 1}}, timeout_ms)
-        snap = await check("cross-attention tab")
+        snap = await check("cross-attention view")
         cross = chart(snap, CROSS)
         if set(cross["x"]) != set(source):
             me.problems.append(f"cross-attention keys {cross['x']}, expected {source}")
@@ -211,7 +213,7 @@ def report(students: list[Student], clicks: int, info: dict, seconds: float,
 
 `python -m benchmarks.classroom`, {when}. One `streamlit run app.py` and one headless
 Chromium with {len(students)} contexts working at the same time, each typing its own sentence,
-opening the cross-attention tab and pressing "Next ▶" up to {clicks} times. A click's time
+opening the Cross-attention view and pressing "Next ▶" up to {clicks} times. A click's time
 runs from the click until the page is idle again and shows the new step label and the
 cross-attention chart redrawn with one more row, so it includes the script run on the
 server, the websocket round trips and Plotly's drawing in the browser, with every session

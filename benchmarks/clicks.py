@@ -13,8 +13,8 @@ model the app preselects. Measured:
   times (a new server and browser each time), and then on new pages of the first server;
 * for each of two sentences (the app's default and a ~20-token one), ``--clicks`` times
   each: "Next ▶" (walking through the sentence; going back to step 1 with the "First" button
-  at the end is not counted), a head change and a layer change in the Cross-attention tab,
-  a tab change (cycling through the tabs) and a language change (English <-> 简体中文);
+  at the end is not counted), a head change and a layer change in the Cross-attention view,
+  a view change (cycling through the views) and a language change (English <-> 简体中文);
 * the floor (``--floor``): the same kind of click on ``benchmarks/floor_app.py``, a trivial
   app whose every click redraws 1 or 2 small heatmaps, so that a day's figures can be read
   against what any Streamlit click with charts costs on the machine that day.
@@ -24,7 +24,7 @@ server has reported the run it started as finished (a ``script_finished`` messag
 websocket), the app shows no running indicator and no stale element, every Plotly chart
 has its SVG, and the new content is drawn: the new step label, chart titles naming the new
 step / layer / head / language, the cross-attention chart with one row per step so far, the
-new tab open with its charts. Both ends are ``performance.now()`` in the page (polled every
+new view drawn with its charts. Both ends are ``performance.now()`` in the page (polled every
 animation frame), so Playwright's own overhead is not counted. A click that does not settle
 within ``--timeout`` seconds is recorded as an error and the page is brought back.
 
@@ -67,6 +67,7 @@ from benchmarks.clicks_report import Click, SentenceRun, report
 from benchmarks.harness import (
     CHROMIUM,
     CHROMIUM_ARGS,
+    VIEW_PICKER,
     VIEWPORT,
     chromium_problem,
     machine,
@@ -176,7 +177,7 @@ class User:
 
     async def recover(self) -> None:
         """After a click that did not settle: wait for the page to be idle; if it does not
-        get there, reload it and bring back the sentence and the Cross-attention tab."""
+        get there, reload it and bring back the sentence and the Cross-attention view."""
         try:
             await self.settle({}, time.monotonic() + self.timeout)
         except Exception:
@@ -218,11 +219,15 @@ class User:
         await listbox.wait_for(state="hidden")
         return [n.strip() for n in names]
 
-    async def open_tab(self, label: str, record: list[Click] | None = None) -> None:
-        """Open the view tab labelled ``label`` (nothing if it is open)."""
+    def view_option(self, label: str):
+        """The view picker's option labelled ``label``."""
+        return self.page.locator(VIEW_PICKER).get_by_role("radio", name=label, exact=True)
+
+    async def open_view(self, label: str, record: list[Click] | None = None) -> None:
+        """Choose the view labelled ``label`` (nothing if it is the chosen one)."""
         if (await self.state())["tab"] != label:
-            tab = self.page.get_by_role("tab", name=label, exact=True)
-            await self.act(tab.click, {"tab": label, "panelMin": 1}, record)
+            await self.act(self.view_option(label).click, {"tab": label, "panelMin": 1},
+                           record)
 
     async def choose_language(self, option: str, want: dict,
                               record: list[Click] | None = None) -> None:
@@ -259,7 +264,7 @@ class User:
         return click
 
     async def prepare(self, sentence: str) -> dict:
-        """English, ``sentence`` typed, the Cross-attention tab open at step 1 with its
+        """English, ``sentence`` typed, the Cross-attention view open at step 1 with its
         first layer and all heads (none of it measured). Returns the page's state."""
         en = text("tab_cross", "en")
         state = await self.state()
@@ -272,7 +277,7 @@ class User:
                 await box.press("Enter")
 
             await self.act(type_it, {"stepOf": "Step 1 of ", "panelMin": 1})
-        await self.open_tab(en)
+        await self.open_view(en)
         state = await self.state()
         if state["step"] != 1:
             await self.act(self.button("first_step").click,
@@ -289,7 +294,7 @@ class User:
 
     @staticmethod
     def layer_head(state: dict) -> tuple[int, int | None]:
-        """The Cross-attention tab's layer and head (None: all heads) from the pickers'
+        """The Cross-attention view's layer and head (None: all heads) from the pickers'
         texts ("Layer 2", "Head 3" or their Chinese forms: the first number in the text)."""
         def number(label: str | None) -> int | None:
             digits = "".join(c if c.isdigit() else " " for c in label or "").split()
@@ -322,7 +327,7 @@ class User:
                            record)
 
     async def cycle_picker(self, which: str, clicks: int, record: list[Click]) -> None:
-        """Pick the next option of the Cross-attention tab's ``which`` ("layer"/"head")
+        """Pick the next option of the Cross-attention view's ``which`` ("layer"/"head")
         picker, ``clicks`` times, each waiting for the chart titled with the new choice."""
         key = f"{CROSS}_{which}"
         await self.ensure_cross()
@@ -343,17 +348,17 @@ class User:
                             "step": text("step_of", lang, k=state["step"], n=state["steps"])},
                            record)
 
-    async def cycle_tabs(self, clicks: int, record: list[Click]) -> None:
-        """Open the next tab ``clicks`` times, round the tab bar."""
+    async def cycle_views(self, clicks: int, record: list[Click]) -> None:
+        """Choose the next view ``clicks`` times, round the view picker."""
         for _ in self.rounds(clicks, record):
             state = await self.state()
-            tabs = state["tabs"]
-            label = tabs[(tabs.index(state["tab"]) + 1) % len(tabs)]
-            tab = self.page.get_by_role("tab", name=label, exact=True)
-            await self.act(tab.click, {"tab": label, "panelMin": 1}, record, label)
+            views = state["tabs"]
+            label = views[(views.index(state["tab"]) + 1) % len(views)]
+            await self.act(self.view_option(label).click, {"tab": label, "panelMin": 1},
+                           record, label)
 
     async def switch_languages(self, clicks: int, record: list[Click]) -> None:
-        """Switch English <-> 简体中文 ``clicks`` times in the Cross-attention tab, then back
+        """Switch English <-> 简体中文 ``clicks`` times in the Cross-attention view, then back
         to English if need be (not counted)."""
         for _ in self.rounds(clicks, record):
             state = await self.ensure_cross()
@@ -374,11 +379,11 @@ class User:
                                      state["steps"], *self.layer_head(state)))
 
     async def ensure_cross(self) -> dict:
-        """The Cross-attention tab open (opened if need be, not measured); the page's state."""
+        """The Cross-attention view open (opened if need be, not measured); the page's state."""
         state = await self.state()
         label = text("tab_cross", LANGS.get(state["lang"], "en"))
         if state["tab"] != label:
-            await self.open_tab(label)
+            await self.open_view(label)
             state = await self.state()
         return state
 
@@ -393,7 +398,7 @@ class User:
             "next step": self.next_steps,
             "head change": lambda n, rec: self.cycle_picker("head", n, rec),
             "layer change": lambda n, rec: self.cycle_picker("layer", n, rec),
-            "tab change": self.cycle_tabs,
+            "view change": self.cycle_views,
             "language change": self.switch_languages,
         }
         for action in actions:

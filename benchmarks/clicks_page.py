@@ -8,13 +8,13 @@ import asyncio
 import string
 import time
 
-from benchmarks.harness import READY_JS
+from benchmarks.harness import READY_JS, with_views
 
 HEADING = "## Clicks in Chromium (benchmarks/clicks.py)"
 SENTENCES = ("why do we work ?",
              "My little brother wants to read three new books about old trains before he "
              "goes to bed tonight.")
-ACTIONS = ("next step", "head change", "layer change", "tab change", "language change")
+ACTIONS = ("next step", "head change", "layer change", "view change", "language change")
 LANGS = {"English": "en", "简体中文": "zh"}  # the language radio's options (ui.i18n.LANGUAGES)
 CROSS = "Cross-attention"  # the view (its id names its pickers' keys) the clicks happen in
 #: The widget keys of the charts that show the current step: a step or language change must
@@ -79,7 +79,7 @@ SETTLED_JS = f"""
 STATE_JS = """
 () => {
   const slider = document.querySelector(".st-key-step input[type='range']");
-  const tab = document.querySelector("[data-testid='stTab'][aria-selected='true']");
+  const tab = document.querySelector("%VIEW_CHOSEN%");
   const lang = document.querySelector(".st-key-lang [data-testid='stRadioOption']"
                                       + "[data-selected='true']");
   const box = (key) => {
@@ -91,7 +91,7 @@ STATE_JS = """
     step: slider ? +slider.value : null,
     steps: slider ? +slider.max : null,
     tab: tab ? tab.innerText.trim() : null,
-    tabs: [...document.querySelectorAll("[data-testid='stTab']")].map((t) => t.innerText.trim()),
+    tabs: [...document.querySelectorAll("%VIEW_OPTIONS%")].map((t) => t.innerText.trim()),
     lang: lang ? lang.innerText.trim() : null,
     layer: box('Cross-attention_layer'),
     head: box('Cross-attention_head'),
@@ -106,6 +106,7 @@ STATE_JS = """
   };
 }
 """
+STATE_JS = with_views(STATE_JS)
 
 # ---------------------------------------------------------------------------------------------
 # Processes: CPU time and memory from /proc

@@ -14,7 +14,7 @@ from benchmarks.harness import percentile
 class Click:
     """One measured click (or visit): what the user waited and what it cost."""
 
-    label: str = ""  # what was clicked (a tab's name...)
+    label: str = ""  # what was clicked (a view's name...)
     seconds: float | None = None  # press -> settled, in the page; None: error
     wall: float | None = None  # the same from Python, Playwright's overhead included
     cost: dict[str, float] = field(default_factory=dict)  # increase of ``User.readings``
@@ -68,7 +68,7 @@ def figures(clicks: list[Click]) -> dict:
 
 def tables(raw: dict) -> str:
     """The markdown tables: waits, then costs, per sentence and action; then visits."""
-    rows_wait, rows_cost, by_tab = [], [], []
+    rows_wait, rows_cost, by_view = [], [], []
     for done in raw["sentences"]:
         name = f"{done.source_tokens} tokens, {done.steps} steps"
         for action in ACTIONS:
@@ -86,12 +86,12 @@ def tables(raw: dict) -> str:
                 f"{f['mean_elements']:.0f} ({f['mean_cached']:.0f}) | "
                 f"{f['mean_charts']:.1f} ({_kib(f['mean_chart_bytes'])}) | "
                 f"{f['replotted']:.1f} of {f['charts']:.1f} |")
-        tabs: dict[str, list[float]] = {}
-        for c in done.clicks["tab change"]:
+        views: dict[str, list[float]] = {}
+        for c in done.clicks["view change"]:
             if c.seconds is not None:
-                tabs.setdefault(c.label, []).append(c.seconds)
-        by_tab.append(f"{name}: " + ", ".join(
-            f"{tab} {_ms(percentile(v, 50))}" for tab, v in tabs.items()))
+                views.setdefault(c.label, []).append(c.seconds)
+        by_view.append(f"{name}: " + ", ".join(
+            f"{view} {_ms(percentile(v, 50))}" for view, v in views.items()))
     visits = []
     for label, record in (("cold: a new server, a new browser", raw["visits_cold"]),
                           ("warm server, a new page", raw["visits_warm"])):
@@ -114,7 +114,7 @@ def tables(raw: dict) -> str:
 | --- | --- | --- | --- | --- | --- | --- |
 {nl.join(rows_wait)}{floor_table}
 
-Median wait of a tab change by the tab opened (ms): {"; ".join(by_tab)}.
+Median wait of a view change by the view chosen (ms): {"; ".join(by_view)}.
 
 What a click costs (means, websocket bytes as medians):
 
@@ -178,11 +178,11 @@ user) on the same machine, with the model the app preselects, {default_model()}.
 A click's wait runs from the click (the page's `pointerdown`) until the server has reported
 the run finished and the page is idle with the new content drawn: the new step label, the
 chart titles of the new step, layer, head or language, the cross-attention chart with one
-row per step so far, the new tab with its charts. Both ends are read from the page's clock,
+row per step so far, the new view with its charts. Both ends are read from the page's clock,
 polled every animation frame. "Next ▶" walks through the sentence in the Cross-attention
 tab (the "First" click at the end is not counted); head and layer changes cycle through the
-Cross-attention tab's pickers at the last step; tab changes go round the tab bar; language
-changes alternate English and 简体中文 in the Cross-attention tab.
+Cross-attention view's pickers at the last step; view changes go round the view picker; language
+changes alternate English and 简体中文 in the Cross-attention view.
 
 Costs: server CPU is utime + stime of the Streamlit process (10 ms clock ticks: read the
 mean); Chromium CPU is all its processes (renderer, GPU, browser); the page's main thread

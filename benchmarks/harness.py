@@ -119,7 +119,22 @@ def streamlit_server(timeout: float = 60.0, script: str = "serve.py") -> Iterato
 # tests/browser/conftest.py and the async classroom below.
 # ---------------------------------------------------------------------------------------------
 
-#: Everything the tests look at, read in one go: ``() => snapshot``.
+#: The view picker (a segmented control), its options (buttons with the role "radio"), the
+#: chosen one, and the container that holds the chosen view (``ui.panels.VIEW_PANEL``).
+VIEW_PICKER = ".st-key-view"
+VIEW_OPTIONS = f"{VIEW_PICKER} [role='radio']"
+VIEW_CHOSEN = f"{VIEW_OPTIONS}[aria-checked='true']"
+VIEW_PANEL = ".st-key-view_panel"
+
+
+def with_views(js: str) -> str:
+    """``js`` with the view picker's selectors in place of ``%VIEW_OPTIONS%``,
+    ``%VIEW_CHOSEN%`` and ``%VIEW_PANEL%``."""
+    return (js.replace("%VIEW_OPTIONS%", VIEW_OPTIONS).replace("%VIEW_CHOSEN%", VIEW_CHOSEN)
+            .replace("%VIEW_PANEL%", VIEW_PANEL))
+
+#: Everything the tests look at, read in one go: ``() => snapshot`` (``tab``: the chosen
+#: view's name; ``panelCharts``: the charts in its panel).
 SNAPSHOT_JS = """
 () => {
   const all = (sel, root = document) => [...root.querySelectorAll(sel)];
@@ -133,7 +148,7 @@ SNAPSHOT_JS = """
   const stepEl = md.find((e) => /^Step \\d+ of \\d+$/.test(e.innerText.trim()));
   const slider = document.querySelector("[data-testid='stSlider'] input[type='range']");
   const sentence = document.querySelector("input[aria-label='English sentence']");
-  const tab = document.querySelector("[data-testid='stTab'][aria-selected='true']");
+  const tab = document.querySelector("%VIEW_CHOSEN%");
   return {
     state: app ? app.getAttribute('data-test-script-state') : null,
     stale: all("[data-stale='true']").length,
@@ -167,23 +182,25 @@ SNAPSHOT_JS = """
     sentence: sentence ? sentence.value : null,
     tab: tab ? tab.innerText.trim() : null,
     panelCharts: (() => {
-      const p = all("[data-testid='stTabPanel']").find((e) => e.offsetParent !== null);
+      const p = document.querySelector("%VIEW_PANEL%");
       return p ? all("[data-testid='stPlotlyChart']", p).length : 0;
     })(),
   };
 }
 """
+SNAPSHOT_JS = with_views(SNAPSHOT_JS)
 
 #: ``(want) => bool``: the app is idle, every widget is drawn (none is still a loading
 #: skeleton: on a first visit Streamlit fetches each widget's code on demand, so a chart can
 #: be drawn before the sidebar's text box), and the page shows what ``want`` describes. Keys
 #: (all optional): ``charts`` / ``minCharts`` (how many Plotly charts; every chart on the page
-#: must have its SVG in any case), ``panelCharts`` / ``panelMin`` (the same inside the open
-#: tab's panel), ``titles`` (chart titles that must be present, as prefixes), ``step`` (the
-#: "Step k of T" label), ``stepOf`` (the label starts with "Step 1 of " etc.), ``source``
-#: (the source-token caption), ``alert`` (text some alert contains), ``tab`` (the open tab),
-#: ``rows`` (``{title, n}``: that chart shows ``n`` query rows, in each row of panels of a
-#: grid of heads: its y tick labels are the same ``n`` labels once per row of panels).
+#: must have its SVG in any case), ``panelCharts`` / ``panelMin`` (the same inside the
+#: chosen view's panel, ``VIEW_PANEL``), ``titles`` (chart titles that must be present, as
+#: prefixes), ``step`` (the "Step k of T" label), ``stepOf`` (the label starts with "Step 1
+#: of " etc.), ``source`` (the source-token caption), ``alert`` (text some alert contains),
+#: ``tab`` (the chosen view's name), ``rows`` (``{title, n}``: that chart shows ``n`` query
+#: rows, in each row of panels of a grid of heads: its y tick labels are the same ``n``
+#: labels once per row of panels).
 READY_JS = """
 (want) => {
   const all = (sel, root = document) => [...root.querySelectorAll(sel)];
@@ -197,7 +214,7 @@ READY_JS = """
   if (want.charts !== undefined && charts.length !== want.charts) return false;
   if (want.minCharts !== undefined && charts.length < want.minCharts) return false;
   if (!charts.every((c) => c.querySelector('svg.main-svg'))) return false;
-  const panel = [...all("[data-testid='stTabPanel']")].find((p) => p.offsetParent !== null);
+  const panel = document.querySelector("%VIEW_PANEL%");
   const inPanel = panel ? all("[data-testid='stPlotlyChart']", panel).length : 0;
   if (want.panelCharts !== undefined && inPanel !== want.panelCharts) return false;
   if (want.panelMin !== undefined && inPanel < want.panelMin) return false;
@@ -218,7 +235,7 @@ READY_JS = """
     return false;
   }
   if (want.tab) {
-    const tab = document.querySelector("[data-testid='stTab'][aria-selected='true']");
+    const tab = document.querySelector("%VIEW_CHOSEN%");
     if (!tab || tab.innerText.trim() !== want.tab) return false;
   }
   if (want.rows) {
@@ -232,6 +249,7 @@ READY_JS = """
   return true;
 }
 """
+READY_JS = with_views(READY_JS)
 
 
 class RunCounter:

@@ -9,7 +9,7 @@ each student here is a websocket client that sends the messages the browser send
 (``streamlit.proto``: a ``BackMsg`` whose ``rerun_script`` carries the widget states, and the
 fragment's id for a click inside the step-through fragment) and reads what the server sends
 back (``ForwardMsg`` deltas until ``script_finished``). Each session opens the app, types its
-own sentence, opens the Cross-attention tab, then clicks "Next ▶" every ``--interval``
+own sentence, opens the Cross-attention view, then clicks "Next ▶" every ``--interval``
 seconds (back to the first step with "First" at the end, not counted), the sessions' clicks
 spread evenly over the interval.
 
@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 
 import websockets
 from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.Common_pb2 import StringArray
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
@@ -135,7 +136,7 @@ def step_of(texts: list[str]) -> tuple[int, int] | None:
 
 async def student(url: str, me: Student, clicks: int, interval: float, delay: float,
                   timeout: float, ready: asyncio.Barrier) -> None:
-    """One session: open, type ``me.sentence``, open the Cross-attention tab, wait at
+    """One session: open, type ``me.sentence``, open the Cross-attention view, wait at
     ``ready`` for the others, then click "Next ▶" ``clicks`` times, every ``interval``
     seconds after ``delay``. Problems are recorded in ``me.errors``; the session stops at
     the first one that breaks it (after passing ``ready`` in any case)."""
@@ -163,7 +164,7 @@ async def student(url: str, me: Student, clicks: int, interval: float, delay: fl
                 me.errors.append(f"after typing: {problems or caption[:200]}")
                 return
             _, texts, problems = await client.rerun(
-                [client.state("view", string_value="Cross-attention")],
+                [client.state("view", string_array_value=StringArray(data=["Cross-attention"]))],
                 fragment=client.fragment("view"), timeout=timeout)
             k, total = step_of(texts) or (0, 0)
             await all_ready()
@@ -196,7 +197,7 @@ async def classroom(url: str, sentences: list[str], clicks: int, interval: float
 
     Returns:
         (the students, the seconds and the ``cpu()`` seconds from when every session had
-        typed its sentence and opened its tab until the last click).
+        typed its sentence and opened its view until the last click).
     """
     students = students or [Student(s) for s in sentences]
     n = len(students)
@@ -240,7 +241,7 @@ def report(rows: list[dict], args, info: dict) -> str:
         f"`python -m benchmarks.protocol --clicks {args.clicks} --interval {args.interval}`, "
         f"{when}. One `streamlit run app.py` with the model the app preselects; each session "
         "a websocket client speaking Streamlit's protocol (no browser): it types its own "
-        "sentence, opens the Cross-attention tab and clicks \"Next ▶\" every "
+        "sentence, opens the Cross-attention view and clicks \"Next ▶\" every "
         f"{args.interval:g} s. A wait is from sending the click to the server's "
         "`script_finished` (the server's share; the browser's drawing is in \"Clicks in "
         "Chromium\"). Server CPU is counted from when every session has typed its "

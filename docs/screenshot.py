@@ -61,7 +61,7 @@ def main(out: str, tab: str = "Cross-attention", steps: int = 4) -> None:
             for _ in range(steps):
                 page.get_by_role("button", name="Next ▶").click()
                 wait_idle(page)
-            page.get_by_role("tab", name=tab).click()
+            page.locator(".st-key-view").get_by_role("radio", name=tab).click()
             wait_idle(page)
             page.screenshot(path=out, full_page=True)
             browser.close()

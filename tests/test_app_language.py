@@ -52,6 +52,11 @@ def in_chinese(at: AppTest | None = None) -> AppTest:
     return at
 
 
+def view_names(at: AppTest) -> list[str]:
+    """The view picker's options as the page shows them."""
+    return at.button_group(key="view").options
+
+
 def sidebar_labels(at: AppTest) -> list[str]:
     return [w.label for kind in ("radio", "selectbox", "text_input", "slider", "number_input")
             for w in getattr(at.sidebar, kind)]
@@ -175,13 +180,13 @@ def test_the_spinners_of_the_cached_functions_follow_the_language():
 # -- switching -----------------------------------------------------------------------------------
 
 
-def test_switching_to_chinese_changes_sidebar_tabs_step_panel_and_figures():
+def test_switching_to_chinese_changes_sidebar_views_step_panel_and_figures():
     at = run_app()
     assert at.radio(key="lang").label == "Language / 语言"
     assert at.radio(key="lang").options == ["English", ZH]
     assert at.radio(key="lang").value == "English"
     assert at.sidebar.radio[0].label == "Language / 语言"  # the first thing in the sidebar
-    assert [t.label for t in at.tabs] == list(TABS)
+    assert view_names(at) == list(TABS)
     in_chinese(at)
     labels = sidebar_labels(at)
     assert zh("sentence") in labels and zh("model") in labels and zh("strategy") in labels
@@ -189,7 +194,7 @@ def test_switching_to_chinese_changes_sidebar_tabs_step_panel_and_figures():
     assert at.radio(key="strategy").options == [zh("strategy_greedy"), zh("strategy_beam"),
                                                   zh("strategy_sampling")]
     assert at.sidebar.title[0].value == zh("app_title")
-    assert [t.label for t in at.tabs] == ZH_TABS
+    assert view_names(at) == ZH_TABS and at.button_group(key="view").label == zh("view")
     markdown = [m.value for m in at.markdown]
     assert zh("step_of", k=1, n=9) in markdown
     assert any(m.startswith(zh("decoder_input_so_far")) for m in markdown)
@@ -218,7 +223,8 @@ def test_the_choice_survives_reruns_and_other_widgets_keep_their_choices():
     in_chinese(at)
     for _ in range(2):
         assert at.radio(key="lang").value == ZH
-        assert at.session_state["view"] == zh("tab_cross")  # the same tab, now in Chinese
+        assert at.session_state["view"] == "Cross-attention"  # the same view, by its id
+        assert at.button_group(key="view").formatted_values == [zh("tab_cross")]
         assert at.radio(key="strategy").value == "Beam search"
         assert at.selectbox(key="Cross-attention_layer").value == 2
         assert at.selectbox(key="Cross-attention_head").value == 5
@@ -229,7 +235,7 @@ def test_the_choice_survives_reruns_and_other_widgets_keep_their_choices():
         at.run()
         assert not at.exception
     at.radio(key="lang").set_value("English").run()  # and back
-    assert not at.exception and [t.label for t in at.tabs] == list(TABS)
+    assert not at.exception and view_names(at) == list(TABS)
     assert at.session_state["view"] == "Cross-attention"
     assert at.selectbox(key="Cross-attention_head").value == 5
     assert "Cross-attention, layer 2, head 5" in titles(at)
@@ -239,11 +245,11 @@ def test_a_view_can_be_chosen_by_its_english_or_chinese_name_in_chinese_mode():
     at = in_chinese()
     at.session_state["view"] = "Masks"  # what the English tests (and benchmarks) set
     at.run()
-    assert not at.exception and at.session_state["view"] == zh("tab_masks")
+    assert not at.exception and at.session_state["view"] == "Masks"
     assert zh("batch_header") in [s.value for s in at.subheader]
-    at.session_state["view"] = zh("tab_encoder")
+    at.session_state["view"] = zh("tab_encoder")  # a name, as a link may hold: its id
     at.run()
-    assert not at.exception
+    assert not at.exception and at.session_state["view"] == "Encoder self-attention"
     assert zh("view_all_heads_title", view=zh("tab_encoder"), layer=0) in titles(at)
 
 
@@ -257,7 +263,8 @@ def test_every_view_renders_in_chinese():
         at.session_state["view"] = view
         at.run()
         assert not at.exception, (view, at.exception)
-        assert at.session_state["view"] == label and not at.error
+        assert at.session_state["view"] == view and not at.error
+        assert at.button_group(key="view").formatted_values == [label]
         assert any(HAN.search(t) for t in titles(at)), view
     # inside one head: every kind, with the step titles and the table's columns
     at.session_state["view"] = "Inside one head"
@@ -358,7 +365,7 @@ def test_the_lang_query_parameter_picks_the_language_and_a_bad_one_falls_back(va
     assert not at.exception, at.exception
     assert at.radio(key="lang").value == expected
     english = expected == "English"
-    assert at.tabs[0].label == ("Positional encoding" if english else "位置编码")
+    assert view_names(at)[0] == ("Positional encoding" if english else "位置编码")
     assert at.text_input(key="sentence").label == ("English sentence" if english else "英文句子")
     assert len(charts(at)) == DEFAULT_CHARTS and not at.error
 
@@ -368,7 +375,7 @@ def test_the_lang_query_parameter_picks_the_language_and_a_bad_one_falls_back(va
 
 def _visible_text(at: AppTest) -> list[str]:
     """The text a reader sees: widget labels, help, placeholders and options, Markdown,
-    tab and expander labels, and the figures' titles, axis and legend labels, hover text."""
+    view and expander labels, and the figures' titles, axis and legend labels, hover text."""
     out = []
 
     def walk(node):
@@ -378,15 +385,15 @@ def _visible_text(at: AppTest) -> list[str]:
                 if field.name in ("label", "body", "help", "placeholder"):
                     if not str(value).startswith("$$"):  # a formula is notation
                         out.append(str(value))
-                elif field.name == "options":
-                    out.extend(map(str, value))
+                elif field.name == "options":  # strings, or a button group's options
+                    out.extend(str(getattr(v, "content", v)) for v in value)
                 elif field.name == "spec":
                     out.extend(_figure_text(json.loads(value)))
         for child in getattr(node, "children", {}).values():
             walk(child)
 
     walk(at._tree)
-    out += [t.label for t in at.tabs] + [e.label for e in at.expander]
+    out += [e.label for e in at.expander]
     return out
 
 

@@ -42,7 +42,7 @@ def _best_per_layer(values: np.ndarray) -> list[tuple[int, int]]:
     return [(layer, int(np.argmax(row))) for layer, row in enumerate(values)]
 
 
-def heads_tab(translator: Translator, trace: DecodeTrace, k: int, key: tuple,
+def heads_view(translator: Translator, trace: DecodeTrace, k: int, key: tuple,
               options: tuple, languages: tuple) -> None:
     """The whole view; ``k`` is the step (decoder-side rows up to it), ``key`` the model's
     cache key, ``options`` the decoding strategy, ``languages`` a multilingual model's."""
@@ -64,7 +64,7 @@ def _open_head(kind: str, ranking: list[tuple[int, int, float]]):
             view = KIND_VIEWS[kind]
             st.session_state[f"{view}_layer"] = layer
             st.session_state[f"{view}_head"] = head
-            st.session_state["view"] = view_label(view)
+            st.session_state["view"] = view
     return open_it
 
 

@@ -11,13 +11,14 @@ The language is the sidebar radio with key ``lang``, bound to the URL query para
 reload or a shared link keeps the language. ``?lang=zh`` (or zh-CN, zh-Hans, cn, 中文) is
 accepted as a short form when a session starts, though Streamlit then drops it from the
 address bar; any other value is dropped and the page is in English. Switching language keeps
-every choice (strategy, tab, layer, head, speed...): see ``_keep_choices``.
+every choice (strategy, view, layer, head, speed...): see ``_keep_choices``.
 
 Messages raised by the model (``InputError``, ``CheckpointError``) stay in English; in
-Chinese mode they are shown after a Chinese lead-in. Tab labels are translated, but the
-views keep their English names as ids (``TABS``), which also name the widget keys of each
-tab (``"Cross-attention_layer"``); ``st.session_state["view"]`` may be set to a view's label
-in either language (see ``sync_view``).
+Chinese mode they are shown after a Chinese lead-in. The views' names are translated, but
+the views keep their English names as ids (``TABS``): the view picker's value
+(``st.session_state["view"]``) and the prefix of each view's widget keys
+(``"Cross-attention_layer"``). ``view_id`` also reads a view's name in either language (a
+link may hold one).
 """
 
 from __future__ import annotations
@@ -80,17 +81,17 @@ def t(key: str, **fmt) -> str:
 
 
 def explain(view: str) -> str:
-    """The explanation shown at the top of tab ``view`` (a view id)."""
+    """The explanation shown at the top of view ``view`` (a view id)."""
     return t(EXPLAIN_KEYS[view])
 
 
 def view_label(view: str) -> str:
-    """The tab label of view ``view`` (an id) in the session's language."""
+    """The name of view ``view`` (an id) in the session's language."""
     return t(VIEW_KEYS[view])
 
 
 def view_id(label: str | None) -> str | None:
-    """The view whose tab label, in any language, is ``label``; None if there is none."""
+    """The view whose id or name, in any language, is ``label``; None if there is none."""
     for view, key in VIEW_KEYS.items():
         if label in STRINGS[key].values():
             return view
@@ -158,8 +159,8 @@ class LocalText(str):
 # Widgets whose option labels depend on the language: the browser sends back the label it
 # shows, which the next run (in the other language) would not recognise, so the choice is
 # re-set by value when the language changes.
-_KEEP_ON_SWITCH = ("model", "strategy", "speed", "step_layer", "pe_side", "pe_part", "pe_mode",
-                   "pe_layer", "pe_bias_head", "batch_layer", "batch_head", "ih_kind",
+_KEEP_ON_SWITCH = ("model", "view", "strategy", "speed", "step_layer", "pe_side", "pe_part",
+                   "pe_mode", "pe_layer", "pe_bias_head", "batch_layer", "batch_head", "ih_kind",
                    "ih_layer", "ih_head",
                    "branch_layer", "branch_head", "ref_layer", "ref_head", "hypothesis",
                    "heads_scope", "heads_kind", "heads_stat", "heads_off", "importance_kind",
@@ -172,9 +173,6 @@ def _keep_choices() -> None:
     for key in _KEEP_ON_SWITCH:
         if key in state:
             state[key] = state[key]
-    view = view_id(state.get("view"))
-    if view is not None:
-        state["view"] = view_label(view)
 
 
 def language_selector() -> str:
@@ -191,13 +189,3 @@ def language_selector() -> str:
     st.sidebar.radio(LANG_LABEL, list(LANGUAGES), key=LANG_KEY, horizontal=True,
                      bind="query-params", on_change=_keep_choices)
     return lang()
-
-
-def sync_view() -> None:
-    """Before the tabs are drawn: a view stored under ``view`` by its label in the other
-    language (after a switch, or set by code) becomes its label in this language."""
-    state = st.session_state
-    current = state.get("view")
-    view = view_id(current)
-    if view is not None and current != view_label(view):
-        state["view"] = view_label(view)

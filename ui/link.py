@@ -3,9 +3,9 @@ same view in the same language.
 
 - The sidebar's settings are widgets bound to query parameters (``bind="query-params"``,
   ``BIND``): ``model``, ``sentence``, ``strategy`` and its settings, ``lang``.
-- What the app itself changes (buttons move the step, a table row opens a head, a language
-  switch relabels the tabs) is written by ``write_link`` after each run as plain values in
-  every language: ``view`` (the view's English id), ``step``, ``layer`` and ``head`` (of an
+- What the app itself changes (buttons move the step, a table row opens a head) and the
+  view picker are written by ``write_link`` after each run as the same values in every
+  language: ``view`` (the view's English id), ``step``, ``layer`` and ``head`` (of an
   attention view) and ``seed``; ``apply_link`` reads them back when a session opens a link.
 
 A value in a link that does not fit (an unknown model, a step past the end, a layer the
@@ -19,7 +19,7 @@ import streamlit as st
 
 from model.ablation import layer_counts
 
-from .i18n import KIND_VIEWS, LANG_KEY, STRINGS, TABS, URL_ALIASES, t, view_id, view_label
+from .i18n import KIND_VIEWS, LANG_KEY, STRINGS, TABS, URL_ALIASES, t, view_id
 from .panels import ALL_HEADS
 from .text import clip, code_span
 
@@ -57,7 +57,7 @@ def apply_link(translator) -> None:
     view = view_id(opened.get("view"))  # its id, or its label in either language
     if view is None:
         return
-    state["view"] = view_label(view)
+    state["view"] = view
     kind = ATTENTION_VIEWS.get(view)
     if kind is not None:
         layer = _int(opened.get("layer"), 0, layer_counts(c)[kind] - 1)

@@ -1,7 +1,7 @@
-"""The page's panels: the step control and one function per view tab.
+"""The page's panels: the view picker and one function per view.
 
 Each panel takes the trace (numpy arrays and token tuples) and draws figures built by the
-pure ``viz`` builders; widget keys are namespaced per panel so tabs keep their own choices.
+pure ``viz`` builders; widget keys are namespaced per view so views keep their own choices.
 """
 
 from __future__ import annotations
@@ -15,16 +15,27 @@ from model.words import group_attention, group_labels
 
 from . import export, teaching
 from .charts import chart
-from .i18n import STRINGS, explain, head_label, labels, layer_label, t, view_label, viz_labels
+from .i18n import (
+    STRINGS,
+    TABS,
+    explain,
+    head_label,
+    labels,
+    layer_label,
+    t,
+    view_id,
+    view_label,
+    viz_labels,
+)
 
 ALL_HEADS = "all"
-# The sides of the positional-encoding tab by id (the English label) -> the key of the label.
+# The sides of the positional-encoding view by id (the English label) -> the key of the label.
 SIDES = {STRINGS[k]["en"]: k for k in ("side_source", "side_decoder")}
 SOURCE_SENTENCE, DECODER_INPUT = SIDES
 
 
 def _layer_head_pickers(view: str, layers: int, heads: int) -> tuple[int, int | str]:
-    """Layer and head selectors for one tab; head is an index or ALL_HEADS."""
+    """Layer and head selectors for one view; head is an index or ALL_HEADS."""
     c1, c2 = st.columns(2)
     layer = c1.selectbox(t("layer"), range(layers), key=f"{view}_layer",
                          format_func=labels(range(layers), layer_label))
@@ -60,6 +71,23 @@ def attention_view(view: str, maps: np.ndarray, queries, keys, query_label: str,
 
 
 GROUP_KEY = "group_words"  # the "group subword pieces into words" switch
+VIEW_KEY = "view"  # the view picker's key: its value is the view's id (``TABS``)
+VIEW_PANEL = "view_panel"  # the key of the container that holds the chosen view
+
+
+def view_picker() -> str:
+    """The row of views (a segmented control) and the chosen view's id, one of ``TABS``.
+
+    The widget's value is the view's id, shown in the session's language (``format_func``),
+    so the choice survives a language switch and code may set ``st.session_state["view"]``
+    to an id (a link, a table row that opens a head). The views are buttons of one control
+    rather than ``st.tabs``: only the chosen view is built, and a step click redraws one
+    control instead of a tab bar and seven panels (benchmarks/clicks.py)."""
+    state = st.session_state
+    if state.get(VIEW_KEY) not in TABS:  # first run, or a value that is not a view's id
+        state[VIEW_KEY] = view_id(state.get(VIEW_KEY)) or TABS[0]
+    return st.segmented_control(t("view"), TABS, key=VIEW_KEY, required=True,
+                                format_func=labels(TABS, view_label))
 
 
 def group_switch(translator: Translator) -> bool:
@@ -82,21 +110,21 @@ def source_axis(trace: DecodeTrace, maps: np.ndarray, grouped: bool, queries_too
     return group_attention(maps, rows, words), group_labels(trace.src_labels, words)
 
 
-def encoder_tab(trace: DecodeTrace, grouped: bool = False) -> None:
+def encoder_view(trace: DecodeTrace, grouped: bool = False) -> None:
     """Encoder self-attention over the source tokens (the same at every step)."""
     maps, src = source_axis(trace, trace.encoder_attentions, grouped, queries_too=True)
     attention_view("Encoder self-attention", maps, src, src, t("query_source_token"),
                    t("key_source_token"))
 
 
-def decoder_tab(trace: DecodeTrace, k: int) -> None:
+def decoder_view(trace: DecodeTrace, k: int) -> None:
     """Decoder self-attention, rows (and columns) up to the current step."""
     inputs = trace.decoder_input_tokens[:k]
     attention_view("Decoder self-attention", trace.decoder_attentions[:, :, :k, :k], inputs,
                    inputs, t("query_decoder_input"), t("key_decoder_input"))
 
 
-def cross_tab(trace: DecodeTrace, k: int, grouped: bool = False) -> None:
+def cross_view(trace: DecodeTrace, k: int, grouped: bool = False) -> None:
     """Cross-attention from the decoder inputs so far to the source tokens."""
     maps, src = source_axis(trace, trace.cross_attentions[:, :, :k], grouped, queries_too=False)
     attention_view("Cross-attention", maps, trace.decoder_input_tokens[:k], src,
@@ -118,7 +146,7 @@ def _default_dims(D: int, layout: str) -> list[int]:
     return sorted({d for d in dims if d < D})
 
 
-def positional_tab(translator: Translator, trace: DecodeTrace, k: int, decode_with) -> None:
+def positional_view(translator: Translator, trace: DecodeTrace, k: int, decode_with) -> None:
     """The positions as the model encodes them: the sinusoidal or learned table for this
     sentence and curves of chosen dimensions, or T5's relative-position bias."""
     scheme = translator.positional_scheme
@@ -152,7 +180,7 @@ def positional_tab(translator: Translator, trace: DecodeTrace, k: int, decode_wi
     teaching.positional_extras(translator, trace, tokens, shown, source, decode_with)
 
 
-def masks_tab(translator: Translator, trace: DecodeTrace, k: int, key: tuple) -> None:
+def masks_view(translator: Translator, trace: DecodeTrace, k: int, key: tuple) -> None:
     """Padding, look-ahead, combined and cross-attention masks for this sentence, padded."""
     st.caption(explain("Masks"))
     teaching.padded_batch(translator, key)

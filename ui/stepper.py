@@ -89,7 +89,7 @@ def step_panel(trace: DecodeTrace, k: int) -> None:
         st.markdown(t("output_so_far") + token_row(trace.tgt_tokens[1 : k + 1]))
         layer = st.selectbox(t("step_layer"), range(L), key="step_layer",
                              format_func=labels(range(L), layer_label))
-    grouped = bool(st.session_state.get(GROUP_KEY))  # the switch above the view tabs
+    grouped = bool(st.session_state.get(GROUP_KEY))  # the switch above the view picker
     cross, src = source_axis(trace, trace.cross_attentions[layer, :, k - 1], grouped,
                              queries_too=False)  # (H, S) or (H, words)
     chosen = step.top_tokens.index(step.token) if step.token in step.top_tokens else None

@@ -34,7 +34,7 @@ from .i18n import (
 )
 from .text import md_literal, token_row
 
-# The kinds of attention -> the view whose tab shows them (its label names the kind).
+# The kinds of attention -> the view that shows them (its name names the kind).
 KINDS = KIND_VIEWS  # attention kind -> its view (the inside-one-head picker's labels)
 # The positional-encoding parts by id (the English label, the radio's value) -> label key.
 PARTS = {STRINGS[k]["en"]: k for k in ("pe_part_embedding", "pe_part_positional",
@@ -49,7 +49,7 @@ def _formula(latex: str, text: str) -> None:
     st.caption(text)
 
 
-def inside_head_tab(translator: Translator, trace: DecodeTrace, k: int) -> None:
+def inside_head_view(translator: Translator, trace: DecodeTrace, k: int) -> None:
     """Q, K, V -> QK^T -> / sqrt(d_k) -> mask -> softmax -> weighted sum of V, for one head."""
     st.caption(explain("Inside one head"))
     c1, c2, c3, c4 = st.columns(4)

@@ -26,6 +26,9 @@ from benchmarks.harness import (
     READY_JS,
     ROOT,
     SNAPSHOT_JS,
+    VIEW_OPTIONS,
+    VIEW_PANEL,
+    VIEW_PICKER,
     VIEWPORT,
     RunCounter,
     Server,
@@ -94,7 +97,7 @@ class AppPage:
     shows what the caller expects (``READY_JS``: ``stApp``'s ``data-test-script-state`` is
     ``notRunning``, no stale elements, no widget still a loading skeleton, the expected
     number of Plotly charts each with its SVG, and optionally a step label, source tokens,
-    an alert, the open tab, a chart title), and finally asserts that no exception box or
+    an alert, the chosen view, a chart title), and finally asserts that no exception box or
     error alert is shown. ``snapshot()`` returns the page's state as a dict (see
     ``SNAPSHOT_JS``).
     """
@@ -219,31 +222,43 @@ class AppPage:
         button = self.page.get_by_role("button", name=name, exact=True)
         return self.act(button.click, **ready)
 
-    def open_tab(self, name: str, **ready) -> dict:
-        """Open the view tab ``name`` (the open one is left as it is: no rerun)."""
-        tab = self.page.get_by_role("tab", name=name, exact=True)
-        snap = (self.snapshot() if tab.get_attribute("aria-selected") == "true"
-                else self.act(tab.click, **{"tab": name, **ready}))
+    def view_option(self, name: str):
+        """The view picker's option ``name`` (a button with the role "radio")."""
+        return self.page.locator(VIEW_PICKER).get_by_role("radio", name=name, exact=True)
+
+    def panel(self):
+        """The container that holds the chosen view."""
+        return self.page.locator(VIEW_PANEL)
+
+    def open_view(self, name: str, **ready) -> dict:
+        """Choose view ``name`` in the view picker (the chosen one is left as it is: no
+        rerun)."""
+        option = self.view_option(name)
+        snap = (self.snapshot() if option.get_attribute("aria-checked") == "true"
+                else self.act(option.click, **{"tab": name, **ready}))
         assert snap["tab"] == name, snap["tab"]
         return snap
 
-    def each_tab(self) -> Iterator[tuple[str, dict]]:
-        """Open every view tab in turn (whatever the interface language); each must draw at
-        least one chart in its panel with no error. Yields (tab name, snapshot)."""
-        tabs = [t.strip() for t in self.page.get_by_role("tab").all_inner_texts()]
-        for name in tabs:
-            tab = self.page.get_by_role("tab", name=name, exact=True)
-            if tab.get_attribute("aria-selected") != "true":
-                self.act(tab.click, tab=name, panelMin=1)
+    def views(self) -> list[str]:
+        """The view picker's options, as the page shows them."""
+        return [v.strip() for v in self.page.locator(VIEW_OPTIONS).all_inner_texts()]
+
+    def each_view(self) -> Iterator[tuple[str, dict]]:
+        """Choose every view in turn (whatever the interface language); each must draw at
+        least one chart in its panel with no error. Yields (view name, snapshot)."""
+        for name in self.views():
+            option = self.view_option(name)
+            if option.get_attribute("aria-checked") != "true":
+                self.act(option.click, tab=name, panelMin=1)
             snap = self.assert_clean()
-            panel = self.page.locator("[data-testid='stTabPanel']:visible")
-            assert panel.locator("[data-testid='stPlotlyChart'] svg.main-svg").count() >= 1, name
+            drawn = self.panel().locator("[data-testid='stPlotlyChart'] svg.main-svg")
+            assert drawn.count() >= 1, name
             assert not snap["exceptions"]
             yield name, snap
 
     def combobox(self, label: str, in_tab: bool = False):
-        """The select box labelled ``label`` (in the open tab's panel if ``in_tab``)."""
-        scope = (self.page.locator("[data-testid='stTabPanel']:visible") if in_tab
+        """The select box labelled ``label`` (in the chosen view's panel if ``in_tab``)."""
+        scope = (self.panel() if in_tab
                  else self.page.locator("[data-testid='stSidebar']"))
         return scope.get_by_role("combobox", name=label, exact=True)
 

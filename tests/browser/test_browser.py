@@ -113,10 +113,10 @@ def test_walkthrough_sentence_steps_tabs_layers_heads(app):
     assert len(dec) == total and dec[0] == "<s>", dec
     assert any(CJK.search(t) for t in dec), f"no Chinese token in the decoder input {dec}"
 
-    tabs = [t.strip() for t in app.page.get_by_role("tab").all_inner_texts()]
+    tabs = app.views()
     assert set(TAB_CHARTS) <= set(tabs), f"tabs gone from the app: {set(TAB_CHARTS) - set(tabs)}"
     for tab in tabs:  # every tab the page has, the ones not in TAB_CHARTS too
-        snap = app.open_tab(tab, **tab_ready(tab))
+        snap = app.open_view(tab, **tab_ready(tab))
         assert app.chart_count() == len(snap["charts"]) >= snap["panelCharts"] + 1
         assert snap["step"] == f"Step {total} of {total}"  # the tab keeps the step
         check_tab(app, tab, dec)
@@ -198,11 +198,11 @@ def test_model_picker_lists_every_folder_and_switches(app):
         app.wait_ticks(PE, lambda x, y: y == [f"{i}: {t}" for i, t in enumerate(SOURCE)])
         bars = chart(app.snapshot(), "Step 1, layer")["axes"]["y"]
         assert any(CJK.search(t) for t in bars), bars
-        app.open_tab("Cross-attention", **tab_ready("Cross-attention"))
+        app.open_view("Cross-attention", **tab_ready("Cross-attention"))
         pickers_match(app, "Cross-attention", config)  # this model's layers and heads
         app.wait_ticks("Cross-attention, layer 0, all heads",
                        lambda x, y: set(x) == set(SOURCE) and y[:1] == ["<s>"])
-        app.open_tab("Positional encoding", **tab_ready("Positional encoding"))
+        app.open_view("Positional encoding", **tab_ready("Positional encoding"))
 
 
 HOSTILE = {name: (text, outcome, expected) for name, text, outcome, expected in HOSTILE_INPUTS}

@@ -15,16 +15,16 @@ def test_every_view_in_chinese(app):
     before = app.runs.done
     page.goto(f"{app.url}/?lang={quote('简体中文')}")
     app.wait_ready(before, minCharts=5)
-    tabs = [t.strip() for t in page.get_by_role("tab").all_inner_texts()]
+    tabs = app.views()
     assert len(tabs) == len(TABS) and all(CJK.search(t) for t in tabs), tabs
     sidebar = page.locator("[data-testid='stSidebar']").inner_text()
     assert "模型" in sidebar and CJK.search(sidebar)
-    for name, _ in app.each_tab():
-        panel = page.locator("[data-testid='stTabPanel']:visible")
+    for name, _ in app.each_view():
+        panel = app.panel()
         assert CJK.search(panel.inner_text()), f"{name}: no Chinese text in the panel"
         app.screenshot(f"zh-{len(name)}-{tabs.index(name)}")
     # The Masks tab's padded batch: three sentences, <pad> in the id table, all checks shown.
-    app.act(page.get_by_role("tab", name=tabs[1], exact=True).click, tab=tabs[1], panelMin=3)
-    panel = page.locator("[data-testid='stTabPanel']:visible")
+    app.act(app.view_option(tabs[1]).click, tab=tabs[1], panelMin=3)
+    panel = app.panel()
     assert panel.locator("[data-testid='stPlotlyChart'] svg.main-svg").count() >= 8
     assert "1e-5" in panel.inner_text() or "1e-05" in panel.inner_text()

@@ -16,7 +16,7 @@ SENTENCE = "why do we work ?"
 
 
 def _download(app, label: str) -> bytes:
-    panel = app.page.locator("[data-testid='stTabPanel']:visible")
+    panel = app.panel()
     with app.page.expect_download() as info:
         panel.get_by_role("button", name=label).click()
     return open(info.value.path(), "rb").read()
@@ -26,10 +26,10 @@ def test_csv_and_npz_downloads_load_back_equal_to_the_arrays(app):
     app.select("Model", MODEL, stepOf="Step 1 of ")
     for k in (2, 3):
         app.click_button("Next ▶", step=f"Step {k} of 9")
-    app.open_tab("Cross-attention", panelCharts=1)
+    app.open_view("Cross-attention", panelCharts=1)
     trace = load_pretrained(MODEL).generate(SENTENCE)
     shown = trace.cross_attentions[:, :, :3]  # (L, H, 3, S): rows up to step 3
-    panel = app.page.locator("[data-testid='stTabPanel']:visible")
+    panel = app.panel()
     app.act(panel.get_by_text("Download: weights (CSV, NPZ), figure (HTML)").click,
             panelCharts=1)
 

@@ -22,14 +22,14 @@ SENTENCE = "why do we work ?"
 
 
 def _scope_radio(app, label: str):
-    return app.page.locator("[data-testid='stTabPanel']:visible").get_by_text(label, exact=True)
+    return app.panel().get_by_text(label, exact=True)
 
 
 def test_heads_view_ranks_switches_off_rolls_out_and_aligns(app):
     m = load_pretrained(MODEL)
     app.select("Model", MODEL, stepOf="Step 1 of ")
     assert app.page.get_by_role("textbox", name="English sentence").input_value() == SENTENCE
-    snap = app.open_tab("Heads", panelMin=3)
+    snap = app.open_view("Heads", panelMin=3)
     titles = [c["title"] for c in snap["charts"]]
     assert any(t.startswith("Encoder: attention rollout") for t in titles), titles
     assert any(t.startswith("Encoder: attention flow") for t in titles), titles
@@ -45,7 +45,7 @@ def test_heads_view_ranks_switches_off_rolls_out_and_aligns(app):
     app.select("Statistic", "confidence", in_tab=True, panelMin=3)
     traces = [m.generate(src) for src, _ in heldout_pairs(m.card, HELDOUT_SIZE)]
     ranking = rank_heads(head_stats_over(traces, m.eos_token)["cross"], "confidence")
-    grid = app.page.locator("[data-testid='stTabPanel']:visible [data-testid='stDataFrame']")
+    grid = app.panel().locator("[data-testid='stDataFrame']")
     grid.wait_for()
     app.screenshot("heads-statistics")
 
@@ -63,7 +63,7 @@ def test_heads_view_ranks_switches_off_rolls_out_and_aligns(app):
 
     snap = app.act(pick, panelMin=4, titles=["Probability of each token of the original"])
     ablated = m.generate(SENTENCE, heads_off=[("cross", last, top)])
-    panel = app.page.locator("[data-testid='stTabPanel']:visible").inner_text()
+    panel = app.panel().inner_text()
     assert ablated.output_text in panel and m.generate(SENTENCE).output_text in panel
     change = chart(snap, "Probability of each token of the original")
     assert change["x"] == list(m.generate(SENTENCE).tgt_tokens[1:])
@@ -74,7 +74,7 @@ def test_heads_view_ranks_switches_off_rolls_out_and_aligns(app):
                             "grammar sentences", panelMin=5,
                             titles=["AER of every cross-attention head over"])
     result = head_aer(m, [src for src, _ in heldout_pairs(m.card, HELDOUT_SIZE)])
-    text = app.page.locator("[data-testid='stTabPanel']:visible").inner_text()
+    text = app.panel().inner_text()
     best = result.best_heads[-1]
     assert f"layer {last}: head {best} (AER {result.aer[last, best]:.2f})" in text
     app.screenshot("heads-alignment")

@@ -101,7 +101,7 @@ def pick_hub_model(app, family: str, source: list[str]) -> dict:
 def switch_to_chinese(app) -> dict:
     radio = app.page.locator("[data-testid='stSidebar']").get_by_text("简体中文", exact=True)
     snap = app.act(radio.click, minCharts=2)
-    tabs = [t.strip() for t in app.page.get_by_role("tab").all_inner_texts()]
+    tabs = app.views()
     assert len(tabs) == len(TABS) and all(CJK.search(t) for t in tabs), tabs
     return snap
 
@@ -117,7 +117,7 @@ def test_cached_model_draws_every_view_in_english_and_chinese(app, family, sourc
     start = snap["decoderInput"]
     assert start and len(start) == 1, start
     seen = []
-    for name, _snap in app.each_tab():
+    for name, _snap in app.each_view():
         seen.append(name)
         if name in ATTENTION_TABS:
             keys = start if name == "Decoder self-attention" else source
@@ -130,8 +130,8 @@ def test_cached_model_draws_every_view_in_english_and_chinese(app, family, sourc
     assert app.combobox("模型").input_value() == f"🤗 {HUB[family]}"
     sentence = app.page.get_by_role("textbox", name="英文句子", exact=True)
     assert sentence.input_value() == SENTENCE
-    for name, _ in app.each_tab():
-        panel = app.page.locator("[data-testid='stTabPanel']:visible")
+    for name, _ in app.each_view():
+        panel = app.panel()
         assert CJK.search(panel.inner_text()), f"{name}: no Chinese text in the panel"
     app.screenshot(f"hf-{family}-zh")
 
@@ -142,7 +142,7 @@ def test_t5_positions_are_a_relative_bias(app, source_labels):
     depends only on the distance j - i); in Chinese too."""
     source = source_labels["t5"]
     pick_hub_model(app, "t5", source)
-    snap = app.open_tab("Positional encoding", titles=[BIAS], panelMin=1)
+    snap = app.open_view("Positional encoding", titles=[BIAS], panelMin=1)
     assert not [c for c in snap["charts"] if c["title"].startswith(PE)], "T5 has no PE table"
     x, y = app.wait_ticks(BIAS, lambda x, y: set(x) == set(y) == set(source))
     z = z_matrix(app, BIAS)
@@ -153,7 +153,7 @@ def test_t5_positions_are_a_relative_bias(app, source_labels):
         assert max(diagonal) - min(diagonal) < 1e-5, (d, diagonal)
     assert len({round(v, 5) for row in z for v in row}) > 1, "the bias is one constant"
     switch_to_chinese(app)
-    snap = app.open_tab("位置编码", titles=["加到注意力分数上的相对位置偏置"], panelMin=1)
+    snap = app.open_view("位置编码", titles=["加到注意力分数上的相对位置偏置"], panelMin=1)
     app.screenshot("hf-t5-relative-bias")
 
 
@@ -163,7 +163,7 @@ def test_marian_positions_are_a_sinusoidal_table(app, source_labels):
     and the curves of chosen dimensions are drawn; no relative bias."""
     source = source_labels["marian"]
     pick_hub_model(app, "marian", source)
-    snap = app.open_tab("Positional encoding", titles=[PE, CURVES], panelMin=2)
+    snap = app.open_view("Positional encoding", titles=[PE, CURVES], panelMin=2)
     assert not [c for c in snap["charts"] if c["title"].startswith(BIAS)]
     assert chart(snap, PE)["title"].endswith("(d_model = 32)")
     app.wait_ticks(PE, lambda x, y: y == [f"{i}: {t}" for i, t in enumerate(source)])
@@ -195,7 +195,7 @@ def test_bart_folder_by_path_decodes_and_steps(app, folders, source_labels):
     start = snap["decoderInput"]
     assert start == ["</s>"], start  # BART starts decoding from </s>
     cross = "Cross-attention, layer 0, all heads"
-    app.open_tab("Cross-attention", titles=[cross], panelCharts=1, rows={"title": cross, "n": 1})
+    app.open_view("Cross-attention", titles=[cross], panelCharts=1, rows={"title": cross, "n": 1})
 
     snap = app.click_button("Next ▶", step=f"Step 2 of {total}", rows={"title": cross, "n": 2})
     assert snap["slider"]["value"] == 2 and snap["decoderInput"][:1] == start
@@ -216,7 +216,7 @@ def test_t5_bias_head_survives_a_language_switch(app, source_labels):
     """The head picked for T5's relative-position bias stays picked, shown in the new
     language, after switching to 简体中文 and stepping on."""
     pick_hub_model(app, "t5", source_labels["t5"])
-    app.open_tab("Positional encoding", titles=[BIAS], panelMin=1)
+    app.open_view("Positional encoding", titles=[BIAS], panelMin=1)
     app.select("Head", "Head 2", in_tab=True, titles=[f"{BIAS} 2"])
     switch_to_chinese(app)
     app.click_button("下一步 ▶", minCharts=2)

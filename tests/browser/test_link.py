@@ -25,7 +25,7 @@ def test_a_copied_link_reopens_the_same_step_view_layer_and_head(app, browser, a
     app.select("Model", MODEL, stepOf="Step 1 of ")
     for k in (2, 3):
         app.click_button("Next ▶", step=f"Step {k} of 9")
-    app.open_tab("Cross-attention", panelCharts=1)
+    app.open_view("Cross-attention", panelCharts=1)
     app.select("Layer", "Layer 2", in_tab=True, titles=["Cross-attention, layer 2, all heads"])
     app.select("Head", "Head 5", in_tab=True, titles=["Cross-attention, layer 2, head 5"])
     app.page.wait_for_timeout(300)  # the URL follows the last widget change

@@ -40,7 +40,7 @@ def no_byte_marks(snap: dict) -> None:
 def visit_every_tab(app, expect_source: list[str] | None) -> None:
     """Open every tab: each draws with no error and no byte-level mark; the source axis of
     the attention views shows ``expect_source`` (if given)."""
-    for name, snap in app.each_tab():
+    for name, snap in app.each_view():
         no_byte_marks(snap)
         if expect_source is not None and name in VIEWS:
             found = chart(snap, f"{name}, layer 0, all heads")
@@ -80,7 +80,7 @@ def test_grouping_in_chinese(app, pieces):
     app.act(type_it, minCharts=5)
     toggle = page.get_by_text("把子词合并成词", exact=True)
     app.act(toggle.click, minCharts=5)
-    tabs = [t.strip() for t in page.get_by_role("tab").all_inner_texts()]
+    tabs = app.views()
     assert all(CJK.search(t) for t in tabs), tabs
     visit_every_tab(app, expect_source=None)
     app.screenshot("subwords-grouped-zh")
