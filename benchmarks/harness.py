@@ -140,7 +140,7 @@ SNAPSHOT_JS = """
   const all = (sel, root = document) => [...root.querySelectorAll(sel)];
   const text = (e) => e.textContent;
   const app = document.querySelector("[data-testid='stApp']");
-  const md = all("[data-testid='stMarkdownContainer'], [data-testid='stCaptionContainer']");
+  const md = all("[data-testid='stMarkdownContainer'] p, [data-testid='stCaptionContainer'] p");
   const codesAfter = (prefix) => {
     const el = md.find((e) => e.innerText.trim().startsWith(prefix));
     return el ? all('code', el).map(text) : null;
@@ -221,7 +221,7 @@ READY_JS = """
   if (want.titles && !want.titles.every((t) => charts.some((c) => title(c).startsWith(t)))) {
     return false;
   }
-  const md = all("[data-testid='stMarkdownContainer'], [data-testid='stCaptionContainer']");
+  const md = all("[data-testid='stMarkdownContainer'] p, [data-testid='stCaptionContainer'] p");
   const texts = md.map((e) => e.innerText.trim());
   if (want.step && !texts.includes(want.step)) return false;
   const isStep = (t) => /^Step \\d+ of \\d+$/.test(t);

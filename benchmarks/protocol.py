@@ -126,11 +126,13 @@ class Client:
 
 
 def step_of(texts: list[str]) -> tuple[int, int] | None:
-    """(k, T) from the "Step k of T" label among ``texts``, or None."""
+    """(k, T) from the "Step k of T" label among the paragraphs of ``texts`` (Markdown
+    bodies), or None."""
     for text in texts:
-        found = STEP.match(text.replace("*", "").strip())
-        if found:
-            return int(found[1]), int(found[2])
+        for paragraph in text.split("\n\n"):
+            found = STEP.match(paragraph.replace("*", "").strip())
+            if found:
+                return int(found[1]), int(found[2])
     return None
 
 

@@ -195,7 +195,7 @@ def test_switching_to_chinese_changes_sidebar_views_step_panel_and_figures():
                                                   zh("strategy_sampling")]
     assert at.sidebar.title[0].value == zh("app_title")
     assert view_names(at) == ZH_TABS and at.button_group(key="view").label == zh("view")
-    markdown = [m.value for m in at.markdown]
+    markdown = [p for m in at.markdown for p in m.value.split("\n\n")]  # paragraphs
     assert zh("step_of", k=1, n=9) in markdown
     assert any(m.startswith(zh("decoder_input_so_far")) for m in markdown)
     assert at.button(key="next_step").label == zh("next")

@@ -81,12 +81,13 @@ def step_panel(trace: DecodeTrace, k: int) -> None:
     L, H = trace.cross_attentions.shape[:2]
     left, right = st.columns([1, 3])
     with left:
-        st.markdown(t("step_of", k=k, n=len(trace.steps)))
-        st.markdown(t("decoder_input_so_far") + token_row(step.input_tokens))
         how = t("forced_token") if step.forced else t("chosen_token")
-        st.markdown(t("token_with_probability", how=how, token=code_span(step.token),
-                      prob=step.prob, entropy=step.entropy))
-        st.markdown(t("output_so_far") + token_row(trace.tgt_tokens[1 : k + 1]))
+        st.markdown("\n\n".join((  # paragraphs of one element: one to redraw a step click
+            t("step_of", k=k, n=len(trace.steps)),
+            t("decoder_input_so_far") + token_row(step.input_tokens),
+            t("token_with_probability", how=how, token=code_span(step.token),
+              prob=step.prob, entropy=step.entropy),
+            t("output_so_far") + token_row(trace.tgt_tokens[1 : k + 1]))))
         layer = st.selectbox(t("step_layer"), range(L), key="step_layer",
                              format_func=labels(range(L), layer_label))
     grouped = bool(st.session_state.get(GROUP_KEY))  # the switch above the view picker
