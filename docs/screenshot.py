@@ -5,7 +5,7 @@
     python docs/screenshot.py docs/screenshot.png
 
 Starts ``streamlit run app.py`` on a free loopback port, opens it in Debian's Chromium,
-steps the decoder forward, opens the cross-attention tab and saves a PNG.
+steps the decoder forward, opens the Cross-attention view and saves a PNG.
 """
 
 from __future__ import annotations
