@@ -40,15 +40,23 @@ INIT_JS = """
 })();
 """
 
-#: ``() => n``: before a click: forgets the last press and marks every Plotly chart's current
-#: layout object (Plotly makes a new one whenever it draws a chart again), so that
-#: ``SETTLED_JS`` can count the charts the click made Plotly draw.
+#: ``() => n``: before a click: forgets the last press and marks every Plotly chart's element
+#: (a property of ours on the chart's DOM node), which Plotly's public ``plotly_afterplot``
+#: event clears whenever Plotly draws that chart again; a chart Streamlit mounts anew is a new
+#: node, unmarked. So ``SETTLED_JS`` can count the charts the click made Plotly draw without
+#: reading plotly.js's private state.
 MARK_JS = """
 () => {
   window.__pressAt = null;
   const mark = window.__chartMark = {};
   const plots = [...document.querySelectorAll("[data-testid='stPlotlyChart'] .js-plotly-plot")];
-  plots.forEach((gd) => { if (gd._fullLayout) gd._fullLayout.__chartMark = mark; });
+  plots.forEach((gd) => {
+    gd.__chartMark = mark;
+    if (!gd.__chartWatched && typeof gd.on === 'function') {
+      gd.on('plotly_afterplot', () => { gd.__chartMark = null; });
+      gd.__chartWatched = true;
+    }
+  });
   return plots.length;
 }
 """
@@ -62,7 +70,7 @@ SETTLED_JS = f"""
 (want) => {{
   const ready = {READY_JS.strip()};
   if (!ready(want)) return false;
-  const stale = (gd) => gd._fullLayout && gd._fullLayout.__chartMark === window.__chartMark;
+  const stale = (gd) => gd.__chartMark === window.__chartMark;
   if ((want.redrawn || []).some((key) => {{
     const gd = document.querySelector(`.st-key-${{key}} .js-plotly-plot`);
     return gd && stale(gd);
@@ -70,8 +78,7 @@ SETTLED_JS = f"""
   const plots = [...document.querySelectorAll(
     "[data-testid='stPlotlyChart'] .js-plotly-plot")];
   return {{now: performance.now(), pressAt: window.__pressAt, charts: plots.length,
-           replotted: plots.filter((gd) => !gd._fullLayout
-             || !stale(gd)).length}};
+           replotted: plots.filter((gd) => !stale(gd)).length}};
 }}
 """
 

@@ -191,7 +191,7 @@ benchmark's polling; layout and style recalculation; the rest: painting, decodin
 heatmaps' images, garbage collection...); WS is the websocket's payload bytes; a run is a
 whole-script run or a fragment run; elements are what the server sent for the run, some
 only as a reference to one the browser has cached; "charts Plotly redrew" counts the charts
-whose Plotly layout object is new after the click.
+Plotly drew after the click (a new chart, or Plotly's `plotly_afterplot` event on one).
 
 A first visit is timed from `page.goto`. "Cold" visits are the first page of a server just
 started and of a browser just launched (nothing cached), {args.cold} times, each with a new
