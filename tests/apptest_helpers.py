@@ -37,14 +37,19 @@ def charts(at: AppTest) -> list[dict]:
     return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
 
 
+def array_of(value) -> np.ndarray:
+    """A figure array as sent to the page, decoding Plotly's base64 typed-array form (1-D
+    when it names no shape)."""
+    if isinstance(value, dict):
+        shape = tuple(int(n) for n in value["shape"].split(",")) if "shape" in value else (-1,)
+        return np.frombuffer(base64.b64decode(value["bdata"]),
+                             dtype=value["dtype"]).reshape(shape)
+    return np.asarray(value)
+
+
 def z_array(trace: dict) -> np.ndarray:
-    """A heatmap trace's z, decoding Plotly's base64 typed-array form (1-D when it names
-    no shape)."""
-    z = trace["z"]
-    if isinstance(z, dict):
-        shape = tuple(int(n) for n in z["shape"].split(",")) if "shape" in z else (-1,)
-        return np.frombuffer(base64.b64decode(z["bdata"]), dtype=z["dtype"]).reshape(shape)
-    return np.asarray(z)
+    """A heatmap trace's z (``array_of``)."""
+    return array_of(trace["z"])
 
 
 # Charts on every decoded page before a tab is picked: the step's overview (top-10 bars and
@@ -68,12 +73,12 @@ def heatmaps(at: AppTest, title_starts: str = "") -> list[dict]:
 def grid_heads(at: AppTest, title_starts: str) -> list[np.ndarray]:
     """Each head's (Tq, Tk) weights in the one grid of heads (``viz.attention_grid``, a mosaic
     of panels in one heatmap) whose title starts with ``title_starts``, read back through
-    the cells' own head and positions (``customdata`` columns 2-4)."""
+    the cells' own head and positions (``customdata``: head, query and key position)."""
     (trace,) = heatmaps(at, title_starts)
-    z, cells = z_array(trace), np.asarray(trace["customdata"], dtype=object)
+    z, cells = z_array(trace), array_of(trace["customdata"])
     heads = {}
     for r, c in zip(*np.nonzero(~np.isnan(z)), strict=True):
-        h, i, j = (int(v) for v in cells[r, c, 2:])
+        h, i, j = (int(v) for v in cells[r, c])
         heads.setdefault(h, {})[i, j] = z[r, c]
     out = []
     for h in range(len(heads)):

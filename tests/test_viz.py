@@ -289,15 +289,20 @@ def test_attention_grid_is_one_mosaic_of_the_heads() -> None:
         np.testing.assert_array_equal(z[r : r + 5, c : c + 6], w[h].astype(np.float32))
         drawn[r : r + 5, c : c + 6] = True
         block = cells[r : r + 5, c : c + 6]
-        assert (block[..., 0] == np.array(TGT_ESC, dtype=object)[:, None]).all()
-        assert (block[..., 1] == np.array(SRC_ESC, dtype=object)[None, :]).all()
-        assert (block[..., 2] == h).all()
-        assert (block[..., 3] == np.arange(5)[:, None]).all()
-        assert (block[..., 4] == np.arange(6)[None, :]).all()
+        assert (block[..., 0] == h).all()
+        assert (block[..., 1] == np.arange(5)[:, None]).all()
+        assert (block[..., 2] == np.arange(6)[None, :]).all()
+        queries = np.asarray(trace.text)[r : r + 5, c : c + 6]
+        keys = np.asarray(trace.hovertext)[r : r + 5, c : c + 6]
+        assert (queries == np.array(TGT_ESC, dtype=object)[:, None]).all()
+        assert (keys == np.array(SRC_ESC, dtype=object)[None, :]).all()
         title = fig.layout.annotations[h]
         assert (title.xref, title.yref) == ("x", "y") and c <= title.x <= c + 5 and title.y < r
     assert np.isnan(z[~drawn]).all() and trace.hoverongaps is False  # the gaps between panels
-    assert trace.hovertemplate.startswith("Head %{customdata[2]}<br>Query %{customdata[3]}: ")
+    assert cells.dtype == np.uint8 and (cells[~drawn] == 0).all()  # numbers, not objects
+    assert trace.hovertemplate == ("Head %{customdata[0]}<br>Query %{customdata[1]}: %{text}<br>"
+                                   "Key %{customdata[2]}: %{hovertext}<br>"
+                                   "Weight: %{z:.3f}<extra></extra>")
 
 
 def test_attention_grid_axes_follow_heatmap_rules() -> None:
@@ -734,7 +739,7 @@ def _own_text(fig: go.Figure) -> list[str]:
         out += [(bar.get("title") or {}).get("text", ""), *bar.get("ticktext", [])]
     if fig.data and fig.data[0].type == "heatmap" and fig.data[0].customdata is not None:
         cells = np.asarray(fig.data[0].customdata)
-        if cells.ndim == 3 and cells.shape[-1] == 3:
+        if cells.ndim == 3 and cells.shape[-1] == 3 and cells.dtype == object:
             out += sorted(set(cells[..., 2].ravel().tolist()))  # the mask's per-cell state
     return [t for t in out if t]
 
@@ -748,7 +753,8 @@ def test_a_builder_writes_exactly_the_labels_it_is_given():
                                        "%{customdata[1]}<br>WEIGHT: %{z:.3f}<extra></extra>")
     f = figs["grid"]
     assert [a.text for a in notes_of(f)] == ["HEAD 0", "HEAD 1", "HEAD 2"]
-    assert f.data[0].hovertemplate.startswith("HEAD %{customdata[2]}<br>QUERY %{customdata[3]}: ")
+    assert f.data[0].hovertemplate.startswith("HEAD %{customdata[0]}<br>QUERY %{customdata[1]}: ")
+    assert "<br>KEY %{customdata[2]}: %{hovertext}<br>" in f.data[0].hovertemplate
     assert f.data[0].colorbar.title.text == "WEIGHT"
     assert (title_of(f, "y"), title_of(f, "x")) == ("QUERY", "KEY")
     f = figs["mask"]
@@ -821,7 +827,8 @@ def test_labels_in_another_language_and_callers_labels_win():
                                        "%{customdata[1]}<br>权重：%{z:.3f}<extra></extra>")
     g = attention_grid(softmax_rows((2, 2, 2)), ["a", "b"], ["x", "y"], text=chinese)
     assert [a.text for a in notes_of(g)] == ["第 0 个头", "第 1 个头"]
-    assert g.data[0].hovertemplate.startswith("第 %{customdata[2]} 个头<br>查询 %{customdata[3]}: ")
+    assert g.data[0].hovertemplate.startswith("第 %{customdata[0]} 个头<br>查询 %{customdata[1]}: ")
+    assert "<br>键 %{customdata[2]}: %{hovertext}<br>" in g.data[0].hovertemplate
     # a caller's own titles and axis labels are used as they are
     f = mask_heatmap(MASK, ["a", "b", "c"], ["a", "b", "c"], title="T", query_label="Rows",
                      key_label="Cols", text=SHOUT)

@@ -152,7 +152,10 @@ def attention_grid(
         ``text.weight``. The one x axis repeats the key tokens under each column of panels,
         the one y axis the query tokens beside each row (first query on top, square
         cells); each panel's title ``text.head`` is an annotation above it; a cell's hover
-        names its head, query and key (token and position) and its weight.
+        names its head, query and key (token and position) and its weight: ``customdata``
+        (rows, cols, 3) uint8 (uint16 past 255) holds each cell's head, query position and
+        key position, ``text`` (rows, cols) its query token and ``hovertext`` (rows, cols)
+        its key token.
 
         One trace on one pair of axes rather than a subplot per head: the browser draws
         each pair of axes (ticks, labels) at a cost, and redrew this grid on every step
@@ -183,23 +186,31 @@ def attention_grid(
     step_x, step_y = tk + col_gap, tq + row_gap
     mosaic = np.full((nrows * step_y - row_gap, ncols * step_x - col_gap), np.nan,
                      dtype=np.float32)  # (rows, cols) of the whole grid
-    # customdata per cell: query token, key token, head, query position, key position
-    info = np.full(mosaic.shape + (5,), "", dtype=object)
-    cells = pair_customdata(q_txt, k_txt, np.broadcast_to(np.arange(tq)[:, None], (tq, tk)),
-                            np.broadcast_to(np.arange(tk), (tq, tk)))
+    # Per cell, for the hover: head, query position and key position as numbers, the query
+    # token (``text``) and the key token (``hovertext``). Numbers in a numeric array, two
+    # strings a cell, not five objects: plotly.py copies every object of a figure's arrays
+    # (twice on the way to the page), ~5 ms a step click for a 20-token sentence.
+    small = np.uint8 if max(n_heads, tq, tk) <= 255 else np.uint16  # sent as bytes: fewest
+    where = np.zeros(mosaic.shape + (3,), dtype=small)  # (rows, cols, 3); 0 in the gaps
+    q_words = np.full(mosaic.shape, "", dtype=object)  # (rows, cols)
+    k_words = np.full(mosaic.shape, "", dtype=object)  # (rows, cols)
     titles = []
     for h in range(n_heads):
         y0, x0 = (h // ncols) * step_y, (h % ncols) * step_x
-        mosaic[y0 : y0 + tq, x0 : x0 + tk] = z[h]
-        info[y0 : y0 + tq, x0 : x0 + tk, :2] = cells[..., :2]
-        info[y0 : y0 + tq, x0 : x0 + tk, 2] = h
-        info[y0 : y0 + tq, x0 : x0 + tk, 3:] = cells[..., 2:]
+        rows, cols = slice(y0, y0 + tq), slice(x0, x0 + tk)
+        mosaic[rows, cols] = z[h]
+        where[rows, cols, 0] = h
+        where[rows, cols, 1] = np.arange(tq)[:, None]
+        where[rows, cols, 2] = np.arange(tk)
+        q_words[rows, cols] = np.array(q_txt, dtype=object)[:, None]
+        k_words[rows, cols] = np.array(k_txt, dtype=object)[None, :]
         titles.append(dict(text=text.head.format(n=h), x=x0 + (tk - 1) / 2, y=y0 - 0.5,
                            xref="x", yref="y", xanchor="center", yanchor="bottom",
                            showarrow=False, font=dict(size=14)))
-    hover = (text.head.format(n="%{customdata[2]}") + "<br>"
-             + text.token_hover().replace("%{y}", "%{customdata[3]}")
-             .replace("%{x}", "%{customdata[4]}")
+    tokens = (text.token_hover()  # the tokens first: the positions become customdata
+              .replace("%{customdata[0]}", "%{text}").replace("%{customdata[1]}", "%{hovertext}"))
+    hover = (text.head.format(n="%{customdata[0]}") + "<br>"
+             + tokens.replace("%{y}", "%{customdata[1]}").replace("%{x}", "%{customdata[2]}")
              + text.hover_weight + "%{z:.3f}<extra></extra>")
     x_axis = token_axis(k_txt * ncols) | dict(
         tickvals=[c * step_x + j for c in range(ncols) for j in range(tk)],
@@ -209,8 +220,9 @@ def attention_grid(
         range=[mosaic.shape[0] - 0.5, -0.5 - row_gap], autorange=False,  # room for titles
         scaleanchor="x", scaleratio=1, constrain="domain")
     trace = go.Heatmap(z=mosaic, zmin=0.0, zmax=1.0, colorscale=ATTENTION_SCALE,
-                       colorbar=colorbar(text.weight), customdata=info, hoverongaps=False,
-                       hovertemplate=hover)
+                       colorbar=colorbar(text.weight), customdata=where, text=q_words,
+                       hovertext=k_words,
+                       hoverongaps=False, hovertemplate=hover)
     return figure(
         data=[trace],
         layout=dict(
