@@ -20,7 +20,7 @@ import torch
 
 from model import CheckpointError, DecodeTrace, InputError, Translator
 from ui import charts, compare, controls, heads, i18n, link, models, panels, stepper, teaching
-from ui.cache import decode, freeze_after_first_run, load_model, model_key, teacher_force
+from ui.cache import decode, freeze_new_imports, load_model, model_key, teacher_force
 from ui.i18n import TABS, t
 from ui.text import clip, code_span, md_literal
 
@@ -215,7 +215,7 @@ def main() -> None:
     compare.reference_view(shown, lambda ref: teacher_force(key, sentence, ref, languages))
     st.caption(t("link_hint"))  # the step-through fragment keeps the link current
     link.report_dropped()
-    freeze_after_first_run()
+    freeze_new_imports()
 
 
 title = t("page_title")  # the language of the last run (English on a first load)

@@ -57,7 +57,7 @@ def warm_up():
             stepper,
             teaching,
         )
-        from ui.cache import freeze_after_first_run, load_model, model_key
+        from ui.cache import freeze_new_imports, load_model, model_key
 
         name = default_model(available_models())
         translator = None
@@ -66,7 +66,7 @@ def warm_up():
             trace = translator.generate(WARM_SENTENCE)
             viz.attention_heatmap(trace.cross_attentions[0, 0], trace.decoder_input_tokens,
                                   trace.src_labels)
-        freeze_after_first_run()
+        freeze_new_imports()
         return translator
     except Exception:  # a broken model folder must not stop the server
         log.exception("warm-up failed; the first visit will load the model itself")

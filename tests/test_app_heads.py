@@ -4,6 +4,9 @@ heads against gold alignments."""
 
 from __future__ import annotations
 
+import gc
+import sys
+
 import numpy as np
 from apptest_helpers import chart_title, charts, enter, run_app, z_array
 
@@ -126,3 +129,14 @@ def test_the_lines_view_draws_one_line_per_weight_of_the_layer():
     k = at.session_state["step"]  # decoder-side rows up to the current step
     drawn = sum(len(z_array({"z": t["x"]})) // 3 for t in fig["data"][2:])  # x0, x1, gap
     assert drawn == int((trace.cross_attentions[1, :, :k] >= MIN_WEIGHT).sum())
+
+
+def test_a_run_leaves_no_module_for_the_collector_to_walk():
+    """Streamlit collects garbage after every run (runner.postScriptGC), walking every object
+    not frozen: a run that imported modules (the Heads view imports networkx) freezes them
+    (``ui.cache.freeze_new_imports``), so no module object is left for later runs to walk."""
+    _heads_view()
+    tracked = {id(obj) for obj in gc.get_objects()}  # the objects the collector still walks
+    walked = [name for name, module in list(sys.modules.items())
+              if id(module) in tracked and name != "__main__"]  # the script's: new each run
+    assert "networkx" in sys.modules and not walked, walked[:10]

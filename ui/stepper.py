@@ -11,6 +11,7 @@ import streamlit as st
 import viz
 from model import DecodeTrace
 
+from .cache import freeze_new_imports
 from .charts import chart
 from .i18n import STRINGS, labels, layer_label, t, viz_labels
 from .link import write_link
@@ -151,5 +152,6 @@ def step_through(trace: DecodeTrace, body: Callable[[DecodeTrace, int], None]) -
         step_panel(trace, k)
         body(trace, k)
         write_link()  # a step click reruns only this fragment: keep the link's step current
+        freeze_new_imports()  # a view's first use may import modules (the Heads view)
 
     st.fragment(panel, run_every=interval)()
