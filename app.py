@@ -21,7 +21,7 @@ import torch
 from model import CheckpointError, DecodeTrace, InputError, Translator
 from ui import charts, compare, controls, heads, i18n, link, models, panels, stepper, teaching
 from ui.cache import decode, freeze_new_imports, load_model, model_key, teacher_force
-from ui.i18n import TABS, t
+from ui.i18n import t
 from ui.text import clip, code_span, md_literal
 
 DEFAULT_SENTENCE = "why do we work ?"
@@ -177,7 +177,6 @@ def views(translator: Translator, trace: DecodeTrace, k: int, key: tuple,
         "Inside one head": lambda: teaching.inside_head_view(translator, trace, k),
         "Heads": lambda: heads.heads_view(translator, trace, k, key, options, languages),
     }
-    assert draw.keys() == set(TABS)
     with st.container(key=panels.VIEW_PANEL):
         draw[view]()
 
@@ -215,7 +214,6 @@ def main() -> None:
     compare.reference_view(shown, lambda ref: teacher_force(key, sentence, ref, languages))
     st.caption(t("link_hint"))  # the step-through fragment keeps the link current
     link.report_dropped()
-    freeze_new_imports()
 
 
 title = t("page_title")  # the language of the last run (English on a first load)
@@ -229,3 +227,4 @@ try:
 except Exception:  # a user never sees a traceback; the log keeps it for us
     log.exception("unexpected error")
     st.error(t("page_error"))
+freeze_new_imports()  # after every whole run, however it ended (a fragment run: ui.stepper)

@@ -31,7 +31,6 @@ from benchmarks.harness import (
     CHROMIUM_ARGS,
     READY_JS,
     SNAPSHOT_JS,
-    VIEW_PICKER,
     VIEWPORT,
     app_model,
     chart,
@@ -42,6 +41,7 @@ from benchmarks.harness import (
     publish,
     streamlit_server,
     tick_labels,
+    view_option,
 )
 from benchmarks.procs import Watcher
 
@@ -138,8 +138,7 @@ async def student_session(browser, url: str, sentence: str, foreign: set[str], c
         me.source_tokens = list(snap["sourceTokens"] or ())
         total = me.steps_total = int(snap["step"].split()[-1])
 
-        await page.locator(VIEW_PICKER).get_by_role("radio", name="Cross-attention",
-                                                  exact=True).click()
+        await view_option(page, "Cross-attention").click()
         await _wait_ready(page, {"tab": "Cross-attention", "panelCharts": 1,
                                  "rows": {"title": CROSS, "n": 1}}, timeout_ms)
         snap = await check("cross-attention view")

@@ -67,12 +67,12 @@ from benchmarks.clicks_report import Click, SentenceRun, report
 from benchmarks.harness import (
     CHROMIUM,
     CHROMIUM_ARGS,
-    VIEW_PICKER,
     VIEWPORT,
     chromium_problem,
     machine,
     publish,
     streamlit_server,
+    view_option,
 )
 from benchmarks.procs import (
     Meters,
@@ -219,14 +219,10 @@ class User:
         await listbox.wait_for(state="hidden")
         return [n.strip() for n in names]
 
-    def view_option(self, label: str):
-        """The view picker's option labelled ``label``."""
-        return self.page.locator(VIEW_PICKER).get_by_role("radio", name=label, exact=True)
-
     async def open_view(self, label: str, record: list[Click] | None = None) -> None:
         """Choose the view labelled ``label`` (nothing if it is the chosen one)."""
         if (await self.state())["tab"] != label:
-            await self.act(self.view_option(label).click, {"tab": label, "panelMin": 1},
+            await self.act(view_option(self.page, label).click, {"tab": label, "panelMin": 1},
                            record)
 
     async def choose_language(self, option: str, want: dict,
@@ -354,7 +350,7 @@ class User:
             state = await self.state()
             views = state["tabs"]
             label = views[(views.index(state["tab"]) + 1) % len(views)]
-            await self.act(self.view_option(label).click, {"tab": label, "panelMin": 1},
+            await self.act(view_option(self.page, label).click, {"tab": label, "panelMin": 1},
                            record, label)
 
     async def switch_languages(self, clicks: int, record: list[Click]) -> None:

@@ -127,6 +127,12 @@ VIEW_CHOSEN = f"{VIEW_OPTIONS}[aria-checked='true']"
 VIEW_PANEL = ".st-key-view_panel"
 
 
+def view_option(page, name: str):
+    """The view picker's option ``name`` in ``page`` (a Playwright locator, sync or async
+    API alike)."""
+    return page.locator(VIEW_PICKER).get_by_role("radio", name=name, exact=True)
+
+
 def with_views(js: str) -> str:
     """``js`` with the view picker's selectors in place of ``%VIEW_OPTIONS%``,
     ``%VIEW_CHOSEN%`` and ``%VIEW_PANEL%``."""

@@ -51,15 +51,17 @@ def load_model(folder: str, stamp: tuple, load_pickle_weights: bool = False) -> 
     return model
 
 
+_frozen = {"modules": -1}  # len(sys.modules) at the last freeze, for the whole process
+_freezing = threading.Lock()
+
+
 def _freeze_heap() -> None:
     """``gc.collect()`` then ``gc.freeze()``: objects alive now (modules, models) are never
     scanned again by the collector that Streamlit runs after every script run."""
-    gc.collect()
-    gc.freeze()
-
-
-_frozen = {"modules": -1}  # len(sys.modules) at the last freeze, for the whole process
-_freezing = threading.Lock()
+    with _freezing:
+        _frozen["modules"] = len(sys.modules)
+        gc.collect()
+        gc.freeze()
 
 
 def freeze_new_imports() -> None:
@@ -68,12 +70,8 @@ def freeze_new_imports() -> None:
     Heads view's first use of networkx, ~15,000 objects that made Streamlit's collection
     after every run 3-6 ms slower), collect and freeze the heap so later collections skip
     them. A check of ``len(sys.modules)`` otherwise: free."""
-    if len(sys.modules) == _frozen["modules"]:
-        return
-    with _freezing:
-        if len(sys.modules) != _frozen["modules"]:
-            _frozen["modules"] = len(sys.modules)
-            _freeze_heap()
+    if len(sys.modules) != _frozen["modules"]:
+        _freeze_heap()
 
 
 @st.cache_data(max_entries=512, show_spinner=LocalText("spinner_decoding"))

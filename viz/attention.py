@@ -194,6 +194,7 @@ def attention_grid(
     where = np.zeros(mosaic.shape + (3,), dtype=small)  # (rows, cols, 3); 0 in the gaps
     q_words = np.full(mosaic.shape, "", dtype=object)  # (rows, cols)
     k_words = np.full(mosaic.shape, "", dtype=object)  # (rows, cols)
+    q_col, k_row = np.array(q_txt, dtype=object)[:, None], np.array(k_txt, dtype=object)[None]
     titles = []
     for h in range(n_heads):
         y0, x0 = (h // ncols) * step_y, (h % ncols) * step_x
@@ -202,8 +203,7 @@ def attention_grid(
         where[rows, cols, 0] = h
         where[rows, cols, 1] = np.arange(tq)[:, None]
         where[rows, cols, 2] = np.arange(tk)
-        q_words[rows, cols] = np.array(q_txt, dtype=object)[:, None]
-        k_words[rows, cols] = np.array(k_txt, dtype=object)[None, :]
+        q_words[rows, cols], k_words[rows, cols] = q_col, k_row
         titles.append(dict(text=text.head.format(n=h), x=x0 + (tk - 1) / 2, y=y0 - 0.5,
                            xref="x", yref="y", xanchor="center", yanchor="bottom",
                            showarrow=False, font=dict(size=14)))
@@ -221,8 +221,7 @@ def attention_grid(
         scaleanchor="x", scaleratio=1, constrain="domain")
     trace = go.Heatmap(z=mosaic, zmin=0.0, zmax=1.0, colorscale=ATTENTION_SCALE,
                        colorbar=colorbar(text.weight), customdata=where, text=q_words,
-                       hovertext=k_words,
-                       hoverongaps=False, hovertemplate=hover)
+                       hovertext=k_words, hoverongaps=False, hovertemplate=hover)
     return figure(
         data=[trace],
         layout=dict(

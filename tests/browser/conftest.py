@@ -28,7 +28,6 @@ from benchmarks.harness import (
     SNAPSHOT_JS,
     VIEW_OPTIONS,
     VIEW_PANEL,
-    VIEW_PICKER,
     VIEWPORT,
     RunCounter,
     Server,
@@ -36,6 +35,7 @@ from benchmarks.harness import (
     chromium_problem,
     page_problems,
     streamlit_server,
+    view_option,
 )
 
 SCREENSHOTS = ROOT / "screenshots" / "browser"
@@ -224,7 +224,7 @@ class AppPage:
 
     def view_option(self, name: str):
         """The view picker's option ``name`` (a button with the role "radio")."""
-        return self.page.locator(VIEW_PICKER).get_by_role("radio", name=name, exact=True)
+        return view_option(self.page, name)
 
     def panel(self):
         """The container that holds the chosen view."""
