@@ -43,7 +43,7 @@ def warm_up():
         logging.ERROR)
     try:
         import viz
-        from model.translator import available_models, default_model, pretrained_root
+        from model.backends.load import available_models, default_model, pretrained_root
         from ui import (  # noqa: F401  (every panel app.py imports)
             charts,
             compare,

@@ -132,7 +132,7 @@ settled p50 ms | settled p95 ms | server CPU ms | Chromium CPU ms | WS KiB in | 
 
 def default_model() -> str:
     """The model the app preselects: its folder name and size, from its card."""
-    from model.translator import available_models, default_model, pretrained_root
+    from model.backends.load import available_models, default_model, pretrained_root
 
     name = default_model(available_models())
     try:

@@ -368,7 +368,7 @@ def percentile(values: list[float], q: float) -> float:
 @functools.lru_cache(maxsize=1)
 def app_model():
     """The model the app preselects (``translator.default_model``), loaded once."""
-    from model.translator import available_models, default_model, load_pretrained
+    from model.backends.load import available_models, default_model, load_pretrained
 
     return load_pretrained(default_model(available_models()))
 

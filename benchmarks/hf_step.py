@@ -39,9 +39,9 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a script from anywhere
 
+from model.backends.hf import HFSeq2Seq  # noqa: E402
+from model.backends.hf_load import _our_config  # noqa: E402
 from model.decoding import DecodeTrace, greedy_decode  # noqa: E402
-from model.hf import HFSeq2Seq  # noqa: E402
-from model.hf_load import _our_config  # noqa: E402
 
 # Helsinki-NLP/opus-mt-en-zh's config: vocab 65,001, pad = decoder start = 65000, eos = 0, giving
 # its 77.9 M parameters (58,101, MarianConfig's default, is another opus-mt pair's: 74.4 M).

@@ -8,15 +8,17 @@ Public API::
     trace = m.generate("why do we work ?")  # DecodeTrace
     m.generate("why do we work ?", positional="shuffled")  # a positional-encoding experiment
 
-Teaching views (``model.internals``): ``head_internals`` (Q, K, V, scores, mask, softmax and
-output of one head), ``decode_batch`` / ``batch_matches_single`` (a real padded batch),
+Packages by role, each importing only those below it (``tests/test_imports.py``):
+``core`` (the Transformer, checkpoints, tokenizers) < ``decoding`` < ``backends`` (ours and
+Hugging Face's, ``load_pretrained``) < ``analysis`` < ``training``; ``tasks`` (the synthetic
+grammar) and ``errors`` import nothing of ours.
+
+Teaching views (``model.analysis.internals``): ``head_internals`` (Q, K, V, scores, mask,
+softmax and output of one head), ``decode_batch`` / ``batch_matches_single`` (a real padded batch),
 ``pe_similarity`` and ``embedding_parts`` (the positional encodings).
 """
 
-from .config import TransformerConfig
-from .decoding import DecodeStep, DecodeTrace
-from .errors import CheckpointError, InputError
-from .internals import (
+from .analysis.internals import (
     ATTENTION_KINDS,
     BatchTrace,
     EmbeddingParts,
@@ -27,8 +29,12 @@ from .internals import (
     head_internals,
     pe_similarity,
 )
-from .layers import POSITIONAL_MODES
-from .translator import Translator, available_models, load_pretrained
+from .backends.load import available_models, load_pretrained
+from .backends.ours import Translator
+from .core.config import TransformerConfig
+from .core.layers import POSITIONAL_MODES
+from .decoding import DecodeStep, DecodeTrace
+from .errors import CheckpointError, InputError
 
 __all__ = [
     "ATTENTION_KINDS",

@@ -9,8 +9,8 @@ import pytest
 import torch
 
 from model import load_pretrained
-from model.config import TransformerConfig
-from model.transformer import Transformer
+from model.core.config import TransformerConfig
+from model.core.transformer import Transformer
 
 
 def pytest_configure(config):

@@ -9,7 +9,7 @@ model (the grammar models); ``for_model`` gives a subword model's.
 
 from __future__ import annotations
 
-from model.vocab import normalize_text
+from model.core.vocab import normalize_text
 
 GOOD = "why do we work ?"
 GOOD_ZH = "我们为什么工作？"

@@ -1,6 +1,6 @@
-"""Switching heads off (model.ablation): hooks on the shared model against weight surgery on
-a copy, for our model and each Hugging Face family; thread isolation; head importance
-against a finite difference of the loss."""
+"""Switching heads off (model.backends.heads) and head importance (model.analysis.ablation):
+hooks on the shared model against weight surgery on a copy, for our model and each Hugging
+Face family; thread isolation; head importance against a finite difference of the loss."""
 
 from __future__ import annotations
 
@@ -13,15 +13,9 @@ import torch
 from hf_tiny import FAMILIES, sentence_pairs, tiny_folder
 
 from model import InputError, load_pretrained
-from model.ablation import (
-    KINDS,
-    check_heads,
-    gated_heads,
-    head_importance,
-    heads_off,
-    output_projection,
-    pruning_order,
-)
+from model.analysis.ablation import head_importance, pruning_order
+from model.backends.heads import check_heads, gated_heads, heads_off, output_projection
+from model.core.config import ATTENTION_KINDS
 
 SENTENCE = "why do we work ?"
 
@@ -153,7 +147,8 @@ def test_a_head_that_passes_nothing_on_has_no_importance(small):
     importance = head_importance(twin.model, twin.config, pairs,
                                  progress=lambda i, n: calls.append((i, n)))
     assert importance["cross"][0, 2] == 0.0
-    assert set(importance) == set(KINDS) and all(v.shape == (2, 4) for v in importance.values())
+    assert set(importance) == set(ATTENTION_KINDS)
+    assert all(v.shape == (2, 4) for v in importance.values())
     assert all((v >= 0).all() for v in importance.values()) and importance["cross"].sum() > 0
     assert calls == [(1, 2), (2, 2)]
     order = pruning_order(importance)

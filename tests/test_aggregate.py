@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model.aggregate import (
+from model.analysis.aggregate import (
     DecoderRollout,
     attention_flow,
     attention_rollout,

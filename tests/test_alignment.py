@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from model import load_pretrained
-from model.alignment import (
+from model.analysis.alignment import (
     HeadAER,
     alignment_error_rate,
     gold_links,

@@ -16,7 +16,7 @@ from apptest_helpers import (
 )
 
 from model import load_pretrained
-from model.words import group_labels
+from model.analysis.words import group_labels
 
 SENTENCE = "Unbelievably, astronauts don't sleep."
 

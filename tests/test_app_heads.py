@@ -11,9 +11,9 @@ import numpy as np
 from apptest_helpers import chart_title, charts, enter, run_app, z_array
 
 from model import load_pretrained
-from model.aggregate import attention_flow
-from model.headstats import head_stats, head_stats_over, rank_heads
-from model.heldout import HELDOUT_SIZE, heldout_pairs
+from model.analysis.aggregate import attention_flow
+from model.analysis.headstats import head_stats, head_stats_over, rank_heads
+from model.core.heldout import HELDOUT_SIZE, heldout_pairs
 from ui.heads import FLOW_AUTO_TOKENS
 
 SENTENCE = "why do we work ?"

@@ -4,8 +4,8 @@ import pytest
 import torch
 
 from model import CheckpointError, load_pretrained
-from model.checkpoint import load_checkpoint, save_checkpoint
-from model.vocab import SPECIALS, Vocab
+from model.core.checkpoint import load_checkpoint, save_checkpoint
+from model.core.vocab import SPECIALS, Vocab
 
 
 @pytest.fixture()

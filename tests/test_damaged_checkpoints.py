@@ -20,8 +20,8 @@ from apptest_helpers import DEFAULT_CHARTS, charts, markdown_sources, run_app, s
 from safetensors.torch import load_file, save_file
 
 from model import CheckpointError, available_models, load_pretrained
-from model.checkpoint import CARD, CONFIG, SRC_VOCAB, TGT_VOCAB, WEIGHTS, sha256_file
-from model.translator import PRETRAINED_DIR, PRETRAINED_ENV
+from model.backends.load import PRETRAINED_DIR, PRETRAINED_ENV
+from model.core.checkpoint import CARD, CONFIG, SRC_VOCAB, TGT_VOCAB, WEIGHTS, sha256_file
 
 REPO = Path(__file__).resolve().parents[1]
 SHIPPED = PRETRAINED_DIR / "en-zh"
@@ -272,7 +272,7 @@ def test_no_project_code_loads_pickles():
     hits = []
     files = [p for p in REPO.rglob("*.py")
              if not any(part.startswith(".") for part in p.relative_to(REPO).parts)]
-    assert len(files) > 20 and REPO / "model" / "checkpoint.py" in files
+    assert len(files) > 20 and REPO / "model" / "core" / "checkpoint.py" in files
     for path in files:
         text = path.read_text(encoding="utf-8")
         hits += [f"{path.relative_to(REPO)}: {b}" for b in banned if b in text]

@@ -1,7 +1,8 @@
 """The everyday corpus: fixed split rules, no TEST sentence in TRAIN, clear file errors.
 
 The real sources are pip packages installed only for training (requirements-train.txt), so
-the rules are tested on rows made here; ``split_corpus`` is what ``model.data`` runs on them.
+the rules are tested on rows made here; ``split_corpus`` is what ``model.training.data`` runs
+on them.
 """
 
 from __future__ import annotations
@@ -10,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model.data import norm_key, read_pairs, split_corpus, typed_form
 from model.tasks import en_zh
+from model.training.data import norm_key, read_pairs, split_corpus, typed_form
 
 WORDS = ["I", "you", "like", "tea", "cats", "go", "home", "today", "now"]
 CHARS = "我你喜欢茶猫去家今天现在"

@@ -103,7 +103,7 @@ def test_cached_incremental_decoding_equals_full_recompute(tiny_model):
 
 
 def test_subsequent_mask_with_past_positions():
-    from model.masks import subsequent_mask
+    from model.core.masks import subsequent_mask
 
     m = subsequent_mask(2, past=3)
     assert m.tolist() == [[False, False, False, False, True],

@@ -1,7 +1,7 @@
 """The shipped everyday model: its card, its quality on the grammar, the sentences people
 type, and subword tokens in its traces.
 
-Tatoeba and HSK TEST need the training packages (``python -m model.evaluate`` measures them
+Tatoeba and HSK TEST need the training packages (``python -m model.training.evaluate`` measures them
 and writes the card); what needs no package is checked here again: the grammar's TEST split.
 """
 
@@ -16,11 +16,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from model import InputError
-from model.checkpoint import WEIGHTS, sha256_file
+from model.analysis.words import group_attention
+from model.backends.load import PRETRAINED_DIR
+from model.core.checkpoint import WEIGHTS, sha256_file
 from model.decoding import greedy_batch
 from model.tasks import en_zh
-from model.translator import PRETRAINED_DIR
-from model.words import group_attention
 
 CHINESE = re.compile(r"^[\u4e00-\u9fff，。？！：；、“”‘’（）《》0-9A-Za-z·…—]+$")
 
@@ -29,7 +29,7 @@ def test_card_states_sources_splits_hardware_time_and_metrics(everyday):
     card = everyday.card
     assert card["sha256"] == sha256_file(PRETRAINED_DIR / "en-zh-everyday" / WEIGHTS)
     assert card["parameters"] == everyday.model.num_parameters()
-    assert card["command"].startswith("python -m model.train --recipe en-zh-everyday")
+    assert card["command"].startswith("python -m model.training.train --recipe en-zh-everyday")
     manifest = card["data"]["manifest"]
     assert {"tatoeba", "hsk", "grammar"} <= set(manifest["sources"])
     assert all(src["licence"] for src in manifest["sources"].values())

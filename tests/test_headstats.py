@@ -12,8 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from model import load_pretrained
-from model.decoding import DecodeTrace
-from model.headstats import (
+from model.analysis.headstats import (
     STATISTICS,
     HeadStats,
     head_stats,
@@ -22,6 +21,7 @@ from model.headstats import (
     pool,
     rank_heads,
 )
+from model.decoding import DecodeTrace
 
 
 def make_trace(src: list[str], dec: list[str], enc=None, self_=None, cross=None,

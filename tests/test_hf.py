@@ -16,7 +16,8 @@ import torch
 from hf_tiny import FAMILIES, tiny_folder
 
 from model import InputError, head_internals, load_pretrained
-from model.internals import ATTENTION_KINDS, embedding_parts
+from model.analysis.internals import embedding_parts
+from model.core.config import ATTENTION_KINDS
 
 SENTENCES = ("Why do we work?", "My mother is a doctor.", "I like to read books at night.")
 ATOL = 1e-5
@@ -180,7 +181,7 @@ def test_hooks_are_removed_and_scoped_to_the_request(tiny):
     recorded."""
     import threading
 
-    from model.hf_internals import recording
+    from model.backends.hf_hooks import recording
 
     tr, hf, _ = tiny
 

@@ -13,7 +13,7 @@ from hf_tiny import FAMILIES, pickle_only_folder, remote_code_folder, tiny_folde
 from hostile_inputs import HOSTILE_INPUTS
 
 from model import CheckpointError, InputError, load_pretrained
-from model import hf_load as hf_module
+from model.backends import hf_load as hf_module
 
 
 @pytest.fixture()

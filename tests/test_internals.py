@@ -1,5 +1,6 @@
-"""The teaching computations of ``model.internals``: inside one head, a real padded batch, and
-the positional-encoding experiments. Checked against the shipped model's own attention."""
+"""The teaching computations of ``model.analysis.internals``: inside one head, a real padded
+batch, and the positional-encoding experiments. Checked against the shipped model's own
+attention."""
 
 from __future__ import annotations
 
@@ -22,16 +23,16 @@ from model import (
     head_internals,
     pe_similarity,
 )
-from model.layers import PositionalEncoding, positional_tables, shuffled_positions
-from model.masks import (
+from model.core.layers import PositionalEncoding, positional_tables, shuffled_positions
+from model.core.masks import (
     cross_attention_mask,
     decoder_self_attention_mask,
     mask_views,
     padding_mask,
     subsequent_mask,
 )
-from model.transformer import Transformer
-from model.vocab import SPECIALS, Vocab
+from model.core.transformer import Transformer
+from model.core.vocab import SPECIALS, Vocab
 
 WHY = "why do we work ?"
 BATCH = ["why do we work ?", "i go to school tomorrow .", "we eat rice ."]

@@ -4,8 +4,8 @@ import pytest
 import torch
 from torch import nn
 
-from model.layers import MultiHeadAttention, masked_softmax, sinusoidal_table
-from model.masks import subsequent_mask
+from model.core.layers import MultiHeadAttention, masked_softmax, sinusoidal_table
+from model.core.masks import subsequent_mask
 
 
 def test_positional_encoding_matches_the_formula():
@@ -117,7 +117,7 @@ def _copy_ffn_and_norms(ours, ref, n_norms: int) -> None:
 
 @pytest.mark.parametrize("norm_first", [False, True])
 def test_encoder_layer_equals_torch_transformer_encoder_layer(norm_first):
-    from model.layers import EncoderLayer
+    from model.core.layers import EncoderLayer
 
     torch.manual_seed(2)
     ours = EncoderLayer(32, 4, 64, 0.0, norm_first).eval()
@@ -135,7 +135,7 @@ def test_encoder_layer_equals_torch_transformer_encoder_layer(norm_first):
 
 @pytest.mark.parametrize("norm_first", [False, True])
 def test_decoder_layer_equals_torch_transformer_decoder_layer(norm_first):
-    from model.layers import DecoderLayer
+    from model.core.layers import DecoderLayer
 
     torch.manual_seed(3)
     ours = DecoderLayer(32, 4, 64, 0.0, norm_first).eval()

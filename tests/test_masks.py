@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from model.masks import (
+from model.core.masks import (
     cross_attention_mask,
     decoder_self_attention_mask,
     padding_mask,
@@ -54,7 +54,7 @@ def test_cross_attention_mask_blocks_padded_source_keys_for_every_query():
 
 
 def test_mask_views_for_a_padded_pair_are_consistent():
-    from model.masks import mask_views
+    from model.core.masks import mask_views
 
     v = mask_views([7, 8, 3, 0, 0], [2, 9, 0])
     assert v["source_padding"].tolist() == [False, False, False, True, True]

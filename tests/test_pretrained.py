@@ -7,10 +7,10 @@ import pytest
 import torch
 
 from model import InputError, load_pretrained
-from model.checkpoint import WEIGHTS, sha256_file
-from model.evaluate import evaluate_pairs
+from model.backends.load import PRETRAINED_DIR
+from model.core.checkpoint import WEIGHTS, sha256_file
 from model.tasks import en_zh
-from model.translator import PRETRAINED_DIR
+from model.training.evaluate import evaluate_pairs
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +26,7 @@ def test_card_records_what_made_the_model(en_zh):
     card = en_zh.card
     assert card["sha256"] == sha256_file(PRETRAINED_DIR / "en-zh" / WEIGHTS)
     assert card["parameters"] == en_zh.model.num_parameters()
-    assert card["command"].startswith("python -m model.train --task en-zh")
+    assert card["command"].startswith("python -m model.training.train --task en-zh")
     assert card["training"]["wall_time_minutes"] < 40
     assert card["config"] == en_zh.config.to_dict()
     assert card["data"]["n_test"] == 2000 and card["data"]["n_novel_test"] >= 300
@@ -196,6 +196,6 @@ def test_bad_references_are_input_errors(en_zh):
 def test_tokenizer_doctests_hold():
     import doctest
 
-    import model.vocab
+    import model.core.vocab
 
-    assert doctest.testmod(model.vocab).failed == 0
+    assert doctest.testmod(model.core.vocab).failed == 0

@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from model import InputError
-from model.translator import MAX_INPUT_CHARS
-from model.vocab import SPECIALS
+from model.backends.ours import MAX_INPUT_CHARS
+from model.core.vocab import SPECIALS
 
 # Every Unicode category, lone surrogates (Cs) included, which Hypothesis leaves out unless
 # asked; short texts, and texts around the 300-character limit.

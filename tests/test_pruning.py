@@ -1,4 +1,4 @@
-"""Held-out pairs (model.heldout) and the pruning experiment (model.pruning)."""
+"""Held-out pairs (model.core.heldout) and the pruning experiment (model.analysis.pruning)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,9 @@ import pytest
 import sacrebleu
 
 from model import load_pretrained
-from model.ablation import KINDS
-from model.data import GRAMMAR_SPLITS
-from model.heldout import grammar_test_pairs, heldout_pairs
-from model.pruning import importance, pair_ids, pruning_curve, translate_batch
+from model.analysis.pruning import importance, pair_ids, pruning_curve, translate_batch
+from model.core.config import ATTENTION_KINDS
+from model.core.heldout import GRAMMAR_SPLITS, grammar_test_pairs, heldout_pairs
 from model.tasks import get_task
 
 
@@ -60,7 +59,7 @@ def test_pair_ids_keep_what_the_model_can_read(small):
 def test_pruning_curve_prunes_in_importance_order(small):
     pairs = heldout_pairs(small.card, 40)
     imp = importance(small, pairs)
-    assert set(imp) == set(KINDS)
+    assert set(imp) == set(ATTENTION_KINDS)
     calls = []
     curve = pruning_curve(small, pairs, imp, points=5, progress=lambda i, n: calls.append(i))
     n_heads = sum(v.size for v in imp.values())
@@ -79,8 +78,8 @@ def test_pruning_curve_prunes_in_importance_order(small):
 
 
 def test_the_everyday_model_ships_its_own_held_out_pairs(small):
-    from model.heldout import HELDOUT_FILE, read_heldout, sample_pairs
-    from model.translator import pretrained_root
+    from model.backends.load import pretrained_root
+    from model.core.heldout import HELDOUT_FILE, read_heldout, sample_pairs
 
     everyday = load_pretrained("en-zh-everyday")
     shipped = read_heldout(pretrained_root() / "en-zh-everyday")
@@ -92,7 +91,7 @@ def test_the_everyday_model_ships_its_own_held_out_pairs(small):
 
 
 def test_write_heldout_takes_every_strides_row_of_the_test_file(tmp_path):
-    from model.heldout import TATOEBA_STRIDE, read_heldout, write_heldout
+    from model.core.heldout import TATOEBA_STRIDE, read_heldout, write_heldout
 
     rows = [f"sentence {i}\t句子{i}" for i in range(100)]
     (tmp_path / "test.tsv").write_text("\n".join(rows) + "\n", encoding="utf-8")
@@ -109,7 +108,7 @@ def test_write_heldout_takes_every_strides_row_of_the_test_file(tmp_path):
 ])
 def test_a_damaged_heldout_file_is_refused_naming_the_line(tmp_path, content, match):
     from model import CheckpointError
-    from model.heldout import HELDOUT_FILE, read_heldout
+    from model.core.heldout import HELDOUT_FILE, read_heldout
 
     (tmp_path / HELDOUT_FILE).write_text(content, encoding="utf-8")
     with pytest.raises(CheckpointError, match=match):

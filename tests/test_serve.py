@@ -7,7 +7,7 @@ import logging
 import shutil
 
 import serve
-from model.translator import DEFAULT_MODELS, pretrained_root
+from model.backends.load import DEFAULT_MODELS, pretrained_root
 from ui.cache import load_model, model_key
 
 

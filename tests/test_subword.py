@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model.subword import piece_label, pieces, train_bpe, word_ids
+from model.core.subword import piece_label, pieces, train_bpe, word_ids
+from model.core.vocab import SPECIALS, normalize_text
 from model.tasks import en_zh
-from model.vocab import SPECIALS, normalize_text
 
 
 @pytest.fixture(scope="module")

@@ -10,11 +10,11 @@ import pytest
 from safetensors.numpy import load_file
 
 from model import InputError, load_pretrained
-from model.checkpoint import CheckpointError, load_checkpoint
+from model.analysis.words import group_labels
+from model.core.checkpoint import CheckpointError, load_checkpoint
 from model.tasks import en_zh
-from model.train import main as train_main
-from model.train_pairs import lr_at, token_batches
-from model.words import group_labels
+from model.training.train import main as train_main
+from model.training.train_pairs import lr_at, token_batches
 
 TINY = ["--d-model", "32", "--nhead", "4", "--layers", "1", "--dim-feedforward", "64",
         "--src-vocab-size", "300", "--max-tokens", "600", "--warmup", "4", "--lr", "3e-3",
@@ -24,7 +24,7 @@ TINY = ["--d-model", "32", "--nhead", "4", "--layers", "1", "--dim-feedforward",
 @pytest.fixture(scope="module")
 def pairs_file(tmp_path_factory):
     """A few hundred real grammar pairs as a TSV, half of them typed as people type."""
-    from model.data import typed_form, write_pairs
+    from model.training.data import typed_form, write_pairs
 
     splits = en_zh.build_splits(seed=0, n_train=2000)
     rng = random.Random(0)

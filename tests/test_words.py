@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model.words import group_attention, group_labels, group_matrix
+from model.analysis.words import group_attention, group_labels, group_matrix
 
 
 @st.composite

@@ -14,12 +14,13 @@ from pathlib import Path
 import numpy as np
 import streamlit as st
 
-from model import DecodeTrace, Translator, pruning
+from model import DecodeTrace, Translator
 from model import load_pretrained as _load_pretrained
-from model.aggregate import attention_flow
-from model.alignment import HeadAER, head_aer
-from model.headstats import head_stats_over
-from model.heldout import heldout_pairs, sample_pairs
+from model.analysis import pruning
+from model.analysis.aggregate import attention_flow
+from model.analysis.alignment import HeadAER, head_aer
+from model.analysis.headstats import head_stats_over
+from model.core.heldout import heldout_pairs, sample_pairs
 
 from .i18n import LocalText, t
 

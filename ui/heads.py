@@ -14,11 +14,11 @@ import streamlit as st
 
 import viz
 from model import DecodeTrace, Translator
-from model.ablation import KINDS, layer_counts
-from model.aggregate import attention_rollout, decoder_rollout
-from model.alignment import gold_cells
-from model.headstats import STATISTICS, head_stats, rank_heads
-from model.heldout import HELDOUT_SIZE, heldout_known, sample_known
+from model.analysis.aggregate import attention_rollout, decoder_rollout
+from model.analysis.alignment import gold_cells
+from model.analysis.headstats import STATISTICS, head_stats, rank_heads
+from model.core.config import ATTENTION_KINDS, layer_counts
+from model.core.heldout import HELDOUT_SIZE, heldout_known, sample_known
 
 from . import cache
 from .charts import chart
@@ -34,7 +34,8 @@ def _kind_label(kind: str) -> str:
 
 
 def _kind_picker(key: str, label: str = "heads_kind") -> str:
-    return st.selectbox(t(label), KINDS, key=key, format_func=labels(KINDS, _kind_label))
+    return st.selectbox(t(label), ATTENTION_KINDS, key=key,
+                        format_func=labels(ATTENTION_KINDS, _kind_label))
 
 
 def _best_per_layer(values: np.ndarray) -> list[tuple[int, int]]:
@@ -114,7 +115,7 @@ def _head_ids(translator: Translator) -> list[str]:
     """Every head as a stable id "kind:layer:head" (a widget value that reads the same in
     every language)."""
     counts, H = layer_counts(translator.config), translator.config.nhead
-    return [f"{kind}:{layer}:{head}" for kind in KINDS for layer in range(counts[kind])
+    return [f"{kind}:{layer}:{head}" for kind in ATTENTION_KINDS for layer in range(counts[kind])
             for head in range(H)]
 
 

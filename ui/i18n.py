@@ -60,7 +60,7 @@ VIEW_KEYS = {
     "Heads": "tab_heads",
 }
 TABS = tuple(VIEW_KEYS)
-# Attention kind (model.internals.ATTENTION_KINDS) -> the view that shows one of its heads.
+# Attention kind (model.analysis.internals.ATTENTION_KINDS) -> the view that shows one of its heads.
 KIND_VIEWS = {"encoder": "Encoder self-attention", "decoder": "Decoder self-attention",
               "cross": "Cross-attention"}
 EXPLAIN_KEYS = {view: key.replace("tab_", "explain_") for view, key in VIEW_KEYS.items()}

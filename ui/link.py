@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from model.ablation import layer_counts
+from model.core.config import layer_counts
 
 from .i18n import KIND_VIEWS, LANG_KEY, STRINGS, TABS, URL_ALIASES, t, view_id
 from .panels import ALL_HEADS

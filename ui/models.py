@@ -12,8 +12,8 @@ from pathlib import Path
 import streamlit as st
 
 from model import CheckpointError, Translator, available_models
-from model.hf_load import cache_snapshot, cached_models, hub_cache_dir
-from model.translator import default_model, pretrained_root
+from model.backends.hf_load import cache_snapshot, cached_models, hub_cache_dir
+from model.backends.load import default_model, pretrained_root
 
 from .i18n import labels, t
 from .link import BIND

@@ -11,7 +11,7 @@ import streamlit as st
 
 import viz
 from model import DecodeTrace, Translator
-from model.words import group_attention, group_labels
+from model.analysis.words import group_attention, group_labels
 
 from . import export, teaching
 from .charts import chart
@@ -101,7 +101,7 @@ def group_switch(translator: Translator) -> bool:
 def source_axis(trace: DecodeTrace, maps: np.ndarray, grouped: bool, queries_too: bool
                 ) -> tuple[np.ndarray, list[str]]:
     """The source side of attention ``maps`` (..., Tq, S) and its labels, pieces merged into
-    words when ``grouped`` (``model.words.group_attention``: sum over a word's key pieces,
+    words when ``grouped`` (``model.analysis.words.group_attention``: sum over a word's key pieces,
     mean over its query pieces when ``queries_too``)."""
     if not grouped:
         return maps, list(trace.src_labels)

@@ -1,6 +1,6 @@
 """Teaching views: the computation inside one attention head, what the positional
 encodings contribute (with an experiment that switches them off), and a real padded batch.
-All numbers come from ``model.internals``; the figures from ``viz``."""
+All numbers come from ``model.analysis.internals``; the figures from ``viz``."""
 
 from __future__ import annotations
 

@@ -3,8 +3,8 @@ held-out sentences (its time printed, never asserted), a row opening that head i
 view, switching off the top cross-attention head of the last layer, rollout and flow, and
 the alignment error rates against the grammar's gold links.
 
-Expected values come from the model (``model.headstats``, ``generate(heads_off=...)``), never
-from a run.
+Expected values come from the model (``model.analysis.headstats``,
+``generate(heads_off=...)``), never from a run.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import time
 
 from benchmarks.harness import chart
 from model import load_pretrained
-from model.alignment import head_aer
-from model.headstats import head_stats_over, rank_heads
-from model.heldout import HELDOUT_SIZE, heldout_pairs
+from model.analysis.alignment import head_aer
+from model.analysis.headstats import head_stats_over, rank_heads
+from model.core.heldout import HELDOUT_SIZE, heldout_pairs
 
 MODEL = "en-zh"
 SENTENCE = "why do we work ?"

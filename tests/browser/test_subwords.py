@@ -14,7 +14,7 @@ import pytest
 
 from benchmarks.harness import CJK, ROOT, chart
 from model import load_pretrained
-from model.words import group_labels
+from model.analysis.words import group_labels
 from tests.browser.test_browser import PE, models_root
 
 MODEL = "en-zh-everyday"

@@ -3,7 +3,7 @@
 Byte-level BPE (as GPT-2's) never produces an unknown token: any typed text, emoji
 included, falls back to its UTF-8 bytes. The tokenizer is saved as ``src_tokenizer.json``
 beside the model, a standard file that ``tokenizers.Tokenizer.from_file`` loads. The
-special tokens ``<pad> <unk> <s> </s>`` keep ids 0-3, as in ``model.vocab``.
+special tokens ``<pad> <unk> <s> </s>`` keep ids 0-3, as in ``model.core.vocab``.
 
 Token strings are byte-level symbols (``Ġlearn`` = " learn"); ``piece_label`` turns them
 into what a person reads (``learn``), and ``word_ids`` groups the pieces of one word.

@@ -1,4 +1,4 @@
-"""Inside one head, and the embeddings, of a Hugging Face model (``model.hf``).
+"""Inside one head, and the embeddings, of a Hugging Face model (``hf.HFTranslator``).
 
 The query, key and value projections' inputs and outputs are taken by forward hooks during
 one teacher-forced pass (``output_attentions=True``, eager attention); the scores, mask,
@@ -20,15 +20,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
 
-if TYPE_CHECKING:
-    from .decoding import DecodeTrace
-    from .hf import HFTranslator
-    from .internals import EmbeddingParts
+from ..decoding import DecodeTrace
+from .records import EmbeddingParts, HeadInputs, to_numpy
 
 
 @contextmanager
@@ -52,12 +49,12 @@ def recording(modules: dict[str, torch.nn.Module]):
             h.remove()
 
 
-def head_inputs(translator: HFTranslator, trace: DecodeTrace, kind: str, layer: int,
-                head: int):
-    """What ``internals.head_internals`` recomputes one head of a Hugging Face model from:
-    (x_q (Tq, D), x_k (Tk, D), the (q, k, v) projections, the scaling, T5's position bias
-    (Tq, Tk) or None). The inputs are recorded by hooks on the projections during one
-    teacher-forced pass."""
+def head_inputs(translator, trace: DecodeTrace, kind: str, layer: int, head: int
+                ) -> HeadInputs:
+    """What ``analysis.internals.head_internals`` recomputes one head of a Hugging Face
+    model (``translator``, an ``hf.HFTranslator``) from: x_q (Tq, D), x_k (Tk, D), the
+    (q, k, v) projections, the scaling and T5's position bias (Tq, Tk) or None. The inputs
+    are recorded by hooks on the projections during one teacher-forced pass."""
     model = translator.model
     src_ids = torch.tensor([translator.src_vocab.encode(trace.src_tokens)])  # (1, S)
     tgt_ids = torch.tensor([translator.tgt_vocab.encode(trace.decoder_input_tokens)])  # (1,T)
@@ -72,17 +69,15 @@ def head_inputs(translator: HFTranslator, trace: DecodeTrace, kind: str, layer: 
     bias = None
     if translator.positional_scheme == "relative" and kind != "cross":
         bias = model.attention(kind, 0)[0].compute_bias(len(x_q), len(x_k))[0, head]
-    return x_q, x_k, linears, scaling, bias
+    return HeadInputs(x_q, x_k, linears, scaling, bias)
 
 
-def embedding_parts(translator: HFTranslator, tokens: Sequence[str], side: str
-                    ) -> EmbeddingParts:
-    """``internals.embedding_parts`` for a Hugging Face model (arguments checked there):
+def embedding_parts(translator, tokens: Sequence[str], side: str) -> EmbeddingParts:
+    """``analysis.internals.embedding_parts`` for a Hugging Face model (``translator``, an
+    ``hf.HFTranslator``; arguments checked there):
     the scaled token embedding (``embed_tokens`` times the model's ``embed_scale``), the
     position vectors of ``HFTranslator.positional_encoding`` (zeros for T5, which adds
     none), and their sum. BART then normalises the sum (``layernorm_embedding``)."""
-    from .internals import EmbeddingParts, _numpy
-
     model = translator.model
     stack = model.hf.get_encoder() if side == "source" else model.hf.get_decoder()
     vocab = translator.src_vocab if side == "source" else translator.tgt_vocab
@@ -93,11 +88,11 @@ def embedding_parts(translator: HFTranslator, tokens: Sequence[str], side: str
     with torch.inference_mode():
         emb = stack.embed_tokens(ids)[0] * scale  # (T, D)
     if translator.positional_scheme == "relative":
-        added, positions = np.zeros_like(_numpy(emb)), None
+        added, positions = np.zeros_like(to_numpy(emb)), None
     else:
         added = translator.positional_encoding(T, side)
         positions = np.arange(T, dtype=np.int64)
-    embedding = _numpy(emb)
+    embedding = to_numpy(emb)
     return EmbeddingParts(side=side, positional_mode="normal", tokens=tuple(tokens),
                           ids=ids[0].numpy().copy(), positions=positions, embedding=embedding,
                           positional=added, total=embedding + added)

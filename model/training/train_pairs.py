@@ -1,10 +1,10 @@
 """Train a Transformer on any parallel text file, or reproduce a shipped model by recipe.
 
-    python -m model.train --pairs train.tsv --valid valid.tsv --out runs/mine
-    python -m model.train --recipe en-zh-everyday --out pretrained/en-zh-everyday
+    python -m model.training.train --pairs train.tsv --valid valid.tsv --out runs/mine
+    python -m model.training.train --recipe en-zh-everyday --out pretrained/en-zh-everyday
 
 A TSV has one ``source<TAB>target`` pair per line. The source side gets a byte-level BPE
-tokenizer (``model.subword``, never an unknown token); the target side one token per
+tokenizer (``model.core.subword``, never an unknown token); the target side one token per
 character (``vocab.tokenize_zh``), so each decoding step is one character a reader can see.
 
 Training: pre-LN Transformer, AdamW with linear warm-up and cosine decay, label smoothing
@@ -24,7 +24,6 @@ import random
 import shlex
 import sys
 import time
-import tomllib
 from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
@@ -34,15 +33,17 @@ from safetensors.torch import load_file, save_file
 from torch.nn import functional as F
 from tqdm import tqdm
 
-from .checkpoint import save_checkpoint
-from .config import TransformerConfig
+from ..core.checkpoint import save_checkpoint
+from ..core.config import TransformerConfig
+from ..core.subword import SRC_TOKENIZER, load_tokenizer, train_bpe
+from ..core.transformer import Transformer
+from ..core.vocab import Vocab, tokenize_zh
+from ..decoding import greedy_batch
 from .data import read_pairs
-from .subword import SRC_TOKENIZER, train_bpe
-from .transformer import Transformer
-from .vocab import Vocab, tokenize_zh
+from .evaluate import evaluate_everyday
+from .recipes import RECIPES
 
-ROOT = Path(__file__).resolve().parent.parent
-RECIPES = tomllib.loads((ROOT / "model" / "recipes.toml").read_text(encoding="utf-8"))
+ROOT = Path(__file__).resolve().parents[2]  # the repository
 DEFAULTS = dict(d_model=256, nhead=8, layers=3, dim_feedforward=1024, dropout=0.1,
                 src_vocab_size=8000, min_char_count=2, max_tokens=4096, lr=1e-3, warmup=800,
                 steps=9000, eval_every=750, time_limit_min=150.0, valid_size=600)
@@ -147,8 +148,6 @@ def load_state(folder: Path, model, opt, device) -> dict:
 
 def build_vocabularies(train_pairs, args, state_dir: Path):
     """The source BPE tokenizer and the target character vocabulary (reloaded on resume)."""
-    from .subword import load_tokenizer
-
     if (state_dir / SRC_TOKENIZER).exists():
         src_tok = load_tokenizer(state_dir / SRC_TOKENIZER)
         tgt_vocab = Vocab(json.loads((state_dir / "tgt_vocab.json").read_text()))
@@ -186,7 +185,7 @@ def parse_args(argv):
         args.pairs = args.pairs or data / "train.tsv"
         args.valid = args.valid or data / "valid.tsv"
         if not args.pairs.exists():
-            ap.error(f"{args.pairs} is missing: run `python -m model.data everyday` first")
+            ap.error(f"{args.pairs} is missing: run `python -m model.training.data everyday` first")
     for k, v in defaults.items():
         if getattr(args, k) is None:
             setattr(args, k, v)
@@ -198,8 +197,6 @@ def parse_args(argv):
 def validate(model, valid, valid_pairs, tgt_vocab, device) -> dict:
     """Validation loss (nats/token, no smoothing) and greedy BLEU / chrF (sacrebleu, zh)."""
     import sacrebleu
-
-    from .decoding import greedy_batch
 
     model.eval()
     with torch.inference_mode():
@@ -220,7 +217,8 @@ def validate(model, valid, valid_pairs, tgt_vocab, device) -> dict:
 def main(argv: list[str] | None = None) -> None:
     """Command-line entry point; see the module docstring."""
     args = parse_args(argv)
-    command = "python -m model.train " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
+    command = "python -m model.training.train " + " ".join(
+        shlex.quote(a) for a in (argv or sys.argv[1:]))
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     device = torch.device(args.device)
@@ -310,8 +308,6 @@ def main(argv: list[str] | None = None) -> None:
     print(f"best validation BLEU {meta['best_bleu']} at step {meta.get('best_step')}; "
           f"the model is in {args.out}")
     if args.recipe:
-        from .evaluate import evaluate_everyday
-
         evaluate_everyday(args.out, write_card=True)
 
 
@@ -333,7 +329,7 @@ def hardware(device: str = "cpu", threads: int = 2) -> str:
 
 def write_folder(args, model, src_tok, tgt_vocab, meta, command, n_train, n_valid) -> None:
     """Save the current weights as a pretrained folder with its card (no test metrics:
-    those come from ``python -m model.evaluate``, which adds them)."""
+    those come from ``python -m model.training.evaluate``, which adds them)."""
     card = {
         "name": args.out.name,
         "task": args.recipe or "pairs",

@@ -11,7 +11,7 @@ Attention weights come from ``attn_implementation="eager"``, the only implementa
 returns them; ``output_attentions=True`` gives per layer (B, H, Tq, Tk) arrays named as in
 ``Seq2SeqLMOutput`` (``encoder_attentions``, ``decoder_attentions``, ``cross_attentions``).
 
-Loading is ``model.hf_load`` (offline and safe: ``local_files_only=True``, never
+Loading is ``model.backends.hf_load`` (offline and safe: ``local_files_only=True``, never
 ``trust_remote_code``; weights from safetensors, pickle weights only when allowed).
 
 Shape letters: B batch, S source length, T target length, L layers, H heads, D d_model,
@@ -27,13 +27,16 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from .config import TransformerConfig
-from .errors import InputError
-from .errors import short_repr as _short
-from .masks import mask_views
-from .transformer import DecoderOutput, EncoderOutput
-from .translator import Translator
-from .vocab import TokenTable, normalize_text
+from ..core.config import TransformerConfig
+from ..core.masks import mask_views
+from ..core.transformer import DecoderOutput, EncoderOutput
+from ..core.vocab import TokenTable, normalize_text
+from ..decoding import DecodeTrace
+from ..errors import InputError
+from ..errors import short_repr as _short
+from . import hf_hooks
+from .ours import Translator
+from .records import EmbeddingParts, HeadInputs
 
 # model_type -> how the family encodes positions (see ``HFTranslator.positional_scheme``).
 FAMILIES = {
@@ -406,6 +409,21 @@ class HFTranslator(Translator):
         with torch.inference_mode():
             bias = module.compute_bias(q_len, k_len)  # (1, H, q_len, k_len)
         return bias[0].float().numpy().copy()
+
+    # --- what the analysis recomputes (hooks on the model's own modules) -----------------
+
+    def head_inputs(self, trace: DecodeTrace, kind: str, layer: int, head: int) -> HeadInputs:
+        """One head's inputs, recorded by hooks during one teacher-forced pass
+        (``hf_hooks.head_inputs``): x_q (Tq, D), x_k (Tk, D), the (q, k, v) projections,
+        the scaling and T5's position bias (Tq, Tk) or None."""
+        return hf_hooks.head_inputs(self, trace, kind, layer, head)
+
+    def embedding_parts(self, tokens: Sequence[str], side: str, positional: str = "normal",
+                        positional_seed: int = 0) -> EmbeddingParts:
+        """The scaled token embeddings and the position vectors the model adds for T
+        tokens (``hf_hooks.embedding_parts``); a Hugging Face model has no positional
+        experiments (``pe_tables`` refuses them before this is called)."""
+        return hf_hooks.embedding_parts(self, tokens, side)
 
 
 def _languages(tokenizer) -> dict[str, int]:

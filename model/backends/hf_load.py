@@ -1,4 +1,4 @@
-"""Opening Hugging Face encoder-decoder folders for ``model.hf``, offline and safely.
+"""Opening Hugging Face encoder-decoder folders for ``model.backends.hf``, offline and safely.
 
 A folder saved by ``save_pretrained``, or a snapshot of the local Hugging Face cache, is
 checked before any weights are read (no remote code, safetensors unless pickle weights are
@@ -17,9 +17,9 @@ from pathlib import Path
 
 import torch
 
-from .config import TransformerConfig
-from .errors import CheckpointError
-from .errors import short_repr as _short
+from ..core.config import TransformerConfig
+from ..errors import CheckpointError
+from ..errors import short_repr as _short
 from .hf import FAMILIES, MAX_TOKENS, HFSeq2Seq, HFTranslator
 
 SAFE_WEIGHTS = ("model.safetensors", "model.safetensors.index.json")

@@ -2,12 +2,12 @@
 (``headstats``), head importance (``ablation``) and alignment scores (``alignment``).
 
 ``sample_pairs`` (statistics, importance): the pairs of the model folder's ``heldout.tsv``
-when it has one (the everyday model ships 200 Tatoeba TEST pairs: ``python -m model.data
+when it has one (the everyday model ships 200 Tatoeba TEST pairs: ``python -m model.training.data
 heldout FOLDER``, ``write_heldout``), else
 ``heldout_pairs``. ``heldout_pairs`` (alignment: only grammar sentences have gold links): the
 first pairs of the model's synthetic grammar's TEST split (``card["grammar"]`` or
 ``card["task"]``), rebuilt with the settings the model was trained with (the grammar models'
-card; for the everyday model ``data.GRAMMAR_SPLITS``). TEST is never trained on (README,
+card; for the everyday model ``GRAMMAR_SPLITS``). TEST is never trained on (README,
 "Data and credits"). Otherwise none: a Hugging Face model's training data is not known
 here, and no score is made up for it.
 """
@@ -17,9 +17,10 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-from .errors import CheckpointError
-from .tasks import TASKS, get_task
+from ..errors import CheckpointError
+from ..tasks import TASKS, get_task
 
+GRAMMAR_SPLITS = {"seed": 0, "n_train": 200_000}  # build_splits() of the grammar models too
 HELDOUT_SIZE = 200  # pairs used by default: the issue's sample of held-out sentences
 HELDOUT_FILE = "heldout.tsv"  # a model folder's own held-out pairs: English<TAB>Chinese
 MAX_HELDOUT = 1000  # lines a heldout.tsv may have
@@ -74,11 +75,9 @@ def grammar_test_pairs(task: str, seed: int, n_train: int) -> tuple[tuple[str, s
 def _split_settings(card: dict) -> tuple[str, int, int] | None:
     """(grammar task, seed, n_train) of the TEST split held out from the model whose
     ``card`` this is: a real-data model that also learned a grammar (``card["grammar"]``,
-    ``data.GRAMMAR_SPLITS``) or a grammar model (``card["task"]``, its seed and n_train);
+    ``GRAMMAR_SPLITS``) or a grammar model (``card["task"]``, its seed and n_train);
     None when the card names no grammar or lacks the settings."""
     if card.get("grammar") in TASKS:
-        from .data import GRAMMAR_SPLITS
-
         return card["grammar"], GRAMMAR_SPLITS["seed"], GRAMMAR_SPLITS["n_train"]
     data = card.get("data") if isinstance(card.get("data"), dict) else {}
     seed, n_train = card.get("seed", 0), data.get("n_train")
@@ -108,7 +107,7 @@ def heldout_pairs(card: dict, n: int = HELDOUT_SIZE) -> list[tuple[str, str]]:
 
 def write_heldout(test_file: Path, folder: Path, n: int = HELDOUT_SIZE) -> int:
     """Write ``folder/heldout.tsv``: every ``TATOEBA_STRIDE``-th pair of the everyday
-    corpus's Tatoeba TEST file (``python -m model.data everyday``: data/everyday/
+    corpus's Tatoeba TEST file (``python -m model.training.data everyday``: data/everyday/
     test_tatoeba.tsv, zh_id order), the first ``n`` of them. Returns how many."""
     rows = Path(test_file).read_text(encoding="utf-8").splitlines()
     chosen = rows[::TATOEBA_STRIDE][:n]

@@ -13,7 +13,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 
-from .errors import short_repr as _short
+from ..errors import short_repr as _short
 
 PAD, UNK, BOS, EOS = "<pad>", "<unk>", "<s>", "</s>"
 SPECIALS = (PAD, UNK, BOS, EOS)

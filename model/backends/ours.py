@@ -1,4 +1,8 @@
-"""The public object behind ``load_pretrained``: a trained model with its vocabularies.
+"""Our own checkpoints as a backend: a trained Transformer with its vocabularies, behind
+the interface every backend offers (``hf.HFTranslator`` subclasses it): validated input,
+``generate`` and ``teacher_force`` returning a ``DecodeTrace``, the masks, the positional
+encodings, and what the analysis code recomputes one head or the embeddings from
+(``head_inputs``, ``embedding_parts``).
 
 >>> from model import load_pretrained
 >>> m = load_pretrained("en-zh")
@@ -6,25 +10,24 @@
 >>> trace.output_text
 '我们为什么工作？'
 
-Names are folders of ``pretrained/``, or of ``$ATTENTION_PRETRAINED_DIR`` when that is set
-(see ``pretrained_root``).
+Shape letters: S source length, T decoder inputs, Tq / Tk query / key length, D d_model.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-import os
 from collections.abc import Collection, Sequence
-from pathlib import Path
 
 import numpy as np
 import torch
 
-from .ablation import check_heads
-from .ablation import heads_off as ablation_heads_off
-from .checkpoint import load_checkpoint
-from .decoding import (
+from ..core.layers import POSITIONAL_MODES, positional_tables, shuffled_positions
+from ..core.masks import mask_views
+from ..core.subword import piece_label, pieces, word_ids
+from ..core.transformer import Transformer
+from ..core.vocab import EOS, SPECIALS, Vocab, normalize_text, tokenize_en, tokenize_zh
+from ..decoding import (
     BeamTrace,
     DecodeTrace,
     beam_search,
@@ -32,19 +35,14 @@ from .decoding import (
     run_decoder,
     sample_decode,
 )
-from .errors import CheckpointError, InputError
-from .errors import short_repr as _short
-from .heldout import read_heldout
-from .layers import POSITIONAL_MODES, positional_tables
-from .masks import mask_views
-from .subword import piece_label, pieces, word_ids
-from .transformer import Transformer
-from .vocab import EOS, SPECIALS, Vocab, normalize_text, tokenize_en, tokenize_zh
+from ..errors import InputError
+from ..errors import short_repr as _short
+from ..tasks import TASKS, get_task
+from .heads import check_heads
+from .heads import heads_off as ablation_heads_off
+from .records import EmbeddingParts, HeadInputs, to_numpy
 
-PRETRAINED_DIR = Path(__file__).resolve().parent.parent / "pretrained"  # the default root
-PRETRAINED_ENV = "ATTENTION_PRETRAINED_DIR"  # overrides PRETRAINED_DIR; see pretrained_root()
 MAX_INPUT_CHARS = 300  # longer text is refused before any work is done
-DEFAULT_MODELS = ("en-zh-everyday", "en-zh")  # the app preselects the first one present
 
 
 class Translator:
@@ -54,7 +52,7 @@ class Translator:
     Attributes:
         name: the folder's name; model: the eval-mode Transformer; src_vocab, tgt_vocab;
         card: the model card (dict); config: the TransformerConfig; src_tokenizer: the
-        ``tokenizers.Tokenizer`` of a subword model (byte-level BPE, ``model.subword``), or
+        ``tokenizers.Tokenizer`` of a subword model (byte-level BPE, ``model.core.subword``), or
         None for a word-level model (``vocab.tokenize_en``).
     """
 
@@ -390,8 +388,6 @@ class Translator:
 
     def _task(self):
         """The synthetic task named by the card (``grammar``, else ``task``), or None."""
-        from .tasks import TASKS, get_task
-
         task = self.card.get("grammar", self.card.get("task"))
         return get_task(task) if task in TASKS else None
 
@@ -451,81 +447,71 @@ class Translator:
             raise ValueError(f"length must be in [1, {self.config.max_len}], got {length}")
         return self.model.positional.pe[:length].numpy().astype(np.float32)
 
+    def head_inputs(self, trace: DecodeTrace, kind: str, layer: int, head: int) -> HeadInputs:
+        """What one head of one attention sublayer is recomputed from: its sublayer's inputs
+        from one teacher-forced pass over ``trace``'s tokens with the positional encodings
+        the trace was decoded with (``trace.strategy``), and the layer's own projections
+        (x_q (Tq, D), x_k (Tk, D); scaling 1 / sqrt(Dh), paper section 3.2.1; no bias).
+        ``kind``, ``layer`` and ``head`` are checked by the caller
+        (``analysis.internals.head_internals``)."""
+        model = self.model
+        src_ids = self.src_vocab.encode(trace.src_tokens)
+        tgt_ids = self.tgt_vocab.encode(trace.decoder_input_tokens)
+        strategy = trace.strategy or {}
+        src_pe, tgt_pe = self.pe_tables(len(trace.src_tokens),
+                                        strategy.get("positional", "normal"),
+                                        strategy.get("positional_seed", 0))
+        enc = model.encode(torch.tensor([src_ids]), return_layers=True, pe_table=src_pe)
+        if kind == "encoder":
+            attn = model.encoder_layers[layer].self_attn
+            x_q = x_k = enc.layers[layer].self_attention_input[0]  # (S, D)
+        else:
+            dec = model.decode(torch.tensor([tgt_ids]), enc.memory, enc.key_padding_mask,
+                               return_layers=True, pe_table=tgt_pe)
+            out = dec.layers[layer]
+            if kind == "decoder":
+                attn = model.decoder_layers[layer].self_attn
+                x_q = x_k = out.self_attention_input[0]  # (T, D)
+            else:
+                attn = model.decoder_layers[layer].cross_attn
+                x_q, x_k = out.cross_attention_input[0], enc.memory[0]  # (T, D), (S, D)
+        return HeadInputs(x_q, x_k, (attn.q_proj, attn.k_proj, attn.v_proj),
+                          1 / math.sqrt(self.config.head_dim), None)
 
-def pretrained_root() -> Path:
-    """The folder whose sub-folders are the named models.
+    def embedding_parts(self, tokens: Sequence[str], side: str, positional: str = "normal",
+                        positional_seed: int = 0) -> EmbeddingParts:
+        """The first layer's input for T tokens in its two parts (paper, sections 3.4 and
+        3.5): the scaled token embedding and the positional encoding the experiment
+        ``positional`` adds (``pe_tables``). Arguments are checked by the caller
+        (``analysis.internals.embedding_parts``).
 
-    ``$ATTENTION_PRETRAINED_DIR`` when it is set and not empty (read at every call, so a
-    test or a deployment can point the app at another folder without reloading modules),
-    else the repository's ``pretrained/`` (``PRETRAINED_DIR``).
-    """
-    env = os.environ.get(PRETRAINED_ENV, "").strip()
-    return Path(env).expanduser() if env else PRETRAINED_DIR
-
-
-def available_models(root: Path | None = None) -> list[str]:
-    """Names of the model folders (sorted), whether or not they load.
-
-    Args:
-        root: where to look; default ``pretrained_root()``, i.e. ``$ATTENTION_PRETRAINED_DIR``
-            if set, else the repository's ``pretrained/``. Hidden folders are skipped.
-    """
-    root = pretrained_root() if root is None else Path(root)
-    try:
-        return sorted(p.name for p in root.iterdir()
-                      if p.is_dir() and not p.name.startswith("."))
-    except OSError:  # missing, not a folder, or unreadable: no models
-        return []
-
-
-def default_model(names: Sequence[str]) -> str | None:
-    """The model the app preselects among ``names``: the first of ``DEFAULT_MODELS`` there,
-    else the first name, or None when there is none."""
-    return next((m for m in DEFAULT_MODELS if m in names), names[0] if names else None)
-
-
-def load_pretrained(name_or_path: str | Path, load_pickle_weights: bool = False) -> Translator:
-    """Load a model as Hugging Face's ``from_pretrained`` does, always offline.
-
-    ``name_or_path`` is, in this order: a folder name of ``pretrained_root()``
-    (``$ATTENTION_PRETRAINED_DIR`` if set, else the repository's ``pretrained/``, read at call
-    time; a ``str`` without a path separator, even if the working directory has a folder of
-    that name); a folder (one of ours, or one saved by Hugging Face ``save_pretrained``); or
-    a Hugging Face hub name (``Helsinki-NLP/opus-mt-en-zh``) found in the local Hugging
-    Face cache (``hf_load.cache_snapshot``). Nothing is downloaded.
-
-    Args:
-        load_pickle_weights: for a Hugging Face folder with only ``pytorch_model.bin``: load it
-            in weights-only mode (tensors only) instead of refusing it.
-
-    Returns:
-        a ``Translator``, or for a Hugging Face folder an ``hf.HFTranslator``.
-
-    Raises:
-        CheckpointError: no such model, or a folder that cannot or must not be loaded (the
-            message names the file and the problem).
-    """
-    from . import hf_load
-
-    root = pretrained_root()
-    name = str(name_or_path)
-    is_name = isinstance(name_or_path, str) and not ("/" in name or "\\" in name)
-    if is_name and not name.startswith(".") and name in available_models(root):
-        path = root / name
-    elif Path(name_or_path).is_dir():
-        path = Path(name_or_path)
-    elif isinstance(name_or_path, str) and hf_load.HUB_NAME.fullmatch(name):
-        path = hf_load.cache_snapshot(name)
-    else:
-        raise CheckpointError(
-            f"no pretrained model {_short(name)} in {root}; available: "
-            f"{', '.join(available_models(root)) or 'none'}"
+        Returns:
+            EmbeddingParts with (T, D) float32 arrays.
+        """
+        c, model = self.config, self.model
+        tokens = tuple(tokens)
+        T = len(tokens)
+        src_table, tgt_table = self.pe_tables(T, positional, positional_seed)
+        vocab = self.src_vocab if side == "source" else self.tgt_vocab
+        embed = model.src_embed if side == "source" else model.tgt_embed
+        table = src_table if side == "source" else tgt_table
+        ids = torch.tensor([vocab.encode(tokens)], dtype=torch.long)  # (1, T)
+        with torch.inference_mode():
+            emb = embed(ids)  # (1, T, D)
+            total = model.positional(emb, pe_table=table)  # (1, T, D)
+            added = (model.positional.pe if table is None else table)[:T]  # (T, D)
+        if positional == "normal":
+            positions = np.arange(T, dtype=np.int64)
+        elif positional == "shuffled":
+            n = T if side == "source" else c.max_len  # as layers.positional_tables
+            positions = shuffled_positions(n, positional_seed)[:T].numpy().copy()
+        else:
+            positions = None
+        return EmbeddingParts(
+            side=side, positional_mode=positional, tokens=tokens, ids=ids[0].numpy().copy(),
+            positions=positions, embedding=to_numpy(emb[0]), positional=to_numpy(added),
+            total=to_numpy(total[0]),
         )
-    if hf_load.is_hf_folder(path):
-        return hf_load.load_hf(path, load_pickle_weights=load_pickle_weights)
-    model, src_vocab, tgt_vocab, card, tokenizer = load_checkpoint(path)
-    return Translator(model, src_vocab, tgt_vocab, card, name=path.name,
-                      src_tokenizer=tokenizer, heldout=read_heldout(path))
 
 
 def _check_strategy(max_new_tokens, limit: int, n_forced: int, num_beams, do_sample,

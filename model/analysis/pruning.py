@@ -16,9 +16,10 @@ import numpy as np
 import sacrebleu
 import torch
 
-from .ablation import HeadKey, head_importance, heads_off, pruning_order
-from .decoding import greedy_batch, pad_rows
-from .errors import InputError
+from ..backends.heads import HeadKey, heads_off
+from ..decoding import greedy_batch, pad_rows
+from ..errors import InputError
+from .ablation import head_importance, pruning_order
 
 
 def pair_ids(translator, pairs: Sequence[tuple[str, str]]

@@ -2,7 +2,7 @@
 real padded batch looks like, and what the positional encodings contribute.
 
 Everything here runs the model's own modules (``Transformer.encode``/``decode`` with
-``return_layers``, the layers' projections, ``masked_softmax``, ``model.masks``) under
+``return_layers``, the layers' projections, ``masked_softmax``, ``model.core.masks``) under
 ``torch.inference_mode()`` and returns float32 numpy arrays in frozen dataclasses; nothing is
 stored on the shared model. Positional-encoding experiments themselves are
 ``Translator.generate(..., positional="none" | "shuffled")``; this module adds the views of
@@ -15,28 +15,29 @@ boolean, True = blocked.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
 
-from .decoding import DecodeTrace, greedy_batch, pad_rows
-from .errors import InputError
-from .layers import masked_softmax, shuffled_positions
-from .masks import (
+from ..backends.ours import Translator
+from ..backends.records import EmbeddingParts, to_numpy
+from ..core.config import ATTENTION_KINDS
+from ..core.layers import masked_softmax
+from ..core.masks import (
     cross_attention_mask,
     decoder_self_attention_mask,
     padding_mask,
     subsequent_mask,
 )
+from ..decoding import DecodeTrace, greedy_batch, pad_rows
+from ..errors import InputError
 
-if TYPE_CHECKING:  # only for annotations: translator.py imports this package's layers
-    from .translator import Translator
+__all__ = ["ATTENTION_KINDS", "BatchTrace", "EmbeddingParts", "HeadInternals",
+           "batch_matches_single", "decode_batch", "embedding_parts", "head_internals",
+           "pe_similarity"]
 
-ATTENTION_KINDS = ("encoder", "decoder", "cross")  # encoder self, decoder self, cross
 MIN_BATCH, MAX_BATCH = 2, 4  # sentences decode_batch takes
 EMBEDDING_SIDES = ("source", "target")
 
@@ -47,19 +48,6 @@ def _check_index(name: str, value, size: int) -> int:
     if not ok or not 0 <= value < size:
         raise InputError(f"{name} must be an integer from 0 to {size - 1}; got {value!r}")
     return int(value)
-
-
-def _is_hf(translator: Translator) -> bool:
-    """True for a Hugging Face model (``hf.HFTranslator``), whose insides are reached by
-    hooks (``model.hf_internals``) rather than through our layers."""
-    from .hf import HFTranslator
-
-    return isinstance(translator, HFTranslator)
-
-
-def _numpy(x: torch.Tensor) -> np.ndarray:
-    """A tensor as a float32 numpy array of its own (no memory shared with the model)."""
-    return x.detach().float().cpu().numpy().copy()
 
 
 # --- inside one head ---------------------------------------------------------------------
@@ -137,13 +125,6 @@ class HeadInternals:
     position_bias: np.ndarray | None = None
 
 
-def _trace_pe_tables(translator: Translator, trace: DecodeTrace):
-    """The positional encodings the trace was decoded with (its ``strategy``)."""
-    strategy = trace.strategy or {}
-    return translator.pe_tables(len(trace.src_tokens), strategy.get("positional", "normal"),
-                                strategy.get("positional_seed", 0))
-
-
 def head_internals(translator: Translator, trace: DecodeTrace, kind: str, layer: int,
                    head: int, query: int | None = None) -> HeadInternals:
     """Recompute one head of one attention sublayer, step by step, for a decoded sentence.
@@ -186,42 +167,11 @@ def head_internals(translator: Translator, trace: DecodeTrace, kind: str, layer:
         query = _check_index("query", query, len(query_tokens))
         rows = slice(query, query + 1)
     with torch.inference_mode():
-        if _is_hf(translator):  # the inputs by hooks on the Hugging Face model's projections
-            from .hf_internals import head_inputs
-
-            x_q, x_k, linears, scaling, bias = head_inputs(translator, trace, kind, layer,
-                                                           head)
-        else:
-            x_q, x_k, linears = _our_head_inputs(translator, trace, kind, layer)
-            scaling, bias = 1 / math.sqrt(c.head_dim), None
+        x_q, x_k, linears, scaling, bias = translator.head_inputs(trace, kind, layer, head)
         mask = torch.from_numpy(
             translator.mask_views(list(src_tokens), list(dec_tokens))[kind])  # (Tq, Tk)
         return _head_record(kind, layer, head, query_tokens, key_tokens, rows, x_q, x_k,
                             linears, c.nhead, scaling, bias, mask)
-
-
-def _our_head_inputs(translator: Translator, trace: DecodeTrace, kind: str, layer: int):
-    """(x_q (Tq, D), x_k (Tk, D), (q_proj, k_proj, v_proj)) of one attention sublayer of our
-    Transformer, from one teacher-forced pass with the trace's positional encodings."""
-    model = translator.model
-    src_ids = translator.src_vocab.encode(trace.src_tokens)
-    tgt_ids = translator.tgt_vocab.encode(trace.decoder_input_tokens)
-    src_pe, tgt_pe = _trace_pe_tables(translator, trace)
-    enc = model.encode(torch.tensor([src_ids]), return_layers=True, pe_table=src_pe)
-    if kind == "encoder":
-        attn = model.encoder_layers[layer].self_attn
-        x_q = x_k = enc.layers[layer].self_attention_input[0]  # (S, D)
-    else:
-        dec = model.decode(torch.tensor([tgt_ids]), enc.memory, enc.key_padding_mask,
-                           return_layers=True, pe_table=tgt_pe)
-        out = dec.layers[layer]
-        if kind == "decoder":
-            attn = model.decoder_layers[layer].self_attn
-            x_q = x_k = out.self_attention_input[0]  # (T, D)
-        else:
-            attn = model.decoder_layers[layer].cross_attn
-            x_q, x_k = out.cross_attention_input[0], enc.memory[0]  # (T, D), (S, D)
-    return x_q, x_k, (attn.q_proj, attn.k_proj, attn.v_proj)
 
 
 def _head_record(kind: str, layer: int, head: int, query_tokens, key_tokens, rows: slice,
@@ -245,7 +195,7 @@ def _head_record(kind: str, layer: int, head: int, query_tokens, key_tokens, row
     def proj(linear: torch.nn.Linear) -> tuple[np.ndarray, np.ndarray]:
         # nn.Linear computes x W^T + b: this head's W is rows ``cols`` of W, transposed.
         b = linear.bias[cols] if linear.bias is not None else torch.zeros(Dh)  # T5: no bias
-        return _numpy(linear.weight[cols].T), _numpy(b)
+        return to_numpy(linear.weight[cols].T), to_numpy(b)
 
     (w_q, b_q), (w_k, b_k), (w_v, b_v) = proj(q_lin), proj(k_lin), proj(v_lin)
     positions = np.arange(len(query_tokens), dtype=np.int64)[rows]
@@ -253,13 +203,13 @@ def _head_record(kind: str, layer: int, head: int, query_tokens, key_tokens, row
         kind=kind, layer=layer, head=head,
         query_tokens=tuple(query_tokens[i] for i in positions), key_tokens=tuple(key_tokens),
         query_positions=positions, d_k=Dh,
-        x_query=_numpy(x_q[rows]), x_key=_numpy(x_k),
+        x_query=to_numpy(x_q[rows]), x_key=to_numpy(x_k),
         w_q=w_q, w_k=w_k, w_v=w_v, b_q=b_q, b_k=b_k, b_v=b_v,
-        q=_numpy(q[rows]), k=_numpy(k), v=_numpy(v),
-        raw_scores=_numpy(raw[rows]), scaled_scores=_numpy(scaled[rows]),
-        mask=mask[rows].numpy().copy(), masked_scores=_numpy(masked[rows]),
-        weights=_numpy(weights[rows]), output=_numpy(output[rows]),
-        scaling=float(scaling), position_bias=None if bias is None else _numpy(bias[rows]),
+        q=to_numpy(q[rows]), k=to_numpy(k), v=to_numpy(v),
+        raw_scores=to_numpy(raw[rows]), scaled_scores=to_numpy(scaled[rows]),
+        mask=mask[rows].numpy().copy(), masked_scores=to_numpy(masked[rows]),
+        weights=to_numpy(weights[rows]), output=to_numpy(output[rows]),
+        scaling=float(scaling), position_bias=None if bias is None else to_numpy(bias[rows]),
     )
 
 
@@ -399,10 +349,10 @@ def decode_batch(translator: Translator, texts: Sequence[str],
             cross_mask=cross_attention_mask(src, T, c.pad_id),
         )
         arrays = dict(
-            encoder_attentions=_numpy(torch.stack(enc.attentions, dim=1)),  # (B, L, H, S, S)
-            decoder_attentions=_numpy(torch.stack(out.decoder_attentions, dim=1)),
-            cross_attentions=_numpy(torch.stack(out.cross_attentions, dim=1)),
-            step_probs=_numpy(out.logits.float().softmax(-1)),  # (B, T, V)
+            encoder_attentions=to_numpy(torch.stack(enc.attentions, dim=1)),  # (B, L, H, S, S)
+            decoder_attentions=to_numpy(torch.stack(out.decoder_attentions, dim=1)),
+            cross_attentions=to_numpy(torch.stack(out.cross_attentions, dim=1)),
+            step_probs=to_numpy(out.logits.float().softmax(-1)),  # (B, T, V)
         )
     src_np, tgt_np = src.numpy().copy(), tgt.numpy().copy()
     vocab_src, vocab_tgt = translator.src_vocab, translator.tgt_vocab
@@ -511,33 +461,6 @@ def pe_similarity(pe: np.ndarray | torch.Tensor) -> np.ndarray:
     return (table @ table.T).astype(np.float32)
 
 
-@dataclass(frozen=True)
-class EmbeddingParts:
-    """What the first layer receives, in its two parts (paper, sections 3.4 and 3.5):
-    total = embedding + positional, embedding = E[token] * sqrt(D).
-
-    Attributes:
-        side: ``"source"`` or ``"target"``; positional_mode: ``"normal"``, ``"none"`` or
-            ``"shuffled"`` (see ``layers.positional_tables``).
-        tokens: the T tokens; ids: (T,) int64 (unknown tokens are ``<unk>``).
-        positions: (T,) int64, the table row added at each position (0..T-1 normally, the
-            seeded permutation when shuffled), or None when no encoding is added.
-        embedding: (T, D) the scaled token embeddings.
-        positional: (T, D) the encodings added (zeros for ``"none"``).
-        total: (T, D) the model's own ``positional(embed(ids))`` (dropout is off in eval
-            mode), which equals embedding + positional.
-    """
-
-    side: str
-    positional_mode: str
-    tokens: tuple[str, ...]
-    ids: np.ndarray
-    positions: np.ndarray | None
-    embedding: np.ndarray
-    positional: np.ndarray
-    total: np.ndarray
-
-
 def embedding_parts(translator: Translator, tokens: Sequence[str], side: str,
                     positional: str = "normal", positional_seed: int = 0) -> EmbeddingParts:
     """Split the encoder's (``side="source"``) or decoder's (``"target"``) input for a token
@@ -558,35 +481,12 @@ def embedding_parts(translator: Translator, tokens: Sequence[str], side: str,
     Raises:
         InputError: an unknown side or mode, a bad seed, or T outside 1..max_len.
     """
-    c, model = translator.config, translator.model
+    c = translator.config
     if side not in EMBEDDING_SIDES:
         raise InputError(f"side must be one of {', '.join(EMBEDDING_SIDES)}; got {side!r}")
     tokens = tuple(tokens)
     T = len(tokens)
     if not 1 <= T <= c.max_len:
         raise InputError(f"need 1 to {c.max_len} tokens, got {T}")
-    src_table, tgt_table = translator.pe_tables(T, positional, positional_seed)
-    if _is_hf(translator):
-        from .hf_internals import embedding_parts as hf_embedding_parts
-
-        return hf_embedding_parts(translator, tokens, side)
-    vocab = translator.src_vocab if side == "source" else translator.tgt_vocab
-    embed = model.src_embed if side == "source" else model.tgt_embed
-    table = src_table if side == "source" else tgt_table
-    ids = torch.tensor([vocab.encode(tokens)], dtype=torch.long)  # (1, T)
-    with torch.inference_mode():
-        emb = embed(ids)  # (1, T, D)
-        total = model.positional(emb, pe_table=table)  # (1, T, D)
-        added = (model.positional.pe if table is None else table)[:T]  # (T, D)
-    if positional == "normal":
-        positions = np.arange(T, dtype=np.int64)
-    elif positional == "shuffled":
-        n = T if side == "source" else c.max_len  # as layers.positional_tables
-        positions = shuffled_positions(n, positional_seed)[:T].numpy().copy()
-    else:
-        positions = None
-    return EmbeddingParts(
-        side=side, positional_mode=positional, tokens=tokens, ids=ids[0].numpy().copy(),
-        positions=positions, embedding=_numpy(emb[0]), positional=_numpy(added),
-        total=_numpy(total[0]),
-    )
+    translator.pe_tables(T, positional, positional_seed)  # checks the mode and the seed
+    return translator.embedding_parts(tokens, side, positional, positional_seed)

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .tasks.en_zh import Pair, parse
-from .vocab import tokenize_en
+from ..core.vocab import tokenize_en
+from ..tasks.en_zh import Pair, parse
 from .words import group_matrix
 
 Link = tuple[int, int]  # (source word index, target character index)

@@ -1,6 +1,6 @@
 """Real English -> Chinese sentence pairs for the everyday model, prepared reproducibly.
 
-    python -m model.data everyday                 # writes data/everyday/ and its manifest
+    python -m model.training.data everyday                 # writes data/everyday/ and its manifest
 
 Sources (installed from ``requirements-train.txt``; the app never needs them):
 
@@ -30,10 +30,11 @@ import unicodedata
 from collections.abc import Iterable
 from pathlib import Path
 
-from .checkpoint import sha256_file
+from ..core.checkpoint import sha256_file
+from ..core.heldout import GRAMMAR_SPLITS, HELDOUT_FILE, write_heldout
+from ..tasks import en_zh
 
-DEFAULT_DIR = Path(__file__).resolve().parent.parent / "data" / "everyday"
-GRAMMAR_SPLITS = {"seed": 0, "n_train": 200_000}  # build_splits() of the grammar models too
+DEFAULT_DIR = Path(__file__).resolve().parents[2] / "data" / "everyday"
 GRAMMAR_TRAIN_PAIRS = 20_000  # grammar pairs mixed into TRAIN (of its 200,000)
 GRAMMAR_VALID_PAIRS = 300
 HSK_LEVELS = range(1, 7)
@@ -135,8 +136,6 @@ def typed_form(src: str) -> str:
 
 def grammar_pairs() -> tuple[list[tuple[str, str]], list[tuple[str, str]], list[tuple[str, str]]]:
     """(train, valid, test) pairs of the synthetic grammar; half of train in typed form."""
-    from .tasks import en_zh
-
     splits = en_zh.build_splits(**GRAMMAR_SPLITS)
     rng = random.Random(0)
     train = []
@@ -243,17 +242,15 @@ def prepare_everyday(out_dir: Path = DEFAULT_DIR) -> dict:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Command-line entry point: ``python -m model.data everyday [--out DIR]`` prepares the
-    corpus; ``python -m model.data heldout FOLDER [--out DIR]`` writes FOLDER/heldout.tsv from
-    its Tatoeba TEST file (``heldout.write_heldout``)."""
+    """Command-line entry point: ``python -m model.training.data everyday [--out DIR]``
+    prepares the corpus; ``python -m model.training.data heldout FOLDER [--out DIR]`` writes
+    FOLDER/heldout.tsv from its Tatoeba TEST file (``heldout.write_heldout``)."""
     ap = argparse.ArgumentParser(description="Prepare a training corpus from pip packages.")
     ap.add_argument("corpus", choices=["everyday", "heldout"])
     ap.add_argument("folder", type=Path, nargs="?", help="heldout: the model folder")
     ap.add_argument("--out", type=Path, default=DEFAULT_DIR)
     args = ap.parse_args(argv)
     if args.corpus == "heldout":
-        from .heldout import HELDOUT_FILE, write_heldout
-
         if args.folder is None:
             ap.error("heldout needs the model folder, e.g. pretrained/en-zh-everyday")
         n = write_heldout(args.out / "test_tatoeba.tsv", args.folder)

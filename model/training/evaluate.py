@@ -1,12 +1,12 @@
 """Measure a pretrained model on its task's held-out test split.
 
-    python -m model.evaluate pretrained/en-zh
-    python -m model.evaluate pretrained/en-zh --limit 200
-    python -m model.evaluate pretrained/en-zh-everyday            # writes the card's metrics
-    python -m model.evaluate runs/mine --pairs test.tsv           # any model, any test file
+    python -m model.training.evaluate pretrained/en-zh
+    python -m model.training.evaluate pretrained/en-zh --limit 200
+    python -m model.training.evaluate pretrained/en-zh-everyday   # writes the card's metrics
+    python -m model.training.evaluate runs/mine --pairs test.tsv  # any model, any test file
 
 The everyday model (``evaluate_everyday``) is decoded with beam search (4 beams) on the
-test files that ``python -m model.data everyday`` writes: Tatoeba TEST, HSK TEST per level
+test files that ``python -m model.training.data everyday`` writes: Tatoeba TEST, HSK TEST per level
 and the grammar's test split, scored by sacrebleu BLEU (``tokenize="zh"``) and chrF against
 the references as they are, and by exact match.
 
@@ -27,9 +27,15 @@ from pathlib import Path
 import sacrebleu
 import torch
 
-from .decoding import greedy_batch, pad_rows
-from .transformer import Transformer
-from .vocab import EOS, Vocab
+from ..backends.load import load_pretrained
+from ..core.checkpoint import CARD, _write_json, load_checkpoint
+from ..core.transformer import Transformer
+from ..core.vocab import EOS, Vocab
+from ..decoding import beam_search, greedy_batch, pad_rows
+from ..errors import InputError
+from ..tasks import get_task
+from .data import DEFAULT_DIR, HSK_LEVELS, read_pairs
+from .recipes import RECIPES
 
 
 def evaluate_pairs(
@@ -85,9 +91,6 @@ def evaluate_folder(folder: Path, limit: int | None = None) -> dict:
     Raises:
         CheckpointError: the folder does not load.
     """
-    from .checkpoint import load_checkpoint
-    from .tasks import get_task
-
     model, src_vocab, tgt_vocab, card, _ = load_checkpoint(folder)
     task = get_task(card["task"])
     splits = task.build_splits(seed=card["seed"], n_train=card["data"]["n_train"])
@@ -100,9 +103,6 @@ def translate_all(translator, texts: Sequence[str], num_beams: int = 4) -> list[
     the best hypothesis's tokens joined without spaces. A text the model refuses (too long,
     no words) gives an empty translation."""
     from tqdm import tqdm
-
-    from .decoding import beam_search
-    from .errors import InputError
 
     c = translator.config
     out = []
@@ -130,7 +130,7 @@ def score(hyps: Sequence[str], refs: Sequence[str]) -> dict:
 
 def evaluate_everyday(folder: Path, data_dir: Path | None = None, num_beams: int = 4,
                       limit: int | None = None, write_card: bool = False) -> dict:
-    """Score a model on the everyday TEST files (``model.data``): ``tatoeba_test``,
+    """Score a model on the everyday TEST files (``model.training.data``): ``tatoeba_test``,
     ``hsk_test`` (all levels), ``hsk1_test`` .. ``hsk6_test`` and ``grammar_test``.
 
     Args:
@@ -143,13 +143,9 @@ def evaluate_everyday(folder: Path, data_dir: Path | None = None, num_beams: int
         {set name: ``score`` dict}.
 
     Raises:
-        FileNotFoundError: a test file is missing (run ``python -m model.data everyday``).
+        FileNotFoundError: a test file is missing (run ``python -m model.training.data everyday``).
         CheckpointError: the folder does not load.
     """
-    from .checkpoint import CARD, _write_json
-    from .data import DEFAULT_DIR, HSK_LEVELS, read_pairs
-    from .translator import load_pretrained
-
     data_dir = Path(data_dir or DEFAULT_DIR)
     translator = load_pretrained(Path(folder))
     names = ["tatoeba", *(f"hsk{lv}" for lv in HSK_LEVELS), "grammar"]
@@ -168,8 +164,6 @@ def evaluate_everyday(folder: Path, data_dir: Path | None = None, num_beams: int
                            f"tokenize='zh', sacrebleu {sacrebleu.__version__}",
                            "references": "as they are (Tatoeba: OpenCC t2s)"}
     if write_card and limit is None:
-        from .train_pairs import RECIPES
-
         card = dict(translator.card)
         card.update(RECIPES.get(card.get("task"), {}).get("card", {}))
         card["metrics"] = results
@@ -182,9 +176,6 @@ def evaluate_everyday(folder: Path, data_dir: Path | None = None, num_beams: int
 
 def evaluate_file(folder: Path, pairs_file: Path, num_beams: int = 4) -> dict:
     """Score any pretrained folder on a source<TAB>target test file."""
-    from .data import read_pairs
-    from .translator import load_pretrained
-
     pairs = read_pairs(pairs_file)
     hyps = translate_all(load_pretrained(Path(folder)), [s for s, _ in pairs], num_beams)
     return score(hyps, [z for _, z in pairs])

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
 
+ATTENTION_KINDS = ("encoder", "decoder", "cross")  # encoder self, decoder self, cross
+
 
 @dataclass(frozen=True)
 class TransformerConfig:
@@ -75,3 +77,9 @@ class TransformerConfig:
             return cls(**data)
         except TypeError as exc:  # a missing required field
             raise ValueError(str(exc)) from exc
+
+
+def layer_counts(config: TransformerConfig) -> dict[str, int]:
+    """Layers per attention kind (``ATTENTION_KINDS``) of a ``TransformerConfig``."""
+    return {"encoder": config.num_encoder_layers, "decoder": config.num_decoder_layers,
+            "cross": config.num_decoder_layers}

@@ -1,14 +1,14 @@
 """Train a Transformer on a synthetic task and write a pretrained folder.
 
-    python -m model.train --task en-zh --out pretrained/en-zh
-    python -m model.train --pairs FILE.tsv --out DIR               # any parallel text file
-    python -m model.train --recipe en-zh-everyday --out pretrained/en-zh-everyday
-    python -m model.train --task en-zh --out /tmp/quick --steps 300   # a quick smoke run
+    python -m model.training.train --task en-zh --out pretrained/en-zh
+    python -m model.training.train --pairs FILE.tsv --out DIR               # any parallel text file
+    python -m model.training.train --recipe en-zh-everyday --out pretrained/en-zh-everyday
+    python -m model.training.train --task en-zh --out /tmp/quick --steps 300   # a quick smoke run
 
 Fixed seeds, Adam with the paper's warm-up schedule (section 5.3), label smoothing 0.1
 (section 5.4), periodic validation (loss and greedy exact match), a tqdm progress bar, and a
 wall-clock limit after which training stops and the best checkpoint so far is kept. At the
-end the test split is decoded (``model.evaluate``) and the metrics go into ``card.json``.
+end the test split is decoded (``model.training.evaluate``) and the metrics go into ``card.json``.
 """
 
 from __future__ import annotations
@@ -25,12 +25,13 @@ import torch
 from torch.nn import functional as F
 from tqdm import tqdm
 
-from .checkpoint import save_checkpoint
-from .config import TransformerConfig
+from ..core.checkpoint import save_checkpoint
+from ..core.config import TransformerConfig
+from ..core.transformer import Transformer
+from ..core.vocab import EOS, Vocab
+from ..tasks import get_task
 from .evaluate import evaluate_pairs
-from .tasks import get_task
-from .transformer import Transformer
-from .vocab import EOS, Vocab
+from .train_pairs import main as train_on_pairs
 
 
 def pad_batch(seqs: list[list[int]], pad_id: int = 0) -> torch.Tensor:
@@ -81,11 +82,9 @@ def loss_on(model: Transformer, data, idx: list[int], smoothing: float) -> torch
 
 def main(argv: list[str] | None = None) -> None:
     """Command-line entry point; see the module docstring. ``--pairs`` or ``--recipe``
-    train on a parallel text file instead (``model.train_pairs``)."""
+    train on a parallel text file instead (``model.training.train_pairs``)."""
     args_in = sys.argv[1:] if argv is None else argv
     if any(a.split("=")[0] in ("--pairs", "--recipe") for a in args_in):
-        from .train_pairs import main as train_on_pairs
-
         return train_on_pairs(args_in)
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--task", default="en-zh")
@@ -106,7 +105,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--dropout", type=float, default=0.1)
     ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args(argv)
-    command = "python -m model.train " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
+    command = "python -m model.training.train " + " ".join(
+        shlex.quote(a) for a in (argv or sys.argv[1:]))
 
     t0 = time.time()
     torch.set_num_threads(args.threads)

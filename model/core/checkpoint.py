@@ -26,9 +26,10 @@ import torch
 from safetensors import SafetensorError, safe_open
 from safetensors.torch import load_file, save_file
 
+from ..errors import CheckpointError
+from ..errors import short_repr as _short
 from .config import TransformerConfig
-from .errors import CheckpointError
-from .errors import short_repr as _short
+from .subword import load_tokenizer, tokenizer_vocab
 from .transformer import Transformer
 from .vocab import Vocab
 
@@ -228,8 +229,6 @@ def load_source_tokenizer(folder: Path):
         return None
     _require_file(path)
     _check_json_size(path)
-    from .subword import load_tokenizer
-
     try:
         return load_tokenizer(path)
     except ValueError as exc:
@@ -243,8 +242,6 @@ def _load_source(folder: Path) -> tuple[Vocab, Any]:
     tok = load_source_tokenizer(folder)
     if tok is None:
         return _load_vocab(folder / SRC_VOCAB), None
-    from .subword import tokenizer_vocab
-
     try:
         return tokenizer_vocab(tok), tok
     except ValueError as exc:

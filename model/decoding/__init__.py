@@ -1,0 +1,37 @@
+"""Decoding that records every step: the trace types (``trace``), greedy, beam search and
+sampling one token at a time (``strategies``), and a padded batch decoded at once
+(``batch``). Names as in Hugging Face ``generate()``."""
+
+from .batch import BatchGreedy, greedy_batch, pad_rows
+from .strategies import (
+    NORMAL_POSITIONS,
+    LogitsProcessor,
+    PETables,
+    beam_search,
+    greedy_decode,
+    run_decoder,
+    sample_decode,
+    sampling_distribution,
+    top_k_step,
+)
+from .trace import BeamCandidate, BeamTrace, DecodeStep, DecodeTrace, Hypothesis
+
+__all__ = [
+    "NORMAL_POSITIONS",
+    "BatchGreedy",
+    "BeamCandidate",
+    "BeamTrace",
+    "DecodeStep",
+    "DecodeTrace",
+    "Hypothesis",
+    "LogitsProcessor",
+    "PETables",
+    "beam_search",
+    "greedy_batch",
+    "greedy_decode",
+    "pad_rows",
+    "run_decoder",
+    "sample_decode",
+    "sampling_distribution",
+    "top_k_step",
+]

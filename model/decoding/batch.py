@@ -1,0 +1,98 @@
+"""Greedy decoding of a right-padded batch at once, as ``generate()`` of a batch: for
+evaluation, pruning curves and the padded-batch view; and the one padding helper.
+
+Shape letters: B batch, S source length, T decoder inputs, V target vocabulary size.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from ..core.transformer import Transformer
+from .strategies import LogitsProcessor
+
+
+@dataclass(frozen=True)
+class BatchGreedy:
+    """A padded batch decoded greedily at once (``greedy_batch``).
+
+    Attributes:
+        src_ids: (B, S) the right-padded sources.
+        tgt_ids: (B, T) decoder inputs: the start token, each sentence's tokens, and
+            ``<pad>`` once a sentence has finished.
+        generated: B lists of generated ids, ``</s>`` included where produced.
+        encoder: the ``EncoderOutput`` of the batch; decoder: the ``DecoderOutput`` of the
+            last step's pass over all of ``tgt_ids`` (causality makes each row equal what
+            that step saw).
+    """
+
+    src_ids: torch.Tensor
+    tgt_ids: torch.Tensor
+    generated: tuple[tuple[int, ...], ...]
+    encoder: object
+    decoder: object
+
+    def outputs(self, eos_id: int) -> list[list[int]]:
+        """The generated ids of each sentence without ``</s>``."""
+        return [list(g[:-1]) if g and g[-1] == eos_id else list(g) for g in self.generated]
+
+
+def pad_rows(rows: list[list[int]], pad_id: int) -> torch.Tensor:
+    """Token id rows of different lengths as one (B, S) int64 batch, right-padded with
+    ``pad_id`` to the longest (S), as ``greedy_batch`` takes it."""
+    S = max(len(r) for r in rows)
+    return torch.tensor([r + [pad_id] * (S - len(r)) for r in rows], dtype=torch.long)
+
+
+@torch.inference_mode()
+def greedy_batch(model: Transformer, src_ids: torch.Tensor, max_new_tokens: int,
+                 logits_processor: LogitsProcessor | None = None,
+                 use_cache: bool = False) -> BatchGreedy:
+    """Greedy decoding of a right-padded batch at once, as ``generate()`` of a batch: for
+    evaluation, and for the padded-batch view (``internals.decode_batch``).
+
+    Each step runs the decoder over the whole padded decoder input so far with the model's
+    masks (no cache); every unfinished sentence takes its most probable token (after
+    ``logits_processor``, as in ``run_decoder``); a finished sentence is fed ``<pad>``.
+    Stops when all have produced ``</s>`` or after ``max_new_tokens`` steps.
+
+    Args:
+        src_ids: (B, S) int64, right-padded with ``pad_id``.
+        max_new_tokens: the most tokens per sentence (``</s>`` included).
+        use_cache: run each step over the new position only, with the key/value cache
+            (``past_key_values``) of the steps before, as ``run_decoder`` does: the same
+            tokens, far less work on long outputs. ``BatchGreedy.decoder`` is then the last
+            step's output only.
+
+    Returns:
+        BatchGreedy (see its docstring for the shapes).
+    """
+    c = model.config
+    B = src_ids.size(0)
+    enc = model.encode(src_ids)
+    device = src_ids.device
+    tgt = torch.full((B, 1), c.bos_id, dtype=torch.long, device=device)  # (B, t+1) inputs
+    done = torch.zeros(B, dtype=torch.bool, device=device)
+    generated: list[list[int]] = [[] for _ in range(B)]
+    out = None  # the last step's DecoderOutput (its past_key_values, with use_cache)
+    for t in range(max_new_tokens):
+        if use_cache and out is not None:  # only the new position, over the cached ones
+            out = model.decode(tgt[:, -1:], enc.memory, enc.key_padding_mask,
+                               past_key_values=out.past_key_values)
+        else:
+            out = model.decode(tgt, enc.memory, enc.key_padding_mask)  # the combined masks
+        logp = out.logits[:, -1].float().log_softmax(-1)  # (B, V)
+        if logits_processor is not None:
+            logp = logits_processor(t, logp)
+        next_ids = logp.argmax(-1)  # (B,)
+        for b in range(B):
+            if not done[b]:
+                generated[b].append(int(next_ids[b]))
+        done |= next_ids == c.eos_id
+        if bool(done.all()) or t == max_new_tokens - 1:
+            break
+        feed = next_ids.masked_fill(done, c.pad_id)  # finished sentences get <pad>
+        tgt = torch.cat([tgt, feed[:, None]], dim=1)
+    return BatchGreedy(src_ids, tgt, tuple(tuple(g) for g in generated), enc, out)

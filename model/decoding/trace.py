@@ -1,0 +1,162 @@
+"""What one decoding records: each step, the beams, and the whole trace, as frozen
+dataclasses of float32 numpy arrays (names as in Hugging Face's ``Seq2SeqLMOutput``).
+
+Shape letters: S source length, T decoder steps, L layers, H heads, V target vocabulary
+size, K top-k.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class DecodeStep:
+    """One decoding step t.
+
+    Attributes:
+        index: t, 0-based; the decoder input had t + 1 tokens.
+        input_tokens: the decoder input so far, ``("<s>", y1, .., yt)``.
+        token: the chosen next token y_{t+1}; ``token_id`` its id; ``prob`` its probability.
+        top_tokens: the K most probable next tokens, most probable first.
+        top_ids: (K,) int64 their ids.  top_probs: (K,) float32 their probabilities.
+        entropy: entropy of the next-token distribution, in nats.
+        forced: the token was given (a prefix or a reference), not chosen by the strategy.
+    """
+
+    index: int
+    input_tokens: tuple[str, ...]
+    token: str
+    token_id: int
+    prob: float
+    top_tokens: tuple[str, ...]
+    top_ids: np.ndarray
+    top_probs: np.ndarray
+    entropy: float
+    forced: bool = False
+
+
+@dataclass(frozen=True)
+class BeamCandidate:
+    """One continuation considered at a beam-search step.
+
+    Attributes:
+        step: t, the decoding step (0-based) that produced the token.
+        parent: index of the beam it extends among the previous step's kept candidates
+            (0 at step 0, whose only beam is the start token).
+        token_id: the token appended; token: its string.
+        logprob: cumulative log-probability (natural log) of the hypothesis with it.
+        status: ``"kept"`` (a live beam at the next step), ``"finished"`` (ended with
+            ``</s>`` and joined the n-best list) or ``"pruned"`` (dropped).
+    """
+
+    step: int
+    parent: int
+    token_id: int
+    token: str
+    logprob: float
+    status: str
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    """One beam-search output: ids and tokens (``</s>`` included if finished), summed
+    log-probability (nats), score = logprob / len ** length_penalty, finished, end =
+    (step, rank) of its last token in ``BeamTrace.steps``, and its text (the tokenizer's, for
+    a Hugging Face model)."""
+
+    ids: tuple[int, ...]
+    tokens: tuple[str, ...]
+    logprob: float
+    score: float
+    finished: bool
+    end: tuple[int, int]
+    text: str | None = None  # the hypothesis as text; default: tokens joined, no </s>
+
+    def __post_init__(self) -> None:
+        if self.text is None:
+            object.__setattr__(self, "text", "".join(t for t in self.tokens if t != "</s>"))
+
+
+@dataclass(frozen=True)
+class BeamTrace:
+    """Everything beam search did: ``steps[t]`` lists step t's candidates (``BeamCandidate``)
+    in rank order, the top 2 x num_beams continuations of all live beams (``viz.beam_tree``
+    draws them); ``hypotheses`` is the n-best list, best score first."""
+
+    steps: tuple[tuple[BeamCandidate, ...], ...]
+    hypotheses: tuple[Hypothesis, ...]
+    num_beams: int
+    length_penalty: float
+
+
+@dataclass(frozen=True)
+class DecodeTrace:
+    """Everything one decoding of one sentence produced (names as in Hugging Face's
+    ``Seq2SeqLMOutput``). All arrays are float32 numpy.
+
+    Attributes:
+        src_text: the sentence as given.
+        src_tokens: the S encoder input tokens (the words, then ``</s>``).
+        tgt_tokens: ``("<s>", y1, .., yn)`` plus ``"</s>"`` if decoding finished; the decoder
+            inputs are ``tgt_tokens[:-1]`` (T = len(tgt_tokens) - 1 of them).
+        tgt_ids: (T + 1,) int64 their ids (the first is the decoder's start token).
+        steps: T DecodeStep records, one per generated token.
+        encoder_attentions: (L, H, S, S).
+        decoder_attentions: (L, H, T, T); row t is decoder position t (token tgt_tokens[t]);
+            cells above the diagonal are 0 (look-ahead mask).
+        cross_attentions: (L, H, T, S).
+        step_probs: (T, V) the full next-token distribution at each step.
+        finished: True if ``</s>`` was produced before the length limit.
+        unknown_words: source words outside the vocabulary (decoded as ``<unk>``).
+        strategy: the decoding arguments (``num_beams``, ``do_sample``, ``temperature``,
+            ``top_k``, ``top_p``, ``seed``, ``length_penalty``, ``teacher_forced``).
+        n_forced: how many of the T tokens were forced (a prefix, or a whole reference).
+        beam: the beam search record when ``num_beams`` > 1 (the maps are those of its
+            best hypothesis), else None.
+        src_labels: S readable labels of the source tokens (subword pieces without their
+            byte-level marks: ``Ġlearn`` -> ``learn``); ``src_tokens`` when empty.
+        src_words: S word indices (``subword.word_ids``): pieces of one word share one;
+            every token its own word when empty.
+        output_text: the translation as text: the tokenizer's detokenised output for a
+            Hugging Face model; by default the output tokens joined without spaces
+            (one Chinese character per token).
+    """
+
+    src_text: str
+    src_tokens: tuple[str, ...]
+    tgt_tokens: tuple[str, ...]
+    tgt_ids: np.ndarray
+    steps: tuple[DecodeStep, ...]
+    encoder_attentions: np.ndarray
+    decoder_attentions: np.ndarray
+    cross_attentions: np.ndarray
+    step_probs: np.ndarray
+    finished: bool
+    unknown_words: tuple[str, ...] = ()
+    strategy: dict = field(default_factory=dict)
+    n_forced: int = 0
+    beam: BeamTrace | None = None
+    src_labels: tuple[str, ...] = ()
+    src_words: tuple[int, ...] = ()
+    output_text: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.output_text is None:
+            object.__setattr__(self, "output_text", "".join(self.output_tokens))
+        if not self.src_labels:
+            object.__setattr__(self, "src_labels", tuple(self.src_tokens))
+        if not self.src_words:
+            object.__setattr__(self, "src_words", tuple(range(len(self.src_tokens))))
+
+    @property
+    def decoder_input_tokens(self) -> tuple[str, ...]:
+        """The T decoder inputs ``<s> y1 .. y_{T-1}``: rows of the decoder-side maps."""
+        return self.tgt_tokens[:-1]
+
+    @property
+    def output_tokens(self) -> tuple[str, ...]:
+        """The generated tokens without ``<s>`` and ``</s>``."""
+        return tuple(t for t in self.tgt_tokens[1:] if t != "</s>")

@@ -1,0 +1,122 @@
+"""The project's modules import in one direction only: no import cycles (imports inside
+functions and under ``TYPE_CHECKING`` count), ``model``'s packages by role each import
+only those below them, ``model`` imports no Streamlit or Plotly, ``viz`` no torch,
+Streamlit or ``model``; and no module is over 600 lines."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("model", "viz", "ui", "benchmarks")
+SCRIPTS = ("app.py", "serve.py")
+MAX_LINES = 600
+# model's packages, lowest first: each may import only those at its level or below.
+MODEL_LAYERS = {"model.errors": 0, "model.tasks": 0, "model.core": 1, "model.decoding": 2,
+                "model.backends": 3, "model.analysis": 4, "model.training": 5}
+
+
+def module_names(root: Path, packages=PACKAGES, scripts=SCRIPTS) -> dict[str, Path]:
+    """Dotted module name -> file, for every module of ``packages`` and the ``scripts``."""
+    files = [p for pkg in packages for p in (root / pkg).rglob("*.py")]
+    files += [root / s for s in scripts if (root / s).is_file()]
+    names = {}
+    for path in files:
+        parts = list(path.relative_to(root).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        names[".".join(parts)] = path
+    return names
+
+
+def import_graph(root: Path, packages=PACKAGES, scripts=SCRIPTS) -> nx.DiGraph:
+    """Module -> the project modules it imports, wherever the import statement is
+    (module level, inside a function, under ``if TYPE_CHECKING``). ``from pkg import name``
+    is an edge to ``pkg.name`` when that is a module, else to ``pkg``."""
+    modules = module_names(root, packages, scripts)
+    graph = nx.DiGraph()
+    graph.add_nodes_from(modules)
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets = []
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    source = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    source = node.module or ""
+                targets = [f"{source}.{a.name}" if f"{source}.{a.name}" in modules else source
+                           for a in node.names]
+            for target in targets:
+                while target and target not in modules:  # `import a.b.c` of a package a.b
+                    target = target.rpartition(".")[0]
+                if target and target != name:
+                    graph.add_edge(name, target)
+    return graph
+
+
+def external_imports(path: Path) -> set[str]:
+    """The top-level names of every package ``path`` imports, anywhere in the file."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_the_cycle_finder_finds_a_cycle_through_a_function_level_import(tmp_path):
+    pkg = tmp_path / "model"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from .b import f\n")
+    (pkg / "b.py").write_text("def f():\n    from . import a\n")
+    graph = import_graph(tmp_path, packages=("model",), scripts=())
+    assert list(nx.simple_cycles(graph)) in ([["model.a", "model.b"]], [["model.b", "model.a"]])
+
+
+def test_no_import_cycles():
+    cycles = sorted(sorted(c) for c in nx.simple_cycles(import_graph(ROOT)))
+    assert cycles == [], f"import cycles: {cycles[:5]}"
+
+
+def _layer(module: str) -> tuple[str, int] | None:
+    for prefix, level in MODEL_LAYERS.items():
+        if module == prefix or module.startswith(prefix + "."):
+            return prefix, level
+    return None
+
+
+def test_model_packages_import_only_downwards():
+    graph = import_graph(ROOT)
+    every = [m for m in graph if m.startswith("model.")]
+    assert all(_layer(m) for m in every), [m for m in every if not _layer(m)]
+    upward = [(a, b) for a, b in graph.edges if _layer(a) and _layer(b)
+              and _layer(a)[1] < _layer(b)[1]]
+    assert upward == []
+
+
+@pytest.mark.parametrize(("package", "banned"), [
+    ("model", {"streamlit", "plotly", "ui", "viz", "app", "benchmarks"}),
+    ("viz", {"streamlit", "torch", "model", "ui", "app", "benchmarks"}),
+])
+def test_layers_keep_their_dependencies(package, banned):
+    found = {str(p.relative_to(ROOT)): sorted(external_imports(p) & banned)
+             for p in (ROOT / package).rglob("*.py")}
+    assert {k: v for k, v in found.items() if v} == {}
+
+
+def test_no_module_is_over_600_lines():
+    files = [p for p in ROOT.rglob("*.py")
+             if not {".venv", ".git", "node_modules"} & set(p.relative_to(ROOT).parts)]
+    long = {str(p.relative_to(ROOT)): n for p in files
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    assert long == {}
