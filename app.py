@@ -18,7 +18,7 @@ import logging
 import streamlit as st
 import torch
 
-from model import CheckpointError, DecodeTrace, InputError, Translator
+from model import CheckpointError, DecodeTrace, GenerationSettings, InputError, Translator
 from ui import charts, compare, controls, heads, i18n, link, models, panels, stepper, teaching
 from ui.cache import decode, freeze_new_imports, load_model, model_key, teacher_force
 from ui.i18n import t
@@ -104,8 +104,8 @@ def pieces_caption(translator: Translator, sentence: str) -> None:
                        + " ".join(code_span(piece) for piece in split[:40]))
 
 
-def decode_or_explain(translator: Translator, sentence: str, options: tuple, key: tuple
-                      ) -> DecodeTrace | None:
+def decode_or_explain(translator: Translator, sentence: str, settings: GenerationSettings,
+                      key: tuple) -> DecodeTrace | None:
     """Validate the sentence, flag unknown words, and decode; None (with a message) if the
     sentence cannot be translated."""
     try:
@@ -127,7 +127,7 @@ def decode_or_explain(translator: Translator, sentence: str, options: tuple, key
             st.warning(t("unknown_all") + "\n".join(lines) + more)
             return None
         st.warning(t("unknown_some") + "\n".join(lines) + more)
-    trace = decode(key, sentence, options)
+    trace = decode(key, sentence, settings)
     shown = st.session_state.get("shown")
     if shown != (key[0], sentence):  # a new sentence starts at step 1 (a link's step stays)
         st.session_state["shown"] = (key[0], sentence)
@@ -138,7 +138,7 @@ def decode_or_explain(translator: Translator, sentence: str, options: tuple, key
     return trace
 
 
-def header(translator: Translator, trace: DecodeTrace, options: tuple) -> None:
+def header(translator: Translator, trace: DecodeTrace) -> None:
     """The translation, the strategy, the source tokens, and whether the sentence is inside
     the grammar the model was trained on."""
     st.markdown(f"### {md_literal(trace.output_text) or t('empty_output')}")
@@ -153,29 +153,28 @@ def header(translator: Translator, trace: DecodeTrace, options: tuple) -> None:
         grammar = t("grammar_match")
     else:
         grammar = t("grammar_differs", expected=md_literal(expected))
-    st.caption(t("decoded_with", how=controls.describe(options), grammar=grammar))
+    st.caption(t("decoded_with", how=controls.describe(trace.settings), grammar=grammar))
     st.caption(t("source_tokens") + " ".join(code_span(tok) for tok in trace.src_labels))
     if not trace.finished:
         st.info(t("length_limit"))
 
 
-def views(translator: Translator, trace: DecodeTrace, k: int, key: tuple,
-          options: tuple, languages: tuple) -> None:
+def views(translator: Translator, trace: DecodeTrace, k: int, key: tuple) -> None:
     """The view picker, then the chosen view; only its figures are built."""
     grouped = panels.group_switch(translator)
     view = panels.view_picker()
 
     def decode_with(mode: str) -> DecodeTrace:  # the positional-encoding experiment
-        return decode(key, trace.src_text, (*options, ("positional", mode)))
+        return decode(key, trace.src_text, trace.settings.replace(positional=mode))
 
     draw = {
-        "Positional encoding": lambda: panels.positional_view(translator, trace, k, decode_with),
-        "Masks": lambda: panels.masks_view(translator, trace, k, key),
-        "Encoder self-attention": lambda: panels.encoder_view(trace, grouped),
-        "Decoder self-attention": lambda: panels.decoder_view(trace, k),
-        "Cross-attention": lambda: panels.cross_view(trace, k, grouped),
-        "Inside one head": lambda: teaching.inside_head_view(translator, trace, k),
-        "Heads": lambda: heads.heads_view(translator, trace, k, key, options, languages),
+        "positional": lambda: panels.positional_view(translator, trace, k, decode_with),
+        "masks": lambda: panels.masks_view(translator, trace, k, key),
+        "encoder": lambda: panels.encoder_view(trace, grouped),
+        "decoder": lambda: panels.decoder_view(trace, k),
+        "cross": lambda: panels.cross_view(trace, k, grouped),
+        "inside": lambda: teaching.inside_head_view(translator, trace, k),
+        "heads": lambda: heads.heads_view(translator, trace, k, key),
     }
     with st.container(key=panels.VIEW_PANEL):
         draw[view]()
@@ -183,37 +182,40 @@ def views(translator: Translator, trace: DecodeTrace, k: int, key: tuple,
 
 def main() -> None:
     """Lay out the page: sidebar, header, beams, the step-through panel, the reference."""
+    notice = st.container()  # the top of the page: what a link could not use
     translator, sentence, key = sidebar()
     if translator is None:
         st.info(t("choose_model"))
         return
     link.apply_link(translator)  # the view, step, layer, head and seed of the link opened
-    languages = models.language_pickers(translator)
-    options = tuple(sorted(controls.strategy_sidebar() + languages))
-    trace = decode_or_explain(translator, sentence, options, key)
+    settings = controls.strategy_sidebar(models.language_pickers(translator))
+    link.remember_settings(settings)
+    trace = decode_or_explain(translator, sentence, settings, key)
     if trace is None:
         return
-    header(translator, trace, options)
+    header(translator, trace)
     shown = trace
     if trace.beam is not None:
         pick = compare.beam_view(trace)
         if pick:  # another hypothesis: its maps, by forcing its tokens
             hyp = trace.beam.hypotheses[pick].tokens
-            shown = decode(key, sentence, languages, prefix=hyp, max_new_tokens=len(hyp))
+            only = GenerationSettings(src_lang=settings.src_lang, tgt_lang=settings.tgt_lang,
+                                      max_new_tokens=len(hyp))
+            shown = decode(key, sentence, only, prefix=hyp)
 
     def branch_decode(prefix: tuple[str, ...]) -> DecodeTrace:
-        return decode(key, sentence, options, prefix=prefix)
+        return decode(key, sentence, settings, prefix=prefix)
 
     def body(tr: DecodeTrace, k: int) -> None:
         compare.branch_controls(tr, k)
         compare.branch_view(tr, branch_decode)
-        views(translator, tr, k, key, options, languages)
+        views(translator, tr, k, key)
 
     charts.image_format_picker()
     stepper.step_through(shown, body)
-    compare.reference_view(shown, lambda ref: teacher_force(key, sentence, ref, languages))
+    compare.reference_view(shown, lambda ref: teacher_force(key, sentence, ref, settings))
     st.caption(t("link_hint"))  # the step-through fragment keeps the link current
-    link.report_dropped()
+    link.report_dropped(notice)
 
 
 title = t("page_title")  # the language of the last run (English on a first load)

@@ -39,13 +39,13 @@ def timed(fn) -> float:
 def app_figures(repeat: int) -> dict[str, float]:
     """Median ms of a step change and of a head change in the cross-attention tab."""
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
-    at.session_state["view"] = "Cross-attention"
+    at.session_state["view"] = "cross"
     at.run()
     step_ms, head_ms = [], []
     for i in range(repeat):
         step, target = at.slider(key="step"), 1 + (i + 1) % 9
         step_ms.append(timed(lambda s=step, v=target: s.set_value(v).run()))
-        head, pick = at.selectbox(key="Cross-attention_head"), i % 8
+        head, pick = at.selectbox(key="cross_head"), i % 8
         head_ms.append(timed(lambda h=head, v=pick: h.select(v).run()))
     assert not at.exception, at.exception
     return {"step change (ms, median)": statistics.median(step_ms),

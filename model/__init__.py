@@ -33,7 +33,7 @@ from .backends.load import available_models, load_pretrained
 from .backends.ours import Translator
 from .core.config import TransformerConfig
 from .core.layers import POSITIONAL_MODES
-from .decoding import DecodeStep, DecodeTrace
+from .decoding import DecodeStep, DecodeTrace, GenerationSettings
 from .errors import CheckpointError, InputError
 
 __all__ = [
@@ -44,6 +44,7 @@ __all__ = [
     "DecodeStep",
     "DecodeTrace",
     "EmbeddingParts",
+    "GenerationSettings",
     "HeadInternals",
     "InputError",
     "Translator",

@@ -55,7 +55,7 @@ def test_hooks_equal_zeroed_output_weights_on_a_copy(small):
     heads = _some_heads(small.config)
     ablated = small.generate(SENTENCE, heads_off=heads)
     _same_trace(ablated, _surgery(small, heads).generate(SENTENCE))
-    assert ablated.strategy["heads_off"] == check_heads(heads, small.config)
+    assert ablated.heads_off == check_heads(heads, small.config)
     # the intervention changed something, and the hooks are gone afterwards
     normal = small.generate(SENTENCE)
     assert not np.allclose(ablated.step_probs[0], normal.step_probs[0])

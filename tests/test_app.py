@@ -45,22 +45,22 @@ def test_sentence_step_tab_layer_head_walkthrough():
     assert at.session_state["step"] == 3
     at.button(key="prev_step").click().run()
     assert at.session_state["step"] == 2
-    for view in ("Masks", "Encoder self-attention", "Decoder self-attention",
-                 "Cross-attention"):
+    for view, label in (("masks", "Masks"), ("encoder", "Encoder self-attention"),
+                        ("decoder", "Decoder self-attention"), ("cross", "Cross-attention")):
         at.session_state["view"] = view
         at.run()
         assert not at.exception, at.exception
         text = chart_text(at)
-        if view != "Masks":
+        if view != "masks":
             # One grid (all heads) by default: every head's rows are distributions.
-            heads = grid_heads(at, view)
+            heads = grid_heads(at, label)
             assert len(heads) == 8
             for z in heads:
                 np.testing.assert_allclose(z.sum(-1), 1.0, atol=1e-5)
-        assert "live" in text or view == "Decoder self-attention"
+        assert "live" in text or view == "decoder"
     # Pick layer 2, head 5 of the cross-attention: one heatmap, rows up to step 2.
-    at.selectbox(key="Cross-attention_layer").select(2).run()
-    at.selectbox(key="Cross-attention_head").select(5).run()
+    at.selectbox(key="cross_layer").select(2).run()
+    at.selectbox(key="cross_head").select(5).run()
     assert not at.exception
     (hm,) = heatmaps(at, "Cross-attention, layer 2, head 5")
     z = z_array(hm)

@@ -56,7 +56,7 @@ def test_step_rows_follow_the_step():
 
 def test_beam_search_shows_the_beams_and_any_hypothesis_maps():
     at = run_app()
-    at.radio(key="strategy").set_value("Beam search").run()
+    at.radio(key="strategy").set_value("beam").run()
     assert not at.exception
     assert "Candidates at each step (best on top)" in titles(at)
     (table,) = at.dataframe
@@ -72,7 +72,7 @@ def test_beam_search_shows_the_beams_and_any_hypothesis_maps():
 
 def test_sampling_controls_and_sample_again():
     at = run_app()
-    at.radio(key="strategy").set_value("Sampling").run()
+    at.radio(key="strategy").set_value("sampling").run()
     at.slider(key="temperature").set_value(2.0).run()
     first = at.markdown[0].value
     seen = {first}

@@ -52,12 +52,12 @@ def test_grouping_switch_merges_pieces_in_every_source_axis():
     for grouped, labels in ((False, pieces), (True, words)):
         at.toggle(key="group_words").set_value(grouped).run()
         assert not at.exception, at.exception
-        at.session_state["view"] = "Encoder self-attention"
+        at.session_state["view"] = "encoder"
         at.run()
         for z in grid_heads(at, "Encoder self-attention"):
             assert z.shape == (len(labels), len(labels))
             np.testing.assert_allclose(z.sum(-1), 1.0, atol=1e-4)
-        at.session_state["view"] = "Cross-attention"
+        at.session_state["view"] = "cross"
         at.run()
         for z in grid_heads(at, "Cross-attention"):
             assert z.shape[1] == len(labels)

@@ -22,7 +22,7 @@ SENTENCE = "why do we work ?"
 def _heads_view(model: str = "en-zh-small"):
     at = run_app(model)
     enter(at, SENTENCE)
-    at.session_state["view"] = "Heads"
+    at.session_state["view"] = "heads"
     at.run()
     assert not at.exception, at.exception
     return at
@@ -102,7 +102,7 @@ def test_flow_of_a_long_sentence_waits_for_a_click():
     long = ("My little brother wants to read three new books about old trains before he "
             "goes to bed tonight, and my sister wants to watch a film.")
     enter(at, long)
-    at.session_state["view"] = "Heads"
+    at.session_state["view"] = "heads"
     at.run()
     assert not at.exception, at.exception
     flow = [c for c in charts(at) if "attention flow" in chart_title(c)]

@@ -12,7 +12,7 @@ from apptest_helpers import charts, enter, run_app
 from hf_tiny import FAMILIES, pickle_only_folder, remote_code_folder, tiny_folder, to_hf_cache
 
 from model import load_pretrained
-from ui.i18n import TABS
+from ui.i18n import VIEWS
 from ui.models import FOLDER
 
 SENTENCE = "My mother is a doctor."
@@ -43,7 +43,7 @@ def test_every_tab_draws(family, lang, tmp_path_factory):
     enter(at, SENTENCE)
     assert not at.error, [e.value for e in at.error]
     seen = set()
-    for view in TABS:
+    for view in VIEWS:
         at.session_state["view"] = view
         at.run()
         assert not at.exception, (view, at.exception)
@@ -51,13 +51,13 @@ def test_every_tab_draws(family, lang, tmp_path_factory):
         titles = _titles(at)
         assert titles not in seen, view  # the tab drew figures of its own
         seen.add(titles)
-    at.session_state["view"] = "Positional encoding"
+    at.session_state["view"] = "positional"
     at.run()
     relative = "bias" in _titles(at).lower() or "偏置" in _titles(at)
     assert relative == (family == "t5")
-    at.radio(key="strategy").set_value("Beam search").run()
+    at.radio(key="strategy").set_value("beam").run()
     assert not at.exception and not at.error
-    at.radio(key="strategy").set_value("Sampling").run()
+    at.radio(key="strategy").set_value("sampling").run()
     assert not at.exception and not at.error
 
 

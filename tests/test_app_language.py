@@ -25,8 +25,8 @@ from streamlit.testing.v1 import AppTest
 from ui.i18n import (
     LANGUAGES,
     STRINGS,
-    TABS,
     VIEW_KEYS,
+    VIEWS,
     VIZ_LABELS,
     LocalText,
     placeholders,
@@ -37,7 +37,8 @@ from viz import ENGLISH, VizText
 ROOT = Path(__file__).resolve().parents[1]
 ZH = "简体中文"
 HAN = re.compile(r"[\u4e00-\u9fff]")
-ZH_TABS = [STRINGS[VIEW_KEYS[view]]["zh"] for view in TABS]
+ZH_TABS = [STRINGS[VIEW_KEYS[view]]["zh"] for view in VIEWS]
+EN_TABS = [STRINGS[VIEW_KEYS[view]]["en"] for view in VIEWS]
 
 
 def zh(key: str, **fmt) -> str:
@@ -186,7 +187,7 @@ def test_switching_to_chinese_changes_sidebar_views_step_panel_and_figures():
     assert at.radio(key="lang").options == ["English", ZH]
     assert at.radio(key="lang").value == "English"
     assert at.sidebar.radio[0].label == "Language / 语言"  # the first thing in the sidebar
-    assert view_names(at) == list(TABS)
+    assert view_names(at) == EN_TABS
     in_chinese(at)
     labels = sidebar_labels(at)
     assert zh("sentence") in labels and zh("model") in labels and zh("strategy") in labels
@@ -214,20 +215,20 @@ def test_switching_to_chinese_changes_sidebar_views_step_panel_and_figures():
 
 def test_the_choice_survives_reruns_and_other_widgets_keep_their_choices():
     at = run_app()
-    at.radio(key="strategy").set_value("Beam search").run()
-    at.session_state["view"] = "Cross-attention"
+    at.radio(key="strategy").set_value("beam").run()
+    at.session_state["view"] = "cross"
     at.run()
-    at.selectbox(key="Cross-attention_layer").select(2).run()
-    at.selectbox(key="Cross-attention_head").select(5).run()
+    at.selectbox(key="cross_layer").select(2).run()
+    at.selectbox(key="cross_head").select(5).run()
     at.selectbox(key="speed").select("2 s").run()
     in_chinese(at)
     for _ in range(2):
         assert at.radio(key="lang").value == ZH
-        assert at.session_state["view"] == "Cross-attention"  # the same view, by its id
+        assert at.session_state["view"] == "cross"  # the same view, by its id
         assert at.button_group(key="view").formatted_values == [zh("tab_cross")]
-        assert at.radio(key="strategy").value == "Beam search"
-        assert at.selectbox(key="Cross-attention_layer").value == 2
-        assert at.selectbox(key="Cross-attention_head").value == 5
+        assert at.radio(key="strategy").value == "beam"
+        assert at.selectbox(key="cross_layer").value == 2
+        assert at.selectbox(key="cross_head").value == 5
         assert at.selectbox(key="speed").value == "2 s"
         assert at.selectbox(key="speed").options == ["0.5 秒", "1 秒", "2 秒"]
         assert zh("view_head_title", view=zh("tab_cross"), layer=2, head=5) in titles(at)
@@ -235,21 +236,21 @@ def test_the_choice_survives_reruns_and_other_widgets_keep_their_choices():
         at.run()
         assert not at.exception
     at.radio(key="lang").set_value("English").run()  # and back
-    assert not at.exception and view_names(at) == list(TABS)
-    assert at.session_state["view"] == "Cross-attention"
-    assert at.selectbox(key="Cross-attention_head").value == 5
+    assert not at.exception and view_names(at) == EN_TABS
+    assert at.session_state["view"] == "cross"
+    assert at.selectbox(key="cross_head").value == 5
     assert "Cross-attention, layer 2, head 5" in titles(at)
 
 
 def test_a_view_can_be_chosen_by_its_english_or_chinese_name_in_chinese_mode():
     at = in_chinese()
-    at.session_state["view"] = "Masks"  # what the English tests (and benchmarks) set
+    at.session_state["view"] = "masks"  # what the English tests (and benchmarks) set
     at.run()
-    assert not at.exception and at.session_state["view"] == "Masks"
+    assert not at.exception and at.session_state["view"] == "masks"
     assert zh("batch_header") in [s.value for s in at.subheader]
     at.session_state["view"] = zh("tab_encoder")  # a name, as a link may hold: its id
     at.run()
-    assert not at.exception and at.session_state["view"] == "Encoder self-attention"
+    assert not at.exception and at.session_state["view"] == "encoder"
     assert zh("view_all_heads_title", view=zh("tab_encoder"), layer=0) in titles(at)
 
 
@@ -259,7 +260,7 @@ def test_a_view_can_be_chosen_by_its_english_or_chinese_name_in_chinese_mode():
 def test_every_view_renders_in_chinese():
     at = in_chinese()
     at.slider(key="step").set_value(4).run()
-    for view, label in zip(TABS, ZH_TABS, strict=True):
+    for view, label in zip(VIEWS, ZH_TABS, strict=True):
         at.session_state["view"] = view
         at.run()
         assert not at.exception, (view, at.exception)
@@ -267,7 +268,7 @@ def test_every_view_renders_in_chinese():
         assert at.button_group(key="view").formatted_values == [label]
         assert any(HAN.search(t) for t in titles(at)), view
     # inside one head: every kind, with the step titles and the table's columns
-    at.session_state["view"] = "Inside one head"
+    at.session_state["view"] = "inside"
     at.run()
     for kind in ("encoder", "decoder", "cross"):
         at.selectbox(key="ih_kind").select(kind).run()
@@ -279,14 +280,14 @@ def test_every_view_renders_in_chinese():
     assert list(table.value.columns) == ["键", "q·k", "÷ √d_k", "被屏蔽", "权重"]
     assert zh("ih_weights_title") in titles(at)
     # the positional-encoding experiment
-    at.session_state["view"] = "Positional encoding"
+    at.session_state["view"] = "positional"
     at.run()
     at.radio(key="pe_mode").set_value("shuffled").run()
     assert not at.exception
     assert any(m.startswith(zh("pe_mode_normal")) for m in [m.value for m in at.markdown])
     assert any(t.endswith("（打乱位置）") for t in titles(at))
     # the padded batch
-    at.session_state["view"] = "Masks"
+    at.session_state["view"] = "masks"
     at.run()
     assert any(s.value.startswith("每个句子在批次中的译文") for s in at.success)
     columns = [list(d.value.columns) for d in at.dataframe]
@@ -295,7 +296,7 @@ def test_every_view_renders_in_chinese():
 
 def test_beam_search_and_sampling_in_chinese():
     at = in_chinese()
-    at.radio(key="strategy").set_value("Beam search").run()
+    at.radio(key="strategy").set_value("beam").run()
     assert not at.exception
     assert zh("beam_tree_title") in titles(at)
     (table,) = at.dataframe
@@ -305,7 +306,7 @@ def test_beam_search_and_sampling_in_chinese():
     assert not at.exception
     tree = next(f for f in charts(at) if chart_title(f) == zh("beam_tree_title"))
     assert {t.get("name") for t in tree["data"]} >= {"选中的假设", "保留"}
-    at.radio(key="strategy").set_value("Sampling").run()
+    at.radio(key="strategy").set_value("sampling").run()
     at.button(key="sample_again").click().run()
     assert not at.exception and at.session_state["seed"] == 1
     assert at.button(key="sample_again").label == zh("sample_again")
@@ -445,19 +446,19 @@ def test_no_english_from_the_table_is_left_in_chinese():
     assert "English sentence" in pieces and "Probability" in pieces and "Head" in pieces
     at = in_chinese()
     pages = {"default": _visible_text(at)}
-    at.session_state["view"] = "Cross-attention"
+    at.session_state["view"] = "cross"
     at.run()
-    at.selectbox(key="Cross-attention_head").select(3).run()
+    at.selectbox(key="cross_head").select(3).run()
     pages["cross-attention"] = _visible_text(at)
-    at.session_state["view"] = "Inside one head"
+    at.session_state["view"] = "inside"
     at.run()
     at.selectbox(key="ih_kind").select("decoder").run()
     at.slider(key="step").set_value(3).run()
     pages["inside one head"] = _visible_text(at)
-    at.session_state["view"] = "Masks"
+    at.session_state["view"] = "masks"
     at.run()
     pages["masks"] = _visible_text(at)
-    at.radio(key="strategy").set_value("Beam search").run()
+    at.radio(key="strategy").set_value("beam").run()
     pages["beam search"] = _visible_text(at)
     assert not at.exception
     for page, texts in pages.items():

@@ -20,7 +20,7 @@ def figure(at, title_starts: str) -> dict:
 def test_inside_one_head_shows_the_models_own_weights(kind, layer, head):
     at = run_app()
     at.slider(key="step").set_value(5).run()
-    at.session_state["view"] = "Inside one head"
+    at.session_state["view"] = "inside"
     at.run()
     at.selectbox(key="ih_kind").select(kind).run()
     at.selectbox(key="ih_layer").select(layer).run()
@@ -41,7 +41,7 @@ def test_inside_one_head_shows_the_models_own_weights(kind, layer, head):
 
 def test_padded_batch_zero_weight_on_pad_and_same_as_alone():
     at = run_app()
-    at.session_state["view"] = "Masks"
+    at.session_state["view"] = "masks"
     at.run()
     assert not at.exception
     assert any("decodes as it does alone" in s.value for s in at.success)

@@ -319,13 +319,13 @@ def test_normal_positions_equal_the_ordinary_decode_exactly(en_zh, why_trace):
     assert normal.tgt_tokens == why_trace.tgt_tokens
     for name in ("encoder_attentions", "decoder_attentions", "cross_attentions", "step_probs"):
         np.testing.assert_array_equal(getattr(normal, name), getattr(why_trace, name))
-    assert why_trace.strategy["positional"] == "normal"
+    assert why_trace.settings.positional == "normal"
 
 
 @pytest.mark.parametrize("mode", ["none", "shuffled"])
 def test_positional_experiments_change_the_model_but_stay_finite(en_zh, why_trace, mode):
     trace = en_zh.generate(WHY, positional=mode)
-    assert trace.strategy["positional"] == mode and trace.strategy["positional_seed"] == 0
+    assert trace.settings.positional == mode and trace.settings.positional_seed == 0
     for arr in (trace.encoder_attentions, trace.decoder_attentions, trace.cross_attentions):
         assert np.isfinite(arr).all()
         np.testing.assert_allclose(arr.sum(-1), 1.0, atol=1e-5)

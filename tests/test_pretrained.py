@@ -143,7 +143,7 @@ def test_beam_search_trace_is_its_best_hypothesis(en_zh):
         (h.score for h in trace.beam.hypotheses), reverse=True)
     logprob = sum(np.log(s.prob) for s in trace.steps)
     assert best.logprob == pytest.approx(logprob, abs=1e-4)
-    assert trace.strategy["num_beams"] == 4
+    assert trace.settings.num_beams == 4
 
 
 def test_sampling_is_reproducible_for_a_seed(en_zh):

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import streamlit as st
 
-from model import DecodeTrace, Translator
+from model import DecodeTrace, GenerationSettings, Translator
 from model import load_pretrained as _load_pretrained
 from model.analysis import pruning
 from model.analysis.aggregate import attention_flow
@@ -23,6 +23,8 @@ from model.analysis.headstats import head_stats_over
 from model.core.heldout import heldout_pairs, sample_pairs
 
 from .i18n import LocalText, t
+
+GREEDY = GenerationSettings()  # the default settings: greedy decoding
 
 
 def model_key(folder: Path, load_pickle_weights: bool = False) -> tuple[str, tuple, bool]:
@@ -76,23 +78,22 @@ def freeze_new_imports() -> None:
 
 
 @st.cache_data(max_entries=512, show_spinner=LocalText("spinner_decoding"))
-def decode(key: tuple[str, tuple, bool], sentence: str, options: tuple = (),
-           prefix: tuple[str, ...] | None = None, max_new_tokens: int | None = None
-           ) -> DecodeTrace:
-    """The decoding trace of ``sentence`` with the strategy ``options`` (``generate`` kwargs as
-    sorted pairs) and an optional forced ``prefix``; cached by all of them and the model."""
-    return load_model(*key).generate(sentence, max_new_tokens=max_new_tokens, prefix=prefix,
-                                   **dict(options))
+def decode(key: tuple[str, tuple, bool], sentence: str,
+           settings: GenerationSettings = GREEDY,
+           prefix: tuple[str, ...] | None = None, heads_off: tuple = ()) -> DecodeTrace:
+    """The decoding trace of ``sentence`` with ``settings``, an optional forced ``prefix``
+    and (kind, layer, head) ``heads_off``; cached by all of them and the model."""
+    return load_model(*key).generate(sentence, settings, prefix=prefix, heads_off=heads_off)
 
 
 @st.cache_data(max_entries=256, show_spinner=LocalText("spinner_teacher"))
 def teacher_force(key: tuple[str, tuple, bool], sentence: str, reference: str | tuple[str, ...],
-                  languages: tuple = (), heads_off: tuple = ()) -> DecodeTrace:
+                  settings: GenerationSettings = GREEDY, heads_off: tuple = ()
+                  ) -> DecodeTrace:
     """The teacher-forced trace of a reference translation (a string, or target tokens),
-    cached; ``languages`` are a multilingual model's (``src_lang``, ``tgt_lang``) pairs;
-    ``heads_off`` (kind, layer, head) keys of heads switched off."""
-    return load_model(*key).teacher_force(sentence, reference, heads_off=heads_off,
-                                          **dict(languages))
+    cached; of ``settings`` the languages apply; ``heads_off`` (kind, layer, head) keys of
+    heads switched off."""
+    return load_model(*key).teacher_force(sentence, reference, settings, heads_off=heads_off)
 
 
 # -- the Heads view: computations over held-out sentences, cached per model ---------------------

@@ -40,7 +40,7 @@ def _column(trace: DecodeTrace, title: str, layer: int, head: int, key: str,
           key=f"{key}_probs")
     chart(viz.attention_heatmap(trace.cross_attentions[layer, head],
                                 list(trace.decoder_input_tokens), list(trace.src_labels),
-                                title=t("view_head_title", view=view_label("Cross-attention"),
+                                title=t("view_head_title", view=view_label("cross"),
                                         layer=layer, head=head),
                                 query_label=t("query_decoder_input"),
                                 key_label=t("key_source_token"),

@@ -1,63 +1,82 @@
-"""Sidebar controls for the decoding strategy. They return ``Translator.generate`` keyword
-arguments (Hugging Face ``generate()`` names), as a sorted tuple so they can key a cache."""
+"""Sidebar controls for the decoding strategy. They return a ``GenerationSettings`` (Hugging
+Face ``generate()`` names; hashable, so it keys the cache); the strategy radio's value is the
+strategy's id (``greedy``, ``beam``, ``sampling``), shown through its label. The settings
+reach the URL through ``ui.link`` (``GenerationSettings.to_query``), never as labels."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from .i18n import STRINGS, labels, t
-from .link import BIND
+from model import GenerationSettings
+from model.decoding import STRATEGIES
 
-# The strategies by id (the English label, the radio's value) -> the key of their label.
-STRATEGY_KEYS = {STRINGS[k]["en"]: k for k in ("strategy_greedy", "strategy_beam",
-                                                 "strategy_sampling")}
-STRATEGIES = tuple(STRATEGY_KEYS)
-GREEDY, BEAM_SEARCH, SAMPLING = STRATEGIES
+from .i18n import STRINGS, labels, t
+
+STRATEGY_KEYS = {"greedy": "strategy_greedy", "beam": "strategy_beam",
+                 "sampling": "strategy_sampling"}  # strategy id -> the key of its label
+# Each widget's (min, max, default, step): what the sidebar offers, within what
+# GenerationSettings accepts; a link's value outside it is not applied (``ui.link``).
+RANGES = {"num_beams": (2, 8, 4, 1), "length_penalty": (0.0, 2.0, 1.0, 0.1),
+          "temperature": (0.0, 2.0, 1.0, 0.05), "top_k": (0, 100, 0, 1),
+          "top_p": (0.05, 1.0, 1.0, 0.05), "seed": (0, 2**31 - 1, 0, 1)}
+
+
+def in_range(name: str, value) -> bool:
+    """Whether ``value`` fits the widget of setting ``name`` (``RANGES``)."""
+    low, high, _, _ = RANGES[name]
+    return low <= value <= high
+
+
+def strategy_aliases() -> dict[str, str]:
+    """Every label a strategy has had in a link, in any language -> its id (links made
+    before the ids held the label: ``strategy=Beam+search``, ``strategy=束搜索``)."""
+    return {label: sid for sid, key in STRATEGY_KEYS.items() for label in STRINGS[key].values()}
 
 
 def _sample_again() -> None:
     st.session_state["seed"] = int(st.session_state.get("seed", 0)) + 1
 
 
-def strategy_sidebar() -> tuple[tuple[str, object], ...]:
-    """Strategy radio and its settings. Returns the generate() kwargs as sorted (name, value)."""
+def strategy_sidebar(languages: dict[str, str] | None = None) -> GenerationSettings:
+    """The strategy radio and its settings; returns them with ``languages`` (a multilingual
+    model's ``src_lang`` / ``tgt_lang``) as one ``GenerationSettings``. The widgets' ranges
+    are the settings' own, so every value they give is valid."""
     st.sidebar.subheader(t("decoding"))
     strategy = st.sidebar.radio(t("strategy"), STRATEGIES, horizontal=True, key="strategy",
                                 format_func=labels(STRATEGIES, lambda s: t(STRATEGY_KEYS[s])),
-                                help=t("strategy_help"), bind=BIND)
-    kwargs: dict[str, object] = {}
-    if strategy == BEAM_SEARCH:
-        kwargs["num_beams"] = st.sidebar.slider(t("num_beams"), 2, 8, 4, key="num_beams",
-                                                bind=BIND)
+                                help=t("strategy_help"))
+    kwargs: dict[str, object] = dict(languages or {})
+    r = RANGES
+    if strategy == "beam":
+        kwargs["num_beams"] = st.sidebar.slider(t("num_beams"), *r["num_beams"], key="num_beams")
         kwargs["length_penalty"] = st.sidebar.slider(
-            t("length_penalty"), 0.0, 2.0, 1.0, 0.1, key="length_penalty",
-            help=t("length_penalty_help"), bind=BIND)
-    elif strategy == SAMPLING:
+            t("length_penalty"), *r["length_penalty"], key="length_penalty",
+            help=t("length_penalty_help"))
+    elif strategy == "sampling":
         kwargs["do_sample"] = True
         kwargs["temperature"] = st.sidebar.slider(
-            t("temperature"), 0.0, 2.0, 1.0, 0.05, key="temperature",
-            help=t("temperature_help"), bind=BIND)
-        kwargs["top_k"] = int(st.sidebar.number_input(t("top_k"), 0, 100, 0, key="top_k",
-                                                      help=t("top_k_help"), bind=BIND))
-        kwargs["top_p"] = st.sidebar.slider(t("top_p"), 0.05, 1.0, 1.0, 0.05, key="top_p",
-                                            help=t("top_p_help"), bind=BIND)
+            t("temperature"), *r["temperature"], key="temperature", help=t("temperature_help"))
+        kwargs["top_k"] = int(st.sidebar.number_input(t("top_k"), *r["top_k"], key="top_k",
+                                                      help=t("top_k_help")))
+        kwargs["top_p"] = st.sidebar.slider(t("top_p"), *r["top_p"], key="top_p",
+                                            help=t("top_p_help"))
         st.session_state.setdefault("seed", 0)
-        kwargs["seed"] = int(st.sidebar.number_input(t("seed"), 0, 2**31 - 1, key="seed"))
+        kwargs["seed"] = int(st.sidebar.number_input(t("seed"), *r["seed"][:2], key="seed"))
         st.sidebar.button(t("sample_again"), on_click=_sample_again, key="sample_again",
                           help=t("sample_again_help"))
-    return tuple(sorted(kwargs.items()))
+    return GenerationSettings(**kwargs)
 
 
-def describe(options: tuple[tuple[str, object], ...]) -> str:
+def describe(settings: GenerationSettings) -> str:
     """A short plain-text description of the strategy, e.g. "beam search, 4 beams"."""
-    o = dict(options)
-    if o.get("num_beams", 1) > 1:
-        return t("describe_beam", beams=o["num_beams"], penalty=o["length_penalty"])
-    if o.get("do_sample"):
-        parts = [t("describe_temperature", value=o["temperature"])]
-        if o.get("top_k"):
-            parts.append(t("describe_top_k", value=o["top_k"]))
-        if o.get("top_p", 1.0) < 1.0:
-            parts.append(t("describe_top_p", value=o["top_p"]))
-        return t("describe_sampling", parts=t("describe_separator").join(parts), seed=o["seed"])
+    s = settings
+    if s.strategy == "beam":
+        return t("describe_beam", beams=s.num_beams, penalty=s.length_penalty)
+    if s.strategy == "sampling":
+        parts = [t("describe_temperature", value=s.temperature)]
+        if s.top_k:
+            parts.append(t("describe_top_k", value=s.top_k))
+        if s.top_p < 1.0:
+            parts.append(t("describe_top_p", value=s.top_p))
+        return t("describe_sampling", parts=t("describe_separator").join(parts), seed=s.seed)
     return t("describe_greedy")

@@ -43,17 +43,16 @@ def _best_per_layer(values: np.ndarray) -> list[tuple[int, int]]:
     return [(layer, int(np.argmax(row))) for layer, row in enumerate(values)]
 
 
-def heads_view(translator: Translator, trace: DecodeTrace, k: int, key: tuple,
-              options: tuple, languages: tuple) -> None:
+def heads_view(translator: Translator, trace: DecodeTrace, k: int, key: tuple) -> None:
     """The whole view; ``k`` is the step (decoder-side rows up to it), ``key`` the model's
-    cache key, ``options`` the decoding strategy, ``languages`` a multilingual model's."""
-    st.caption(explain("Heads"))
+    cache key; the trace's ``settings`` are what the heads-off decoding repeats."""
+    st.caption(explain("heads"))
     statistics_section(translator, trace, key)
-    heads_off_section(translator, trace, key, options, languages)
+    heads_off_section(translator, trace, key)
     importance_section(translator, key)
     lines_section(translator, trace, k)
     layers_section(trace, k)
-    alignment_section(translator, trace, key, languages)
+    alignment_section(translator, trace, key)
 
 
 def _open_head(kind: str, ranking: list[tuple[int, int, float]]):
@@ -124,8 +123,7 @@ def _head_label(head_id: str) -> str:
     return t("head_key_label", view=_kind_label(kind), layer=layer, head=head)
 
 
-def heads_off_section(translator: Translator, trace: DecodeTrace, key: tuple, options: tuple,
-                      languages: tuple) -> None:
+def heads_off_section(translator: Translator, trace: DecodeTrace, key: tuple) -> None:
     """Pick heads to switch off; the sentence decoded again beside the original, where they
     first differ, and each original token's probability before and after."""
     st.subheader(t("heads_off_header"))
@@ -137,7 +135,7 @@ def heads_off_section(translator: Translator, trace: DecodeTrace, key: tuple, op
         return
     off = tuple(sorted((kind, int(layer), int(head))
                        for kind, layer, head in (c.split(":") for c in chosen)))
-    ablated = cache.decode(key, trace.src_text, tuple(sorted((*options, ("heads_off", off)))))
+    ablated = cache.decode(key, trace.src_text, trace.settings, heads_off=off)
     left, right = st.columns(2)
     left.caption(t("heads_off_original"))
     left.markdown(f"### {md_literal(trace.output_text)}")
@@ -152,7 +150,7 @@ def heads_off_section(translator: Translator, trace: DecodeTrace, key: tuple, op
         before, after = (md_literal(toks[step]) if step < len(toks) else "—" for toks in (a, b))
         st.warning(t("heads_off_differs", step=step, before=before, after=after))
     tokens = list(a[1:])
-    forced = cache.teacher_force(key, trace.src_text, tuple(tokens), languages, off)
+    forced = cache.teacher_force(key, trace.src_text, tuple(tokens), trace.settings, off)
     before = np.array([s.prob for s in trace.steps])
     after = np.array([s.prob for s in forced.steps])[: len(before)]
     chart(viz.probability_change(tokens, before, after, t("heads_off_change_title"),
@@ -275,8 +273,7 @@ def _aer_grid(result, title: str, chart_key: str) -> None:
         for layer, head in best)))
 
 
-def alignment_section(translator: Translator, trace: DecodeTrace, key: tuple,
-                      languages: tuple) -> None:
+def alignment_section(translator: Translator, trace: DecodeTrace, key: tuple) -> None:
     """Every cross-attention head's AER against the grammar's gold links on this sentence
     (its best last-layer head drawn with the gold links outlined), and over held-out
     sentences when asked."""
@@ -293,7 +290,7 @@ def alignment_section(translator: Translator, trace: DecodeTrace, key: tuple,
         left, right = st.columns(2)
         with left:
             _aer_grid(mine, t("aer_sentence_grid_title"), "aer_sentence_grid")
-        forced = cache.teacher_force(key, trace.src_text, gold, languages)
+        forced = cache.teacher_force(key, trace.src_text, gold, trace.settings)
         layer, head = len(mine.best_heads) - 1, mine.best_heads[-1]
         with right:
             # Row t is the step that produces token t + 1: labelled by what it produces,

@@ -15,7 +15,7 @@ every choice (strategy, view, layer, head, speed...): see ``_keep_choices``.
 
 Messages raised by the model (``InputError``, ``CheckpointError``) stay in English; in
 Chinese mode they are shown after a Chinese lead-in. The views' names are translated, but
-the views keep their English names as ids (``TABS``): the view picker's value
+the views keep their English names as ids (``VIEWS``): the view picker's value
 (``st.session_state["view"]``) and the prefix of each view's widget keys
 (``"Cross-attention_layer"``). ``view_id`` also reads a view's name in either language (a
 link may hold one).
@@ -51,18 +51,17 @@ VIZ_LABELS: dict[str, dict[str, str]] = _CATALOGUE["viz"]
 
 # The views, by their ids (the English labels); the keys of their labels in ``STRINGS``.
 VIEW_KEYS = {
-    "Positional encoding": "tab_positional",
-    "Masks": "tab_masks",
-    "Encoder self-attention": "tab_encoder",
-    "Decoder self-attention": "tab_decoder",
-    "Cross-attention": "tab_cross",
-    "Inside one head": "tab_inside",
-    "Heads": "tab_heads",
+    "positional": "tab_positional",
+    "masks": "tab_masks",
+    "encoder": "tab_encoder",
+    "decoder": "tab_decoder",
+    "cross": "tab_cross",
+    "inside": "tab_inside",
+    "heads": "tab_heads",
 }
-TABS = tuple(VIEW_KEYS)
-# Attention kind (model.analysis.internals.ATTENTION_KINDS) -> the view that shows one of its heads.
-KIND_VIEWS = {"encoder": "Encoder self-attention", "decoder": "Decoder self-attention",
-              "cross": "Cross-attention"}
+VIEWS = tuple(VIEW_KEYS)
+# Attention kind (model.core.config.ATTENTION_KINDS) -> the view that shows one of its heads.
+KIND_VIEWS = {"encoder": "encoder", "decoder": "decoder", "cross": "cross"}
 EXPLAIN_KEYS = {view: key.replace("tab_", "explain_") for view, key in VIEW_KEYS.items()}
 
 
@@ -92,7 +91,9 @@ def view_label(view: str) -> str:
 
 def view_id(label: str | None) -> str | None:
     """The view whose id or name, in any language, is ``label``; None if there is none."""
-    for view, key in VIEW_KEYS.items():
+    if label in VIEW_KEYS:
+        return label
+    for view, key in VIEW_KEYS.items():  # a label, as links made before the ids held
         if label in STRINGS[key].values():
             return view
     return None
@@ -165,7 +166,7 @@ _KEEP_ON_SWITCH = ("model", "view", "strategy", "speed", "step_layer", "pe_side"
                    "branch_layer", "branch_head", "ref_layer", "ref_head", "hypothesis",
                    "heads_scope", "heads_kind", "heads_stat", "heads_off", "importance_kind",
                    "lines_kind", "lines_layer", "lines_heads",
-                   *(f"{view}_{part}" for view in TABS for part in ("layer", "head")))
+                   *(f"{view}_{part}" for view in VIEWS for part in ("layer", "head")))
 
 
 def _keep_choices() -> None:

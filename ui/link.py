@@ -1,32 +1,42 @@
 """The page's state in its URL, so that the address bar is always a link that reopens the
-same view in the same language.
+same view, in either language.
 
-- The sidebar's settings are widgets bound to query parameters (``bind="query-params"``,
-  ``BIND``): ``model``, ``sentence``, ``strategy`` and its settings, ``lang``.
-- What the app itself changes (buttons move the step, a table row opens a head) and the
-  view picker are written by ``write_link`` after each run as the same values in every
-  language: ``view`` (the view's English id), ``step``, ``layer`` and ``head`` (of an
-  attention view) and ``seed``; ``apply_link`` reads them back when a session opens a link.
+Every value in a link is a stable, language-independent id or a number:
+- bound to query parameters by Streamlit (``bind="query-params"``, ``BIND``): ``model`` (a
+  folder or hub name), ``sentence`` (the text typed) and ``lang`` (``English`` or
+  ``简体中文``, each valid in a link);
+- written by ``write_link`` after each run and read back by ``apply_link`` when a session
+  opens a link: the decoding settings in ``GenerationSettings.to_query``'s encoding
+  (``strategy=beam&num_beams=4``), ``view`` (the view's id: ``cross``), ``step``, and the
+  ``layer`` and ``head`` of an attention view.
 
-A value in a link that does not fit (an unknown model, a step past the end, a layer the
-model does not have) is left out and the default shown; ``report_dropped`` says which, once
-per session.
+Links made before the ids still open: a view or strategy named by its label in either
+language (``view=Cross-attention``, ``strategy=束搜索``) is read as its id. A value that
+does not fit (an unknown model, a step past the end, a layer the model does not have, a
+setting out of range) is left out and the default shown; ``report_dropped`` names them
+at the top of the page, once per session.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
+from model import GenerationSettings
 from model.core.config import layer_counts
+from model.decoding.settings import QUERY_FIELDS, STRATEGY_FIELDS
 
-from .i18n import KIND_VIEWS, LANG_KEY, STRINGS, TABS, URL_ALIASES, t, view_id
+from .controls import in_range, strategy_aliases
+from .i18n import KIND_VIEWS, LANG_KEY, LANGUAGES, URL_ALIASES, VIEWS, t, view_id
 from .panels import ALL_HEADS
 from .text import clip, code_span
 
 BIND = "query-params"
 _OPENED, _APPLIED, _REPORTED = "link_opened", "link_applied", "link_reported"
+_DROPPED, _SETTINGS = "link_dropped", "link_settings"
 ATTENTION_VIEWS = {view: kind for kind, view in KIND_VIEWS.items()}  # views with pickers
-MANUAL = ("view", "step", "layer", "head", "seed")  # the values write_link keeps
+VIEW_PARAMS = ("view", "step", "layer", "head")  # written by write_link
+SETTING_PARAMS = ("strategy", *dict.fromkeys(f for fs in STRATEGY_FIELDS.values() for f in fs),
+                  *QUERY_FIELDS)
 
 
 def remember_link() -> None:
@@ -45,53 +55,88 @@ def _int(value: str | None, low: int, high: int) -> int | None:
     return number if low <= number <= high else None
 
 
+def _apply_settings(opened: dict[str, str]) -> list[str]:
+    """The link's decoding settings put into the sidebar's widgets (those within the
+    widgets' ranges); returns the names of those that could not be used."""
+    settings, dropped = GenerationSettings.from_query(opened, strategy_aliases())
+    dropped = list(dropped)
+    state = st.session_state
+    if "strategy" in opened and "strategy" not in dropped:
+        state["strategy"] = settings.strategy
+    for name in STRATEGY_FIELDS[settings.strategy]:
+        if name in opened and name not in dropped:
+            value = getattr(settings, name)
+            if in_range(name, value):
+                state[name] = value
+            else:
+                dropped.append(name)
+    dropped += [name for name in QUERY_FIELDS if name in opened]  # apply_link: languages
+    return dropped
+
+
 def apply_link(translator) -> None:
-    """On a session's first run, once its model is known: the link's view, step, layer,
-    head and seed put into the widgets' state, each only if it fits the model (the step is
-    clamped to the sentence later by the stepper)."""
+    """On a session's first run, once its model is known: the link's settings, view, step,
+    layer and head put into the widgets' state, each only if it fits the model (the step is
+    clamped to the sentence later by the stepper); what did not fit is kept for
+    ``report_dropped``."""
     state = st.session_state
     if state.get(_APPLIED):
         return
     state[_APPLIED] = True
     opened, c = state.get(_OPENED) or {}, translator.config
+    dropped = _apply_settings(opened)
+    for name in ("src_lang", "tgt_lang"):  # a multilingual model's language pickers
+        if name in opened and opened[name] in translator.languages:
+            state[name] = opened[name]
+            dropped.remove(name)
     view = view_id(opened.get("view"))  # its id, or its label in either language
-    if view is None:
-        return
-    state["view"] = view
+    if "view" in opened and view is None:
+        dropped.append("view")
+    if view is not None:
+        state["view"] = view
     kind = ATTENTION_VIEWS.get(view)
-    if kind is not None:
-        layer = _int(opened.get("layer"), 0, layer_counts(c)[kind] - 1)
-        head = (ALL_HEADS if opened.get("head") == ALL_HEADS
-                else _int(opened.get("head"), 0, c.nhead - 1))
-        if layer is not None:
-            state[f"{view}_layer"] = layer
-        if head is not None:
-            state[f"{view}_head"] = head
+    for name in ("layer", "head"):
+        if name not in opened:
+            continue
+        if kind is None:
+            dropped.append(name)
+            continue
+        value = (ALL_HEADS if name == "head" and opened[name] == ALL_HEADS else _int(
+            opened[name], 0, (layer_counts(c)[kind] if name == "layer" else c.nhead) - 1))
+        if value is None:
+            dropped.append(name)
+        else:
+            state[f"{view}_{name}"] = value
     step = _int(opened.get("step"), 1, c.max_len)
     if step is not None:
         state["step"] = step
-    seed = _int(opened.get("seed"), 0, 2**31 - 1)
-    if seed is not None:
-        state["seed"] = seed
+    elif "step" in opened:
+        dropped.append("step")
+    state[_DROPPED] = dropped
 
 
-def _manual_values() -> dict[str, str]:
+def remember_settings(settings: GenerationSettings) -> None:
+    """After the sidebar: the settings' URL encoding, for ``write_link`` (which a step
+    click's fragment run calls without the sidebar)."""
+    st.session_state[_SETTINGS] = settings.to_query()
+
+
+def _link_values() -> dict[str, str]:
     """The values ``write_link`` puts into the URL for the current state."""
     state = st.session_state
-    view = view_id(state.get("view")) or TABS[0]
-    values = {"view": view, "step": str(state.get("step", 1))}
+    view = view_id(state.get("view")) or VIEWS[0]
+    values = {**state.get(_SETTINGS, {}), "view": view, "step": str(state.get("step", 1))}
     if view in ATTENTION_VIEWS:
         values["layer"] = str(state.get(f"{view}_layer", 0))
         values["head"] = str(state.get(f"{view}_head", ALL_HEADS))
-    if state.get("strategy") == STRINGS["strategy_sampling"]["en"] and "seed" in state:
-        values["seed"] = str(state["seed"])  # the sampling strategy's (controls.SAMPLING)
     return values
 
 
 def write_link() -> None:
-    """After a run (or a fragment's): the view, step, layer, head and seed into the URL."""
-    values = _manual_values()
-    for name in MANUAL:
+    """After a run (or a fragment's): the settings, view, step, layer and head into the
+    URL, and any stale one of them out of it."""
+    values = _link_values()
+    for name in (*SETTING_PARAMS, *VIEW_PARAMS):
         if name in values:
             if st.query_params.get(name) != values[name]:
                 st.query_params[name] = values[name]
@@ -99,26 +144,27 @@ def write_link() -> None:
             del st.query_params[name]
 
 
-def report_dropped() -> None:
-    """Once per session, after its widgets are drawn: a warning naming the parameters of the
-    link it was opened with that did not fit and were left out (a bound value equal to the
-    default is left out too, but the app never writes one into a link)."""
+def _bound_applied(name: str, value: str, now: dict[str, str]) -> bool:
+    """Whether a bound parameter of the link was used: its value is in the URL now, or (a
+    bound value equal to the default is left out of the URL) the widget shows it."""
+    if name == LANG_KEY:  # English (the default) or 简体中文, or a short form of either
+        wanted = URL_ALIASES.get(value.strip().lower(), value)
+        return LANGUAGES.get(wanted) is not None and st.session_state.get(LANG_KEY) == wanted
+    return now.get(name) == value or st.session_state.get(name) == value
+
+
+def report_dropped(where) -> None:
+    """Once per session, after its widgets are drawn: a warning in ``where`` (a container
+    at the top of the page) naming the parameters of the link it was opened with that did
+    not fit and were left out."""
     opened = st.session_state.get(_OPENED)
     if not opened or st.session_state.get(_REPORTED):
         return
     st.session_state[_REPORTED] = True
-    now, manual = st.query_params.to_dict(), _manual_values()
-
-    def applied(name: str, value: str) -> bool:
-        if name == LANG_KEY:  # a short form (?lang=zh) is replaced by the option it names
-            return now.get(name) in (value, URL_ALIASES.get(value.strip().lower()))
-        if name == "view":
-            return manual["view"] == view_id(value)
-        if name in MANUAL:
-            return manual.get(name) == value
-        return now.get(name) == value
-
-    dropped = [f"{name}={value}" for name, value in opened.items() if not applied(name, value)]
+    now, handled = st.query_params.to_dict(), set(st.session_state.get(_DROPPED, []))
+    ours = {*SETTING_PARAMS, *VIEW_PARAMS}
+    dropped = [f"{name}={value}" for name, value in opened.items()
+               if name in handled or (name not in ours and not _bound_applied(name, value, now))]
     if dropped:
-        st.warning(t("link_dropped", params=", ".join(code_span(clip(d, 60))
-                                                      for d in dropped[:8])))
+        where.warning(t("link_dropped", params=", ".join(code_span(clip(d, 60))
+                                                         for d in dropped[:8])))

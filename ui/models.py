@@ -70,19 +70,20 @@ def model_choice() -> tuple[str, Path, bool] | None:
     return folder.name, folder, load_pickle_weights
 
 
-def language_pickers(translator: Translator) -> tuple[tuple[str, object], ...]:
+def language_pickers(translator: Translator) -> dict[str, str]:
     """Source and target language pickers for a multilingual model (``generate()``'s
-    ``forced_bos_token_id`` is the target language); () for a one-pair model."""
+    ``forced_bos_token_id`` is the target language): {"src_lang": .., "tgt_lang": ..}, or {}
+    for a one-pair model."""
     langs = list(translator.languages)
     if not langs:
-        return ()
+        return {}
     src = next((x for x in langs if x in ("en", "eng_Latn", "en_XX")), langs[0])
     tgt = next((x for x in langs if x in ("zh", "zho_Hans", "zh_CN")), langs[-1])
     cols = st.sidebar.columns(2)
     src = cols[0].selectbox(t("src_lang"), langs, index=langs.index(src), key="src_lang")
     tgt = cols[1].selectbox(t("tgt_lang"), langs, index=langs.index(tgt), key="tgt_lang",
                             help=t("tgt_lang_help"))
-    return (("src_lang", src), ("tgt_lang", tgt))
+    return {"src_lang": src, "tgt_lang": tgt}
 
 
 def task_prefix(translator: Translator) -> str:

@@ -17,7 +17,7 @@ from . import export, teaching
 from .charts import chart
 from .i18n import (
     STRINGS,
-    TABS,
+    VIEWS,
     explain,
     head_label,
     labels,
@@ -71,12 +71,12 @@ def attention_view(view: str, maps: np.ndarray, queries, keys, query_label: str,
 
 
 GROUP_KEY = "group_words"  # the "group subword pieces into words" switch
-VIEW_KEY = "view"  # the view picker's key: its value is the view's id (``TABS``)
+VIEW_KEY = "view"  # the view picker's key: its value is the view's id (``VIEWS``)
 VIEW_PANEL = "view_panel"  # the key of the container that holds the chosen view
 
 
 def view_picker() -> str:
-    """The row of views (a segmented control) and the chosen view's id, one of ``TABS``.
+    """The row of views (a segmented control) and the chosen view's id, one of ``VIEWS``.
 
     The widget's value is the view's id, shown in the session's language (``format_func``),
     so the choice survives a language switch and code may set ``st.session_state["view"]``
@@ -84,10 +84,10 @@ def view_picker() -> str:
     rather than ``st.tabs``: only the chosen view is built, and a step click redraws one
     control instead of a tab bar and seven panels (benchmarks/clicks.py)."""
     state = st.session_state
-    if state.get(VIEW_KEY) not in TABS:  # first run, or a value that is not a view's id
-        state[VIEW_KEY] = view_id(state.get(VIEW_KEY)) or TABS[0]
-    return st.segmented_control(t("view"), TABS, key=VIEW_KEY, required=True,
-                                format_func=labels(TABS, view_label))
+    if state.get(VIEW_KEY) not in VIEWS:  # first run, or a value that is not a view's id
+        state[VIEW_KEY] = view_id(state.get(VIEW_KEY)) or VIEWS[0]
+    return st.segmented_control(t("view"), VIEWS, key=VIEW_KEY, required=True,
+                                format_func=labels(VIEWS, view_label))
 
 
 def group_switch(translator: Translator) -> bool:
@@ -113,21 +113,21 @@ def source_axis(trace: DecodeTrace, maps: np.ndarray, grouped: bool, queries_too
 def encoder_view(trace: DecodeTrace, grouped: bool = False) -> None:
     """Encoder self-attention over the source tokens (the same at every step)."""
     maps, src = source_axis(trace, trace.encoder_attentions, grouped, queries_too=True)
-    attention_view("Encoder self-attention", maps, src, src, t("query_source_token"),
+    attention_view("encoder", maps, src, src, t("query_source_token"),
                    t("key_source_token"))
 
 
 def decoder_view(trace: DecodeTrace, k: int) -> None:
     """Decoder self-attention, rows (and columns) up to the current step."""
     inputs = trace.decoder_input_tokens[:k]
-    attention_view("Decoder self-attention", trace.decoder_attentions[:, :, :k, :k], inputs,
+    attention_view("decoder", trace.decoder_attentions[:, :, :k, :k], inputs,
                    inputs, t("query_decoder_input"), t("key_decoder_input"))
 
 
 def cross_view(trace: DecodeTrace, k: int, grouped: bool = False) -> None:
     """Cross-attention from the decoder inputs so far to the source tokens."""
     maps, src = source_axis(trace, trace.cross_attentions[:, :, :k], grouped, queries_too=False)
-    attention_view("Cross-attention", maps, trace.decoder_input_tokens[:k], src,
+    attention_view("cross", maps, trace.decoder_input_tokens[:k], src,
                    t("query_decoder_input"), t("key_source_token"))
 
 
@@ -151,7 +151,7 @@ def positional_view(translator: Translator, trace: DecodeTrace, k: int, decode_w
     sentence and curves of chosen dimensions, or T5's relative-position bias."""
     scheme = translator.positional_scheme
     if scheme == "sinusoidal":  # the paper's formula; other families explain their own
-        st.caption(explain("Positional encoding"))
+        st.caption(explain("positional"))
     else:
         st.info(t("pe_scheme_" + scheme.replace("-", "_")))
     side = st.radio(t("positions_of"), list(SIDES), horizontal=True, key="pe_side",
@@ -182,7 +182,7 @@ def positional_view(translator: Translator, trace: DecodeTrace, k: int, decode_w
 
 def masks_view(translator: Translator, trace: DecodeTrace, k: int, key: tuple) -> None:
     """Padding, look-ahead, combined and cross-attention masks for this sentence, padded."""
-    st.caption(explain("Masks"))
+    st.caption(explain("masks"))
     teaching.padded_batch(translator, key)
     st.subheader(t("padded_by_hand"))
     pad = st.slider(t("pad_slider"), 0, 6, 2, key="mask_pad")

@@ -51,7 +51,7 @@ def _formula(latex: str, text: str) -> None:
 
 def inside_head_view(translator: Translator, trace: DecodeTrace, k: int) -> None:
     """Q, K, V -> QK^T -> / sqrt(d_k) -> mask -> softmax -> weighted sum of V, for one head."""
-    st.caption(explain("Inside one head"))
+    st.caption(explain("inside"))
     c1, c2, c3, c4 = st.columns(4)
     kind = c1.selectbox(t("ih_kind"), list(KINDS), key="ih_kind",
                         format_func=labels(KINDS, lambda k: view_label(KINDS[k])))

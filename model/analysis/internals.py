@@ -131,7 +131,7 @@ def head_internals(translator: Translator, trace: DecodeTrace, kind: str, layer:
 
     The sentence is ``trace.src_tokens`` (encoder input) and ``trace.decoder_input_tokens``
     (decoder input); the model runs one teacher-forced pass over them (with the positional
-    encodings the trace was decoded with, from ``trace.strategy``) and keeps each layer's
+    encodings the trace was decoded with, from ``trace.settings``) and keeps each layer's
     sublayer inputs. From the sublayer input x this head's Q, K, V come from the layer's own
     projections, then Q K^T, / sqrt(Dh), the mask, ``masked_softmax`` and weights @ V (paper,
     section 3.2.1). The weights equal the trace's maps (``trace.encoder_attentions[layer,

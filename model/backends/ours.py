@@ -22,7 +22,7 @@ from collections.abc import Collection, Sequence
 import numpy as np
 import torch
 
-from ..core.layers import POSITIONAL_MODES, positional_tables, shuffled_positions
+from ..core.layers import positional_tables, shuffled_positions
 from ..core.masks import mask_views
 from ..core.subword import piece_label, pieces, word_ids
 from ..core.transformer import Transformer
@@ -30,6 +30,7 @@ from ..core.vocab import EOS, SPECIALS, Vocab, normalize_text, tokenize_en, toke
 from ..decoding import (
     BeamTrace,
     DecodeTrace,
+    GenerationSettings,
     beam_search,
     greedy_decode,
     run_decoder,
@@ -155,148 +156,125 @@ class Translator:
             raise InputError(f"The {what} has tokens the model cannot produce: {shown}")
         return self.tgt_vocab.encode(tokens)
 
-    def generate(
-        self,
-        text: str,
-        max_new_tokens: int | None = None,
-        num_beams: int = 1,
-        do_sample: bool = False,
-        temperature: float = 1.0,
-        top_k: int = 0,
-        top_p: float = 1.0,
-        seed: int | None = None,
-        prefix: str | Sequence[str] | None = None,
-        length_penalty: float = 1.0,
-        num_candidates: int = 10,
-        positional: str = "normal",
-        positional_seed: int = 0,
-        src_lang: str | None = None,
-        tgt_lang: str | None = None,
-        early_stopping: bool | None = None,
-        heads_off: Collection[tuple[str, int, int]] = (),
-    ) -> DecodeTrace:
+    def generate(self, text: str, settings: GenerationSettings | None = None, *,
+                 prefix: str | Sequence[str] | None = None, num_candidates: int = 10,
+                 heads_off: Collection[tuple[str, int, int]] = (), **overrides) -> DecodeTrace:
         """Translate ``text`` one token at a time, recording every step.
 
-        Arguments follow Hugging Face ``generate()``: greedy by default; beam search when
-        ``num_beams`` > 1 (the trace's maps are those of the best hypothesis, and
-        ``trace.beam`` records every beam); sampling when ``do_sample`` (``temperature``,
-        ``top_k`` (0 = off), ``top_p`` (1.0 = off), reproducible for a ``seed``).
+        How to decode is a ``GenerationSettings`` (Hugging Face ``generate()``'s names),
+        given whole or as keyword overrides of its fields (``generate(text, num_beams=4)``):
+        greedy by default; beam search when ``num_beams`` > 1 (the trace's maps are those of
+        the best hypothesis, and ``trace.beam`` records every beam); sampling when
+        ``do_sample`` (``temperature``, ``top_k``, ``top_p``, reproducible for a ``seed``);
+        the positional-encoding experiments ``positional="none"`` / ``"shuffled"``
+        (``core.layers.positional_tables``); a multilingual model's ``src_lang`` /
+        ``tgt_lang`` (the target language is forced first, as ``forced_bos_token_id``).
+        Nothing is stored on the model.
 
         Args:
             text: an English sentence.
-            max_new_tokens: the most tokens to produce (default: ``default_max_new_tokens``:
-                as many as fit, max_len-1; a Hugging Face model's generation config's).
+            settings: how to decode (default ``GenerationSettings()``: greedy; its
+                ``max_new_tokens`` None means ``default_max_new_tokens``).
             prefix: target tokens to force first (a Chinese string or a token list);
                 decoding continues from there with the chosen strategy.
             num_candidates: how many next-token candidates each DecodeStep keeps (K).
-            positional: a positional-encoding experiment: ``"normal"`` (the model as
-                trained), ``"none"`` (no positional encoding: the words' order is invisible)
-                or ``"shuffled"`` (seeded permutations of the positions; see
-                ``layers.positional_tables``). Nothing is stored on the model.
-            positional_seed: the permutation's seed for ``"shuffled"``.
-            src_lang, tgt_lang: the source and target languages of a multilingual model
-                (``languages``; the target one is forced as the first token, as
-                ``generate(forced_bos_token_id=...)``); None for a one-pair model.
-            early_stopping: beam search stops once ``num_beams`` hypotheses have finished
-                (True), or when the live beams cannot beat them (False, Hugging Face's
-                heuristic); None = the model's setting (``self.early_stopping``).
-            heads_off: (kind, layer, head) keys of heads to switch off (``ablation``: their
-                output is zeroed before W_O, as Michel et al. 2019 mask heads); kind is
-                ``encoder``, ``decoder`` or ``cross``. Nothing is stored on the model.
+            heads_off: (kind, layer, head) keys of heads to switch off
+                (``backends.heads``: their output is zeroed before W_O, as Michel et al.
+                2019 mask heads); kind is ``encoder``, ``decoder`` or ``cross``.
+            overrides: ``GenerationSettings`` fields replacing those of ``settings``.
 
         Returns:
             DecodeTrace (float32 numpy arrays; see its docstring for the shapes); its
-            ``strategy`` records ``positional``, ``positional_seed`` and ``heads_off``.
+            ``settings`` are the settings used, ``heads_off`` the heads switched off.
 
         Raises:
-            InputError: see ``check_input``; an argument out of range (num_beams outside
-                1..8, beam search with sampling, temperature < 0, top_k < 0, top_p outside
-                (0, 1], max_new_tokens outside 1..max_len-1 or shorter than the prefix, an
-                unknown ``positional`` mode or a non-integer ``positional_seed``); a prefix
-                token outside the target vocabulary; a language the model does not have; a
-                head in ``heads_off`` outside the model.
+            InputError: see ``check_input``; a setting out of range
+                (``GenerationSettings``: also max_new_tokens beyond the model's positions or
+                shorter than the prefix, a language the model does not have); a prefix
+                token outside the target vocabulary; a head in ``heads_off`` outside the
+                model.
         """
+        settings = (settings or GenerationSettings()).replace(**overrides)
         off = check_heads(heads_off, self.config)
         tokens = self.check_input(text)
-        self.check_languages(src_lang, tgt_lang)
-        limit = self.config.max_len - 1
-        max_new_tokens = self.default_max_new_tokens if max_new_tokens is None else max_new_tokens
         forced = self.target_ids(prefix) if prefix is not None else []
-        forced = self.with_forced_start(forced, tgt_lang) if forced else forced
-        _check_strategy(max_new_tokens, limit, len(forced), num_beams, do_sample, temperature,
-                        top_k, top_p, seed, length_penalty)
-        if not (early_stopping is None or isinstance(early_stopping, bool)):
-            raise InputError("early_stopping must be True, False or None")
-        src_ids = self.encode_source(tokens, src_lang)
-        tables = self.pe_tables(src_ids.size(1), positional, positional_seed)
-        processor = self.logits_processor(max_new_tokens, tgt_lang)
-        strategy = dict(num_beams=num_beams, do_sample=do_sample, temperature=temperature,
-                        top_k=top_k, top_p=top_p, seed=seed, length_penalty=length_penalty,
-                        teacher_forced=False, positional=positional,
-                        positional_seed=positional_seed, src_lang=src_lang, tgt_lang=tgt_lang,
-                        heads_off=off)
+        forced = self.with_forced_start(forced, settings.tgt_lang) if forced else forced
+        settings.check_for(self.config.max_len, self.languages, len(forced))
+        s = settings
+        max_new_tokens = self.default_max_new_tokens if s.max_new_tokens is None \
+            else s.max_new_tokens
+        src_ids = self.encode_source(tokens, s.src_lang)
+        tables = self.pe_tables(src_ids.size(1), s.positional, s.positional_seed)
+        processor = self.logits_processor(max_new_tokens, s.tgt_lang)
         labels = dict(tgt_itos=self.tgt_vocab.itos, num_candidates=num_candidates)
         with ablation_heads_off(self.model, off, self.config.nhead):  # decoding only
             beam = None
-            if num_beams > 1:
-                beam = beam_search(self.model, src_ids, num_beams, max_new_tokens, length_penalty,
-                                   forced, tables, processor,
-                                   self.early_stopping if early_stopping is None
-                                   else bool(early_stopping), tgt_itos=self.tgt_vocab.itos)
+            if s.num_beams > 1:
+                early = self.early_stopping if s.early_stopping is None else s.early_stopping
+                beam = beam_search(self.model, src_ids, s.num_beams, max_new_tokens,
+                                   s.length_penalty, forced, tables, processor, early,
+                                   tgt_itos=self.tgt_vocab.itos)
                 best = beam.hypotheses[0].ids  # its maps: one pass that forces its tokens
                 result = run_decoder(self.model, src_ids, len(best), None, best, tables, processor,
                                      **labels)
-                lead = max(len(forced), len(self.with_forced_start([], tgt_lang)))
+                lead = max(len(forced), len(self.with_forced_start([], s.tgt_lang)))
                 result = dataclasses.replace(result, n_forced=min(lead, len(best)), steps=tuple(
-                    dataclasses.replace(s, forced=s.index < lead) for s in result.steps))
-            elif do_sample:
-                result = sample_decode(self.model, src_ids, max_new_tokens, temperature, top_k,
-                                       top_p, seed, forced, tables, processor, **labels)
+                    dataclasses.replace(step, forced=step.index < lead) for step in result.steps))
+            elif s.do_sample:
+                result = sample_decode(self.model, src_ids, max_new_tokens, s.temperature,
+                                       s.top_k, s.top_p, s.seed, forced, tables, processor,
+                                       **labels)
             else:
                 result = greedy_decode(self.model, src_ids, max_new_tokens, forced, tables,
                                        processor, **labels)
-        return self._trace(text, tokens, src_ids, result, strategy, beam)
+        return self._trace(text, tokens, src_ids, result, s, off, beam)
 
     def teacher_force(self, text: str, reference: str | Sequence[str],
-                      num_candidates: int = 10, src_lang: str | None = None,
-                      tgt_lang: str | None = None,
-                      heads_off: Collection[tuple[str, int, int]] = ()) -> DecodeTrace:
+                      settings: GenerationSettings | None = None, *, num_candidates: int = 10,
+                      heads_off: Collection[tuple[str, int, int]] = (), **overrides
+                      ) -> DecodeTrace:
         """Feed a reference translation to the decoder (teacher forcing) and record, at each
         step, the model's probability of the reference token and its attention.
 
         ``</s>`` is appended to the reference unless it ends with it. Each step's ``prob`` is
         the model's probability of the reference token; ``top_tokens[0]`` is what the model
-        would have chosen there itself. ``heads_off`` switches heads off as in ``generate``.
+        would have chosen there itself. Of the ``settings`` (or ``overrides``), the languages
+        and the positional experiment apply; ``heads_off`` switches heads off as in
+        ``generate``.
 
         Raises:
             InputError: see ``check_input``; an empty reference, one longer than max_len - 1
-                tokens, or with tokens outside the target vocabulary; a head in
-                ``heads_off`` outside the model.
+                tokens, or with tokens outside the target vocabulary; a setting out of range
+                or a language the model does not have; a head in ``heads_off`` outside the
+                model.
         """
+        settings = (settings or GenerationSettings()).replace(**overrides)
+        settings.check_for(self.config.max_len, self.languages)
         off = check_heads(heads_off, self.config)
         tokens = self.check_input(text)
-        self.check_languages(src_lang, tgt_lang)
         forced = self.target_ids(reference, "reference")
         if not forced:
             raise InputError("The reference translation is empty.")
-        forced = self.with_forced_start(forced, tgt_lang)
+        forced = self.with_forced_start(forced, settings.tgt_lang)
         if forced[-1] != self.config.eos_id:
             forced.append(self.config.eos_id)
         limit = self.config.max_len - 1
         if len(forced) > limit:
             raise InputError(f"The reference has {len(forced)} tokens; at most {limit} fit.")
-        src_ids = self.encode_source(tokens, src_lang)
+        src_ids = self.encode_source(tokens, settings.src_lang)
+        tables = self.pe_tables(src_ids.size(1), settings.positional, settings.positional_seed)
         with ablation_heads_off(self.model, off, self.config.nhead):
-            result = run_decoder(self.model, src_ids, len(forced), None, forced,
+            result = run_decoder(self.model, src_ids, len(forced), None, forced, tables,
                                  tgt_itos=self.tgt_vocab.itos, num_candidates=num_candidates)
-        strategy = dict(teacher_forced=True, src_lang=src_lang, tgt_lang=tgt_lang,
-                        heads_off=off)
-        return self._trace(text, tokens, src_ids, result, strategy, None)
+        return self._trace(text, tokens, src_ids, result, settings, off, None,
+                           teacher_forced=True)
 
     def _trace(self, text: str, tokens: list[str], src_ids: torch.Tensor,
-               result: DecodeTrace, strategy: dict, beam: BeamTrace | None) -> DecodeTrace:
+               result: DecodeTrace, settings: GenerationSettings, heads_off: tuple,
+               beam: BeamTrace | None, teacher_forced: bool = False) -> DecodeTrace:
         """``run_decoder``'s trace with the sentence's side filled in: the text, its tokens
-        and their labels and words, unknown words, the strategy, the beams and the text."""
+        and their labels and words, unknown words, the settings, the heads switched off,
+        the beams and the text."""
         src_tokens = self.source_tokens(tokens, src_ids)
         if beam is not None:
             start = [self.config.bos_id]
@@ -308,7 +286,9 @@ class Translator:
             src_text=text,
             src_tokens=src_tokens,
             unknown_words=tuple(self.src_vocab.unknown(src_tokens)),
-            strategy=strategy,
+            settings=settings,
+            heads_off=heads_off,
+            teacher_forced=teacher_forced,
             beam=beam,
             src_labels=self.source_labels(src_tokens),
             src_words=self.source_words(src_tokens),
@@ -351,18 +331,6 @@ class Translator:
     def task_prefixes(self) -> dict[str, str]:
         """Text a T5-style model expects before the sentence, per task (none for ours)."""
         return {}
-
-    def check_languages(self, src_lang: str | None, tgt_lang: str | None) -> None:
-        """Refuse languages the model does not have.
-
-        Raises:
-            InputError: a language that is not None and not in ``languages``.
-        """
-        for lang in (src_lang, tgt_lang):
-            if lang is not None and lang not in self.languages:
-                have = ", ".join(self.languages) or "none: it translates one language pair"
-                raise InputError(f"This model has no language {_short(lang, 20)} "
-                                 f"(languages: {have}).")
 
     def with_forced_start(self, ids: list[int], tgt_lang: str | None = None) -> list[int]:
         """Target ids with the token ``generate()`` forces first (a multilingual model's
@@ -428,13 +396,7 @@ class Translator:
             InputError: an unknown mode, a seed that is not an integer in [0, 2**63), or S
                 outside 1..max_len.
         """
-        if positional not in POSITIONAL_MODES:
-            raise InputError(f"positional must be one of {', '.join(POSITIONAL_MODES)}; got "
-                             f"{_short(positional, 30)}")
-        seed_ok = isinstance(positional_seed, int | np.integer) and not isinstance(
-            positional_seed, bool) and 0 <= positional_seed < 2**63
-        if not seed_ok:
-            raise InputError("positional_seed must be an integer from 0 to 2**63 - 1")
+        GenerationSettings(positional=positional, positional_seed=positional_seed)  # checks
         if not 1 <= src_len <= self.config.max_len:
             raise InputError(f"the source must have 1 to {self.config.max_len} tokens")
         return positional_tables(self.model.positional.pe, positional, src_len,
@@ -450,17 +412,15 @@ class Translator:
     def head_inputs(self, trace: DecodeTrace, kind: str, layer: int, head: int) -> HeadInputs:
         """What one head of one attention sublayer is recomputed from: its sublayer's inputs
         from one teacher-forced pass over ``trace``'s tokens with the positional encodings
-        the trace was decoded with (``trace.strategy``), and the layer's own projections
+        the trace was decoded with (``trace.settings``), and the layer's own projections
         (x_q (Tq, D), x_k (Tk, D); scaling 1 / sqrt(Dh), paper section 3.2.1; no bias).
         ``kind``, ``layer`` and ``head`` are checked by the caller
         (``analysis.internals.head_internals``)."""
         model = self.model
         src_ids = self.src_vocab.encode(trace.src_tokens)
         tgt_ids = self.tgt_vocab.encode(trace.decoder_input_tokens)
-        strategy = trace.strategy or {}
-        src_pe, tgt_pe = self.pe_tables(len(trace.src_tokens),
-                                        strategy.get("positional", "normal"),
-                                        strategy.get("positional_seed", 0))
+        src_pe, tgt_pe = self.pe_tables(len(trace.src_tokens), trace.settings.positional,
+                                        trace.settings.positional_seed)
         enc = model.encode(torch.tensor([src_ids]), return_layers=True, pe_table=src_pe)
         if kind == "encoder":
             attn = model.encoder_layers[layer].self_attn
@@ -512,34 +472,3 @@ class Translator:
             positions=positions, embedding=to_numpy(emb[0]), positional=to_numpy(added),
             total=to_numpy(total[0]),
         )
-
-
-def _check_strategy(max_new_tokens, limit: int, n_forced: int, num_beams, do_sample,
-                    temperature, top_k, top_p, seed, length_penalty) -> None:
-    """Validate ``Translator.generate``'s strategy arguments.
-
-    Raises:
-        InputError: the first argument out of range, named as in ``generate()``.
-    """
-    def is_int(v) -> bool:
-        return isinstance(v, int | np.integer) and not isinstance(v, bool)
-
-    def is_num(v) -> bool:
-        return (is_int(v) or isinstance(v, float | np.floating)) and math.isfinite(v)
-
-    checks = [
-        (is_int(max_new_tokens) and max(1, n_forced) <= max_new_tokens <= limit,
-         f"max_new_tokens must be an integer from {max(1, n_forced)} to {limit}"),
-        (is_int(num_beams) and 1 <= num_beams <= 8, "num_beams must be an integer from 1 to 8"),
-        (isinstance(do_sample, bool), "do_sample must be True or False"),
-        (not (do_sample and is_int(num_beams) and num_beams > 1),
-         "choose beam search (num_beams > 1) or sampling (do_sample), not both"),
-        (is_num(temperature) and temperature >= 0, "temperature must be a number >= 0"),
-        (is_int(top_k) and top_k >= 0, "top_k must be an integer >= 0 (0 = off)"),
-        (is_num(top_p) and 0 < top_p <= 1, "top_p must be in (0, 1] (1 = off)"),
-        (seed is None or is_int(seed), "seed must be an integer or None"),
-        (is_num(length_penalty), "length_penalty must be a finite number"),
-    ]
-    for ok, message in checks:
-        if not ok:
-            raise InputError(message)

@@ -1,8 +1,10 @@
 """Decoding that records every step: the trace types (``trace``), greedy, beam search and
-sampling one token at a time (``strategies``), and a padded batch decoded at once
-(``batch``). Names as in Hugging Face ``generate()``."""
+sampling one token at a time (``strategies``), a padded batch decoded at once
+(``batch``), and ``GenerationSettings`` (``settings``: every decoding option, checked in one
+place). Names as in Hugging Face ``generate()``."""
 
 from .batch import BatchGreedy, greedy_batch, pad_rows
+from .settings import STRATEGIES, GenerationSettings
 from .strategies import (
     NORMAL_POSITIONS,
     LogitsProcessor,
@@ -18,6 +20,8 @@ from .trace import BeamCandidate, BeamTrace, DecodeStep, DecodeTrace, Hypothesis
 
 __all__ = [
     "NORMAL_POSITIONS",
+    "STRATEGIES",
+    "GenerationSettings",
     "BatchGreedy",
     "BeamCandidate",
     "BeamTrace",

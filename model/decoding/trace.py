@@ -7,9 +7,11 @@ size, K top-k.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
+
+from .settings import GenerationSettings
 
 
 @dataclass(frozen=True)
@@ -111,8 +113,10 @@ class DecodeTrace:
         step_probs: (T, V) the full next-token distribution at each step.
         finished: True if ``</s>`` was produced before the length limit.
         unknown_words: source words outside the vocabulary (decoded as ``<unk>``).
-        strategy: the decoding arguments (``num_beams``, ``do_sample``, ``temperature``,
-            ``top_k``, ``top_p``, ``seed``, ``length_penalty``, ``teacher_forced``).
+        settings: the ``GenerationSettings`` decoded with (for a teacher-forced trace, only
+            its languages and positional experiment applied).
+        heads_off: the (kind, layer, head) keys of the heads switched off, sorted.
+        teacher_forced: the tokens are a reference fed to the decoder, not decoded.
         n_forced: how many of the T tokens were forced (a prefix, or a whole reference).
         beam: the beam search record when ``num_beams`` > 1 (the maps are those of its
             best hypothesis), else None.
@@ -136,7 +140,9 @@ class DecodeTrace:
     step_probs: np.ndarray
     finished: bool
     unknown_words: tuple[str, ...] = ()
-    strategy: dict = field(default_factory=dict)
+    settings: GenerationSettings = GenerationSettings()
+    heads_off: tuple[tuple[str, int, int], ...] = ()
+    teacher_forced: bool = False
     n_forced: int = 0
     beam: BeamTrace | None = None
     src_labels: tuple[str, ...] = ()

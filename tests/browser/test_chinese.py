@@ -7,7 +7,7 @@ from __future__ import annotations
 from urllib.parse import quote
 
 from benchmarks.harness import CJK
-from ui.i18n import TABS
+from ui.i18n import VIEWS
 
 
 def test_every_view_in_chinese(app):
@@ -16,7 +16,7 @@ def test_every_view_in_chinese(app):
     page.goto(f"{app.url}/?lang={quote('简体中文')}")
     app.wait_ready(before, minCharts=5)
     tabs = app.views()
-    assert len(tabs) == len(TABS) and all(CJK.search(t) for t in tabs), tabs
+    assert len(tabs) == len(VIEWS) and all(CJK.search(t) for t in tabs), tabs
     sidebar = page.locator("[data-testid='stSidebar']").inner_text()
     assert "模型" in sidebar and CJK.search(sidebar)
     for name, _ in app.each_view():

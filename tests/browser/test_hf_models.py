@@ -22,7 +22,7 @@ from benchmarks.harness import CJK, chart, streamlit_server
 from model import load_pretrained
 from tests.browser.test_browser import ATTENTION_TABS, PE
 from tests.hf_tiny import tiny_folder, to_hf_cache
-from ui.i18n import TABS
+from ui.i18n import VIEWS
 
 SENTENCE = "My mother is a doctor."
 HUB = {"t5": "tiny-org/t5-tiny", "marian": "tiny-org/marian-tiny"}  # family -> repo id
@@ -102,7 +102,7 @@ def switch_to_chinese(app) -> dict:
     radio = app.page.locator("[data-testid='stSidebar']").get_by_text("简体中文", exact=True)
     snap = app.act(radio.click, minCharts=2)
     tabs = app.views()
-    assert len(tabs) == len(TABS) and all(CJK.search(t) for t in tabs), tabs
+    assert len(tabs) == len(VIEWS) and all(CJK.search(t) for t in tabs), tabs
     return snap
 
 
@@ -124,7 +124,7 @@ def test_cached_model_draws_every_view_in_english_and_chinese(app, family, sourc
             queries = source if name == "Encoder self-attention" else start
             app.wait_ticks(f"{name}, layer 0, all heads",
                            lambda x, y, k=keys, q=queries: set(x) == set(k) and set(y) == set(q))
-    assert seen == list(TABS), seen
+    assert seen == list(VIEWS), seen
 
     switch_to_chinese(app)
     assert app.combobox("模型").input_value() == f"🤗 {HUB[family]}"

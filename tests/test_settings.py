@@ -1,0 +1,109 @@
+"""``GenerationSettings``: the one validator of decoding options, the cache key and the URL
+encoding (``model.decoding.settings``); bad values from a link or the API are refused by
+name, and a link's settings open the same decoding in the app."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from model import GenerationSettings, InputError
+from model.decoding.settings import STRATEGIES
+
+BAD = [
+    ("num_beams", 0), ("num_beams", 9), ("num_beams", 2.5), ("num_beams", True),
+    ("length_penalty", float("nan")), ("length_penalty", "1"),
+    ("early_stopping", 1), ("do_sample", "yes"),
+    ("temperature", -0.1), ("temperature", float("inf")),
+    ("top_k", -1), ("top_k", 1.5), ("top_p", 0.0), ("top_p", 1.5),
+    ("seed", -1), ("seed", 2**63), ("seed", "7"),
+    ("max_new_tokens", 0), ("src_lang", 3), ("tgt_lang", ["zh"]),
+    ("positional", "sideways"), ("positional_seed", -2),
+]
+
+
+@pytest.mark.parametrize(("name", "value"), BAD)
+def test_every_bad_value_is_refused_by_name(name, value):
+    with pytest.raises(InputError, match=name):
+        GenerationSettings(**{name: value})
+
+
+def test_beam_search_and_sampling_together_are_refused():
+    with pytest.raises(InputError, match="not both"):
+        GenerationSettings(num_beams=4, do_sample=True)
+
+
+def test_equal_settings_are_one_cache_key():
+    a = GenerationSettings(num_beams=np.int64(4), length_penalty=1)
+    b = GenerationSettings(num_beams=4, length_penalty=1.0)
+    assert a == b and hash(a) == hash(b)
+    assert type(a.num_beams) is int and type(a.length_penalty) is float
+    assert {a: 1}[b] == 1
+
+
+def test_replace_checks_like_a_new_object():
+    with pytest.raises(InputError, match="unknown generation setting"):
+        GenerationSettings().replace(beams=4)
+    with pytest.raises(InputError, match="top_p"):
+        GenerationSettings().replace(do_sample=True, top_p=2.0)
+
+
+settings_strategy = st.one_of(
+    st.builds(GenerationSettings, num_beams=st.integers(2, 8),
+              length_penalty=st.floats(0, 2).map(lambda x: round(x, 1))),
+    st.builds(GenerationSettings, do_sample=st.just(True),
+              temperature=st.floats(0, 2).map(lambda x: round(x, 2)),
+              top_k=st.integers(0, 100), top_p=st.floats(0.05, 1.0).map(lambda x: round(x, 2)),
+              seed=st.integers(0, 2**31 - 1)),
+    st.just(GenerationSettings()),
+)
+
+
+@given(settings_strategy)
+def test_the_url_encoding_reads_back_to_equal_settings(settings):
+    query = settings.to_query()
+    assert all(isinstance(v, str) for v in query.values())
+    back, dropped = GenerationSettings.from_query(query)
+    assert dropped == () and back == settings and back.strategy in STRATEGIES
+
+
+def test_a_bad_value_in_a_link_drops_only_itself():
+    settings, dropped = GenerationSettings.from_query(
+        {"strategy": "sampling", "temperature": "hot", "top_k": "5", "top_p": "7",
+         "seed": "3", "num_beams": "4"})  # num_beams is not sampling's: ignored
+    assert settings.strategy == "sampling" and (settings.top_k, settings.seed) == (5, 3)
+    assert (settings.temperature, settings.top_p) == (1.0, 1.0)
+    assert set(dropped) == {"temperature", "top_p"}
+
+
+def test_old_links_name_the_strategy_by_its_label():
+    aliases = {"Beam search": "beam", "束搜索": "beam", "Sampling": "sampling"}
+    for label in ("Beam search", "束搜索"):
+        settings, dropped = GenerationSettings.from_query(
+            {"strategy": label, "num_beams": "3"}, aliases)
+        assert (settings.strategy, settings.num_beams, dropped) == ("beam", 3, ())
+    settings, dropped = GenerationSettings.from_query({"strategy": "zigzag"}, aliases)
+    assert settings == GenerationSettings() and dropped == ("strategy",)
+
+
+def test_model_limits_are_checked_by_the_settings(en_zh):
+    limit = en_zh.config.max_len - 1
+    GenerationSettings(max_new_tokens=limit).check_for(en_zh.config.max_len)
+    with pytest.raises(InputError, match="max_new_tokens"):
+        GenerationSettings(max_new_tokens=limit + 1).check_for(en_zh.config.max_len)
+    with pytest.raises(InputError, match="max_new_tokens"):  # shorter than the prefix
+        GenerationSettings(max_new_tokens=2).check_for(en_zh.config.max_len, n_forced=3)
+    with pytest.raises(InputError, match="no language"):
+        GenerationSettings(tgt_lang="fr").check_for(64, languages=("en", "zh"))
+
+
+def test_generate_takes_the_settings_whole_or_as_keywords(en_zh):
+    whole = en_zh.generate("why do we work ?", GenerationSettings(num_beams=3))
+    keywords = en_zh.generate("why do we work ?", num_beams=3)
+    assert whole.settings == keywords.settings == GenerationSettings(num_beams=3)
+    assert whole.tgt_tokens == keywords.tgt_tokens
+    for bad in ({"num_beams": 0}, {"top_p": 0}, {"beams": 2}, {"max_new_tokens": 999}):
+        with pytest.raises(InputError):
+            en_zh.generate("why do we work ?", **bad)
