@@ -9,7 +9,9 @@ V vocabulary. Attention is (L, H, Tq, Tk) or a slice of it (rows queries, column
 masks are boolean with True = blocked.
 
 Every figure is made by ``viz.axes.figure``: no template, a fixed ``layout.datarevision`` and
-1-D arrays as lists, so that the browser can draw it a second time at almost no cost.
+1-D arrays as lists, so that the browser can draw it a second time at almost no cost. The
+heatmaps on token axes share one layout, ``viz.panel.heatmap_panel``, and every colour and
+colour scale is defined once, by what it means, in ``viz.colors``.
 
 The text a builder writes itself (axis, colour-bar and legend titles, legend entries, subplot
 titles, hover templates) comes from its keyword argument ``text``, a ``VizText``: English

@@ -10,7 +10,6 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .axes import (
-    ATTENTION_SCALE,
     FONT,
     axis_title,
     cell_outlines,
@@ -22,8 +21,10 @@ from .axes import (
     pair_customdata,
     token_axis,
 )
+from .colors import ATTENTION_SCALE
+from .panel import check_panel, heatmap_panel
 from .text import ENGLISH, VizText, check_text
-from .validate import check_heads, check_matrix, check_range, check_tokens, escape_html
+from .validate import check_heads, check_range, check_tokens, escape_html
 
 __all__ = ["attention_grid", "attention_heatmap"]
 
@@ -74,51 +75,23 @@ def attention_heatmap(
             counts, has values outside [0, 1], or the tokens are not strings.
     """
     text = check_text(text)
-    q_tok = check_tokens(query_tokens, "query_tokens")
-    k_tok = check_tokens(key_tokens, "key_tokens")
-    z = check_matrix(
-        weights, q_tok, k_tok, "weights", row_name="query_tokens", col_name="key_tokens"
-    )
+    z, q_txt, k_txt = check_panel(weights, query_tokens, key_tokens, "weights")
     check_range(z, 0.0, 1.0, "weights", _RANGE_HINT)
-    q_txt, k_txt = [escape_html(t) for t in q_tok], [escape_html(t) for t in k_tok]
     tq, tk = z.shape
     for cell in marked:
         if not (len(cell) == 2 and 0 <= cell[0] < tq and 0 <= cell[1] < tk):
             raise ValueError(f"marked cell {cell!r} is outside the ({tq}, {tk}) weights.")
-
-    traces = [
-        go.Heatmap(
-            z=z,
-            x=list(range(tk)),
-            y=list(range(tq)),
-            zmin=0.0,
-            zmax=1.0,
-            colorscale=ATTENTION_SCALE,
-            colorbar=colorbar(text.weight),
-            customdata=pair_customdata(q_txt, k_txt),
-            hovertemplate=_hover(text),
-        )
-    ]
     cell = cell_px(max(tq, tk))
-    if marked:
-        traces.append(cell_outlines(marked, max(cell - 4, 6)))
-    return figure(
-        data=traces,
-        layout=dict(
-            title=dict(text=escape_html(title)),
-            font=FONT,
-            width=tk * cell + label_px(q_txt) + 200,
-            height=tq * cell + label_px(k_txt) + 160,
-            margin=margins(q_txt, k_txt, colorbar=True),
-            xaxis=token_axis(k_txt) | dict(constrain="domain"),
-            yaxis=token_axis(q_txt, reverse=True)
-            | dict(scaleanchor="x", scaleratio=1, constrain="domain"),
-            annotations=[
-                axis_title(text.key if key_label is None else key_label, k_txt, "x"),
-                axis_title(text.query if query_label is None else query_label, q_txt, "y"),
-            ],
-            plot_bgcolor="white",
-        ),
+    return heatmap_panel(
+        z, q_txt, k_txt,
+        dict(zmin=0.0, zmax=1.0, colorscale=ATTENTION_SCALE, colorbar=colorbar(text.weight),
+             customdata=pair_customdata(q_txt, k_txt), hovertemplate=_hover(text)),
+        title=title,
+        row_title=text.query if query_label is None else query_label,
+        col_title=text.key if key_label is None else key_label,
+        width=tk * cell + label_px(q_txt) + 200,
+        height=tq * cell + label_px(k_txt) + 160,
+        over=[cell_outlines(marked, max(cell - 4, 6))] if marked else (),
     )
 
 

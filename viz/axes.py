@@ -8,6 +8,7 @@ import unicodedata
 import numpy as np
 import plotly.graph_objects as go
 
+from .colors import HIGHLIGHT_COLOR
 from .validate import escape_html
 
 # Simplified-Chinese faces first: Debian names Noto's "Noto Sans CJK SC"; without it Chromium
@@ -17,7 +18,6 @@ FONT = dict(
     "Arial, sans-serif",
     size=13,
 )
-ATTENTION_SCALE = "Blues"
 
 
 def tick_font_size(n: int) -> int:
@@ -109,7 +109,7 @@ def cell_outlines(cells, size: int, width: int = 2):
     """A ``go.Scatter`` of red open squares of ``size`` px over the (row, column) ``cells``
     of a heatmap on integer axes (x = column, y = row); no hover, no legend entry."""
     return go.Scatter(x=[c[1] for c in cells], y=[c[0] for c in cells], mode="markers",
-                      marker=dict(symbol="square-open", size=size, color="#d62728",
+                      marker=dict(symbol="square-open", size=size, color=HIGHLIGHT_COLOR,
                                   line=dict(width=width)),
                       hoverinfo="skip", showlegend=False)
 

@@ -9,6 +9,8 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .axes import FONT, axis_title, figure, label_px, margins, token_axis
+from .colors import BAR_COLOR, BEAM_COLORS, EDGE_COLOR, START_COLOR
+from .colors import HIGHLIGHT_COLOR as CHOSEN_COLOR
 from .text import ENGLISH, VizText, check_text
 from .validate import check_index, check_range, check_tokens, check_vector, escape_html
 
@@ -21,9 +23,6 @@ __all__ = [
     "probability_bars",
     "sequence_probabilities",
 ]
-
-BAR_COLOR = "#9ecae1"
-CHOSEN_COLOR = "#d62728"
 
 
 def probability_bars(
@@ -108,7 +107,6 @@ def bars_panel(
     )
 
 
-BEAM_COLORS = {"kept": "#3182bd", "finished": "#31a354", "pruned": "#bdbdbd"}
 _BEAM_SYMBOLS = {"kept": "circle", "finished": "star", "pruned": "x"}
 BEAM_STATUSES = tuple(BEAM_COLORS)
 
@@ -193,7 +191,7 @@ def beam_tree(
             y=edge_y,
             mode="lines",
             hoverinfo="skip",
-            line=dict(color="#d9d9d9", width=1),
+            line=dict(color=EDGE_COLOR, width=1),
             showlegend=False,
         )
     ]
@@ -216,7 +214,7 @@ def beam_tree(
             mode="markers+text",
             text=["&lt;s&gt;"],
             textposition="middle left",
-            marker=dict(color="#636363", size=10),
+            marker=dict(color=START_COLOR, size=10),
             hoverinfo="skip",
             showlegend=False,
         )

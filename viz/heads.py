@@ -13,12 +13,12 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .axes import FONT, axis_title, cell_outlines, colorbar, figure, margins, token_axis
+from .colors import AFTER_COLOR, BEFORE_COLOR, SEQUENTIAL_SCALE
+from .panel import heatmap_panel
 from .text import ENGLISH, VizText, check_text
 from .validate import check_tokens, check_vector, escape_html
 
 __all__ = ["head_grid", "probability_change", "pruning_plot"]
-
-BEFORE_COLOR, AFTER_COLOR = "#9ecae1", "#e6550d"
 
 
 def head_grid(
@@ -66,21 +66,16 @@ def head_grid(
     rows, cols = [str(i) for i in range(L)], [str(h) for h in range(H)]
     hover = (f"{escape_html(row_label)} %{{y}}, {escape_html(col_label)} %{{x}}<br>"
              f"{escape_html(value_label)}: %{{z:.3f}}<extra></extra>")
-    data = [go.Heatmap(z=z.astype(np.float32), x=list(range(H)), y=list(range(L)),
-                       zmin=zmin, zmax=zmax, colorscale="Viridis",
-                       colorbar=colorbar(escape_html(value_label)), texttemplate="%{z:.2f}",
-                       hovertemplate=hover, hoverongaps=False)]
-    if marked:
-        data.append(cell_outlines(marked, 34, width=3))
     cell = 56
-    return figure(data=data, layout=dict(
-        title=dict(text=escape_html(title)), font=FONT,
-        xaxis=token_axis(cols) | dict(constrain="domain"),
-        yaxis=token_axis(rows, reverse=True) | dict(scaleanchor="x", constrain="domain"),
-        annotations=[axis_title(col_label, cols, "x"), axis_title(row_label, rows, "y")],
-        margin=margins(rows, cols, colorbar=True),
-        width=H * cell + 260, height=L * cell + 200, plot_bgcolor="white",
-    ))
+    return heatmap_panel(
+        z.astype(np.float32), rows, cols,
+        dict(zmin=zmin, zmax=zmax, colorscale=SEQUENTIAL_SCALE,
+             colorbar=colorbar(escape_html(value_label)), texttemplate="%{z:.2f}",
+             hovertemplate=hover, hoverongaps=False),
+        title=title, row_title=row_label, col_title=col_label,
+        width=H * cell + 260, height=L * cell + 200,
+        over=[cell_outlines(marked, 34, width=3)] if marked else (),
+    )
 
 
 def probability_change(

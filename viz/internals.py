@@ -8,23 +8,19 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from .axes import (
-    FONT,
-    axis_title,
-    cell_px,
-    colorbar,
-    figure,
-    label_px,
-    margins,
-    pair_customdata,
-    token_axis,
+from .axes import cell_px, colorbar, label_px, pair_customdata
+from .colors import (
+    ATTENTION_SCALE,
+    BLOCKED_COLOR,
+    BLOCKED_TEXT_COLOR,
+    SEQUENTIAL_SCALE,
+    SIGNED_SCALE,
 )
+from .panel import check_panel, heatmap_panel
 from .text import ENGLISH, VizText, check_text
-from .validate import check_mask, check_matrix, check_tokens, escape_html
+from .validate import check_mask, check_tokens, escape_html
 
 __all__ = ["BLOCKED_COLOR", "matrix_heatmap", "score_heatmap"]
-
-BLOCKED_COLOR = "#636363"
 
 
 def _size(rows: list[str], cols: list[str], max_cell: int = 44) -> tuple[int, int]:
@@ -50,8 +46,9 @@ def matrix_heatmap(
         row_tokens: R labels of the rows (repeats keep their own row).
         col_labels: C column labels; None numbers the columns 0..C-1.
         row_label, col_label: y- and x-axis titles; None: ``text.token``, ``text.dimension``.
-        symmetric: a diverging colour scale centred on 0 with limits ±max|value| (for signed
-            data); False uses a sequential scale from min to max.
+        symmetric: the signed scale (``viz.colors.SIGNED_SCALE``: blue negative, white 0, red
+            positive) with limits ±max|value|; False: ``viz.colors.SEQUENTIAL_SCALE`` from
+            min to max.
         text: the figure's own labels (default axis titles, hover).
 
     Returns:
@@ -62,36 +59,24 @@ def matrix_heatmap(
         ValueError: not a finite 2-D array matching the labels.
     """
     text = check_text(text)
-    row_label = text.token if row_label is None else row_label
-    col_label = text.dimension if col_label is None else col_label
-    rows = check_tokens(row_tokens, "row_tokens")
-    n_cols = np.shape(values)[1] if np.ndim(values) == 2 else 0
-    cols = [str(c) for c in range(n_cols)] if col_labels is None else check_tokens(
-        col_labels, "col_labels")
-    z = check_matrix(values, rows, cols, "values", row_name="row_tokens", col_name="col_labels")
-    r_txt, c_txt = [escape_html(t) for t in rows], [escape_html(t) for t in cols]
+    z, r_txt, c_txt = check_panel(values, row_tokens, col_labels, "values",
+                                  row_name="row_tokens", col_name="col_labels")
+    columns = [str(c) for c in range(z.shape[1])] if c_txt is None else c_txt  # for the hover
     limit = float(np.abs(z).max()) or 1.0
-    scale = dict(colorscale="RdBu", reversescale=True, zmin=-limit, zmax=limit, zmid=0.0) \
-        if symmetric else dict(colorscale="Viridis")
-    width, height = _size(r_txt, c_txt, max_cell=24 if len(cols) > 16 else 44)
-    trace = go.Heatmap(
-        z=z, x=list(range(len(cols))), y=list(range(len(rows))), **scale, colorbar=colorbar(),
-        customdata=pair_customdata(r_txt, c_txt),
-        hovertemplate=f"%{{customdata[0]}}{text.hover_row}<br>"
-                      f"%{{customdata[1]}}{text.hover_column}<br>"
-                      f"{text.hover_value}%{{z:.4f}}<extra></extra>",
+    scale = SIGNED_SCALE | dict(zmin=-limit, zmax=limit, zmid=0.0) \
+        if symmetric else dict(colorscale=SEQUENTIAL_SCALE)
+    width, height = _size(r_txt, columns, max_cell=24 if z.shape[1] > 16 else 44)
+    return heatmap_panel(
+        z, r_txt, c_txt,
+        dict(**scale, colorbar=colorbar(), customdata=pair_customdata(r_txt, columns),
+             hovertemplate=f"%{{customdata[0]}}{text.hover_row}<br>"
+                           f"%{{customdata[1]}}{text.hover_column}<br>"
+                           f"{text.hover_value}%{{z:.4f}}<extra></extra>"),
+        title=title,
+        row_title=text.token if row_label is None else row_label,
+        col_title=text.dimension if col_label is None else col_label,
+        width=width, height=height, square=False,
     )
-    x_axis = token_axis(c_txt) if col_labels is not None else dict(
-        title=dict(text=escape_html(col_label)), showgrid=False, zeroline=False)
-    titles = [axis_title(row_label, r_txt, "y")]
-    if col_labels is not None:
-        titles.append(axis_title(col_label, c_txt, "x"))
-    return figure(data=[trace], layout=dict(
-        title=dict(text=escape_html(title)), font=FONT, width=width, height=height,
-        xaxis=x_axis, yaxis=token_axis(r_txt, reverse=True), annotations=titles,
-        plot_bgcolor="white",
-        margin=margins(r_txt, c_txt if col_labels is not None else None, colorbar=True),
-    ))
 
 
 def score_heatmap(
@@ -109,15 +94,17 @@ def score_heatmap(
 
     Args:
         scores: (Tq, Tk) values; entries under ``mask`` are ignored (they may be -inf).
-        mask: (Tq, Tk) bool, True = blocked; those cells are grey and labelled "−∞".
+        mask: (Tq, Tk) bool, True = blocked; those cells are drawn in
+            ``viz.colors.BLOCKED_COLOR`` (as in ``viz.mask_heatmap``) and labelled "−∞".
         details: extra (Tq, Tk) arrays named for the hover, e.g. {"q·k": raw, "q·k/√d_k":
             scaled, "weight": weights}, so hovering a cell shows the numbers behind it.
-        probabilities: colour 0..1 (softmax weights) instead of a diverging scale.
+        probabilities: colour 0..1 on ``viz.colors.ATTENTION_SCALE`` (softmax weights)
+            instead of the signed scale.
         text: the figure's own labels (axis titles ``text.query``, ``text.key``; hover; the
             blocked layer's name ``text.blocked_inf`` and hover ``text.hover_blocked``).
 
     Returns:
-        A heatmap of the allowed cells plus a grey layer of the blocked ones with "−∞" text;
+        A heatmap of the allowed cells plus a layer of the blocked ones with "−∞" text;
         integer token axes (queries are rows, first on top).
 
     Raises:
@@ -130,42 +117,34 @@ def score_heatmap(
                check_mask(mask, q_tok, k_tok, "mask", row_name="query_tokens",
                           col_name="key_tokens"))
     raw = np.asarray(scores, dtype=np.float64)
-    visible = np.where(blocked, 0.0, raw)
-    z = check_matrix(visible, q_tok, k_tok, "scores", row_name="query_tokens",
-                     col_name="key_tokens")
+    z, q_txt, k_txt = check_panel(np.where(blocked, 0.0, raw), q_tok, k_tok, "scores")
     shown = np.where(blocked, np.nan, z).astype(np.float32)  # gaps where blocked
-    q_txt, k_txt = [escape_html(t) for t in q_tok], [escape_html(t) for t in k_tok]
     names = list(details or {})
     extra = [np.where(blocked, np.nan, np.asarray(details[n], np.float64)) for n in names]
     hover = text.token_hover() + "".join(
         f"{escape_html(n)}: %{{customdata[{i + 2}]:.4f}}<br>" for i, n in enumerate(names))
     if probabilities:
-        scale = dict(colorscale="Blues", zmin=0.0, zmax=1.0)
+        scale = dict(colorscale=ATTENTION_SCALE, zmin=0.0, zmax=1.0)
     else:
         limit = float(np.abs(z[~blocked]).max()) if (~blocked).any() else 1.0
-        scale = dict(colorscale="RdBu", reversescale=True, zmin=-limit, zmax=limit, zmid=0.0)
-    traces = [go.Heatmap(
-        z=shown, x=list(range(len(k_tok))), y=list(range(len(q_tok))), **scale,
-        colorbar=colorbar(), customdata=pair_customdata(q_txt, k_txt, *extra), hoverongaps=False,
-        hovertemplate=hover + (text.hover_weight if probabilities else text.hover_value) +
-        "%{z:.4f}<extra></extra>",
-    )]
+        scale = SIGNED_SCALE | dict(zmin=-limit, zmax=limit, zmid=0.0)
+    over = []
     if blocked.any():
         qi, ki = np.nonzero(blocked)
-        traces.append(go.Scatter(
+        over.append(go.Scatter(
             x=ki.tolist(), y=qi.tolist(), mode="markers+text", text=["−∞"] * len(qi),
-            textfont=dict(color="white", size=11), name=text.blocked_inf,
+            textfont=dict(color=BLOCKED_TEXT_COLOR, size=11), name=text.blocked_inf,
             marker=dict(symbol="square", size=cell_px(max(len(q_tok), len(k_tok))) - 2,
                         color=BLOCKED_COLOR),
             hovertemplate=text.hover_blocked + "<extra></extra>",
         ))
     width, height = _size(q_txt, k_txt)
-    return figure(data=traces, layout=dict(
-        title=dict(text=escape_html(title)), font=FONT, width=width, height=height,
-        xaxis=token_axis(k_txt) | dict(constrain="domain"),
-        yaxis=token_axis(q_txt, reverse=True) | dict(
-            scaleanchor="x", scaleratio=1, constrain="domain"),
-        annotations=[axis_title(text.key, k_txt, "x"), axis_title(text.query, q_txt, "y")],
-        margin=margins(q_txt, k_txt, colorbar=True),
-        plot_bgcolor="white", showlegend=False,
-    ))
+    return heatmap_panel(
+        shown, q_txt, k_txt,
+        dict(**scale, colorbar=colorbar(), customdata=pair_customdata(q_txt, k_txt, *extra),
+             hoverongaps=False,
+             hovertemplate=hover + (text.hover_weight if probabilities else text.hover_value)
+             + "%{z:.4f}<extra></extra>"),
+        title=title, row_title=text.query, col_title=text.key, width=width, height=height,
+        over=over, showlegend=False,
+    )

@@ -17,14 +17,12 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .axes import FONT, figure
+from .colors import HEAD_COLORS
 from .text import ENGLISH, VizText, check_text
 from .validate import check_heads, check_range, check_tokens, escape_html
 
 __all__ = ["HEAD_COLORS", "attention_lines"]
 
-# One colour per head (Plotly's D3 palette, as BertViz uses), repeated past ten heads.
-HEAD_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
-               "#7f7f7f", "#bcbd22", "#17becf")
 LEVELS = 5  # opacity bands per head
 MIN_WEIGHT = 0.02  # lines lighter than this are left out (invisible anyway)
 

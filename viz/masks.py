@@ -7,24 +7,13 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from .axes import (
-    FONT,
-    axis_title,
-    cell_px,
-    colorbar,
-    figure,
-    label_px,
-    margins,
-    pair_customdata,
-    token_axis,
-)
+from .axes import cell_px, colorbar, label_px, pair_customdata
+from .colors import ALLOWED_COLOR, BLOCKED_COLOR
+from .panel import check_panel, heatmap_panel
 from .text import ENGLISH, VizText, check_text
-from .validate import check_mask, check_px, check_tokens, escape_html
+from .validate import check_mask, check_px
 
 __all__ = ["ALLOWED_COLOR", "BLOCKED_COLOR", "mask_heatmap"]
-
-ALLOWED_COLOR = "#deebf7"
-BLOCKED_COLOR = "#404040"
 
 
 def mask_heatmap(
@@ -53,7 +42,8 @@ def mask_heatmap(
 
     Returns:
         A figure with one ``go.Heatmap`` whose z is the mask as int8 (1 = blocked): a
-        dark colour for blocked and a light one for allowed cells, a colour bar labelled
+        dark colour for blocked and a light one for allowed cells (``viz.colors``
+        ``BLOCKED_COLOR``, ``ALLOWED_COLOR``), a colour bar labelled
         "blocked (True)" / "allowed (False)" (``text.blocked_true``, ``text.allowed_false``),
         hover "blocked"/"allowed" (``text.blocked``, ``text.allowed``; ``customdata[..., 2]``)
         with both tokens, and the integer token axes of
@@ -64,19 +54,18 @@ def mask_heatmap(
             mask), or does not match the token counts, or width is not a positive int.
     """
     text = check_text(text)
-    q_tok = check_tokens(query_tokens, "query_tokens")
-    k_tok = check_tokens(key_tokens, "key_tokens")
-    blocked = check_mask(mask, q_tok, k_tok, "mask")
-    q_txt, k_txt = [escape_html(t) for t in q_tok], [escape_html(t) for t in k_tok]
+    blocked, q_txt, k_txt = check_panel(mask, query_tokens, key_tokens, "mask",
+                                        check=check_mask)
     tq, tk = blocked.shape
     state = np.where(blocked, text.blocked, text.allowed).astype(object)
     gap = 1 if max(tq, tk) <= 40 else 0
-
-    traces = [
-        go.Heatmap(
-            z=blocked.astype(np.int8),
-            x=list(range(tk)),
-            y=list(range(tq)),
+    cell = cell_px(max(tq, tk))
+    room = label_px(q_txt) + 240  # row labels, axis title, colour bar
+    if check_px(width, "width") is not None:
+        cell = min(cell, max((width - room) / tk, 4))
+    return heatmap_panel(
+        blocked.astype(np.int8), q_txt, k_txt,
+        dict(
             zmin=0,
             zmax=1,
             colorscale=[
@@ -97,27 +86,10 @@ def mask_heatmap(
             ygap=gap,
             customdata=pair_customdata(q_txt, k_txt, state),
             hovertemplate=text.token_hover() + "%{customdata[2]}<extra></extra>",
-        )
-    ]
-    cell = cell_px(max(tq, tk))
-    room = label_px(q_txt) + 240  # row labels, axis title, colour bar
-    if check_px(width, "width") is not None:
-        cell = min(cell, max((width - room) / tk, 4))
-    return figure(
-        data=traces,
-        layout=dict(
-            title=dict(text=escape_html(title)),
-            font=FONT,
-            width=width or round(tk * cell) + room,
-            height=round(tq * cell) + label_px(k_txt) + 160,
-            margin=margins(q_txt, k_txt, colorbar=True),
-            xaxis=token_axis(k_txt) | dict(constrain="domain"),
-            yaxis=token_axis(q_txt, reverse=True)
-            | dict(scaleanchor="x", scaleratio=1, constrain="domain"),
-            annotations=[
-                axis_title(text.key if key_label is None else key_label, k_txt, "x"),
-                axis_title(text.query if query_label is None else query_label, q_txt, "y"),
-            ],
-            plot_bgcolor="white",
         ),
+        title=title,
+        row_title=text.query if query_label is None else query_label,
+        col_title=text.key if key_label is None else key_label,
+        width=width or round(tk * cell) + room,
+        height=round(tq * cell) + label_px(k_txt) + 160,
     )

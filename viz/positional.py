@@ -7,9 +7,11 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from .axes import FONT, axis_title, colorbar, figure, margins, nice_step, token_axis
+from .axes import FONT, colorbar, figure, nice_step
+from .colors import SIGNED_SCALE
+from .panel import check_panel, heatmap_panel
 from .text import ENGLISH, VizText, check_text
-from .validate import check_index, check_matrix, check_tokens, escape_html
+from .validate import check_index, check_matrix, escape_html
 
 __all__ = ["positional_curves", "positional_heatmap"]
 
@@ -27,16 +29,14 @@ def _dim_name(d: int, n_dim: int, layout: str, text: VizText) -> str:
     return (text.dim_sin if sin else text.dim_cos).format(n=d)
 
 
+def _int_ticks(n: int, max_ticks: int) -> dict:
+    """Whole-number ticks for an axis 0..n-1, at most ``max_ticks`` of them."""
+    return dict(tickmode="linear", tick0=0, dtick=nice_step(n, max_ticks))
+
+
 def _int_axis(n: int, title: str, max_ticks: int) -> dict:
     """Plain integer axis 0..n-1 with whole-number ticks."""
-    return dict(
-        title=dict(text=title),
-        tickmode="linear",
-        tick0=0,
-        dtick=nice_step(n, max_ticks),
-        showgrid=False,
-        zeroline=False,
-    )
+    return dict(title=dict(text=title), showgrid=False, zeroline=False) | _int_ticks(n, max_ticks)
 
 
 def positional_heatmap(
@@ -59,56 +59,35 @@ def positional_heatmap(
 
     Returns:
         A figure with one float32 ``go.Heatmap``: y = positions 0..T-1 (position 0 on
-        top), x = "Dimension i" 0..D-1, diverging "RdBu" scale fixed to -1..1 (0 white),
-        hover giving position, token, dimension and value.
+        top), x = "Dimension i" 0..D-1, the signed scale ``viz.colors.SIGNED_SCALE`` (blue
+        negative, white 0, red positive, as ``viz.matrix_heatmap`` draws the same table)
+        fixed to -1..1, hover giving position, token, dimension and value.
 
     Raises:
         ValueError: if pe is not a finite 2-D array, or tokens does not have T strings.
     """
     text = check_text(text)
-    title = text.positional_title if title is None else title
-    toks = None if tokens is None else check_tokens(tokens, "tokens")
-    z = check_matrix(pe, toks, None, "pe", row_name="tokens")
+    z, txt, _ = check_panel(pe, tokens, None, "pe", row_name="tokens")
     n_pos, n_dim = z.shape
     rest = f"{text.hover_dimension}<br>{text.hover_value}%{{z:.3f}}<extra></extra>"
     hover = f"{text.hover_position_y}<br>{rest}"
-    customdata, ticks, notes = None, None, []
-    if toks is None:
-        y_axis = _int_axis(n_pos, text.position, 25) | dict(autorange="reversed")
-    else:
-        txt = [escape_html(t) for t in toks]
+    customdata, ticks = None, None
+    if txt is not None:
         ticks = [f"{i}: {t}" for i, t in enumerate(txt)]
-        y_axis = token_axis(ticks, reverse=True)
-        notes = [axis_title(text.position, ticks, "y")]
         customdata = np.repeat(np.array(txt, dtype=object)[:, None], n_dim, axis=1)
         hover = f"{text.hover_position_y}: %{{customdata}}<br>{rest}"
-
-    traces = [
-        go.Heatmap(
-            z=z,
-            x=list(range(n_dim)),
-            y=list(range(n_pos)),
-            zmin=-1.0,
-            zmax=1.0,
-            zmid=0.0,
-            colorscale="RdBu",
-            colorbar=colorbar(text.value),
-            customdata=customdata,
-            hovertemplate=hover,
-        )
-    ]
-    return figure(
-        data=traces,
-        layout=dict(
-            title=dict(text=escape_html(title)),
-            font=FONT,
-            xaxis=_int_axis(n_dim, text.dimension_i, 16),
-            yaxis=y_axis,
-            annotations=notes,
-            margin=margins(ticks, colorbar=True),
-            width=900,
-            height=int(np.clip(n_pos * 16, 300, 800)) + 120,
-        ),
+    return heatmap_panel(
+        z, ticks, None,
+        SIGNED_SCALE | dict(zmin=-1.0, zmax=1.0, zmid=0.0, colorbar=colorbar(text.value),
+                            customdata=customdata, hovertemplate=hover),
+        title=text.positional_title if title is None else title,
+        row_title=text.position,
+        col_title=text.dimension_i,
+        width=900,
+        height=int(np.clip(n_pos * 16, 300, 800)) + 120,
+        square=False,
+        xaxis=_int_ticks(n_dim, 16),
+        yaxis=_int_ticks(n_pos, 25) if ticks is None else None,
     )
 
 

@@ -9,7 +9,6 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .axes import (
-    ATTENTION_SCALE,
     axis_title,
     colorbar,
     figure,
@@ -18,6 +17,7 @@ from .axes import (
     side_by_side,
     token_axis,
 )
+from .colors import ATTENTION_SCALE
 from .decoding import bars_panel
 from .text import ENGLISH, VizText, check_text
 from .validate import check_matrix, check_px, check_range, check_tokens, escape_html
