@@ -22,7 +22,7 @@ from benchmarks.harness import CJK, chart, streamlit_server
 from model import load_pretrained
 from tests.browser.test_browser import ATTENTION_TABS, PE
 from tests.hf_tiny import tiny_folder, to_hf_cache
-from ui.i18n import VIEWS
+from ui.i18n import STRINGS, VIEW_KEYS, VIEWS
 
 SENTENCE = "My mother is a doctor."
 HUB = {"t5": "tiny-org/t5-tiny", "marian": "tiny-org/marian-tiny"}  # family -> repo id
@@ -124,7 +124,7 @@ def test_cached_model_draws_every_view_in_english_and_chinese(app, family, sourc
             queries = source if name == "Encoder self-attention" else start
             app.wait_ticks(f"{name}, layer 0, all heads",
                            lambda x, y, k=keys, q=queries: set(x) == set(k) and set(y) == set(q))
-    assert seen == list(VIEWS), seen
+    assert seen == [STRINGS[VIEW_KEYS[v]]["en"] for v in VIEWS], seen  # labels, in order
 
     switch_to_chinese(app)
     assert app.combobox("模型").input_value() == f"🤗 {HUB[family]}"
