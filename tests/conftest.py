@@ -13,6 +13,13 @@ from model.core.config import TransformerConfig
 from model.core.transformer import Transformer
 
 
+def pytest_collection_modifyitems(config, items):
+    """Every test under tests/browser/ is a ``browser`` test (the tiers: pyproject.toml)."""
+    for item in items:
+        if "browser" in item.path.parts:
+            item.add_marker(pytest.mark.browser)
+
+
 def pytest_configure(config):
     """Offline, with an empty Hugging Face cache of the tests' own: the machine's cache
     (a developer's downloads) never changes what the app lists or what a test sees. Tests

@@ -8,6 +8,7 @@ import gc
 import sys
 
 import numpy as np
+import pytest
 from apptest_helpers import chart_title, charts, enter, run_app, z_array
 
 from model import load_pretrained
@@ -59,6 +60,7 @@ def test_switching_a_head_off_decodes_again_and_shows_the_difference():
     assert change, "the before/after probability chart"
 
 
+@pytest.mark.slow
 def test_layers_and_alignment_sections_draw_for_a_grammar_model():
     at = _heads_view()
     titles = [chart_title(c) for c in charts(at)]
@@ -75,6 +77,7 @@ def test_layers_and_alignment_sections_draw_for_a_grammar_model():
     assert gold["data"][1]["type"] == "scatter" and len(gold["data"][1]["x"]) > 0
 
 
+@pytest.mark.slow
 def test_importance_is_computed_when_asked():
     at = _heads_view()
     at.button(key="importance_go").click().run()
@@ -83,6 +86,7 @@ def test_importance_is_computed_when_asked():
     assert any("importance" in x for x in titles) and any("bleu" in x for x in titles)
 
 
+@pytest.mark.slow
 def test_held_out_statistics_are_pooled_over_the_models_held_out_sentences():
     at = _heads_view()
     at.radio(key="heads_scope").set_value("heldout").run()
@@ -97,6 +101,7 @@ def test_held_out_statistics_are_pooled_over_the_models_held_out_sentences():
     assert f"{HELDOUT_SIZE} held-out sentences" in chart_title(grid)
 
 
+@pytest.mark.slow
 def test_flow_of_a_long_sentence_waits_for_a_click():
     at = run_app()  # the everyday model: any English
     long = ("My little brother wants to read three new books about old trains before he "

@@ -51,6 +51,7 @@ def test_the_quality_bar_recorded_in_the_card(everyday):
     assert m["grammar_test"]["exact_match"] >= 90
 
 
+@pytest.mark.slow
 def test_grammar_test_split_exact_match(everyday):
     """Measured here too (greedy, the first 300 TEST pairs): the teaching examples hold."""
     test = en_zh.build_splits(seed=0, n_train=200_000).test[:300]

@@ -18,6 +18,7 @@ def small():
     return load_pretrained("en-zh-small")
 
 
+@pytest.mark.slow
 def test_heldout_pairs_are_the_grammars_test_split_never_its_training_pairs(small):
     pairs = heldout_pairs(small.card, 50)
     splits = get_task("en-zh").build_splits(seed=small.card["seed"],

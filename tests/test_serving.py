@@ -11,10 +11,14 @@ import asyncio
 import shutil
 from pathlib import Path
 
+import pytest
+
 from benchmarks.harness import free_port, streamlit_server
 from benchmarks.protocol import Student, classroom
 from benchmarks.proxy import INSTALL_HINT, NGINX, first_visit, nginx
 from model.tasks.en_zh import EXAMPLES
+
+pytestmark = pytest.mark.slow
 
 
 def test_sessions_over_the_protocol_each_walk_their_own_sentence():

@@ -16,6 +16,8 @@ from model.tasks import en_zh
 from model.training.train import main as train_main
 from model.training.train_pairs import lr_at, token_batches
 
+pytestmark = pytest.mark.training
+
 TINY = ["--d-model", "32", "--nhead", "4", "--layers", "1", "--dim-feedforward", "64",
         "--src-vocab-size", "300", "--max-tokens", "600", "--warmup", "4", "--lr", "3e-3",
         "--valid-size", "40", "--time-limit-min", "1000000", "--threads", "1"]
