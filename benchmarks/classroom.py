@@ -113,7 +113,7 @@ async def student_session(browser, url: str, sentence: str, foreign: set[str], c
         page = await context.new_page()
         page.on("dialog", lambda d: (me.dialogs.append(d.message),
                                      asyncio.ensure_future(d.dismiss())))
-        await page.goto(url)
+        await page.goto(url, timeout=timeout_ms)
         await _wait_ready(page, {"titles": ["Step 1, layer"], "stepOf": "Step 1 of "}, timeout_ms)
 
         async def check(where: str) -> dict:

@@ -62,36 +62,42 @@ class Server:
     """A running ``streamlit run app.py``: its URL and a way to read what it has printed."""
 
     url: str
-    output: Callable[[], str]
+    output: Callable[..., str]  # output(tail=5000): its last ``tail`` characters, None: all
     pid: int
 
 
 @contextmanager
-def streamlit_server(timeout: float = 60.0, script: str = "serve.py") -> Iterator[Server]:
+def streamlit_server(timeout: float = 60.0, script: str = "serve.py",
+                     file_watcher: str | None = "none") -> Iterator[Server]:
     """Run ``python -m streamlit run SCRIPT`` on a free loopback port and yield it: by
     default ``serve.py`` (the app, warmed up at server start, as README says to run it), or
     ``app.py`` itself.
 
-    The server runs from the repository root with this interpreter. The file watcher is off
-    (a test must not rerun the app because someone saved a file meanwhile) and so are the
-    usage statistics. Polls ``/_stcore/health`` until it answers ``ok``; raises
+    The server runs from the repository root with this interpreter, its Python output
+    unbuffered (``Server.output`` reads all it has printed so far). The file watcher is off
+    (a test must not rerun the app because someone saved a file meanwhile; ``file_watcher``
+    None leaves it to ``.streamlit/config.toml``, as a plain ``streamlit run`` does) and so
+    are the usage statistics. Polls ``/_stcore/health`` until it answers ``ok``; raises
     ``RuntimeError`` with the server's output if it exits or is not up within ``timeout``
     seconds. The server is terminated (then killed) on exit.
     """
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     log = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
+    watcher = ["--server.fileWatcherType", file_watcher] if file_watcher is not None else []
     server = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1",
-         "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"],
+         "--server.port", str(port), "--server.address", "127.0.0.1", *watcher,
+         "--browser.gatherUsageStats", "false"],
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
 
-    def output(tail: int = 5000) -> str:
+    def output(tail: int | None = 5000) -> str:
         log.flush()
         log.seek(0)
-        return log.read()[-tail:]
+        text = log.read()
+        return text if tail is None else text[-tail:]
 
     try:
         deadline = time.monotonic() + timeout
