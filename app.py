@@ -19,8 +19,17 @@ import streamlit as st
 import torch
 
 from model import CheckpointError, DecodeTrace, GenerationSettings, InputError, Translator
+from model.backends.records import SourceSentence
 from ui import charts, compare, controls, heads, i18n, link, models, panels, stepper, teaching
-from ui.cache import decode, freeze_new_imports, load_model, model_key, teacher_force
+from ui.cache import (
+    decode,
+    freeze_new_imports,
+    grammar_translation,
+    load_model,
+    model_key,
+    read_source,
+    teacher_force,
+)
 from ui.i18n import t
 from ui.text import clip, code_span, md_literal
 
@@ -36,13 +45,13 @@ def _use_example() -> None:
     st.session_state["sentence"] = st.session_state["example"]
 
 
-def sidebar() -> tuple[Translator | None, str, tuple]:
+def sidebar() -> tuple[Translator | None, str, tuple, st.delta_generator.DeltaGenerator]:
     """Model picker, examples and the sentence box. Returns (model or None, sentence, the
-    model's cache key)."""
+    model's cache key, the place under the sentence box for its pieces)."""
     st.sidebar.title(t("app_title"))
     choice = models.model_choice()
     if choice is None:
-        return None, "", ()
+        return None, "", (), st.sidebar.empty()
     name, folder, load_pickle_weights = choice
     key = model_key(folder, load_pickle_weights)
     try:
@@ -50,17 +59,16 @@ def sidebar() -> tuple[Translator | None, str, tuple]:
     except CheckpointError as exc:
         st.sidebar.error(t("model_failed", name=code_span(clip(name)),
                            error=md_literal(clip(str(exc), 240))))
-        return None, "", ()
+        return None, "", (), st.sidebar.empty()
     st.session_state.setdefault("sentence", DEFAULT_SENTENCE)
-    if translator.examples:
-        st.sidebar.selectbox(t("examples"), translator.examples, index=None, key="example",
+    if translator.info.examples:
+        st.sidebar.selectbox(t("examples"), translator.info.examples, index=None, key="example",
                              placeholder=t("examples_placeholder"), on_change=_use_example)
     prefix = models.task_prefix(translator)  # T5: "translate English to German: "
     typed = st.sidebar.text_input(t("sentence"), key="sentence", help=t("sentence_help"),
                                   bind=link.BIND)
     sentence = prefix + typed if typed.strip() else typed  # blank stays blank
-    if translator.subword:
-        pieces_caption(translator, sentence)
+    pieces = st.sidebar.empty()  # filled once the sentence is read (decode_or_explain)
     metrics = translator.card.get("metrics")
     card = translator.card.get("test_metrics", {})
     if isinstance(metrics, dict):
@@ -82,48 +90,47 @@ def sidebar() -> tuple[Translator | None, str, tuple]:
                              dec=cfg.num_decoder_layers, heads=cfg.nhead, d_model=cfg.d_model,
                              params=translator.card.get("parameters", 0),
                              exact=card.get("exact_match", "?"), bleu=card.get("bleu", "?")))
-    elif translator.card.get("source") == "huggingface":
+    elif translator.info.backend == "huggingface":
         cfg = translator.config
-        st.sidebar.caption(t("model_card_hf", kind=translator.card.get("model_type", "?"),
+        st.sidebar.caption(t("model_card_hf", kind=translator.info.model_type,
                              enc=cfg.num_encoder_layers, dec=cfg.num_decoder_layers,
                              heads=cfg.nhead, d_model=cfg.d_model,
                              params=translator.card.get("parameters", 0)))
-    return translator, sentence, key
+    return translator, sentence, key, pieces
 
 
-def pieces_caption(translator: Translator, sentence: str) -> None:
-    """How a subword model splits the sentence: words apart, a word's pieces joined by ·."""
-    try:
-        tokens = translator.check_input(sentence)
-    except InputError:
-        return
-    labels, words = translator.source_labels(tokens), translator.source_words(tokens)
-    split = [" · ".join(clip(x, 20) for x, w in zip(labels, words, strict=True) if w == i)
-             for i in range(words[-1] + 1)]
-    st.sidebar.caption(t("source_pieces", n=len(tokens))
-                       + " ".join(code_span(piece) for piece in split[:40]))
+def pieces_caption(place, src: SourceSentence) -> None:
+    """How a subword model splits the sentence, in ``place``: words apart, a word's pieces
+    joined by ·."""
+    pieces = [(label, word) for tok, label, word in zip(src.tokens, src.labels, src.words,
+                                                        strict=True) if tok in src.pieces]
+    split = [" · ".join(clip(x, 20) for x, w in pieces if w == i)
+             for i in dict.fromkeys(w for _, w in pieces)]
+    place.caption(t("source_pieces", n=len(src.pieces))
+                  + " ".join(code_span(piece) for piece in split[:40]))
 
 
 def decode_or_explain(translator: Translator, sentence: str, settings: GenerationSettings,
-                      key: tuple) -> DecodeTrace | None:
-    """Validate the sentence, flag unknown words, and decode; None (with a message) if the
-    sentence cannot be translated."""
+                      key: tuple, pieces) -> DecodeTrace | None:
+    """Read the sentence once (``cache.read_source``), show a subword model's pieces in
+    ``pieces``, flag unknown words, and decode; None (with a message) if the sentence
+    cannot be translated."""
     try:
-        tokens = translator.check_input(sentence)
+        src = read_source(key, sentence, settings.src_lang)
     except InputError as exc:
         st.info(t("input_error", error=md_literal(str(exc))))
         return None
-    unknown = translator.unknown_words(sentence)
+    if translator.info.subword:
+        pieces_caption(pieces, src)
+    unknown = src.unknown_words
     if unknown:
         lines = []
-        for word in unknown[:5]:  # a short message: the first five, each clipped
-            close = translator.suggestions(word)
+        for word, close in list(zip(unknown, src.suggestions, strict=True))[:5]:  # the first five
             hint = (t("unknown_try", words=t("word_separator").join(map(code_span, close))) if close
                     else t("unknown_none_close"))
             lines.append(t("unknown_line", word=code_span(clip(word, 20)), hint=hint))
         more = t("unknown_more", n=len(unknown) - 5) if len(unknown) > 5 else ""
-        known = [tok for tok in tokens if tok in translator.src_vocab and tok.isalnum()]
-        if not known:  # punctuation alone ("zxq blorf .") is nothing to translate
+        if not src.known_words:  # punctuation alone ("zxq blorf .") is nothing to translate
             st.warning(t("unknown_all") + "\n".join(lines) + more)
             return None
         st.warning(t("unknown_some") + "\n".join(lines) + more)
@@ -138,14 +145,14 @@ def decode_or_explain(translator: Translator, sentence: str, settings: Generatio
     return trace
 
 
-def header(translator: Translator, trace: DecodeTrace) -> None:
+def header(translator: Translator, trace: DecodeTrace, key: tuple) -> None:
     """The translation, the strategy, the source tokens, and whether the sentence is inside
     the grammar the model was trained on."""
     st.markdown(f"### {md_literal(trace.output_text) or t('empty_output')}")
-    expected = translator.grammar_translation(trace.src_text)
-    if translator.card.get("source") == "huggingface":
+    expected = grammar_translation(key, trace.src_text)
+    if translator.info.backend == "huggingface":
         grammar = t("grammar_hf")
-    elif expected is None and translator.subword:  # trained on everyday text: nothing to flag
+    elif expected is None and translator.info.subword:  # everyday text: nothing to flag
         grammar = t("grammar_not_checked")
     elif expected is None:
         grammar = t("grammar_outside")
@@ -173,7 +180,7 @@ def views(translator: Translator, trace: DecodeTrace, k: int, key: tuple) -> Non
         "encoder": lambda: panels.encoder_view(trace, grouped),
         "decoder": lambda: panels.decoder_view(trace, k),
         "cross": lambda: panels.cross_view(trace, k, grouped),
-        "inside": lambda: teaching.inside_head_view(translator, trace, k),
+        "inside": lambda: teaching.inside_head_view(translator, trace, k, key),
         "heads": lambda: heads.heads_view(translator, trace, k, key),
     }
     with st.container(key=panels.VIEW_PANEL):
@@ -183,17 +190,17 @@ def views(translator: Translator, trace: DecodeTrace, k: int, key: tuple) -> Non
 def main() -> None:
     """Lay out the page: sidebar, header, beams, the step-through panel, the reference."""
     notice = st.container()  # the top of the page: what a link could not use
-    translator, sentence, key = sidebar()
+    translator, sentence, key, pieces = sidebar()
     if translator is None:
         st.info(t("choose_model"))
         return
     link.apply_link(translator)  # the view, step, layer, head and seed of the link opened
     settings = controls.strategy_sidebar(models.language_pickers(translator))
     link.remember_settings(settings)
-    trace = decode_or_explain(translator, sentence, settings, key)
+    trace = decode_or_explain(translator, sentence, settings, key, pieces)
     if trace is None:
         return
-    header(translator, trace)
+    header(translator, trace, key)
     shown = trace
     if trace.beam is not None:
         pick = compare.beam_view(trace)

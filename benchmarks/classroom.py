@@ -66,7 +66,7 @@ def source_tokens(sentence: str) -> list[str]:
     """The source tokens the app's caption shows for ``sentence`` with its default model
     (readable subword pieces or words, then ``</s>``)."""
     m = app_model()
-    return list(m.source_labels([*m.tokenize(sentence), "</s>"]))
+    return list(m.source(sentence).labels)
 
 
 def unique_tokens(sentences: list[str]) -> dict[str, set[str]]:

@@ -119,8 +119,8 @@ def _loss(translator, src, tgt, gates):
 
 
 def _pair(translator, text, reference):
-    src = translator.encode_source(translator.check_input(text))
-    ids = [translator.config.bos_id, *translator.target_ids(reference), translator.config.eos_id]
+    src = torch.from_numpy(translator.source(text).ids)[None]  # (1, S)
+    ids = [translator.config.bos_id, *translator.target.ids(reference), translator.config.eos_id]
     return src, torch.tensor([ids])
 
 

@@ -128,10 +128,11 @@ def test_t5_task_prefix_is_put_before_the_sentence(tmp_path, tmp_path_factory):
     enter(at, SENTENCE)
     assert not at.exception and not at.error
     tr = load_pretrained(folder)
-    tokens = tr.tokenize("translate English to German: " + SENTENCE)
-    labels, words = tr.source_labels(tokens), tr.source_words(tokens)
-    split = " ".join("`" + " · ".join(x for x, w in zip(labels, words, strict=True) if w == i)
-                     + "`" for i in range(words[-1] + 1))
+    src = tr.source("translate English to German: " + SENTENCE)
+    pieces = [(x, w) for tok, x, w in zip(src.tokens, src.labels, src.words, strict=True)
+              if tok not in tr._tokenizer.all_special_tokens]
+    split = " ".join("`" + " · ".join(x for x, w in pieces if w == i) + "`"
+                     for i in dict.fromkeys(w for _, w in pieces))
     captions = [c.value for c in at.sidebar.caption]  # how the sentence was split
     assert any(c.endswith(split) for c in captions), (split, captions)
     enter(at, "   ")

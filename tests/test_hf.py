@@ -32,11 +32,11 @@ def family(request):
 def tiny(family, tmp_path_factory):
     """(translator, the Hugging Face model, its tokenizer) of one family."""
     tr = load_pretrained(tiny_folder(family, tmp_path_factory))
-    return tr, tr.model.hf, tr.tokenizer
+    return tr, tr.model.hf, tr._tokenizer
 
 
 def _src(tr, text: str) -> torch.Tensor:
-    return tr.encode_source(tr.check_input(text))
+    return torch.from_numpy(tr.source(text).ids)[None]  # (1, S)
 
 
 def _generate(hf, src: torch.Tensor, **kwargs):
@@ -87,7 +87,7 @@ def test_step_through_equals_one_forward_pass(tiny, text):
     tr, hf, _ = tiny
     trace = tr.generate(text, max_new_tokens=10)
     src = _src(tr, text)
-    dec = torch.tensor([tr.tgt_vocab.encode(trace.decoder_input_tokens)])
+    dec = torch.tensor([tr.target.vocab.encode(trace.decoder_input_tokens)])
     with torch.inference_mode():
         ref = hf(input_ids=src, decoder_input_ids=dec, output_attentions=True, use_cache=False)
     for ours, theirs in ((trace.encoder_attentions, ref.encoder_attentions),
@@ -95,7 +95,7 @@ def test_step_through_equals_one_forward_pass(tiny, text):
                          (trace.cross_attentions, ref.cross_attentions)):
         np.testing.assert_allclose(ours, _layers(theirs), atol=ATOL)
     np.testing.assert_allclose(trace.step_probs, ref.logits[0].softmax(-1).numpy(), atol=ATOL)
-    assert trace.src_tokens == tuple(tr.tokenizer.convert_ids_to_tokens(src[0].tolist()))
+    assert trace.src_tokens == tuple(tr._tokenizer.convert_ids_to_tokens(src[0].tolist()))
 
 
 @pytest.mark.parametrize("eos", [False, True])
@@ -111,9 +111,9 @@ def test_greedy_equals_generate_with_its_attentions(tiny, text, eos):
         src = _src(tr, text)
         out = _generate(hf, src, num_beams=1, max_new_tokens=12, output_attentions=True,
                         output_logits=True)
-    ours = tr.tgt_vocab.encode(trace.tgt_tokens)
+    ours = tr.target.vocab.encode(trace.tgt_tokens)
     assert ours == [c.bos_id, *_strip(out.sequences[0, 1:].tolist(), c.eos_id, -1)]
-    assert trace.output_text == tr.tokenizer.decode(out.sequences[0],
+    assert trace.output_text == tr._tokenizer.decode(out.sequences[0],
                                                     skip_special_tokens=True)
     np.testing.assert_allclose(trace.encoder_attentions, _layers(out.encoder_attentions),
                                atol=ATOL)
@@ -148,11 +148,11 @@ def test_beam_search_equals_generate(tiny, num_beams, early_stopping, length_pen
                                 num_return_sequences=num_beams, early_stopping=early_stopping,
                                 length_penalty=length_penalty, output_scores=True)
             theirs = [_strip(row[1:].tolist(), c.eos_id, c.pad_id) for row in out.sequences]
-            ours = [tr.tgt_vocab.encode(h.tokens) for h in trace.beam.hypotheses]
+            ours = [tr.target.vocab.encode(h.tokens) for h in trace.beam.hypotheses]
             assert ours == theirs, (text, eos)
             np.testing.assert_allclose([h.score for h in trace.beam.hypotheses],
                                        out.sequences_scores.numpy(), atol=1e-4)
-            assert tr.tgt_vocab.encode(trace.tgt_tokens) == [c.bos_id, *ours[0]]
+            assert tr.target.vocab.encode(trace.tgt_tokens) == [c.bos_id, *ours[0]]
             finished += sum(c.status == "finished" for step in trace.beam.steps for c in step)
     assert finished > 0  # the </s> pressure did finish hypotheses during the search
 
@@ -208,7 +208,7 @@ def test_positions_per_family(tiny, family):
     receives (BART: before its layernorm_embedding)."""
     tr, hf, _ = tiny
     D, n = tr.config.d_model, 7
-    if tr.positional_scheme == "relative":
+    if tr.info.positional_scheme == "relative":
         with pytest.raises(InputError):
             tr.positional_encoding(n)
         bias = tr.relative_position_bias(n, n, "encoder")
@@ -217,7 +217,7 @@ def test_positions_per_family(tiny, family):
             assert all(np.array_equal(cells[0], x) for x in cells)
         return
     pe = tr.positional_encoding(n)
-    if tr.positional_scheme == "sinusoidal-halves":
+    if tr.info.positional_scheme == "sinusoidal-halves":
         half = D // 2
         rate = np.exp(-np.log(10000.0) * np.arange(half) / (half - (family == "m2m100")))
         if family == "marian":
@@ -229,8 +229,7 @@ def test_positions_per_family(tiny, family):
     else:
         table = hf.get_encoder().embed_positions.weight
         np.testing.assert_allclose(pe, table[2: 2 + n].detach().numpy(), atol=0)
-    tokens = tr.source_tokens(tr.check_input(SENTENCES[0]),
-                              _src(tr, SENTENCES[0]))
+    tokens = tr.source(SENTENCES[0]).tokens
     parts = embedding_parts(tr, tokens, "source")
     np.testing.assert_allclose(parts.total, parts.embedding + parts.positional, atol=1e-6)
 
@@ -239,7 +238,7 @@ def test_multilingual_target_language_is_forced_first(tiny, family):
     """M2M100: ``tgt_lang`` forces its language token first, as
     ``generate(forced_bos_token_id=...)``, and the outputs agree token for token."""
     tr, hf, tok = tiny
-    if not tr.languages:
+    if not tr.info.languages:
         with pytest.raises(InputError, match="language"):
             tr.generate(SENTENCES[0], tgt_lang="zh")
         return
@@ -247,11 +246,11 @@ def test_multilingual_target_language_is_forced_first(tiny, family):
         trace = tr.generate(SENTENCES[0], src_lang="en", tgt_lang=lang, max_new_tokens=10)
         lang_id = tok.convert_tokens_to_ids(tok.lang_code_to_token[lang]) if hasattr(
             tok, "lang_code_to_token") else tok.get_lang_id(lang)
-        assert trace.tgt_tokens[1] == tr.tgt_vocab.itos[lang_id]
+        assert trace.tgt_tokens[1] == tr.target.vocab.itos[lang_id]
         out = _generate(hf, _src(tr, SENTENCES[0]), num_beams=1, max_new_tokens=10,
                         forced_bos_token_id=lang_id)
         c = tr.config
-        assert tr.tgt_vocab.encode(trace.tgt_tokens) == [
+        assert tr.target.vocab.encode(trace.tgt_tokens) == [
             c.bos_id, *_strip(out.sequences[0, 1:].tolist(), c.eos_id, -1)]
 
 
@@ -294,5 +293,5 @@ def test_default_length_limit_is_the_generation_configs(tiny):
     with torch.inference_mode():
         out = hf.generate(_src(tr, SENTENCES[2]), do_sample=False, num_beams=1)
     assert len(trace.tgt_tokens) <= hf.generation_config.max_length
-    assert tr.tgt_vocab.encode(trace.tgt_tokens) == [
+    assert tr.target.vocab.encode(trace.tgt_tokens) == [
         tr.config.bos_id, *_strip(out[0, 1:].tolist(), tr.config.eos_id, -1)]

@@ -107,13 +107,13 @@ def test_typed_special_tokens_are_text(family, tmp_path_factory):
     the tokenizer adds around the sentence; or, where the tokenizer cannot split them
     (the tiny T5's), the text is refused with a message. Never a hidden ``</s>``."""
     tr = load_pretrained(tiny_folder(family, tmp_path_factory))
-    plain = tr.encode_source(tr.check_input("we work"))[0].tolist()
+    plain = tr.source("we work").ids.tolist()
     try:
-        typed = tr.encode_source(tr.check_input("we </s> <pad> work"))[0].tolist()
+        typed = tr.source("we </s> <pad> work").ids.tolist()
     except InputError as exc:  # a tokenizer that cannot split them: a clear refusal
         assert "special tokens" in str(exc)
         return
-    specials = set(tr.tokenizer.all_special_ids) - {tr.tokenizer.unk_token_id}
+    specials = set(tr._tokenizer.all_special_ids) - {tr._tokenizer.unk_token_id}
     assert [i for i in typed if i in specials] == [i for i in plain if i in specials]
 
 

@@ -115,7 +115,8 @@ def test_hostile_text_through_the_page(at, en_zh, name, text, outcome, expected)
         assert not charts(at) and heading(at) is None
     else:
         assert len(charts(at)) == DEFAULT_CHARTS and heading(at) is not None
-        unknown = en_zh.unknown_words(text)
+        src = en_zh.source(text)
+        unknown = src.unknown_words
         if unknown:
             (warning,) = at.warning
             listed = split_code_spans(warning.value)[0]
@@ -124,7 +125,7 @@ def test_hostile_text_through_the_page(at, en_zh, name, text, outcome, expected)
         else:
             assert not msgs
         (caption,) = [c.value for c in at.caption if c.value.startswith("Source tokens:")]
-        assert split_code_spans(caption)[0] == [*en_zh.tokenize(text), "</s>"]
+        assert split_code_spans(caption)[0] == list(src.tokens)
         if outcome == "exact":
             assert heading(at) == expected
     enter(at, GOOD)
@@ -139,9 +140,9 @@ def test_hostile_text_through_the_api(request, model_name, name, text, outcome, 
     ``expected`` in its message) or returns a trace with finite attentions whose rows sum to
     1; any other exception fails the test. The subword model's outcomes are ``for_model``'s."""
     model = request.getfixturevalue("en_zh" if model_name == "en-zh" else "everyday")
-    outcome, expected = for_model(text, outcome, expected, model.subword)
-    if (model.subword and outcome != "message"
-            and len(model.tokenize(text)) > model.max_source_words):
+    outcome, expected = for_model(text, outcome, expected, model.info.subword)
+    if (model.info.subword and outcome != "message"
+            and len(model._tokenize(text)) > model.info.max_source_words):  # its pieces
         outcome, expected = "message", "tokens"  # long words make many pieces
     if outcome == "message" and expected in API_REFUSES:
         with pytest.raises(InputError, match=expected):
@@ -156,7 +157,7 @@ def test_hostile_text_through_the_api(request, model_name, name, text, outcome, 
         assert expected == "vocabulary"
         words = [t for t in trace.src_tokens[:-1] if t.isalnum()]
         assert words and set(words) <= set(trace.unknown_words)
-    assert not model.subword or not trace.unknown_words
+    assert not model.info.subword or not trace.unknown_words
     if outcome == "exact":
         assert trace.output_text == expected
 

@@ -55,8 +55,8 @@ def _trace_map(trace, kind):
 
 def _model_pass(translator, trace):
     """One teacher-forced pass over the trace's sentence, keeping scores and layer outputs."""
-    src = torch.tensor([translator.src_vocab.encode(trace.src_tokens)])
-    tgt = torch.tensor([translator.tgt_vocab.encode(trace.decoder_input_tokens)])
+    src = torch.from_numpy(trace.src_ids)[None]  # (1, S)
+    tgt = torch.tensor([translator.target.vocab.encode(trace.decoder_input_tokens)])
     with torch.inference_mode():
         enc = translator.model.encode(src, return_scores=True, return_layers=True)
         dec = translator.model.decode(tgt, enc.memory, enc.key_padding_mask,
@@ -81,8 +81,8 @@ def test_head_weights_equal_the_models_attention(en_zh, why_trace, kind, layer, 
                  "x_query", "x_key", "w_q", "b_q"):
         assert getattr(hi, name).dtype == np.float32, name
     # The mask is the model's: look-ahead for the decoder, nothing for one sentence otherwise.
-    src_ids = en_zh.src_vocab.encode(why_trace.src_tokens)
-    tgt_ids = en_zh.tgt_vocab.encode(why_trace.decoder_input_tokens)
+    src_ids = why_trace.src_ids.tolist()
+    tgt_ids = en_zh.target.vocab.encode(why_trace.decoder_input_tokens)
     np.testing.assert_array_equal(hi.mask, mask_views(src_ids, tgt_ids)[kind])
     assert hi.mask.any() == (kind == "decoder")
     assert np.all(hi.weights[hi.mask] == 0) and np.all(np.isneginf(hi.masked_scores[hi.mask]))
@@ -188,7 +188,7 @@ def test_head_internals_follow_pre_and_post_layer_norm(norm_first):
                                        atol=1e-6, rtol=0)
     # Pre-LN: the self-attention sees LayerNorm(x), not the residual stream x.
     x0 = tiny.model.positional(tiny.model.src_embed(torch.tensor(
-        [tiny.src_vocab.encode(trace.src_tokens)])))
+        [trace.src_ids.tolist()])))
     with torch.inference_mode():
         expected = tiny.model.encoder_layers[0].sublayer1.norm(x0) if norm_first else x0
     hi = head_internals(tiny, trace, "encoder", 0, 0)
@@ -421,7 +421,7 @@ def test_embedding_parts_add_up(en_zh, why_trace, side, mode):
     assert parts.embedding.shape == parts.positional.shape == parts.total.shape == (T, D)
     assert parts.tokens == tuple(tokens) and parts.positional_mode == mode
     np.testing.assert_allclose(parts.embedding + parts.positional, parts.total, atol=1e-6)
-    vocab = en_zh.src_vocab if side == "source" else en_zh.tgt_vocab
+    vocab = en_zh._src_vocab if side == "source" else en_zh.target.vocab
     lut = (en_zh.model.src_embed if side == "source" else en_zh.model.tgt_embed).lut
     np.testing.assert_allclose(parts.embedding,
                                lut.weight[vocab.encode(tokens)].detach().numpy() * math.sqrt(D),

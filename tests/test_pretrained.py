@@ -37,7 +37,7 @@ def test_quality_bar_on_the_test_split(en_zh, splits):
     novel = list(splits.novel_test_indices[:200])
     ordinary = [i for i in range(len(splits.test)) if i not in set(novel)][:300]
     pairs = [splits.test[i] for i in ordinary + novel]
-    result = evaluate_pairs(en_zh.model, pairs, en_zh.src_vocab, en_zh.tgt_vocab,
+    result = evaluate_pairs(en_zh.model, pairs, en_zh._src_vocab, en_zh.target.vocab,
                             novel_indices=range(300, 500))
     assert result["exact_match"] >= 97.0, result["failures"]
     assert result["bleu"] >= 95.0
@@ -72,8 +72,9 @@ def test_why_do_we_work_is_translated_step_by_step(en_zh):
 
 def test_recorded_attentions_equal_one_teacher_forced_pass(en_zh):
     trace = en_zh.generate("i go to school tomorrow .")
-    src = en_zh.encode_source(list(trace.src_tokens[:-1]))
-    tgt = torch.tensor([en_zh.tgt_vocab.encode(trace.decoder_input_tokens)])
+    src = torch.from_numpy(en_zh.source(trace.src_text).ids)[None]  # (1, S)
+    np.testing.assert_array_equal(src[0].numpy(), trace.src_ids)  # the trace keeps its ids
+    tgt = torch.tensor([en_zh.target.vocab.encode(trace.decoder_input_tokens)])
     with torch.inference_mode():
         enc = en_zh.model.encode(src)
         out = en_zh.model.decode(tgt, enc.memory, enc.key_padding_mask)

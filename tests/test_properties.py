@@ -62,7 +62,7 @@ def check_trace_or_input_error(m, text: str) -> None:
 @pytest.fixture(scope="module")
 def words(en_zh) -> list[str]:
     """The model's source words (no specials)."""
-    return [w for w in en_zh.src_vocab.itos if w not in SPECIALS]
+    return [w for w in en_zh._src_vocab.itos if w not in SPECIALS]
 
 
 @settings(SETTINGS, max_examples=40)
@@ -82,14 +82,18 @@ def test_vocabulary_words_mixed_with_junk_decode_or_are_refused(en_zh, words, da
 @settings(SETTINGS, max_examples=300)
 @given(text=ANY_TEXT)
 def test_validation_and_tokens_are_safe_for_any_text(en_zh, text):
-    """The cheap front half, many more examples: ``check_input`` raises only InputError,
-    and the tokens it returns are non-empty, free of whitespace and control characters,
-    never special tokens, and no more than the model takes."""
+    """The cheap front half, many more examples: ``source`` raises only InputError,
+    and the pieces it reads are non-empty, free of whitespace and control characters,
+    never special tokens, and no more than the model takes; the encoder input is the
+    pieces and ``</s>``, with one label and one word index each."""
     try:
-        tokens = en_zh.check_input(text)
+        src = en_zh.source(text)
     except InputError:
         return
-    assert 0 < len(tokens) <= en_zh.max_source_words
+    tokens = src.pieces
+    assert src.tokens == (*tokens, "</s>") and len(src.ids) == len(src.tokens)
+    assert len(src.labels) == len(src.words) == len(src.tokens)
+    assert 0 < len(tokens) <= en_zh.info.max_source_words
     assert any(t.isalnum() for t in tokens)
     for t in tokens:
         assert t and not any(ch.isspace() or ord(ch) < 32 or 0xD800 <= ord(ch) < 0xE000

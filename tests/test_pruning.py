@@ -54,7 +54,7 @@ def test_pair_ids_keep_what_the_model_can_read(small):
     (src, tgt), = pair_ids(small, pairs)
     c = small.config
     assert tgt[0, 0] == c.bos_id and tgt[0, -1] == c.eos_id
-    assert small.tgt_vocab.decode(tgt[0, 1:-1].tolist()) == list("我们吃米饭。")
+    assert small.target.vocab.decode(tgt[0, 1:-1].tolist()) == list("我们吃米饭。")
 
 
 def test_pruning_curve_prunes_in_importance_order(small):
@@ -84,7 +84,7 @@ def test_the_everyday_model_ships_its_own_held_out_pairs(small):
 
     everyday = load_pretrained("en-zh-everyday")
     shipped = read_heldout(pretrained_root() / "en-zh-everyday")
-    assert len(shipped) == 200 and everyday.heldout == shipped
+    assert len(shipped) == 200 and everyday.info.heldout == shipped
     assert all(en.strip() and zh.strip() for en, zh in shipped)
     assert sample_pairs(everyday, 50) == list(shipped[:50])  # statistics: everyday sentences
     assert sample_pairs(small, 5) == heldout_pairs(small.card, 5)  # no file: the grammar's
@@ -128,8 +128,8 @@ def test_cached_batch_decoding_gives_the_same_tokens(small, family, tmp_path_fac
     tr = small if family == "ours" else load_pretrained(tiny_folder(family, tmp_path_factory))
     texts = ([src for src, _ in heldout_pairs(small.card, 6)] if family == "ours"
              else [src for src, _ in sentence_pairs()[:6]])
-    src = pad_rows([tr.encode_source(tr.check_input(x))[0].tolist() for x in texts],
+    src = pad_rows([tr.source(x).ids.tolist() for x in texts],
                    tr.config.pad_id)
-    runs = [greedy_batch(tr.model, src, 12, tr.logits_processor(12), use_cache=cache)
+    runs = [greedy_batch(tr.model, src, 12, tr.target.processor(12), use_cache=cache)
             for cache in (False, True)]
     assert runs[0].generated == runs[1].generated

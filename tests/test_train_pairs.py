@@ -68,7 +68,7 @@ def test_a_tiny_model_trains_loads_and_translates(pairs_file, tmp_path):
     train_main(["--pairs", str(pairs_file), "--out", str(out), "--steps", "30",
                 "--eval-every", "15", *TINY])
     m = load_pretrained(out)  # a folder path: the standard loader
-    assert m.subword and (out / "src_tokenizer.json").exists()
+    assert m.info.subword and (out / "src_tokenizer.json").exists()
     card = json.loads((out / "card.json").read_text())
     assert [h["step"] for h in card["training"]["history"]] == [15, 30]
     assert card["config"]["norm_first"] is True
@@ -77,7 +77,7 @@ def test_a_tiny_model_trains_loads_and_translates(pairs_file, tmp_path):
     assert words[-1] == "</s>" and words[0].lstrip("␣") == "Why" and "?" in words
     assert not any("Ġ" in label for label in trace.src_labels)
     assert trace.cross_attentions.shape[-1] == len(trace.src_tokens)
-    assert m.unknown_words("Zyxxy qwerty 42 ☃!") == []  # byte fallback: nothing unknown
+    assert m.source("Zyxxy qwerty 42 ☃!").unknown_words == ()  # byte fallback: nothing unknown
     with pytest.raises(InputError, match="at most"):
         m.generate(" ".join(["a"] * 150))  # 299 characters, 150 pieces
 

@@ -16,10 +16,11 @@ import streamlit as st
 
 from model import DecodeTrace, GenerationSettings, Translator
 from model import load_pretrained as _load_pretrained
-from model.analysis import pruning
-from model.analysis.aggregate import attention_flow
+from model.analysis import alignment, headstats, internals, pruning
+from model.analysis.aggregate import attention_flow, attention_rollout, decoder_rollout
 from model.analysis.alignment import HeadAER, head_aer
 from model.analysis.headstats import head_stats_over
+from model.backends.records import SourceSentence
 from model.core.heldout import heldout_pairs, sample_pairs
 
 from .i18n import LocalText, t
@@ -77,13 +78,26 @@ def freeze_new_imports() -> None:
         _freeze_heap()
 
 
+@st.cache_data(max_entries=512, show_spinner=False)
+def read_source(key: tuple[str, tuple, bool], sentence: str, src_lang: str | None = None
+                ) -> SourceSentence:
+    """``sentence`` as the model reads it (``Translator.source``): tokenised once per model,
+    sentence and language, then shared by the sidebar, the decodings and the views.
+
+    Raises:
+        InputError: the model refuses the sentence (not cached: the next run asks again).
+    """
+    return load_model(*key).source(sentence, src_lang)
+
+
 @st.cache_data(max_entries=512, show_spinner=LocalText("spinner_decoding"))
 def decode(key: tuple[str, tuple, bool], sentence: str,
            settings: GenerationSettings = GREEDY,
            prefix: tuple[str, ...] | None = None, heads_off: tuple = ()) -> DecodeTrace:
     """The decoding trace of ``sentence`` with ``settings``, an optional forced ``prefix``
     and (kind, layer, head) ``heads_off``; cached by all of them and the model."""
-    return load_model(*key).generate(sentence, settings, prefix=prefix, heads_off=heads_off)
+    return load_model(*key).generate(read_source(key, sentence, settings.src_lang), settings,
+                                     prefix=prefix, heads_off=heads_off)
 
 
 @st.cache_data(max_entries=256, show_spinner=LocalText("spinner_teacher"))
@@ -93,7 +107,58 @@ def teacher_force(key: tuple[str, tuple, bool], sentence: str, reference: str | 
     """The teacher-forced trace of a reference translation (a string, or target tokens),
     cached; of ``settings`` the languages apply; ``heads_off`` (kind, layer, head) keys of
     heads switched off."""
-    return load_model(*key).teacher_force(sentence, reference, settings, heads_off=heads_off)
+    return load_model(*key).teacher_force(read_source(key, sentence, settings.src_lang),
+                                          reference, settings, heads_off=heads_off)
+
+
+# -- what the views compute from one trace, cached so a step click recomputes nothing -------
+# A trace's maps depend on the model, its tokens, the settings and the heads switched off:
+# ``trace_key`` is that, hashed cheaply; the trace itself is passed unhashed (``_trace``).
+
+
+def trace_key(trace: DecodeTrace) -> tuple:
+    """What a trace's maps depend on besides the model: its source ids, its target tokens,
+    its settings, the heads switched off and whether it was teacher-forced."""
+    return (tuple(trace.src_ids.tolist()), trace.tgt_tokens, trace.settings, trace.heads_off,
+            trace.teacher_forced)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def head_internals(key: tuple[str, tuple, bool], trace_id: tuple, kind: str, layer: int,
+                   head: int, _trace: DecodeTrace) -> internals.HeadInternals:
+    """``internals.head_internals`` of one head of ``_trace`` (whose ``trace_key`` is
+    ``trace_id``): one teacher-forced pass per model, trace and head, not per step."""
+    return internals.head_internals(load_model(*key), _trace, kind, layer, head)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def head_stats(trace_id: tuple, kind: str, eos: str, _trace: DecodeTrace
+               ) -> headstats.HeadStats:
+    """``headstats.head_stats`` of one kind of ``_trace``'s attention."""
+    return headstats.head_stats(_trace, kind, eos)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def rollouts(trace_id: tuple, _trace: DecodeTrace) -> tuple[np.ndarray, np.ndarray]:
+    """(the encoder's rollout to its last layer (S, S), the decoder's rollout to the source
+    tokens (T, S)), both clipped to [0, 1] (``aggregate``: Abnar and Zuidema 2020)."""
+    encoder = np.clip(attention_rollout(_trace.encoder_attentions)[-1], 0.0, 1.0)
+    dec = decoder_rollout(_trace.encoder_attentions, _trace.decoder_attentions,
+                          _trace.cross_attentions)
+    return encoder, np.clip(dec.source, 0.0, 1.0)
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def grammar_translation(key: tuple[str, tuple, bool], text: str) -> str | None:
+    """The model's grammar's translation of ``text`` (``Translator.grammar_translation``:
+    a parse), or None outside it."""
+    return load_model(*key).grammar_translation(text)
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def gold_cells(text: str, src_labels: tuple[str, ...]) -> tuple[tuple[int, int], ...] | None:
+    """``alignment.gold_cells`` of a sentence with these source labels."""
+    return alignment.gold_cells(text, src_labels)
 
 
 # -- the Heads view: computations over held-out sentences, cached per model ---------------------
@@ -122,7 +187,7 @@ def heldout_statistics(key: tuple[str, tuple, bool], n: int) -> dict:
         return {}
     with _progress_bar() as report:
         traces = (translator.generate(src) for src, _ in pairs)
-        return head_stats_over(traces, eos=translator.eos_token,
+        return head_stats_over(traces, eos=translator.info.eos_token,
                                progress=lambda i, m: report(i, m, "heads_progress"))
 
 
@@ -162,7 +227,7 @@ def heldout_alignment(key: tuple[str, tuple, bool], n: int) -> HeadAER | None:
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def encoder_flow(encoder_attentions: np.ndarray) -> np.ndarray:
+def encoder_flow(trace_id: tuple, _trace: DecodeTrace) -> np.ndarray:
     """``aggregate.attention_flow`` to the last encoder layer, (S, S), clipped to [0, 1]
     (max flow is at most 1 up to rounding)."""
-    return np.clip(attention_flow(encoder_attentions), 0.0, 1.0)
+    return np.clip(attention_flow(_trace.encoder_attentions), 0.0, 1.0)

@@ -14,9 +14,7 @@ import streamlit as st
 
 import viz
 from model import DecodeTrace, Translator
-from model.analysis.aggregate import attention_rollout, decoder_rollout
-from model.analysis.alignment import gold_cells
-from model.analysis.headstats import STATISTICS, head_stats, rank_heads
+from model.analysis.headstats import STATISTICS, rank_heads
 from model.core.config import ATTENTION_KINDS, layer_counts
 from model.core.heldout import HELDOUT_SIZE, heldout_known, sample_known
 
@@ -91,7 +89,7 @@ def statistics_section(translator: Translator, trace: DecodeTrace, key: tuple) -
     statistic = right.selectbox(t("heads_statistic"), names, key="heads_stat",
                                 format_func=labels(names, lambda s: t(f"stat_{s}")))
     s = (cache.heldout_statistics(key, HELDOUT_SIZE)[kind] if scope == "heldout"
-         else head_stats(trace, kind, translator.eos_token))  # only the kind shown
+         else cache.head_stats(cache.trace_key(trace), kind, translator.info.eos_token, trace))
     values, name = s.values[statistic], t(f"stat_{statistic}")
     chart(viz.head_grid(values, t("heads_grid_title", view=_kind_label(kind), statistic=name,
                                   scope=scope_label(scope)),
@@ -233,7 +231,7 @@ def layers_section(trace: DecodeTrace, k: int) -> None:
     st.subheader(t("layers_header"))
     st.caption(t("layers_explain"))
     src, last = list(trace.src_labels), trace.encoder_attentions.shape[0] - 1
-    rollout = np.clip(attention_rollout(trace.encoder_attentions)[-1], 0.0, 1.0)  # (S, S)
+    rollout, dec = cache.rollouts(cache.trace_key(trace), trace)  # (S, S), (T, S)
     left, right = st.columns(2)
 
     def encoder_map(matrix: np.ndarray, title: str, chart_key: str) -> None:
@@ -246,14 +244,12 @@ def layers_section(trace: DecodeTrace, k: int) -> None:
         encoder_map(rollout, t("rollout_title", layer=last), "rollout_chart")
     with right:  # flow solves S * S max-flow problems: a long sentence waits for a click
         if len(src) <= FLOW_AUTO_TOKENS or st.session_state.get("flow_on"):
-            encoder_map(cache.encoder_flow(trace.encoder_attentions),
+            encoder_map(cache.encoder_flow(cache.trace_key(trace), trace),
                         t("flow_title", layer=last), "flow_chart")
         else:
             st.button(t("flow_button", n=len(src)), key="flow_go",
                       on_click=lambda: st.session_state.update(flow_on=True))
-    dec = decoder_rollout(trace.encoder_attentions, trace.decoder_attentions,
-                          trace.cross_attentions)
-    chart(viz.attention_heatmap(np.clip(dec.source[:k], 0.0, 1.0),
+    chart(viz.attention_heatmap(dec[:k],
                                 list(trace.decoder_input_tokens[:k]), src,
                                 title=t("decoder_rollout_title"),
                                 query_label=t("query_decoder_input"),
@@ -282,7 +278,7 @@ def alignment_section(translator: Translator, trace: DecodeTrace, key: tuple) ->
         st.info(t("alignment_none"))
         return
     st.caption(t("alignment_explain"))
-    gold = translator.grammar_translation(trace.src_text)
+    gold = cache.grammar_translation(key, trace.src_text)
     mine = cache.alignment_scores(key, (trace.src_text,)) if gold is not None else None
     if mine is None:
         st.caption(t("alignment_outside"))
@@ -300,7 +296,8 @@ def alignment_section(translator: Translator, trace: DecodeTrace, key: tuple) ->
                 list(forced.src_labels),
                 title=t("aer_sentence_title", layer=layer, head=head),
                 query_label=t("query_produced_token"), key_label=t("key_source_token"),
-                marked=gold_cells(trace.src_text, forced.src_labels), text=viz_labels()),
+                marked=cache.gold_cells(trace.src_text, tuple(forced.src_labels)),
+                text=viz_labels()),
                 key="aer_sentence_chart")
     if not st.session_state.get("alignment_on"):
         st.button(t("alignment_button", n=HELDOUT_SIZE), key="alignment_go",

@@ -86,7 +86,7 @@ def apply_link(translator) -> None:
     opened, c = state.get(_OPENED) or {}, translator.config
     dropped = _apply_settings(opened)
     for name in ("src_lang", "tgt_lang"):  # a multilingual model's language pickers
-        if name in opened and opened[name] in translator.languages:
+        if name in opened and opened[name] in translator.info.languages:
             state[name] = opened[name]
             dropped.remove(name)
     view = view_id(opened.get("view"))  # its id, or its label in either language

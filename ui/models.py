@@ -74,7 +74,7 @@ def language_pickers(translator: Translator) -> dict[str, str]:
     """Source and target language pickers for a multilingual model (``generate()``'s
     ``forced_bos_token_id`` is the target language): {"src_lang": .., "tgt_lang": ..}, or {}
     for a one-pair model."""
-    langs = list(translator.languages)
+    langs = list(translator.info.languages)
     if not langs:
         return {}
     src = next((x for x in langs if x in ("en", "eng_Latn", "en_XX")), langs[0])
@@ -89,7 +89,7 @@ def language_pickers(translator: Translator) -> dict[str, str]:
 def task_prefix(translator: Translator) -> str:
     """A T5-style model's task picker: the prefix put before the sentence ("translate
     English to German: "), or "" (no picker for a model that names no tasks)."""
-    tasks = translator.task_prefixes
+    tasks = translator.info.task_prefixes
     if not tasks:
         return ""
     names = list(tasks)

@@ -93,7 +93,7 @@ def view_picker() -> str:
 def group_switch(translator: Translator) -> bool:
     """The switch that merges subword pieces into words in the attention views (shown for
     subword models only); True when it is on."""
-    if not translator.subword:
+    if not translator.info.subword:
         return False
     return st.toggle(t("group_words"), key=GROUP_KEY, help=t("group_words_help"))
 
@@ -149,7 +149,7 @@ def _default_dims(D: int, layout: str) -> list[int]:
 def positional_view(translator: Translator, trace: DecodeTrace, k: int, decode_with) -> None:
     """The positions as the model encodes them: the sinusoidal or learned table for this
     sentence and curves of chosen dimensions, or T5's relative-position bias."""
-    scheme = translator.positional_scheme
+    scheme = translator.info.positional_scheme
     if scheme == "sinusoidal":  # the paper's formula; other families explain their own
         st.caption(explain("positional"))
     else:

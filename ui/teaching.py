@@ -16,10 +16,10 @@ from model import (
     batch_matches_single,
     decode_batch,
     embedding_parts,
-    head_internals,
     pe_similarity,
 )
 
+from . import cache
 from .charts import chart
 from .i18n import (
     KIND_VIEWS,
@@ -49,8 +49,10 @@ def _formula(latex: str, text: str) -> None:
     st.caption(text)
 
 
-def inside_head_view(translator: Translator, trace: DecodeTrace, k: int) -> None:
-    """Q, K, V -> QK^T -> / sqrt(d_k) -> mask -> softmax -> weighted sum of V, for one head."""
+def inside_head_view(translator: Translator, trace: DecodeTrace, k: int, key: tuple) -> None:
+    """Q, K, V -> QK^T -> / sqrt(d_k) -> mask -> softmax -> weighted sum of V, for one head
+    (computed once per model, trace and head: ``cache.head_internals``); ``key`` is the
+    model's cache key."""
     st.caption(explain("inside"))
     c1, c2, c3, c4 = st.columns(4)
     kind = c1.selectbox(t("ih_kind"), list(KINDS), key="ih_kind",
@@ -60,7 +62,7 @@ def inside_head_view(translator: Translator, trace: DecodeTrace, k: int) -> None
                          key="ih_layer")
     head = c3.selectbox(t("head"), range(H), format_func=labels(range(H), head_label),
                         key="ih_head")
-    hi = head_internals(translator, trace, kind, int(layer), int(head))
+    hi = cache.head_internals(key, cache.trace_key(trace), kind, int(layer), int(head), trace)
     nq = hi.q.shape[0] if kind == "encoder" else min(k, hi.q.shape[0])  # rows up to step k
     nk = nq if kind == "decoder" else hi.k.shape[0]
     q_tok, k_tok = list(hi.query_tokens[:nq]), list(hi.key_tokens[:nk])
@@ -252,7 +254,7 @@ def positional_extras(translator: Translator, trace: DecodeTrace, tokens: list[s
                                  text=viz_labels()),
               key="pe_parts")
     st.markdown(t("pe_experiment"))
-    if translator.positional_scheme != "sinusoidal":
+    if translator.info.positional_scheme != "sinusoidal":
         st.caption(t("pe_fixed_positions"))
         return
     mode = st.radio(t("pe_mode"), list(PE_MODES), horizontal=True, key="pe_mode",

@@ -229,7 +229,7 @@ class BatchTrace:
         texts: the B sentences as given.
         src_ids: (B, S) source ids (words, ``</s>``, then ``<pad>``); src_tokens: the same
             as strings, B tuples of S; src_labels: their readable labels (subword pieces
-            without byte-level marks, ``Translator.source_labels``).
+            without byte-level marks, ``SourceSentence.labels``).
         tgt_ids: (B, T) decoder inputs ``<s> y1 .. y_{n-1}`` then ``<pad>`` once a sentence
             has finished (n = tokens it generated, ``</s>`` included); tgt_tokens: strings.
         src_lengths: (B,) real source tokens (``</s>`` included); tgt_lengths: (B,) real
@@ -312,7 +312,7 @@ def decode_batch(translator: Translator, texts: Sequence[str],
         BatchTrace (see its docstring for the shapes).
 
     Raises:
-        InputError: not a list of 2 to 4 sentences, a sentence ``check_input`` refuses (the
+        InputError: not a list of 2 to 4 sentences, a sentence ``Translator.source`` refuses (the
             message says which), or ``max_new_tokens`` outside 1..max_len-1.
     """
     c, model = translator.config, translator.model
@@ -321,19 +321,21 @@ def decode_batch(translator: Translator, texts: Sequence[str],
     if not MIN_BATCH <= len(texts) <= MAX_BATCH:
         raise InputError(f"Give {MIN_BATCH} to {MAX_BATCH} sentences to decode as a batch; "
                          f"got {len(texts)}.")
-    rows = []  # each sentence's source ids, special tokens included
+    sources = []  # each sentence as the model reads it, special tokens included
     for i, text in enumerate(texts):
         try:
-            rows.append(translator.encode_source(translator.check_input(text))[0].tolist())
+            sources.append(translator.source(text))
         except InputError as exc:
             raise InputError(f"Sentence {i + 1}: {exc}") from exc
+    rows = [s.ids.tolist() for s in sources]
     limit = c.max_len - 1
-    max_new_tokens = translator.default_max_new_tokens if max_new_tokens is None else max_new_tokens
+    if max_new_tokens is None:
+        max_new_tokens = translator.info.default_max_new_tokens
     if (not isinstance(max_new_tokens, int | np.integer) or isinstance(max_new_tokens, bool)
             or not 1 <= max_new_tokens <= limit):
         raise InputError(f"max_new_tokens must be an integer from 1 to {limit}")
     src = pad_rows(rows, c.pad_id)  # (B, S)
-    processor = translator.logits_processor(max_new_tokens)  # what generate() applies
+    processor = translator.target.processor(max_new_tokens)  # what generate() applies
     with torch.inference_mode():
         run = greedy_batch(model, src, max_new_tokens, processor)
         enc, out, tgt, generated = run.encoder, run.decoder, run.tgt_ids, run.generated
@@ -355,12 +357,14 @@ def decode_batch(translator: Translator, texts: Sequence[str],
             step_probs=to_numpy(out.logits.float().softmax(-1)),  # (B, T, V)
         )
     src_np, tgt_np = src.numpy().copy(), tgt.numpy().copy()
-    vocab_src, vocab_tgt = translator.src_vocab, translator.tgt_vocab
+    vocab_tgt = translator.target.vocab
+    pad = vocab_tgt.itos[c.pad_id]  # the <pad> token (one id and spelling on both sides)
+    S = src_np.shape[1]
     return BatchTrace(
         texts=tuple(texts),
         src_ids=src_np,
-        src_tokens=tuple(tuple(vocab_src.decode(row)) for row in src_np),
-        src_labels=tuple(translator.source_labels(vocab_src.decode(row)) for row in src_np),
+        src_tokens=tuple((*s.tokens, *[pad] * (S - len(s.tokens))) for s in sources),
+        src_labels=tuple((*s.labels, *[pad] * (S - len(s.tokens))) for s in sources),
         tgt_ids=tgt_np,
         tgt_tokens=tuple(tuple(vocab_tgt.decode(row)) for row in tgt_np),
         src_lengths=np.array([len(r) for r in rows], dtype=np.int64),
@@ -488,5 +492,5 @@ def embedding_parts(translator: Translator, tokens: Sequence[str], side: str,
     T = len(tokens)
     if not 1 <= T <= c.max_len:
         raise InputError(f"need 1 to {c.max_len} tokens, got {T}")
-    translator.pe_tables(T, positional, positional_seed)  # checks the mode and the seed
-    return translator.embedding_parts(tokens, side, positional, positional_seed)
+    return translator.embedding_parts(tokens, side, positional, positional_seed)  # checks
+    # the mode and the seed (a Hugging Face model refuses every experiment)

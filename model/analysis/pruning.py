@@ -30,8 +30,8 @@ def pair_ids(translator, pairs: Sequence[tuple[str, str]]
     c, out = translator.config, []
     for text, reference in pairs:
         try:
-            src = translator.encode_source(translator.check_input(text))
-            ids = translator.with_forced_start(translator.target_ids(reference, "reference"))
+            src = torch.from_numpy(translator.source(text).ids)[None]  # (1, S)
+            ids = translator.target.forced_start(translator.target.ids(reference, "reference"))
         except InputError:
             continue
         ids = [c.bos_id, *ids, c.eos_id]
@@ -63,22 +63,22 @@ def translate_batch(translator, texts: Sequence[str], off: Sequence[HeadKey] = (
     rows, keep = [], []
     for i, text in enumerate(texts):
         try:
-            rows.append(translator.encode_source(translator.check_input(text))[0].tolist())
+            rows.append(translator.source(text).ids.tolist())
             keep.append(i)
         except InputError:
             pass
     out = [""] * len(texts)
-    max_new_tokens = translator.default_max_new_tokens
+    max_new_tokens = translator.info.default_max_new_tokens
     with torch.inference_mode(), heads_off(translator.model, off, c.nhead):
         for start in range(0, len(rows), batch_size):
             src = pad_rows(rows[start : start + batch_size], c.pad_id)  # (B, S)
             run = greedy_batch(translator.model, src, max_new_tokens,
-                               translator.logits_processor(max_new_tokens), use_cache=True)
+                               translator.target.processor(max_new_tokens), use_cache=True)
             for i, ids in zip(keep[start : start + batch_size], run.outputs(c.eos_id),
                               strict=True):
                 full = np.array([c.bos_id, *ids])
-                text = translator.output_text(full)
-                out[i] = text if text is not None else "".join(translator.tgt_vocab.decode(ids))
+                text = translator.target.text(full)
+                out[i] = text if text is not None else "".join(translator.target.vocab.decode(ids))
     return out
 
 

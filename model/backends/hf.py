@@ -20,6 +20,7 @@ V vocabulary size. Masks are boolean, True = blocked.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import threading
 from collections.abc import Sequence
@@ -35,10 +36,13 @@ from ..decoding import DecodeTrace
 from ..errors import InputError
 from ..errors import short_repr as _short
 from . import hf_hooks
-from .ours import Translator
-from .records import EmbeddingParts, HeadInputs
+from .ours import Target, Translator
+from .records import EmbeddingParts, HeadInputs, ModelInfo
 
-# model_type -> how the family encodes positions (see ``HFTranslator.positional_scheme``).
+# model_type -> how the family encodes positions (``ModelInfo.positional_scheme``):
+# "sinusoidal-halves" (Marian, M2M100: sin in the first half of the dimensions, cos in the
+# second, not interleaved), "learned" (BART: a trained table whose row p + 2 serves position
+# p) or "relative" (T5: a learned bias per head and relative-distance bucket on the scores).
 FAMILIES = {
     "marian": "sinusoidal-halves", "m2m_100": "sinusoidal-halves",
     "bart": "learned", "mbart": "learned", "t5": "relative", "mt5": "relative",
@@ -157,98 +161,20 @@ class TokenizerTable(TokenTable):
         return []
 
 
-class HFTranslator(Translator):
-    """A Hugging Face encoder-decoder model with its tokenizer, as a ``Translator``: same
-    ``decode`` / ``teacher_force`` / ``mask_views`` and the same ``DecodeTrace``.
+class HFTarget(Target):
+    """A Hugging Face model's target side: its tokenizer's vocabulary, target text tokenized
+    as the tokenizer's target side, the tokenizer's detokenised text, and what
+    ``generate()`` forces from the generation config (a multilingual model's target
+    language first, ``forced_bos_token_id``, ``forced_eos_token_id``, banned
+    ``bad_words_ids``)."""
 
-    What ``generate()`` takes from the model's generation config is applied the same way:
-    ``bad_words_ids`` of one token are banned, ``forced_bos_token_id`` (or the target
-    language of a multilingual model) is forced first, ``forced_eos_token_id`` is forced at
-    the length limit, and ``early_stopping`` governs beam search.
-    """
+    def __init__(self, vocab: TokenizerTable, config: TransformerConfig, tokenizer, lock,
+                 generation, lang_ids: dict[str, int]) -> None:
+        super().__init__(vocab, config)
+        self._tokenizer, self._lock = tokenizer, lock
+        self._generation, self._lang_ids = generation, lang_ids
 
-    def __init__(self, model: HFSeq2Seq, tokenizer, card: dict, name: str = "") -> None:
-        table = TokenizerTable(tokenizer, model.config.tgt_vocab_size)
-        super().__init__(model, table, table, card, name=name, src_tokenizer=tokenizer)
-        self.tokenizer = tokenizer
-        gen = model.hf.generation_config
-        self.generation = gen
-        self.early_stopping = gen.early_stopping is True
-        # Tokenizers keep state (src_lang, Marian's source/target mode): one call at a time.
-        self._lock = threading.RLock()
-        self._special_tokens = frozenset(tokenizer.all_special_tokens)
-        self._lang_ids = _languages(tokenizer)
-
-    # --- the source side ----------------------------------------------------------------
-
-    def tokenize(self, text: str) -> list[str]:
-        """The tokenizer's pieces of ``text``; a typed special token (``</s>``) is split
-        into ordinary pieces (``split_special_tokens``).
-
-        Raises:
-            InputError: the tokenizer still makes a special token other than ``<unk>`` of
-                the text (some tokenizers ignore ``split_special_tokens``).
-        """
-        words = " ".join(normalize_text(text).split())
-        with self._lock:
-            tokens = self.tokenizer.tokenize(words, split_special_tokens=True)
-        unk = self.tokenizer.unk_token
-        typed = [t for t in tokens if t in self._special_tokens and t != unk]
-        if typed:
-            raise InputError(f"The text contains {_short(typed[0], 20)}, one of this model's "
-                             "special tokens; please leave it out.")
-        return tokens
-
-    def encode_source(self, tokens: list[str], src_lang: str | None = None) -> torch.Tensor:
-        """Pieces -> (1, S) ids with the special tokens the tokenizer adds around a sentence
-        (``</s>``; a source-language token for multilingual models)."""
-        before, after = self._source_specials(src_lang)
-        ids = self.tokenizer.convert_tokens_to_ids(list(tokens))
-        return torch.tensor([[*before, *ids, *after]], dtype=torch.long)
-
-    def _source_specials(self, src_lang: str | None) -> tuple[list[int], list[int]]:
-        """The ids the tokenizer puts before and after a sentence's pieces."""
-        with self._lock:
-            if src_lang is not None:
-                self.tokenizer.src_lang = src_lang
-            full = self.tokenizer("x")["input_ids"]
-            plain = self.tokenizer("x", add_special_tokens=False)["input_ids"]
-        for i in range(len(full) - len(plain) + 1):
-            if full[i: i + len(plain)] == plain:
-                return full[:i], full[i + len(plain):]
-        return [], [self.config.eos_id]
-
-    def source_tokens(self, tokens: list[str], src_ids: torch.Tensor) -> tuple[str, ...]:
-        """The S encoder input tokens, special tokens included."""
-        return tuple(self.src_vocab.decode(src_ids[0].tolist()))
-
-    def source_labels(self, tokens: Sequence[str]) -> tuple[str, ...]:
-        """Readable labels: each piece as the tokenizer writes it as text (``▁learn`` ->
-        ``learn``, ``Ġlearn`` -> ``learn``); special tokens unchanged; a bare space ``␣``."""
-        specials = set(self.tokenizer.all_special_tokens)
-        with self._lock:
-            return tuple(t if t in specials
-                         else self.tokenizer.convert_tokens_to_string([t]).strip() or "␣"
-                         for t in tokens)
-
-    def source_words(self, src_tokens: Sequence[str]) -> tuple[int, ...]:
-        """Word index of each token: a word starts at a piece with a word-start mark
-        (``▁`` sentencepiece, ``Ġ`` byte-level BPE), at a special token or punctuation, and
-        after one; other pieces continue the word before them."""
-        specials = set(self.tokenizer.all_special_tokens)
-        labels = self.source_labels(src_tokens)
-        out: list[int] = []
-        prev_word = False
-        for tok, label in zip(src_tokens, labels, strict=True):
-            word = tok not in specials and any(ch.isalnum() for ch in label)
-            starts = not out or not word or not prev_word or tok[:1] in ("▁", "Ġ")
-            out.append(out[-1] + 1 if out and starts else (out[-1] if out else 0))
-            prev_word = word
-        return tuple(out)
-
-    # --- the target side ----------------------------------------------------------------
-
-    def target_ids(self, tokens: str | Sequence[str], what: str = "prefix") -> list[int]:
+    def ids(self, tokens: str | Sequence[str], what: str = "prefix") -> list[int]:
         """A target text (tokenized as the tokenizer's target side) or a token list as ids.
 
         Raises:
@@ -258,64 +184,39 @@ class HFTranslator(Translator):
         if isinstance(tokens, str):
             text = " ".join(normalize_text(tokens).split())
             with self._lock:
-                ids = self.tokenizer(text_target=text, add_special_tokens=False)["input_ids"]
-            tokens = self.tgt_vocab.decode(ids)
+                ids = self._tokenizer(text_target=text, add_special_tokens=False)["input_ids"]
+            tokens = self.vocab.decode(ids)
         tokens = list(tokens)
-        c = self.config
-        bad = [t for i, t in enumerate(tokens) if t not in self.tgt_vocab
-               or self.tgt_vocab.stoi[t] in (c.pad_id, c.bos_id)
-               or (self.tgt_vocab.stoi[t] == c.eos_id and i != len(tokens) - 1)]
+        c = self._config
+        bad = [t for i, t in enumerate(tokens) if t not in self.vocab
+               or self.vocab.stoi[t] in (c.pad_id, c.bos_id)
+               or (self.vocab.stoi[t] == c.eos_id and i != len(tokens) - 1)]
         if bad:
             shown = ", ".join(_short(t, 12) for t in list(dict.fromkeys(bad))[:5])
             raise InputError(f"The {what} has tokens the model cannot produce: {shown}")
-        return self.tgt_vocab.encode(tokens)
+        return self.vocab.encode(tokens)
 
-    def output_text(self, tgt_ids: np.ndarray) -> str:
+    def text(self, tgt_ids: np.ndarray) -> str:
         """The tokenizer's text of the generated ids, special tokens skipped."""
         with self._lock:
-            return self.tokenizer.decode([int(i) for i in tgt_ids[1:]],
-                                         skip_special_tokens=True)
-
-    # --- generation settings ------------------------------------------------------------
-
-    @property
-    def languages(self) -> tuple[str, ...]:
-        """Language codes of a multilingual model (``src_lang`` / ``tgt_lang``)."""
-        return tuple(self._lang_ids)
-
-    @property
-    def default_max_new_tokens(self) -> int:
-        """``generate()``'s length limit from the generation config (``max_new_tokens``, else
-        ``max_length`` minus the start token; transformers' default ``max_length`` is 20),
-        at most ``config.max_len - 1``."""
-        gen = self.generation
-        limit = gen.max_new_tokens or (gen.max_length - 1 if gen.max_length else None)
-        return max(1, min(self.config.max_len - 1, limit or self.config.max_len - 1))
-
-    @property
-    def task_prefixes(self) -> dict[str, str]:
-        """The text a T5-style model expects before the sentence, per task, from its config's
-        ``task_specific_params`` (``{"translation_en_to_de": "translate English to German:
-        "}``); empty when the model names none."""
-        params = getattr(self.model.hf.config, "task_specific_params", None) or {}
-        return {name: p["prefix"] for name, p in params.items()
-                if isinstance(p, dict) and isinstance(p.get("prefix"), str) and p["prefix"]}
+            return self._tokenizer.decode([int(i) for i in tgt_ids[1:]],
+                                          skip_special_tokens=True)
 
     def _forced_bos(self, tgt_lang: str | None) -> int | None:
         """The token ``generate()`` forces first: the target language's, else the
         generation config's ``forced_bos_token_id``, else None."""
         return self._lang_ids[tgt_lang] if tgt_lang is not None else \
-            self.generation.forced_bos_token_id
+            self._generation.forced_bos_token_id
 
-    def with_forced_start(self, ids: list[int], tgt_lang: str | None = None) -> list[int]:
+    def forced_start(self, ids: list[int], tgt_lang: str | None = None) -> list[int]:
         """``ids`` with the forced first token (``_forced_bos``) in front when missing."""
         bos = self._forced_bos(tgt_lang)
         return ids if bos is None or ids[:1] == [bos] else [bos, *ids]
 
-    def logits_processor(self, max_new_tokens: int, tgt_lang: str | None = None):
+    def processor(self, max_new_tokens: int, tgt_lang: str | None = None):
         """``generate()``'s processors from the generation config, as a
         ``decoding.LogitsProcessor`` (or None when there is nothing to do)."""
-        gen = self.generation
+        gen = self._generation
         banned = [ids[0] for ids in (gen.bad_words_ids or []) if len(ids) == 1]
         bos = self._forced_bos(tgt_lang)
         eos = gen.forced_eos_token_id
@@ -335,6 +236,117 @@ class HFTranslator(Translator):
 
         return process
 
+
+class HFTranslator(Translator):
+    """A Hugging Face encoder-decoder model with its tokenizer, as a ``Translator``: same
+    ``generate`` / ``teacher_force`` / ``mask_views`` and the same ``DecodeTrace``.
+
+    What ``generate()`` takes from the model's generation config is applied the same way:
+    ``bad_words_ids`` of one token are banned, ``forced_bos_token_id`` (or the target
+    language of a multilingual model) is forced first, ``forced_eos_token_id`` is forced at
+    the length limit, and ``early_stopping`` governs beam search (``HFTarget``).
+    """
+
+    def __init__(self, model: HFSeq2Seq, tokenizer, card: dict, name: str = "") -> None:
+        self._tokenizer = tokenizer
+        self._generation = model.hf.generation_config
+        # Tokenizers keep state (src_lang, Marian's source/target mode): one call at a time.
+        self._lock = threading.RLock()
+        self._special_tokens = frozenset(tokenizer.all_special_tokens)
+        self._lang_ids = _languages(tokenizer)
+        table = TokenizerTable(tokenizer, model.config.tgt_vocab_size)
+        super().__init__(model, table, table, card, name=name, src_tokenizer=tokenizer)
+
+    def _make_target(self, vocab: TokenizerTable) -> HFTarget:
+        return HFTarget(vocab, self.config, self._tokenizer, self._lock, self._generation,
+                        self._lang_ids)
+
+    def _make_info(self, heldout: tuple[tuple[str, str], ...]) -> ModelInfo:
+        """Ours' with what the model's configs say: its family and positions
+        (``FAMILIES``), languages, task prefixes, length limit and ``early_stopping``."""
+        gen, c = self._generation, self.config
+        limit = gen.max_new_tokens or (gen.max_length - 1 if gen.max_length else None)
+        params = getattr(self.model.hf.config, "task_specific_params", None) or {}
+        return dataclasses.replace(
+            super()._make_info(heldout), backend="huggingface",
+            model_type=self.model.model_type, subword=True,
+            positional_scheme=FAMILIES[self.model.model_type],
+            languages=tuple(self._lang_ids),
+            task_prefixes={name: p["prefix"] for name, p in params.items()
+                           if isinstance(p, dict) and isinstance(p.get("prefix"), str)
+                           and p["prefix"]},
+            # generate()'s length limit: max_new_tokens, else max_length minus the start
+            # token (transformers' default max_length is 20), at most max_len - 1.
+            default_max_new_tokens=max(1, min(c.max_len - 1, limit or c.max_len - 1)),
+            early_stopping=gen.early_stopping is True)
+
+    # --- the source side ----------------------------------------------------------------
+
+    def _tokenize(self, text: str) -> list[str]:
+        """The tokenizer's pieces of ``text``; a typed special token (``</s>``) is split
+        into ordinary pieces (``split_special_tokens``).
+
+        Raises:
+            InputError: the tokenizer still makes a special token other than ``<unk>`` of
+                the text (some tokenizers ignore ``split_special_tokens``).
+        """
+        words = " ".join(normalize_text(text).split())
+        with self._lock:
+            tokens = self._tokenizer.tokenize(words, split_special_tokens=True)
+        unk = self._tokenizer.unk_token
+        typed = [t for t in tokens if t in self._special_tokens and t != unk]
+        if typed:
+            raise InputError(f"The text contains {_short(typed[0], 20)}, one of this model's "
+                             "special tokens; please leave it out.")
+        return tokens
+
+    def _encode_source(self, pieces: list[str], src_lang: str | None = None) -> list[int]:
+        """Pieces -> S ids with the special tokens the tokenizer adds around a sentence
+        (``</s>``; a source-language token for multilingual models)."""
+        before, after = self._source_specials(src_lang)
+        ids = self._tokenizer.convert_tokens_to_ids(list(pieces))
+        return [*before, *ids, *after]
+
+    def _source_specials(self, src_lang: str | None) -> tuple[list[int], list[int]]:
+        """The ids the tokenizer puts before and after a sentence's pieces."""
+        with self._lock:
+            if src_lang is not None:
+                self._tokenizer.src_lang = src_lang
+            full = self._tokenizer("x")["input_ids"]
+            plain = self._tokenizer("x", add_special_tokens=False)["input_ids"]
+        for i in range(len(full) - len(plain) + 1):
+            if full[i: i + len(plain)] == plain:
+                return full[:i], full[i + len(plain):]
+        return [], [self.config.eos_id]
+
+    def _source_tokens(self, pieces: list[str], src_ids: list[int]) -> tuple[str, ...]:
+        """The S encoder input tokens, special tokens included."""
+        return tuple(self._src_vocab.decode(src_ids))
+
+    def _source_labels(self, tokens: Sequence[str]) -> tuple[str, ...]:
+        """Readable labels: each piece as the tokenizer writes it as text (``▁learn`` ->
+        ``learn``, ``Ġlearn`` -> ``learn``); special tokens unchanged; a bare space ``␣``."""
+        specials = set(self._tokenizer.all_special_tokens)
+        with self._lock:
+            return tuple(t if t in specials
+                         else self._tokenizer.convert_tokens_to_string([t]).strip() or "␣"
+                         for t in tokens)
+
+    def _source_words(self, src_tokens: Sequence[str]) -> tuple[int, ...]:
+        """Word index of each token: a word starts at a piece with a word-start mark
+        (``▁`` sentencepiece, ``Ġ`` byte-level BPE), at a special token or punctuation, and
+        after one; other pieces continue the word before them."""
+        specials = set(self._tokenizer.all_special_tokens)
+        labels = self._source_labels(src_tokens)
+        out: list[int] = []
+        prev_word = False
+        for tok, label in zip(src_tokens, labels, strict=True):
+            word = tok not in specials and any(ch.isalnum() for ch in label)
+            starts = not out or not word or not prev_word or tok[:1] in ("▁", "Ġ")
+            out.append(out[-1] + 1 if out and starts else (out[-1] if out else 0))
+            prev_word = word
+        return tuple(out)
+
     def mask_views(self, src_tokens: list[str], tgt_tokens: list[str], pad: int = 0
                    ) -> dict[str, np.ndarray]:
         """The masks for a sentence pair right-padded with ``pad`` ``<pad>`` tokens on both
@@ -345,15 +357,7 @@ class HFTranslator(Translator):
 
     # --- positions ----------------------------------------------------------------------
 
-    @property
-    def positional_scheme(self) -> str:
-        """How the model encodes positions: ``"sinusoidal-halves"`` (Marian, M2M100: sin in
-        the first half of the dimensions, cos in the second, not interleaved), ``"learned"``
-        (BART: a trained table whose row p + 2 serves position p) or ``"relative"`` (T5: a
-        learned bias per head and relative-distance bucket added to the scores)."""
-        return FAMILIES[self.model.model_type]
-
-    def pe_tables(self, src_len: int, positional: str = "normal", positional_seed: int = 0):
+    def _pe_tables(self, src_len: int, positional: str = "normal", positional_seed: int = 0):
         """(None, None): a Hugging Face model keeps its own positions.
 
         Raises:
@@ -375,7 +379,7 @@ class HFTranslator(Translator):
         """
         if not 1 <= length <= self.config.max_len:
             raise InputError(f"length must be in [1, {self.config.max_len}], got {length}")
-        if self.positional_scheme == "relative":
+        if self.info.positional_scheme == "relative":
             raise InputError("T5 adds no position vectors: it adds a learned bias per head to "
                              "the attention scores (relative_position_bias).")
         stack = self.model.hf.get_encoder() if side == "source" else self.model.hf.get_decoder()
@@ -389,17 +393,18 @@ class HFTranslator(Translator):
         return weight[offset: offset + length].detach().float().numpy().copy()
 
     def relative_position_bias(self, q_len: int, k_len: int, side: str = "encoder"
-                               ) -> np.ndarray:
+                               ) -> np.ndarray | None:
         """T5's position bias (H, q_len, k_len) float32 that layer 0 of the encoder
         (bidirectional buckets) or the decoder (causal buckets) adds to every layer's
-        scores: bias[h, i, j] = table[bucket(j - i), h] (Raffel et al., 2020, section 2.1).
+        scores: bias[h, i, j] = table[bucket(j - i), h] (Raffel et al., 2020, section 2.1);
+        None for a model that adds position vectors instead (``info.positional_scheme``
+        is not ``"relative"``).
 
         Raises:
-            InputError: not a relative-position model, an unknown side, or a length
-                outside 1..max_len.
+            InputError: an unknown side, or a length outside 1..max_len.
         """
-        if self.positional_scheme != "relative":
-            raise InputError("only T5-style models have a relative position bias")
+        if self.info.positional_scheme != "relative":
+            return None
         if side not in ("encoder", "decoder"):
             raise InputError(f"side must be encoder or decoder, got {_short(side, 20)}")
         for n in (q_len, k_len):
@@ -422,7 +427,12 @@ class HFTranslator(Translator):
                         positional_seed: int = 0) -> EmbeddingParts:
         """The scaled token embeddings and the position vectors the model adds for T
         tokens (``hf_hooks.embedding_parts``); a Hugging Face model has no positional
-        experiments (``pe_tables`` refuses them before this is called)."""
+        experiments.
+
+        Raises:
+            InputError: any ``positional`` other than ``"normal"``.
+        """
+        self._pe_tables(len(tokens), positional, positional_seed)  # refuses experiments
         return hf_hooks.embedding_parts(self, tokens, side)
 
 

@@ -56,8 +56,8 @@ def head_inputs(translator, trace: DecodeTrace, kind: str, layer: int, head: int
     (q, k, v) projections, the scaling and T5's position bias (Tq, Tk) or None. The inputs
     are recorded by hooks on the projections during one teacher-forced pass."""
     model = translator.model
-    src_ids = torch.tensor([translator.src_vocab.encode(trace.src_tokens)])  # (1, S)
-    tgt_ids = torch.tensor([translator.tgt_vocab.encode(trace.decoder_input_tokens)])  # (1,T)
+    src_ids = torch.from_numpy(trace.src_ids)[None]  # (1, S)
+    tgt_ids = torch.from_numpy(trace.tgt_ids[:-1])[None]  # (1, T) the decoder inputs
     module, names = model.attention(kind, layer)
     linears = tuple(getattr(module, n) for n in names)
     with recording({"q": linears[0], "k": linears[1]}) as seen:
@@ -67,7 +67,7 @@ def head_inputs(translator, trace: DecodeTrace, kind: str, layer: int, head: int
     Dh = linears[0].out_features // translator.config.nhead
     scaling = float(getattr(module, "scaling", Dh ** -0.5))  # T5: 1.0
     bias = None
-    if translator.positional_scheme == "relative" and kind != "cross":
+    if translator.info.positional_scheme == "relative" and kind != "cross":
         bias = model.attention(kind, 0)[0].compute_bias(len(x_q), len(x_k))[0, head]
     return HeadInputs(x_q, x_k, linears, scaling, bias)
 
@@ -80,14 +80,14 @@ def embedding_parts(translator, tokens: Sequence[str], side: str) -> EmbeddingPa
     none), and their sum. BART then normalises the sum (``layernorm_embedding``)."""
     model = translator.model
     stack = model.hf.get_encoder() if side == "source" else model.hf.get_decoder()
-    vocab = translator.src_vocab if side == "source" else translator.tgt_vocab
+    vocab = translator.target.vocab  # one table for both sides (hf.TokenizerTable)
     ids = torch.tensor([vocab.encode(tokens)], dtype=torch.long)  # (1, T)
     T = len(tokens)
     scale = 1.0 if hasattr(stack.embed_tokens, "embed_scale") else getattr(stack, "embed_scale",
                                                                             1.0)
     with torch.inference_mode():
         emb = stack.embed_tokens(ids)[0] * scale  # (T, D)
-    if translator.positional_scheme == "relative":
+    if translator.info.positional_scheme == "relative":
         added, positions = np.zeros_like(to_numpy(emb)), None
     else:
         added = translator.positional_encoding(T, side)

@@ -41,68 +41,116 @@ from ..errors import short_repr as _short
 from ..tasks import TASKS, get_task
 from .heads import check_heads
 from .heads import heads_off as ablation_heads_off
-from .records import EmbeddingParts, HeadInputs, to_numpy
+from .records import EmbeddingParts, HeadInputs, ModelInfo, SourceSentence, to_numpy
 
 MAX_INPUT_CHARS = 300  # longer text is refused before any work is done
 
 
-class Translator:
-    """A pretrained Transformer with its vocabularies. Read-only after construction: the
-    same instance serves every caller (every browser session) at once.
+class Target:
+    """The target side of one of our models: its vocabulary (one token per Chinese
+    character) and how target text and ids convert (``Translator.target``). A Hugging Face
+    model's (``hf.HFTarget``) also forces what its ``generate()`` forces.
 
     Attributes:
-        name: the folder's name; model: the eval-mode Transformer; src_vocab, tgt_vocab;
-        card: the model card (dict); config: the TransformerConfig; src_tokenizer: the
-        ``tokenizers.Tokenizer`` of a subword model (byte-level BPE, ``model.core.subword``), or
-        None for a word-level model (``vocab.tokenize_en``).
+        vocab: the target ``Vocab`` (``itos``, ``stoi``, ``encode``, ``decode``).
+    """
+
+    def __init__(self, vocab: Vocab, config) -> None:
+        self.vocab, self._config = vocab, config
+
+    def ids(self, tokens: str | Sequence[str], what: str = "prefix") -> list[int]:
+        """Target tokens (a Chinese string, one token per character, or a token list) as ids.
+
+        Raises:
+            InputError: a token outside the target vocabulary, or a special token other
+                than a final ``</s>`` (the message names the ``what``, and lists them).
+        """
+        if isinstance(tokens, str):
+            tokens = tokenize_zh(tokens)
+        tokens = list(tokens)
+        bad = [t for i, t in enumerate(tokens) if t not in self.vocab
+               or (t in SPECIALS and not (t == EOS and i == len(tokens) - 1))]
+        if bad:
+            shown = ", ".join(_short(t, 12) for t in list(dict.fromkeys(bad))[:5])
+            raise InputError(f"The {what} has tokens the model cannot produce: {shown}")
+        return self.vocab.encode(tokens)
+
+    def forced_start(self, ids: list[int], tgt_lang: str | None = None) -> list[int]:
+        """Target ids with the token ``generate()`` forces first (a multilingual model's
+        target language) put in front when missing; ours force nothing."""
+        return ids
+
+    def text(self, tgt_ids: np.ndarray) -> str | None:
+        """The text of decoder ids ``<s> y1 .. yn`` ((n + 1,) int), or None for the trace's
+        default (the output tokens joined without spaces)."""
+        return None
+
+    def processor(self, max_new_tokens: int, tgt_lang: str | None = None):
+        """What ``generate()`` would do to each step's log-probabilities
+        (``decoding.LogitsProcessor``), or None: our models use their distribution as is."""
+        return None
+
+
+class Translator:
+    """A pretrained Transformer with its tokenizers: the interface every backend offers
+    (``hf.HFTranslator`` subclasses it), and all that the app and the analysis use of a
+    model. Read-only after construction: the same instance serves every caller (every
+    browser session) at once.
+
+    Attributes:
+        name: the folder's name; card: the model card (dict); config: the
+            TransformerConfig; model: the eval-mode ``nn.Module`` (``Transformer``, or
+            ``hf.HFSeq2Seq``) with ``encode`` / ``decode``;
+        info: ``records.ModelInfo``, what the model is (backend, languages, positions...);
+        target: the target side (``Target``: vocabulary, ids, text, forced tokens).
+    The methods: ``source`` (read a sentence once), ``generate``, ``teacher_force``,
+    ``grammar_translation``, ``mask_views``, ``positional_encoding``,
+    ``relative_position_bias``, ``head_inputs`` and ``embedding_parts``.
     """
 
     def __init__(self, model: Transformer, src_vocab: Vocab, tgt_vocab: Vocab, card: dict,
                  name: str = "", src_tokenizer=None,
                  heldout: tuple[tuple[str, str], ...] = ()) -> None:
-        self.model, self.src_vocab, self.tgt_vocab = model, src_vocab, tgt_vocab
-        self.card, self.name = card, name
-        self.heldout = tuple(heldout)  # the folder's held-out pairs (heldout.read_heldout)
+        self.model, self.card, self.name = model, card, name
         self.config = model.config
-        self.src_tokenizer = src_tokenizer
+        self._src_vocab = src_vocab
+        self._src_tokenizer = src_tokenizer  # byte-level BPE (core.subword), or None
+        self.target = self._make_target(tgt_vocab)
+        self.info = self._make_info(tuple(heldout))
 
-    @property
-    def subword(self) -> bool:
-        """True for a subword model: no word is ever unknown, words may be several pieces."""
-        return self.src_tokenizer is not None
+    def _make_target(self, vocab: Vocab) -> Target:
+        return Target(vocab, self.config)
 
-    @property
-    def eos_token(self) -> str:
-        """The end-of-sentence token as a string (``</s>`` in ours and most Hugging Face
-        models' vocabularies)."""
-        return self.tgt_vocab.itos[self.config.eos_id]
+    def _make_info(self, heldout: tuple[tuple[str, str], ...]) -> ModelInfo:
+        c = self.config
+        return ModelInfo(
+            backend="ours", model_type="transformer", subword=self._src_tokenizer is not None,
+            positional_scheme="sinusoidal", languages=(), task_prefixes={},
+            examples=tuple(self._examples()), eos_token=self.target.vocab.itos[c.eos_id],
+            max_source_words=c.max_len - 1, default_max_new_tokens=c.max_len - 1,
+            early_stopping=True, heldout=heldout)
 
-    @property
-    def max_source_words(self) -> int:
-        """The most source tokens a sentence may have (one position is kept for ``</s>``)."""
-        return self.config.max_len - 1
-
-    def tokenize(self, text: str) -> list[str]:
+    def _tokenize(self, text: str) -> list[str]:
         """The source tokens of ``text`` (without ``</s>``): byte-level BPE pieces for a
         subword model (``Ġlearn``, ``ing``; never ``<unk>``), else ``vocab.tokenize_en``."""
-        if self.src_tokenizer is None:
+        if self._src_tokenizer is None:
             return tokenize_en(text)
         words = " ".join(normalize_text(text).split())  # no leading or repeated spaces
-        return pieces(self.src_tokenizer, words)
+        return pieces(self._src_tokenizer, words)
 
     @staticmethod
-    def source_labels(tokens: Sequence[str]) -> tuple[str, ...]:
+    def _source_labels(tokens: Sequence[str]) -> tuple[str, ...]:
         """Readable labels of source tokens (``subword.piece_label``: ``Ġlearn`` -> ``learn``);
         word-level tokens are their own labels."""
         return tuple(piece_label(tok) for tok in tokens)
 
-    def check_input(self, text: str) -> list[str]:
-        """Validate a sentence and return its source tokens.
+    def _check_input(self, text: str) -> list[str]:
+        """Validate a sentence and return its pieces (``_tokenize``).
 
         Raises:
             InputError: not a string, empty or only spaces/invisible characters, no word
                 (only punctuation or symbols), longer than MAX_INPUT_CHARS characters, or
-                more than ``max_source_words`` tokens.
+                more than ``info.max_source_words`` tokens.
         """
         if not isinstance(text, str):
             raise InputError(f"expected text, got {type(text).__name__}")
@@ -113,50 +161,63 @@ class Translator:
             )
         if not normalize_text(text).strip():
             raise InputError("Please type a sentence: the text is empty.")
-        tokens = self.tokenize(text)
-        has_word = (any(ch.isalnum() for ch in normalize_text(text)) if self.subword
+        tokens = self._tokenize(text)
+        has_word = (any(ch.isalnum() for ch in normalize_text(text)) if self.info.subword
                     else any(t.isalnum() for t in tokens))
         if not has_word:
             raise InputError("Please type a sentence: the text has no words, only symbols.")
-        if len(tokens) > self.max_source_words:
+        limit = self.info.max_source_words
+        if len(tokens) > limit:
             raise InputError(
                 f"The sentence has {len(tokens)} tokens; this model takes at most "
-                f"{self.max_source_words}."
+                f"{limit}."
             )
         return tokens
 
-    def unknown_words(self, text: str) -> list[str]:
-        """Source tokens of ``text`` outside the vocabulary (each once, in order); always
-        empty for a subword model."""
-        return self.src_vocab.unknown(self.tokenize(text))
+    def source(self, text: str, src_lang: str | None = None) -> SourceSentence:
+        """Read a sentence once: validate it, tokenise it, and give its encoder input
+        tokens, ids, labels, words and unknown words (``records.SourceSentence``).
+        ``generate`` and ``teacher_force`` take the result in place of the text.
 
-    def suggestions(self, word: str, n: int = 3) -> list[str]:
-        """In-vocabulary words spelled most like ``word`` (none for a subword model)."""
-        return [] if self.subword else self.src_vocab.suggest(word, n)
-
-    def encode_source(self, tokens: list[str], src_lang: str | None = None) -> torch.Tensor:
-        """Source tokens -> (1, S) int64 ids with ``</s>`` appended (``src_lang`` is for
-        multilingual models; ours have none)."""
-        return torch.tensor([self.src_vocab.encode([*tokens, EOS])], dtype=torch.long)
-
-    def target_ids(self, tokens: str | Sequence[str], what: str = "prefix") -> list[int]:
-        """Target tokens (a Chinese string, one token per character, or a token list) as ids.
+        Args:
+            text: the sentence; src_lang: its language for a multilingual model (one of
+                ``info.languages``), else None.
 
         Raises:
-            InputError: a token outside the target vocabulary, or a special token other
-                than a final ``</s>`` (the message lists them).
+            InputError: not a string, empty or only spaces/invisible characters, no word
+                (only punctuation or symbols), longer than MAX_INPUT_CHARS characters, more
+                than ``info.max_source_words`` tokens, or a language the model does not
+                have.
         """
-        if isinstance(tokens, str):
-            tokens = tokenize_zh(tokens)
-        tokens = list(tokens)
-        bad = [t for i, t in enumerate(tokens) if t not in self.tgt_vocab
-               or (t in SPECIALS and not (t == EOS and i == len(tokens) - 1))]
-        if bad:
-            shown = ", ".join(_short(t, 12) for t in list(dict.fromkeys(bad))[:5])
-            raise InputError(f"The {what} has tokens the model cannot produce: {shown}")
-        return self.tgt_vocab.encode(tokens)
+        if src_lang is not None and src_lang not in self.info.languages:
+            raise InputError(f"src_lang must be one of the model's languages; got "
+                             f"{_short(src_lang, 20)}")
+        pieces = self._check_input(text)
+        ids = self._encode_source(pieces, src_lang)  # (S,)
+        tokens = self._source_tokens(pieces, ids)
+        vocab = self._src_vocab
+        unknown = tuple(vocab.unknown(tokens))
+        return SourceSentence(
+            text=text, src_lang=src_lang, pieces=tuple(pieces), tokens=tokens,
+            ids=np.asarray(ids, dtype=np.int64), labels=self._source_labels(tokens),
+            words=self._source_words(tokens), unknown_words=unknown,
+            suggestions=tuple(() if self.info.subword else tuple(vocab.suggest(w, 3))
+                              for w in unknown),
+            known_words=sum(tok.isalnum() and tok in vocab for tok in pieces))
 
-    def generate(self, text: str, settings: GenerationSettings | None = None, *,
+    def _encode_source(self, pieces: list[str], src_lang: str | None = None) -> list[int]:
+        """Source pieces -> S ids with ``</s>`` appended (``src_lang`` is for
+        multilingual models; ours have none)."""
+        return self._src_vocab.encode([*pieces, EOS])
+
+    def _read(self, text: str | SourceSentence, src_lang: str | None) -> SourceSentence:
+        """``text`` as a SourceSentence in ``src_lang``: itself when it already is one (read
+        in that language), else ``source(text, src_lang)``."""
+        if isinstance(text, SourceSentence) and text.src_lang == src_lang:
+            return text
+        return self.source(text.text if isinstance(text, SourceSentence) else text, src_lang)
+
+    def generate(self, text: str | SourceSentence, settings: GenerationSettings | None = None, *,
                  prefix: str | Sequence[str] | None = None, num_candidates: int = 10,
                  heads_off: Collection[tuple[str, int, int]] = (), **overrides) -> DecodeTrace:
         """Translate ``text`` one token at a time, recording every step.
@@ -172,7 +233,8 @@ class Translator:
         Nothing is stored on the model.
 
         Args:
-            text: an English sentence.
+            text: an English sentence, or a ``SourceSentence`` of it (``source``; read
+                again if it was read in another language than ``settings.src_lang``).
             settings: how to decode (default ``GenerationSettings()``: greedy; its
                 ``max_new_tokens`` None means ``default_max_new_tokens``).
             prefix: target tokens to force first (a Chinese string or a token list);
@@ -188,7 +250,7 @@ class Translator:
             ``settings`` are the settings used, ``heads_off`` the heads switched off.
 
         Raises:
-            InputError: see ``check_input``; a setting out of range
+            InputError: see ``source``; a setting out of range
                 (``GenerationSettings``: also max_new_tokens beyond the model's positions or
                 shorter than the prefix, a language the model does not have); a prefix
                 token outside the target vocabulary; a head in ``heads_off`` outside the
@@ -196,28 +258,28 @@ class Translator:
         """
         settings = (settings or GenerationSettings()).replace(**overrides)
         off = check_heads(heads_off, self.config)
-        tokens = self.check_input(text)
-        forced = self.target_ids(prefix) if prefix is not None else []
-        forced = self.with_forced_start(forced, settings.tgt_lang) if forced else forced
-        settings.check_for(self.config.max_len, self.languages, len(forced))
+        src = self._read(text, settings.src_lang)
+        forced = self.target.ids(prefix) if prefix is not None else []
+        forced = self.target.forced_start(forced, settings.tgt_lang) if forced else forced
+        settings.check_for(self.config.max_len, self.info.languages, len(forced))
         s = settings
-        max_new_tokens = self.default_max_new_tokens if s.max_new_tokens is None \
+        max_new_tokens = self.info.default_max_new_tokens if s.max_new_tokens is None \
             else s.max_new_tokens
-        src_ids = self.encode_source(tokens, s.src_lang)
-        tables = self.pe_tables(src_ids.size(1), s.positional, s.positional_seed)
-        processor = self.logits_processor(max_new_tokens, s.tgt_lang)
-        labels = dict(tgt_itos=self.tgt_vocab.itos, num_candidates=num_candidates)
+        src_ids = torch.from_numpy(src.ids)[None]  # (1, S)
+        tables = self._pe_tables(src_ids.size(1), s.positional, s.positional_seed)
+        processor = self.target.processor(max_new_tokens, s.tgt_lang)
+        labels = dict(tgt_itos=self.target.vocab.itos, num_candidates=num_candidates)
         with ablation_heads_off(self.model, off, self.config.nhead):  # decoding only
             beam = None
             if s.num_beams > 1:
-                early = self.early_stopping if s.early_stopping is None else s.early_stopping
+                early = self.info.early_stopping if s.early_stopping is None else s.early_stopping
                 beam = beam_search(self.model, src_ids, s.num_beams, max_new_tokens,
                                    s.length_penalty, forced, tables, processor, early,
-                                   tgt_itos=self.tgt_vocab.itos)
+                                   tgt_itos=self.target.vocab.itos)
                 best = beam.hypotheses[0].ids  # its maps: one pass that forces its tokens
                 result = run_decoder(self.model, src_ids, len(best), None, best, tables, processor,
                                      **labels)
-                lead = max(len(forced), len(self.with_forced_start([], s.tgt_lang)))
+                lead = max(len(forced), len(self.target.forced_start([], s.tgt_lang)))
                 result = dataclasses.replace(result, n_forced=min(lead, len(best)), steps=tuple(
                     dataclasses.replace(step, forced=step.index < lead) for step in result.steps))
             elif s.do_sample:
@@ -227,9 +289,9 @@ class Translator:
             else:
                 result = greedy_decode(self.model, src_ids, max_new_tokens, forced, tables,
                                        processor, **labels)
-        return self._trace(text, tokens, src_ids, result, s, off, beam)
+        return self._trace(src, result, s, off, beam)
 
-    def teacher_force(self, text: str, reference: str | Sequence[str],
+    def teacher_force(self, text: str | SourceSentence, reference: str | Sequence[str],
                       settings: GenerationSettings | None = None, *, num_candidates: int = 10,
                       heads_off: Collection[tuple[str, int, int]] = (), **overrides
                       ) -> DecodeTrace:
@@ -243,104 +305,65 @@ class Translator:
         ``generate``.
 
         Raises:
-            InputError: see ``check_input``; an empty reference, one longer than max_len - 1
+            InputError: see ``source``; an empty reference, one longer than max_len - 1
                 tokens, or with tokens outside the target vocabulary; a setting out of range
                 or a language the model does not have; a head in ``heads_off`` outside the
                 model.
         """
         settings = (settings or GenerationSettings()).replace(**overrides)
-        settings.check_for(self.config.max_len, self.languages)
+        settings.check_for(self.config.max_len, self.info.languages)
         off = check_heads(heads_off, self.config)
-        tokens = self.check_input(text)
-        forced = self.target_ids(reference, "reference")
+        src = self._read(text, settings.src_lang)
+        forced = self.target.ids(reference, "reference")
         if not forced:
             raise InputError("The reference translation is empty.")
-        forced = self.with_forced_start(forced, settings.tgt_lang)
+        forced = self.target.forced_start(forced, settings.tgt_lang)
         if forced[-1] != self.config.eos_id:
             forced.append(self.config.eos_id)
         limit = self.config.max_len - 1
         if len(forced) > limit:
             raise InputError(f"The reference has {len(forced)} tokens; at most {limit} fit.")
-        src_ids = self.encode_source(tokens, settings.src_lang)
-        tables = self.pe_tables(src_ids.size(1), settings.positional, settings.positional_seed)
+        src_ids = torch.from_numpy(src.ids)[None]  # (1, S)
+        tables = self._pe_tables(src_ids.size(1), settings.positional, settings.positional_seed)
         with ablation_heads_off(self.model, off, self.config.nhead):
             result = run_decoder(self.model, src_ids, len(forced), None, forced, tables,
-                                 tgt_itos=self.tgt_vocab.itos, num_candidates=num_candidates)
-        return self._trace(text, tokens, src_ids, result, settings, off, None,
-                           teacher_forced=True)
+                                 tgt_itos=self.target.vocab.itos, num_candidates=num_candidates)
+        return self._trace(src, result, settings, off, None, teacher_forced=True)
 
-    def _trace(self, text: str, tokens: list[str], src_ids: torch.Tensor,
-               result: DecodeTrace, settings: GenerationSettings, heads_off: tuple,
-               beam: BeamTrace | None, teacher_forced: bool = False) -> DecodeTrace:
+    def _trace(self, src: SourceSentence, result: DecodeTrace, settings: GenerationSettings,
+               heads_off: tuple, beam: BeamTrace | None, teacher_forced: bool = False
+               ) -> DecodeTrace:
         """``run_decoder``'s trace with the sentence's side filled in: the text, its tokens
         and their labels and words, unknown words, the settings, the heads switched off,
         the beams and the text."""
-        src_tokens = self.source_tokens(tokens, src_ids)
         if beam is not None:
             start = [self.config.bos_id]
             beam = dataclasses.replace(beam, hypotheses=tuple(
-                dataclasses.replace(h, text=self.output_text(np.array([*start, *h.ids])))
+                dataclasses.replace(h, text=self.target.text(np.array([*start, *h.ids])))
                 for h in beam.hypotheses))
         return dataclasses.replace(
             result,
-            src_text=text,
-            src_tokens=src_tokens,
-            unknown_words=tuple(self.src_vocab.unknown(src_tokens)),
+            src_text=src.text,
+            src_tokens=src.tokens,
+            src_ids=src.ids.copy(),
+            unknown_words=src.unknown_words,
             settings=settings,
             heads_off=heads_off,
             teacher_forced=teacher_forced,
             beam=beam,
-            src_labels=self.source_labels(src_tokens),
-            src_words=self.source_words(src_tokens),
-            output_text=self.output_text(result.tgt_ids),
+            src_labels=src.labels,
+            src_words=src.words,
+            output_text=self.target.text(result.tgt_ids),
         )
 
-    def source_tokens(self, tokens: list[str], src_ids: torch.Tensor) -> tuple[str, ...]:
-        """The S encoder input tokens of ``tokens`` whose (1, S) ids are ``src_ids``: the
-        words as typed (an unknown one keeps its spelling) and ``</s>``."""
-        return (*tokens, EOS)
+    def _source_tokens(self, pieces: list[str], src_ids: list[int]) -> tuple[str, ...]:
+        """The S encoder input tokens of ``pieces`` whose ids are ``src_ids``: the words
+        as typed (an unknown one keeps its spelling) and ``</s>``."""
+        return (*pieces, EOS)
 
-    def source_words(self, src_tokens: Sequence[str]) -> tuple[int, ...]:
+    def _source_words(self, src_tokens: Sequence[str]) -> tuple[int, ...]:
         """The word index of each encoder input token (``subword.word_ids``)."""
         return word_ids(src_tokens)
-
-    def output_text(self, tgt_ids: np.ndarray) -> str | None:
-        """The text of decoder ids ``<s> y1 .. yn``, or None for the trace's default (the
-        output tokens joined without spaces)."""
-        return None
-
-    # How the model encodes positions: the paper's sinusoids, sin and cos interleaved
-    # (``layers.sinusoidal_table``); Hugging Face families differ (``hf.FAMILIES``).
-    positional_scheme = "sinusoidal"
-
-    # Generation settings a Hugging Face model reads from its generation config; ours are
-    # fixed: beam search stops once num_beams hypotheses have finished.
-    early_stopping = True
-
-    @property
-    def languages(self) -> tuple[str, ...]:
-        """The language codes of a multilingual model (none for ours)."""
-        return ()
-
-    @property
-    def default_max_new_tokens(self) -> int:
-        """The length limit ``generate`` uses when none is given: as many tokens as fit."""
-        return self.config.max_len - 1
-
-    @property
-    def task_prefixes(self) -> dict[str, str]:
-        """Text a T5-style model expects before the sentence, per task (none for ours)."""
-        return {}
-
-    def with_forced_start(self, ids: list[int], tgt_lang: str | None = None) -> list[int]:
-        """Target ids with the token ``generate()`` forces first (a multilingual model's
-        target language) put in front when missing; ours force nothing."""
-        return ids
-
-    def logits_processor(self, max_new_tokens: int, tgt_lang: str | None = None):
-        """What ``generate()`` would do to each step's log-probabilities
-        (``decoding.LogitsProcessor``), or None: our models use their distribution as is."""
-        return None
 
     def grammar_translation(self, text: str) -> str | None:
         """The translation the model's synthetic grammar gives ``text``, or None when the
@@ -359,8 +382,7 @@ class Translator:
         task = self.card.get("grammar", self.card.get("task"))
         return get_task(task) if task in TASKS else None
 
-    @property
-    def examples(self) -> list[str]:
+    def _examples(self) -> list[str]:
         """Example sentences: the card's ``examples`` list, else the model's task's (empty
         if neither has any)."""
         listed = self.card.get("examples")
@@ -378,11 +400,11 @@ class Translator:
             ``masks.mask_views`` of the padded ids: bool arrays, True = blocked.
         """
         pad_id = self.config.pad_id
-        return mask_views(self.src_vocab.encode(src_tokens) + [pad_id] * pad,
-                          self.tgt_vocab.encode(tgt_tokens) + [pad_id] * pad, pad_id)
+        return mask_views(self._src_vocab.encode(src_tokens) + [pad_id] * pad,
+                          self.target.vocab.encode(tgt_tokens) + [pad_id] * pad, pad_id)
 
-    def pe_tables(self, src_len: int, positional: str = "normal", positional_seed: int = 0
-                  ) -> tuple[torch.Tensor | None, torch.Tensor | None]:
+    def _pe_tables(self, src_len: int, positional: str = "normal", positional_seed: int = 0
+                   ) -> tuple[torch.Tensor | None, torch.Tensor | None]:
         """The (source (S, D), target (max_len, D)) positional encodings that a
         positional-encoding experiment adds instead of the sinusoidal table, or (None, None)
         for ``"normal"``; see ``layers.positional_tables``.
@@ -409,6 +431,13 @@ class Translator:
             raise ValueError(f"length must be in [1, {self.config.max_len}], got {length}")
         return self.model.positional.pe[:length].numpy().astype(np.float32)
 
+    def relative_position_bias(self, q_len: int, k_len: int, side: str = "encoder"
+                               ) -> np.ndarray | None:
+        """A relative position bias (H, q_len, k_len) added to the scores, as T5 has
+        (``hf.HFTranslator``); None: ours add sinusoidal vectors to the embeddings instead
+        (``positional_encoding``)."""
+        return None
+
     def head_inputs(self, trace: DecodeTrace, kind: str, layer: int, head: int) -> HeadInputs:
         """What one head of one attention sublayer is recomputed from: its sublayer's inputs
         from one teacher-forced pass over ``trace``'s tokens with the positional encodings
@@ -417,16 +446,16 @@ class Translator:
         ``kind``, ``layer`` and ``head`` are checked by the caller
         (``analysis.internals.head_internals``)."""
         model = self.model
-        src_ids = self.src_vocab.encode(trace.src_tokens)
-        tgt_ids = self.tgt_vocab.encode(trace.decoder_input_tokens)
-        src_pe, tgt_pe = self.pe_tables(len(trace.src_tokens), trace.settings.positional,
+        src_ids = torch.from_numpy(trace.src_ids)[None]  # (1, S)
+        tgt_ids = torch.from_numpy(trace.tgt_ids[:-1])[None]  # (1, T) the decoder inputs
+        src_pe, tgt_pe = self._pe_tables(src_ids.size(1), trace.settings.positional,
                                         trace.settings.positional_seed)
-        enc = model.encode(torch.tensor([src_ids]), return_layers=True, pe_table=src_pe)
+        enc = model.encode(src_ids, return_layers=True, pe_table=src_pe)
         if kind == "encoder":
             attn = model.encoder_layers[layer].self_attn
             x_q = x_k = enc.layers[layer].self_attention_input[0]  # (S, D)
         else:
-            dec = model.decode(torch.tensor([tgt_ids]), enc.memory, enc.key_padding_mask,
+            dec = model.decode(tgt_ids, enc.memory, enc.key_padding_mask,
                                return_layers=True, pe_table=tgt_pe)
             out = dec.layers[layer]
             if kind == "decoder":
@@ -442,7 +471,7 @@ class Translator:
                         positional_seed: int = 0) -> EmbeddingParts:
         """The first layer's input for T tokens in its two parts (paper, sections 3.4 and
         3.5): the scaled token embedding and the positional encoding the experiment
-        ``positional`` adds (``pe_tables``). Arguments are checked by the caller
+        ``positional`` adds (``_pe_tables``). Arguments are checked by the caller
         (``analysis.internals.embedding_parts``).
 
         Returns:
@@ -451,8 +480,8 @@ class Translator:
         c, model = self.config, self.model
         tokens = tuple(tokens)
         T = len(tokens)
-        src_table, tgt_table = self.pe_tables(T, positional, positional_seed)
-        vocab = self.src_vocab if side == "source" else self.tgt_vocab
+        src_table, tgt_table = self._pe_tables(T, positional, positional_seed)
+        vocab = self._src_vocab if side == "source" else self.target.vocab
         embed = model.src_embed if side == "source" else model.tgt_embed
         table = src_table if side == "source" else tgt_table
         ids = torch.tensor([vocab.encode(tokens)], dtype=torch.long)  # (1, T)

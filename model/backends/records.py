@@ -7,7 +7,7 @@ Shape letters: T tokens, Tq / Tk query / key length, D d_model.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
@@ -63,3 +63,76 @@ class EmbeddingParts:
     embedding: np.ndarray
     positional: np.ndarray
     total: np.ndarray
+
+
+@dataclass(frozen=True)
+class SourceSentence:
+    """A sentence as a backend reads it, once (``Translator.source``): everything the page,
+    decoding and the analysis need of the source side, so nothing tokenises it again.
+
+    Attributes:
+        text: the sentence as given; src_lang: the source language it was read in (a
+            multilingual model's code, else None).
+        pieces: the tokenizer's tokens of the text, without special tokens.
+        tokens: the S encoder input tokens (pieces and special tokens such as ``</s>``; an
+            unknown word keeps its spelling); ids: (S,) int64 their ids (``<unk>`` for an
+            unknown word).
+        labels: S readable labels (``Ġlearn`` -> ``learn``); words: S word indices (pieces
+            of one word share one, ``subword.word_ids``).
+        unknown_words: words outside the source vocabulary, each once, in order (always
+            empty for a subword model); suggestions: for each of them, in-vocabulary words
+            spelled like it (at most three).
+        known_words: how many tokens are words of the vocabulary (alphanumeric, not unknown);
+            a sentence with none has nothing to translate.
+    """
+
+    text: str
+    src_lang: str | None
+    pieces: tuple[str, ...]
+    tokens: tuple[str, ...]
+    ids: np.ndarray
+    labels: tuple[str, ...]
+    words: tuple[int, ...]
+    unknown_words: tuple[str, ...] = ()
+    suggestions: tuple[tuple[str, ...], ...] = ()
+    known_words: int = 0
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """What a model is, in one place, fixed when it is loaded (``Translator.info``): the one
+    way to ask which backend a model has and what it offers.
+
+    Attributes:
+        backend: ``"ours"`` (a checkpoint of this project) or ``"huggingface"``.
+        model_type: the Hugging Face ``model_type`` (``"marian"``, ``"t5"``, ...) or
+            ``"transformer"`` for ours.
+        subword: True when no word is ever unknown (a subword tokenizer; words may be
+            several pieces).
+        positional_scheme: ``"sinusoidal"`` (the paper's, sin and cos interleaved),
+            ``"sinusoidal-halves"`` (Marian, M2M100), ``"learned"`` (BART) or
+            ``"relative"`` (T5: a bias per head on the scores).
+        languages: a multilingual model's language codes (``src_lang`` / ``tgt_lang``);
+            empty otherwise.
+        task_prefixes: text a T5-style model expects before the sentence, per task.
+        examples: example sentences for the sidebar.
+        eos_token: the end-of-sentence token as a string.
+        max_source_words: the most source tokens a sentence may have (one position is kept
+            for ``</s>``).
+        default_max_new_tokens: the length limit ``generate`` uses when none is given.
+        early_stopping: whether beam search stops once ``num_beams`` hypotheses finished.
+        heldout: the folder's held-out (source, reference) pairs (``core.heldout``), or ().
+    """
+
+    backend: str
+    model_type: str
+    subword: bool
+    positional_scheme: str
+    languages: tuple[str, ...]
+    task_prefixes: dict[str, str]
+    examples: tuple[str, ...]
+    eos_token: str
+    max_source_words: int
+    default_max_new_tokens: int
+    early_stopping: bool
+    heldout: tuple[tuple[str, str], ...] = field(default=(), repr=False)

@@ -54,13 +54,14 @@ def read_heldout(folder: Path) -> tuple[tuple[str, str], ...]:
 
 def sample_pairs(translator, n: int = HELDOUT_SIZE) -> list[tuple[str, str]]:
     """The first ``n`` held-out pairs for statistics and importance: the model folder's own
-    (``Translator.heldout``), else ``heldout_pairs`` of its card."""
-    return list(translator.heldout[:n]) if translator.heldout else heldout_pairs(translator.card, n)
+    (``ModelInfo.heldout``), else ``heldout_pairs`` of its card."""
+    own = translator.info.heldout
+    return list(own[:n]) if own else heldout_pairs(translator.card, n)
 
 
 def sample_known(translator) -> bool:
     """Whether ``sample_pairs`` has pairs for ``translator`` (without building them)."""
-    return bool(translator.heldout) or heldout_known(translator.card)
+    return bool(translator.info.heldout) or heldout_known(translator.card)
 
 
 @functools.lru_cache(maxsize=4)

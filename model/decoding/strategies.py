@@ -166,6 +166,7 @@ def run_decoder(
     return DecodeTrace(
         src_text="",
         src_tokens=tuple(str(i) for i in src_ids[0].tolist()),
+        src_ids=src_ids[0].numpy().copy(),
         tgt_tokens=tgt_tokens,
         tgt_ids=tgt_ids,
         steps=tuple(steps),

@@ -101,7 +101,8 @@ class DecodeTrace:
 
     Attributes:
         src_text: the sentence as given.
-        src_tokens: the S encoder input tokens (the words, then ``</s>``).
+        src_tokens: the S encoder input tokens (the words, then ``</s>``); src_ids: (S,)
+            int64 their ids (an unknown word's is ``<unk>``'s).
         tgt_tokens: ``("<s>", y1, .., yn)`` plus ``"</s>"`` if decoding finished; the decoder
             inputs are ``tgt_tokens[:-1]`` (T = len(tgt_tokens) - 1 of them).
         tgt_ids: (T + 1,) int64 their ids (the first is the decoder's start token).
@@ -148,6 +149,7 @@ class DecodeTrace:
     src_labels: tuple[str, ...] = ()
     src_words: tuple[int, ...] = ()
     output_text: str | None = None
+    src_ids: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         if self.output_text is None:

@@ -108,12 +108,12 @@ def translate_all(translator, texts: Sequence[str], num_beams: int = 4) -> list[
     out = []
     for text in tqdm(texts, desc="translate", mininterval=10, file=sys.stderr):
         try:
-            src = translator.encode_source(translator.check_input(text))
+            src = torch.from_numpy(translator.source(text).ids)[None]  # (1, S)
         except InputError:
             out.append("")
             continue
         best = beam_search(translator.model, src, num_beams, c.max_len - 1).hypotheses[0]
-        out.append("".join(translator.tgt_vocab.decode(i for i in best.ids if i != c.eos_id)))
+        out.append("".join(translator.target.vocab.decode(i for i in best.ids if i != c.eos_id)))
     return out
 
 

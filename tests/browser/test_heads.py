@@ -44,7 +44,7 @@ def test_heads_view_ranks_switches_off_rolls_out_and_aligns(app):
     app.select("Attention", "Cross-attention", in_tab=True, panelMin=3)
     app.select("Statistic", "confidence", in_tab=True, panelMin=3)
     traces = [m.generate(src) for src, _ in heldout_pairs(m.card, HELDOUT_SIZE)]
-    ranking = rank_heads(head_stats_over(traces, m.eos_token)["cross"], "confidence")
+    ranking = rank_heads(head_stats_over(traces, m.info.eos_token)["cross"], "confidence")
     grid = app.panel().locator("[data-testid='stDataFrame']")
     grid.wait_for()
     app.screenshot("heads-statistics")
