@@ -64,10 +64,8 @@ def sidebar() -> tuple[Translator | None, str, tuple, st.delta_generator.DeltaGe
     if translator.info.examples:
         st.sidebar.selectbox(t("examples"), translator.info.examples, index=None, key="example",
                              placeholder=t("examples_placeholder"), on_change=_use_example)
-    prefix = models.task_prefix(translator)  # T5: "translate English to German: "
-    typed = st.sidebar.text_input(t("sentence"), key="sentence", help=t("sentence_help"),
-                                  bind=link.BIND)
-    sentence = prefix + typed if typed.strip() else typed  # blank stays blank
+    sentence = st.sidebar.text_input(t("sentence"), key="sentence", help=t("sentence_help"),
+                                     bind=link.BIND)
     pieces = st.sidebar.empty()  # filled once the sentence is read (decode_or_explain)
     metrics = translator.card.get("metrics")
     card = translator.card.get("test_metrics", {})
@@ -116,7 +114,7 @@ def decode_or_explain(translator: Translator, sentence: str, settings: Generatio
     ``pieces``, flag unknown words, and decode; None (with a message) if the sentence
     cannot be translated."""
     try:
-        src = read_source(key, sentence, settings.src_lang)
+        src = read_source(key, sentence, settings.src_lang, settings.task)
     except InputError as exc:
         st.info(t("input_error", error=md_literal(str(exc))))
         return None
@@ -195,7 +193,8 @@ def main() -> None:
         st.info(t("choose_model"))
         return
     link.apply_link(translator)  # the view, step, layer, head and seed of the link opened
-    settings = controls.strategy_sidebar(models.language_pickers(translator))
+    settings = controls.strategy_sidebar({**models.task_picker(translator),
+                                          **models.language_pickers(translator)})
     link.remember_settings(settings)
     trace = decode_or_explain(translator, sentence, settings, key, pieces)
     if trace is None:
@@ -207,7 +206,7 @@ def main() -> None:
         if pick:  # another hypothesis: its maps, by forcing its tokens
             hyp = trace.beam.hypotheses[pick].tokens
             only = GenerationSettings(src_lang=settings.src_lang, tgt_lang=settings.tgt_lang,
-                                      max_new_tokens=len(hyp))
+                                      task=settings.task, max_new_tokens=len(hyp))
             shown = decode(key, sentence, only, prefix=hyp)
 
     def branch_decode(prefix: tuple[str, ...]) -> DecodeTrace:

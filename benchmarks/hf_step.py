@@ -72,7 +72,7 @@ def build_model():
     return hf
 
 
-def ban_eos(t: int, logp: torch.Tensor) -> torch.Tensor:
+def ban_eos(t: int, logp: torch.Tensor, input_ids: torch.Tensor) -> torch.Tensor:
     """Our logits processor: ``</s>`` impossible, as ``generate(min_new_tokens=N)`` does."""
     logp = logp.clone()
     logp[:, EOS] = -float("inf")

@@ -7,6 +7,7 @@ import json
 
 import numpy as np
 from apptest_helpers import (
+    APP,
     GRAMMAR_MODEL,
     chart_title,
     charts,
@@ -15,6 +16,9 @@ from apptest_helpers import (
     run_app,
     z_array,
 )
+from streamlit.testing.v1 import AppTest
+
+from model import load_pretrained
 
 
 def titles(at) -> list[str]:
@@ -129,3 +133,31 @@ def test_reference_translation_marks_the_first_difference():
     assert any("agrees with the reference" in s.value for s in at.success)
     at.text_input(key="reference").input("hello").run()
     assert any("cannot produce" in w.value for w in at.warning) and not at.exception
+
+
+def test_no_repeated_ngrams_from_the_sidebar_and_from_a_link():
+    """The ban on repeated n-grams is off by default; set in the sidebar it decodes as
+    ``generate(no_repeat_ngram_size=n)`` does, says so under the translation and goes into
+    the link; a link carrying it opens with it set (and a value out of range is reported)."""
+    sentence = "i know the man who reads books ."
+    at = run_app()
+    enter(at, sentence)
+    assert at.number_input(key="no_repeat_ngram_size").value == 0
+    at.number_input(key="no_repeat_ngram_size").set_value(2).run()
+    assert not at.exception
+    expected = load_pretrained(at.selectbox(key="model").value).generate(
+        sentence, no_repeat_ngram_size=2).output_text
+    assert at.markdown[0].value == f"### {expected}"
+    assert any("no repeated 2-grams" in c.value for c in at.caption)
+    assert at.query_params["no_repeat_ngram_size"] in ("2", ["2"])
+
+    linked = AppTest.from_file(APP, default_timeout=120)
+    linked.query_params.update({"no_repeat_ngram_size": "3", "strategy": "beam"})
+    linked.run()
+    assert not linked.exception
+    assert linked.number_input(key="no_repeat_ngram_size").value == 3
+    bad = AppTest.from_file(APP, default_timeout=120)
+    bad.query_params["no_repeat_ngram_size"] = "40"
+    bad.run()
+    assert bad.number_input(key="no_repeat_ngram_size").value == 0
+    assert any("no_repeat_ngram_size" in w.value for w in bad.warning)

@@ -128,7 +128,7 @@ def test_t5_task_prefix_is_put_before_the_sentence(tmp_path, tmp_path_factory):
     enter(at, SENTENCE)
     assert not at.exception and not at.error
     tr = load_pretrained(folder)
-    src = tr.source("translate English to German: " + SENTENCE)
+    src = tr.source(SENTENCE, task="translation_en_to_de")
     pieces = [(x, w) for tok, x, w in zip(src.tokens, src.labels, src.words, strict=True)
               if tok not in tr._tokenizer.all_special_tokens]
     split = " ".join("`" + " · ".join(x for x, w in pieces if w == i) + "`"

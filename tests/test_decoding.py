@@ -204,3 +204,37 @@ def test_hypothesis_end_points_at_its_last_token(tiny_model):
         assert cand.token_id == h.ids[-1] and cand.logprob == pytest.approx(h.logprob)
         assert cand.status == ("finished" if h.finished else "kept")
         assert t == len(h.ids) - 1
+
+
+@given(seed=st.integers(0, 10_000), size=st.integers(1, 4), length=st.integers(1, 12),
+       rows=st.integers(1, 3))
+def test_no_repeat_ngram_equals_transformers(seed, size, length, rows):
+    """``processors.no_repeat_ngram`` bans exactly what transformers'
+    ``NoRepeatNGramLogitsProcessor`` bans, on random rows of a 6-token vocabulary (so
+    n-grams repeat), and changes nothing else."""
+    from transformers.generation.logits_process import NoRepeatNGramLogitsProcessor
+
+    from model.decoding import no_repeat_ngram
+
+    gen = torch.Generator().manual_seed(seed)
+    input_ids = torch.randint(0, 6, (rows, length), generator=gen)  # (n, t + 1)
+    logp = torch.randn(rows, 6, generator=gen).log_softmax(-1)  # (n, V)
+    ours = no_repeat_ngram(size)(length - 1, logp, input_ids)
+    theirs = NoRepeatNGramLogitsProcessor(size)(input_ids, logp.clone())
+    assert torch.equal(torch.isinf(ours), torch.isinf(theirs))
+    assert torch.equal(ours[~torch.isinf(ours)], logp[~torch.isinf(ours)])
+
+
+def test_chain_applies_in_order_and_skips_none():
+    from model.decoding import chain
+
+    def add(x):
+        return lambda t, logp, ids: logp + x
+
+    def double(t, logp, ids):
+        return logp * 2
+
+    logp, ids = torch.zeros(1, 3), torch.zeros(1, 1, dtype=torch.long)
+    assert chain(None, None) is None
+    assert torch.equal(chain(add(1), None, double)(0, logp, ids), torch.full((1, 3), 2.0))
+    assert torch.equal(chain(double, add(1))(0, logp, ids), torch.full((1, 3), 1.0))

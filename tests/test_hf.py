@@ -295,3 +295,25 @@ def test_default_length_limit_is_the_generation_configs(tiny):
     assert len(trace.tgt_tokens) <= hf.generation_config.max_length
     assert tr.target.vocab.encode(trace.tgt_tokens) == [
         tr.config.bos_id, *_strip(out[0, 1:].tolist(), tr.config.eos_id, -1)]
+
+
+@pytest.mark.parametrize("num_beams", [1, 3])
+@pytest.mark.parametrize("size", [1, 2, 3])
+def test_no_repeat_ngram_size_equals_generate(tiny, num_beams, size):
+    """``no_repeat_ngram_size`` bans what ``generate(no_repeat_ngram_size=...)`` bans: the
+    best output is the same token for token, greedy and with beams, and it differs from
+    the output without the ban (the tiny models repeat themselves)."""
+    tr, hf, _ = tiny
+    c = tr.config
+    changed = 0
+    for text in SENTENCES:
+        trace = tr.generate(text, num_beams=num_beams, max_new_tokens=12,
+                            no_repeat_ngram_size=size, early_stopping=True)
+        out = _generate(hf, _src(tr, text), num_beams=num_beams, max_new_tokens=12,
+                        no_repeat_ngram_size=size, early_stopping=True)
+        theirs = _strip(out.sequences[0, 1:].tolist(), c.eos_id,
+                        c.pad_id if num_beams > 1 else -1)
+        assert tr.target.vocab.encode(trace.tgt_tokens) == [c.bos_id, *theirs], text
+        plain = tr.generate(text, num_beams=num_beams, max_new_tokens=12, early_stopping=True)
+        changed += plain.tgt_tokens != trace.tgt_tokens
+    assert changed > 0

@@ -21,6 +21,7 @@ BAD = [
     ("seed", -1), ("seed", 2**63), ("seed", "7"),
     ("max_new_tokens", 0), ("src_lang", 3), ("tgt_lang", ["zh"]),
     ("positional", "sideways"), ("positional_seed", -2),
+    ("no_repeat_ngram_size", -1), ("no_repeat_ngram_size", 2.0), ("task", 5),
 ]
 
 
@@ -58,7 +59,8 @@ settings_strategy = st.one_of(
               top_k=st.integers(0, 100), top_p=st.floats(0.05, 1.0).map(lambda x: round(x, 2)),
               seed=st.integers(0, 2**31 - 1)),
     st.just(GenerationSettings()),
-)
+).flatmap(lambda s: st.builds(s.replace, no_repeat_ngram_size=st.integers(0, 6),
+                              task=st.sampled_from([None, "translation_en_to_de"])))
 
 
 @given(settings_strategy)
@@ -97,6 +99,11 @@ def test_model_limits_are_checked_by_the_settings(en_zh):
         GenerationSettings(max_new_tokens=2).check_for(en_zh.config.max_len, n_forced=3)
     with pytest.raises(InputError, match="no language"):
         GenerationSettings(tgt_lang="fr").check_for(64, languages=("en", "zh"))
+    with pytest.raises(InputError, match="no task"):
+        GenerationSettings(task="summarize").check_for(64, tasks=("translation_en_to_de",))
+    GenerationSettings(task="summarize").check_for(64, tasks=("summarize",))
+    with pytest.raises(InputError, match="no task"):  # ours name no tasks
+        en_zh.generate("why do we work ?", task="summarize")
 
 
 def test_generate_takes_the_settings_whole_or_as_keywords(en_zh):

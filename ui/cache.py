@@ -79,15 +79,15 @@ def freeze_new_imports() -> None:
 
 
 @st.cache_data(max_entries=512, show_spinner=False)
-def read_source(key: tuple[str, tuple, bool], sentence: str, src_lang: str | None = None
-                ) -> SourceSentence:
+def read_source(key: tuple[str, tuple, bool], sentence: str, src_lang: str | None = None,
+                task: str | None = None) -> SourceSentence:
     """``sentence`` as the model reads it (``Translator.source``): tokenised once per model,
-    sentence and language, then shared by the sidebar, the decodings and the views.
+    sentence, language and task, then shared by the sidebar, the decodings and the views.
 
     Raises:
         InputError: the model refuses the sentence (not cached: the next run asks again).
     """
-    return load_model(*key).source(sentence, src_lang)
+    return load_model(*key).source(sentence, src_lang, task)
 
 
 @st.cache_data(max_entries=512, show_spinner=LocalText("spinner_decoding"))
@@ -96,8 +96,8 @@ def decode(key: tuple[str, tuple, bool], sentence: str,
            prefix: tuple[str, ...] | None = None, heads_off: tuple = ()) -> DecodeTrace:
     """The decoding trace of ``sentence`` with ``settings``, an optional forced ``prefix``
     and (kind, layer, head) ``heads_off``; cached by all of them and the model."""
-    return load_model(*key).generate(read_source(key, sentence, settings.src_lang), settings,
-                                     prefix=prefix, heads_off=heads_off)
+    src = read_source(key, sentence, settings.src_lang, settings.task)
+    return load_model(*key).generate(src, settings, prefix=prefix, heads_off=heads_off)
 
 
 @st.cache_data(max_entries=256, show_spinner=LocalText("spinner_teacher"))
@@ -107,8 +107,8 @@ def teacher_force(key: tuple[str, tuple, bool], sentence: str, reference: str | 
     """The teacher-forced trace of a reference translation (a string, or target tokens),
     cached; of ``settings`` the languages apply; ``heads_off`` (kind, layer, head) keys of
     heads switched off."""
-    return load_model(*key).teacher_force(read_source(key, sentence, settings.src_lang),
-                                          reference, settings, heads_off=heads_off)
+    src = read_source(key, sentence, settings.src_lang, settings.task)
+    return load_model(*key).teacher_force(src, reference, settings, heads_off=heads_off)
 
 
 # -- what the views compute from one trace, cached so a step click recomputes nothing -------

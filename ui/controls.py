@@ -18,7 +18,8 @@ STRATEGY_KEYS = {"greedy": "strategy_greedy", "beam": "strategy_beam",
 # GenerationSettings accepts; a link's value outside it is not applied (``ui.link``).
 RANGES = {"num_beams": (2, 8, 4, 1), "length_penalty": (0.0, 2.0, 1.0, 0.1),
           "temperature": (0.0, 2.0, 1.0, 0.05), "top_k": (0, 100, 0, 1),
-          "top_p": (0.05, 1.0, 1.0, 0.05), "seed": (0, 2**31 - 1, 0, 1)}
+          "top_p": (0.05, 1.0, 1.0, 0.05), "seed": (0, 2**31 - 1, 0, 1),
+          "no_repeat_ngram_size": (0, 6, 0, 1)}
 
 
 def in_range(name: str, value) -> bool:
@@ -37,15 +38,16 @@ def _sample_again() -> None:
     st.session_state["seed"] = int(st.session_state.get("seed", 0)) + 1
 
 
-def strategy_sidebar(languages: dict[str, str] | None = None) -> GenerationSettings:
-    """The strategy radio and its settings; returns them with ``languages`` (a multilingual
-    model's ``src_lang`` / ``tgt_lang``) as one ``GenerationSettings``. The widgets' ranges
-    are the settings' own, so every value they give is valid."""
+def strategy_sidebar(model_settings: dict[str, str] | None = None) -> GenerationSettings:
+    """The strategy radio and its settings; returns them with ``model_settings`` (a
+    multilingual model's ``src_lang`` / ``tgt_lang``, a T5-style model's ``task``) as one
+    ``GenerationSettings``. The widgets' ranges are the settings' own, so every value they
+    give is valid."""
     st.sidebar.subheader(t("decoding"))
     strategy = st.sidebar.radio(t("strategy"), STRATEGIES, horizontal=True, key="strategy",
                                 format_func=labels(STRATEGIES, lambda s: t(STRATEGY_KEYS[s])),
                                 help=t("strategy_help"))
-    kwargs: dict[str, object] = dict(languages or {})
+    kwargs: dict[str, object] = dict(model_settings or {})
     r = RANGES
     if strategy == "beam":
         kwargs["num_beams"] = st.sidebar.slider(t("num_beams"), *r["num_beams"], key="num_beams")
@@ -64,19 +66,27 @@ def strategy_sidebar(languages: dict[str, str] | None = None) -> GenerationSetti
         kwargs["seed"] = int(st.sidebar.number_input(t("seed"), *r["seed"][:2], key="seed"))
         st.sidebar.button(t("sample_again"), on_click=_sample_again, key="sample_again",
                           help=t("sample_again_help"))
+    kwargs["no_repeat_ngram_size"] = int(st.sidebar.number_input(
+        t("no_repeat_ngram_size"), *r["no_repeat_ngram_size"][:2], key="no_repeat_ngram_size",
+        help=t("no_repeat_ngram_size_help")))
     return GenerationSettings(**kwargs)
 
 
 def describe(settings: GenerationSettings) -> str:
-    """A short plain-text description of the strategy, e.g. "beam search, 4 beams"."""
+    """A short plain-text description of the strategy, e.g. "beam search, 4 beams", and of
+    a ban on repeated n-grams."""
     s = settings
     if s.strategy == "beam":
-        return t("describe_beam", beams=s.num_beams, penalty=s.length_penalty)
-    if s.strategy == "sampling":
+        text = t("describe_beam", beams=s.num_beams, penalty=s.length_penalty)
+    elif s.strategy == "sampling":
         parts = [t("describe_temperature", value=s.temperature)]
         if s.top_k:
             parts.append(t("describe_top_k", value=s.top_k))
         if s.top_p < 1.0:
             parts.append(t("describe_top_p", value=s.top_p))
-        return t("describe_sampling", parts=t("describe_separator").join(parts), seed=s.seed)
-    return t("describe_greedy")
+        text = t("describe_sampling", parts=t("describe_separator").join(parts), seed=s.seed)
+    else:
+        text = t("describe_greedy")
+    if s.no_repeat_ngram_size:
+        text += t("describe_separator") + t("describe_no_repeat", n=s.no_repeat_ngram_size)
+    return text

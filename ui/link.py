@@ -70,7 +70,17 @@ def _apply_settings(opened: dict[str, str]) -> list[str]:
                 state[name] = value
             else:
                 dropped.append(name)
-    dropped += [name for name in QUERY_FIELDS if name in opened]  # apply_link: languages
+    for name in ("no_repeat_ngram_size",):  # any strategy's widgets
+        if name in opened and name not in dropped:
+            value = getattr(settings, name)
+            if in_range(name, value):
+                state[name] = value
+            else:
+                dropped.append(name)
+    # The languages and the task: apply_link, which knows the model's; no widget takes a
+    # length limit.
+    dropped += [name for name in ("src_lang", "tgt_lang", "task", "max_new_tokens")
+                if name in opened]
     return dropped
 
 
@@ -85,8 +95,10 @@ def apply_link(translator) -> None:
     state[_APPLIED] = True
     opened, c = state.get(_OPENED) or {}, translator.config
     dropped = _apply_settings(opened)
-    for name in ("src_lang", "tgt_lang"):  # a multilingual model's language pickers
-        if name in opened and opened[name] in translator.info.languages:
+    info = translator.info
+    for name, allowed in (("src_lang", info.languages), ("tgt_lang", info.languages),
+                          ("task", tuple(info.task_prefixes))):  # the model's own pickers
+        if name in opened and opened[name] in allowed:
             state[name] = opened[name]
             dropped.remove(name)
     view = view_id(opened.get("view"))  # its id, or its label in either language

@@ -86,14 +86,14 @@ def language_pickers(translator: Translator) -> dict[str, str]:
     return {"src_lang": src, "tgt_lang": tgt}
 
 
-def task_prefix(translator: Translator) -> str:
-    """A T5-style model's task picker: the prefix put before the sentence ("translate
-    English to German: "), or "" (no picker for a model that names no tasks)."""
-    tasks = translator.info.task_prefixes
-    if not tasks:
-        return ""
-    names = list(tasks)
+def task_picker(translator: Translator) -> dict[str, str]:
+    """A T5-style model's task picker (its prefix, "translate English to German: ", goes
+    before the sentence): {"task": name}, or {} (no picker for a model that names no
+    tasks)."""
+    names = list(translator.info.task_prefixes)
+    if not names:
+        return {}
     default = next((i for i, n in enumerate(names) if n.startswith("translation")), 0)
     name = st.sidebar.selectbox(t("task"), names, index=default, key="task",
                                 help=t("task_help"))
-    return tasks.get(name, "")
+    return {"task": name}

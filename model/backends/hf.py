@@ -224,7 +224,8 @@ class HFTarget(Target):
         if not banned and bos is None and eos is None:
             return None
 
-        def process(t: int, logp: torch.Tensor) -> torch.Tensor:  # (n, V) -> (n, V)
+        def process(t: int, logp: torch.Tensor, input_ids: torch.Tensor) -> torch.Tensor:
+            # (n, V) -> (n, V); the inputs so far (n, t + 1) do not matter here
             logp = logp.clone()
             if banned:
                 logp[:, banned] = float("-inf")

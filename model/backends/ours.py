@@ -32,7 +32,9 @@ from ..decoding import (
     DecodeTrace,
     GenerationSettings,
     beam_search,
+    chain,
     greedy_decode,
+    no_repeat_ngram,
     run_decoder,
     sample_decode,
 )
@@ -144,8 +146,9 @@ class Translator:
         word-level tokens are their own labels."""
         return tuple(piece_label(tok) for tok in tokens)
 
-    def _check_input(self, text: str) -> list[str]:
-        """Validate a sentence and return its pieces (``_tokenize``).
+    def _check_input(self, text: str, prefix: str = "") -> list[str]:
+        """Validate a sentence and return the pieces (``_tokenize``) of ``prefix`` (a task's)
+        and the sentence.
 
         Raises:
             InputError: not a string, empty or only spaces/invisible characters, no word
@@ -161,9 +164,11 @@ class Translator:
             )
         if not normalize_text(text).strip():
             raise InputError("Please type a sentence: the text is empty.")
-        tokens = self._tokenize(text)
-        has_word = (any(ch.isalnum() for ch in normalize_text(text)) if self.info.subword
-                    else any(t.isalnum() for t in tokens))
+        tokens = self._tokenize(prefix + text)
+        if self.info.subword:
+            has_word = any(ch.isalnum() for ch in normalize_text(text))
+        else:  # a word among the sentence's own tokens
+            has_word = any(t.isalnum() for t in (self._tokenize(text) if prefix else tokens))
         if not has_word:
             raise InputError("Please type a sentence: the text has no words, only symbols.")
         limit = self.info.max_source_words
@@ -174,31 +179,32 @@ class Translator:
             )
         return tokens
 
-    def source(self, text: str, src_lang: str | None = None) -> SourceSentence:
+    def source(self, text: str, src_lang: str | None = None, task: str | None = None
+               ) -> SourceSentence:
         """Read a sentence once: validate it, tokenise it, and give its encoder input
         tokens, ids, labels, words and unknown words (``records.SourceSentence``).
         ``generate`` and ``teacher_force`` take the result in place of the text.
 
         Args:
             text: the sentence; src_lang: its language for a multilingual model (one of
-                ``info.languages``), else None.
+                ``info.languages``), else None; task: a T5-style model's task (one of
+                ``info.task_prefixes``), whose prefix is read before the sentence.
 
         Raises:
             InputError: not a string, empty or only spaces/invisible characters, no word
                 (only punctuation or symbols), longer than MAX_INPUT_CHARS characters, more
-                than ``info.max_source_words`` tokens, or a language the model does not
-                have.
+                than ``info.max_source_words`` tokens, or a language or task the model does
+                not have.
         """
-        if src_lang is not None and src_lang not in self.info.languages:
-            raise InputError(f"src_lang must be one of the model's languages; got "
-                             f"{_short(src_lang, 20)}")
-        pieces = self._check_input(text)
+        GenerationSettings(src_lang=src_lang, task=task).check_for(
+            self.config.max_len, self.info.languages, tasks=tuple(self.info.task_prefixes))
+        pieces = self._check_input(text, self.info.task_prefixes[task] if task else "")
         ids = self._encode_source(pieces, src_lang)  # (S,)
         tokens = self._source_tokens(pieces, ids)
         vocab = self._src_vocab
         unknown = tuple(vocab.unknown(tokens))
         return SourceSentence(
-            text=text, src_lang=src_lang, pieces=tuple(pieces), tokens=tokens,
+            text=text, src_lang=src_lang, task=task, pieces=tuple(pieces), tokens=tokens,
             ids=np.asarray(ids, dtype=np.int64), labels=self._source_labels(tokens),
             words=self._source_words(tokens), unknown_words=unknown,
             suggestions=tuple(() if self.info.subword else tuple(vocab.suggest(w, 3))
@@ -210,12 +216,16 @@ class Translator:
         multilingual models; ours have none)."""
         return self._src_vocab.encode([*pieces, EOS])
 
-    def _read(self, text: str | SourceSentence, src_lang: str | None) -> SourceSentence:
-        """``text`` as a SourceSentence in ``src_lang``: itself when it already is one (read
-        in that language), else ``source(text, src_lang)``."""
-        if isinstance(text, SourceSentence) and text.src_lang == src_lang:
-            return text
-        return self.source(text.text if isinstance(text, SourceSentence) else text, src_lang)
+    def _read(self, text: str | SourceSentence, settings: GenerationSettings
+              ) -> SourceSentence:
+        """``text`` as a SourceSentence in the settings' ``src_lang`` and ``task``: itself
+        when it already is one (read so), else ``source``."""
+        lang, task = settings.src_lang, settings.task
+        if isinstance(text, SourceSentence):
+            if (text.src_lang, text.task) == (lang, task):
+                return text
+            text = text.text
+        return self.source(text, lang, task)
 
     def generate(self, text: str | SourceSentence, settings: GenerationSettings | None = None, *,
                  prefix: str | Sequence[str] | None = None, num_candidates: int = 10,
@@ -258,16 +268,19 @@ class Translator:
         """
         settings = (settings or GenerationSettings()).replace(**overrides)
         off = check_heads(heads_off, self.config)
-        src = self._read(text, settings.src_lang)
+        src = self._read(text, settings)
         forced = self.target.ids(prefix) if prefix is not None else []
         forced = self.target.forced_start(forced, settings.tgt_lang) if forced else forced
-        settings.check_for(self.config.max_len, self.info.languages, len(forced))
+        settings.check_for(self.config.max_len, self.info.languages, len(forced),
+                           tuple(self.info.task_prefixes))
         s = settings
         max_new_tokens = self.info.default_max_new_tokens if s.max_new_tokens is None \
             else s.max_new_tokens
         src_ids = torch.from_numpy(src.ids)[None]  # (1, S)
         tables = self._pe_tables(src_ids.size(1), s.positional, s.positional_seed)
-        processor = self.target.processor(max_new_tokens, s.tgt_lang)
+        processor = chain(self.target.processor(max_new_tokens, s.tgt_lang),
+                          no_repeat_ngram(s.no_repeat_ngram_size)
+                          if s.no_repeat_ngram_size else None)
         labels = dict(tgt_itos=self.target.vocab.itos, num_candidates=num_candidates)
         with ablation_heads_off(self.model, off, self.config.nhead):  # decoding only
             beam = None
@@ -311,9 +324,10 @@ class Translator:
                 model.
         """
         settings = (settings or GenerationSettings()).replace(**overrides)
-        settings.check_for(self.config.max_len, self.info.languages)
+        settings.check_for(self.config.max_len, self.info.languages,
+                           tasks=tuple(self.info.task_prefixes))
         off = check_heads(heads_off, self.config)
-        src = self._read(text, settings.src_lang)
+        src = self._read(text, settings)
         forced = self.target.ids(reference, "reference")
         if not forced:
             raise InputError("The reference translation is empty.")

@@ -72,8 +72,10 @@ class SourceSentence:
 
     Attributes:
         text: the sentence as given; src_lang: the source language it was read in (a
-            multilingual model's code, else None).
-        pieces: the tokenizer's tokens of the text, without special tokens.
+            multilingual model's code, else None); task: the T5-style task whose prefix
+            was read before it, else None.
+        pieces: the tokenizer's tokens of the text (after the task's prefix), without
+            special tokens.
         tokens: the S encoder input tokens (pieces and special tokens such as ``</s>``; an
             unknown word keeps its spelling); ids: (S,) int64 their ids (``<unk>`` for an
             unknown word).
@@ -88,6 +90,7 @@ class SourceSentence:
 
     text: str
     src_lang: str | None
+    task: str | None
     pieces: tuple[str, ...]
     tokens: tuple[str, ...]
     ids: np.ndarray

@@ -4,10 +4,10 @@ sampling one token at a time (``strategies``), a padded batch decoded at once
 place). Names as in Hugging Face ``generate()``."""
 
 from .batch import BatchGreedy, greedy_batch, pad_rows
+from .processors import LogitsProcessor, chain, no_repeat_ngram
 from .settings import STRATEGIES, GenerationSettings
 from .strategies import (
     NORMAL_POSITIONS,
-    LogitsProcessor,
     PETables,
     beam_search,
     greedy_decode,
@@ -31,6 +31,8 @@ __all__ = [
     "LogitsProcessor",
     "PETables",
     "beam_search",
+    "chain",
+    "no_repeat_ngram",
     "greedy_batch",
     "greedy_decode",
     "pad_rows",

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import torch
 
 from ..core.transformer import Transformer
-from .strategies import LogitsProcessor
+from .processors import LogitsProcessor
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,7 @@ def greedy_batch(model: Transformer, src_ids: torch.Tensor, max_new_tokens: int,
             out = model.decode(tgt, enc.memory, enc.key_padding_mask)  # the combined masks
         logp = out.logits[:, -1].float().log_softmax(-1)  # (B, V)
         if logits_processor is not None:
-            logp = logits_processor(t, logp)
+            logp = logits_processor(t, logp, tgt)  # tgt: (B, t + 1) the inputs so far
         next_ids = logp.argmax(-1)  # (B,)
         for b in range(B):
             if not done[b]:

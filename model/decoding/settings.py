@@ -31,7 +31,8 @@ MAX_SEED = 2**63 - 1
 # The query parameters of each strategy (besides ``strategy``), in the order links list them.
 STRATEGY_FIELDS = {"greedy": (), "beam": ("num_beams", "length_penalty"),
                    "sampling": ("temperature", "top_k", "top_p", "seed")}
-QUERY_FIELDS = ("src_lang", "tgt_lang", "max_new_tokens")  # any strategy's
+# Any strategy's, when not their default.
+QUERY_FIELDS = ("src_lang", "tgt_lang", "task", "max_new_tokens", "no_repeat_ngram_size")
 
 
 def _is_int(value) -> bool:
@@ -65,8 +66,10 @@ class GenerationSettings:
     top_p: float = 1.0  # sample within the smallest set of probability >= top_p; 1 = off
     seed: int | None = None  # the sampling's random seed (reproducible draws)
     max_new_tokens: int | None = None  # the most tokens to produce; None = the model's
+    no_repeat_ngram_size: int = 0  # no n-gram of this many tokens twice; 0 = off
     src_lang: str | None = None  # a multilingual model's source language
     tgt_lang: str | None = None  # its target language (forced first, forced_bos_token_id)
+    task: str | None = None  # a T5-style model's task: its prefix goes before the sentence
     positional: str = "normal"  # the positional-encoding experiment: normal, none, shuffled
     positional_seed: int = 0  # the seed of the "shuffled" permutation
 
@@ -86,10 +89,13 @@ class GenerationSettings:
              f"None or an integer from 0 to {MAX_SEED}"),
             ("max_new_tokens", self.max_new_tokens is None or _is_int(self.max_new_tokens)
              and self.max_new_tokens >= 1, "None or an integer >= 1"),
+            ("no_repeat_ngram_size", _is_int(self.no_repeat_ngram_size)
+             and self.no_repeat_ngram_size >= 0, "an integer >= 0 (0 = off)"),
             ("src_lang", self.src_lang is None or isinstance(self.src_lang, str),
              "None or a language code"),
             ("tgt_lang", self.tgt_lang is None or isinstance(self.tgt_lang, str),
              "None or a language code"),
+            ("task", self.task is None or isinstance(self.task, str), "None or a task name"),
             ("positional", self.positional in POSITIONAL_MODES,
              f"one of {', '.join(POSITIONAL_MODES)}"),
             ("positional_seed", _is_int(self.positional_seed)
@@ -125,10 +131,11 @@ class GenerationSettings:
         return dataclasses.replace(self, **changes)
 
     def check_for(self, max_len: int, languages: tuple[str, ...] = (),
-                  n_forced: int = 0) -> None:
+                  n_forced: int = 0, tasks: tuple[str, ...] = ()) -> None:
         """The checks that depend on the model: ``max_new_tokens`` within its positions
-        (1 .. max_len - 1, and no fewer than the ``n_forced`` tokens of a prefix), and the
-        languages among its ``languages`` (none for a one-pair model).
+        (1 .. max_len - 1, and no fewer than the ``n_forced`` tokens of a prefix), the
+        languages among its ``languages`` (none for a one-pair model), and the task among
+        its ``tasks`` (``ModelInfo.task_prefixes``' names; none for most models).
 
         Raises:
             InputError: naming the setting and what the model allows.
@@ -143,6 +150,9 @@ class GenerationSettings:
                 have = ", ".join(languages) or "none: it translates one language pair"
                 raise InputError(f"This model has no language {_short(lang, 20)} "
                                  f"(languages: {have}).")
+        if self.task is not None and self.task not in tasks:
+            have = ", ".join(tasks) or "none"
+            raise InputError(f"This model has no task {_short(self.task, 40)} (tasks: {have}).")
 
     def to_query(self) -> dict[str, str]:
         """The URL encoding: ``strategy`` (unless greedy) and the settings of that strategy

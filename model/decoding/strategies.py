@@ -19,6 +19,7 @@ import numpy as np
 import torch
 
 from ..core.transformer import Transformer
+from .processors import LogitsProcessor
 from .trace import BeamCandidate, BeamTrace, DecodeStep, DecodeTrace, Hypothesis
 
 
@@ -66,9 +67,6 @@ def sampling_distribution(probs: torch.Tensor, temperature: float = 1.0, top_k: 
 
 
 Chooser = Callable[[torch.Tensor, int], int]
-# (t, logp (n, V)) -> logp (n, V): what generate()'s logits processors do to step t's
-# log-probabilities (ban a token, force one); None = the model's distribution as it is.
-LogitsProcessor = Callable[[int, torch.Tensor], torch.Tensor]
 PETables = tuple[torch.Tensor | None, torch.Tensor | None]  # (source, target) pe_table
 NORMAL_POSITIONS: PETables = (None, None)  # the model's own sinusoidal table on both sides
 
@@ -100,8 +98,9 @@ def run_decoder(
         max_new_tokens: the most tokens to produce (``</s>`` included).
         pe_tables: (source, target) positional encodings replacing the sinusoidal table for
             this call (``layers.positional_tables``); (None, None) = the normal table.
-        logits_processor: applied to each step's log-probabilities before the token is
-            chosen (``step_probs`` keep the model's own distribution); a step where it
+        logits_processor: (t, logp (1, V), input_ids (1, t + 1)) -> logp
+            (``processors.LogitsProcessor``), applied to each step's log-probabilities before
+            the token is chosen (``step_probs`` keep the model's own distribution); a step where it
             leaves one token possible counts as forced. None = none.
         tgt_itos: the target token string of every id (default: the ids as strings).
         num_candidates: K, the next-token candidates each ``DecodeStep`` keeps.
@@ -137,7 +136,7 @@ def run_decoder(
         logp = out.logits[:, -1].float().log_softmax(-1)  # (1, V)
         probs_rows.append(logp[0].exp().numpy())  # the model's own distribution
         if logits_processor is not None:
-            logp = logits_processor(t, logp)
+            logp = logits_processor(t, logp, torch.tensor([ids]))  # (1, V)
         probs = logp[0].softmax(-1)  # (V,) what the strategy chooses from
         if t == n_forced and (t < len(forced) or int(probs.gt(0).sum()) == 1):
             n_forced += 1  # a prefix token, or one the processor forces (forced_bos)
@@ -281,7 +280,7 @@ def beam_search(
                            pe_table=tgt_pe)
         logp = out.logits[:, -1].float().log_softmax(-1)  # (n, V)
         if logits_processor is not None:
-            logp = logits_processor(t, logp)
+            logp = logits_processor(t, logp, torch.tensor([[c.bos_id, *ids] for ids, _ in live]))
         if t < len(forced):
             width = 1
             ranked = [(0, int(forced[t]), live[0][1] + float(logp[0, forced[t]]))]

@@ -1,0 +1,69 @@
+"""What ``generate()`` does to each step's scores before a token is chosen (Hugging Face's
+logits processors): a ``LogitsProcessor`` is ``(t, logp, input_ids) -> logp`` with logp
+(n, V) the step's log-probabilities of n rows (beams or sentences) and input_ids (n, t + 1)
+int64 the decoder inputs so far, the start token first (as ``LogitsProcessor.__call__``'s
+``input_ids`` in transformers). A banned token gets -inf; nothing is renormalised, as in
+``generate()``.
+
+Shape letters: n rows, t the step (0-based), V target vocabulary size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+
+# (t, logp (n, V), input_ids (n, t + 1)) -> logp (n, V); None = the distribution as it is.
+LogitsProcessor = Callable[[int, torch.Tensor, torch.Tensor], torch.Tensor]
+
+
+def banned_ngram_tokens(ids: list[int], size: int) -> set[int]:
+    """The tokens that would repeat an n-gram of ``size`` tokens already in ``ids`` (one
+    row's decoder inputs): every token that followed the last ``size - 1`` tokens before.
+    Fewer than ``size - 1`` tokens: none."""
+    if size < 1 or len(ids) + 1 < size:
+        return set()
+    prefix = tuple(ids[len(ids) - size + 1:])  # the last size - 1 tokens (none for size 1)
+    return {ids[i + size - 1] for i in range(len(ids) - size + 1)
+            if tuple(ids[i: i + size - 1]) == prefix}
+
+
+def no_repeat_ngram(size: int) -> LogitsProcessor:
+    """``no_repeat_ngram_size``: no n-gram of ``size`` tokens occurs twice in a row's decoder
+    input (Paulus et al. 2018, section 2.5; transformers' ``NoRepeatNGramLogitsProcessor``,
+    which counts the start token too).
+
+    Raises:
+        ValueError: ``size`` < 1.
+    """
+    if size < 1:
+        raise ValueError(f"size must be >= 1, got {size}")
+
+    def process(t: int, logp: torch.Tensor, input_ids: torch.Tensor) -> torch.Tensor:
+        rows = [banned_ngram_tokens(row, size) for row in input_ids.tolist()]
+        if not any(rows):
+            return logp
+        logp = logp.clone()
+        for r, banned in enumerate(rows):
+            if banned:
+                logp[r, sorted(banned)] = float("-inf")
+        return logp
+
+    return process
+
+
+def chain(*processors: LogitsProcessor | None) -> LogitsProcessor | None:
+    """The processors applied in order (None ones skipped), or None when none is left."""
+    todo = [p for p in processors if p is not None]
+    if not todo:
+        return None
+    if len(todo) == 1:
+        return todo[0]
+
+    def process(t: int, logp: torch.Tensor, input_ids: torch.Tensor) -> torch.Tensor:
+        for p in todo:
+            logp = p(t, logp, input_ids)
+        return logp
+
+    return process
