@@ -63,14 +63,8 @@ def _apply_settings(opened: dict[str, str]) -> list[str]:
     state = st.session_state
     if "strategy" in opened and "strategy" not in dropped:
         state["strategy"] = settings.strategy
-    for name in STRATEGY_FIELDS[settings.strategy]:
-        if name in opened and name not in dropped:
-            value = getattr(settings, name)
-            if in_range(name, value):
-                state[name] = value
-            else:
-                dropped.append(name)
-    for name in ("no_repeat_ngram_size",):  # any strategy's widgets
+    # The strategy's widgets, and no_repeat_ngram_size's (any strategy's).
+    for name in (*STRATEGY_FIELDS[settings.strategy], "no_repeat_ngram_size"):
         if name in opened and name not in dropped:
             value = getattr(settings, name)
             if in_range(name, value):
