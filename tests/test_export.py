@@ -27,8 +27,10 @@ def trace():
 
 
 def test_csv_loads_back_equal_to_the_weights(trace):
-    q, k = trace.decoder_input_tokens, trace.src_labels
-    table = pd.read_csv(io.StringIO(attention_csv(trace.cross_attentions, q, k)),
+    q, k = trace.decoder_input_labels, trace.src_labels
+    table = pd.read_csv(io.StringIO(attention_csv(trace.cross_attentions, q, k,
+                                                  trace.decoder_input_tokens,
+                                                  trace.src_tokens)),
                         keep_default_na=False)
     assert tuple(table.columns) == CSV_COLUMNS
     L, H, Tq, Tk = trace.cross_attentions.shape
@@ -36,17 +38,25 @@ def test_csv_loads_back_equal_to_the_weights(trace):
     back[table.layer, table["head"], table.query_position, table.key_position] = table.weight
     np.testing.assert_array_equal(back, trace.cross_attentions)
     assert len(table) == L * H * Tq * Tk
-    assert list(table.query_token[table.key_position == 0][:Tq]) == list(q)
-    assert list(table.key_token[:Tk]) == list(k)
+    assert list(table.query_label[table.key_position == 0][:Tq]) == list(q)
+    assert list(table.key_label[:Tk]) == list(k)
+    assert list(table.query_token[table.key_position == 0][:Tq]) == list(
+        trace.decoder_input_tokens)
+    assert list(table.key_token[:Tk]) == list(trace.src_tokens)
 
 
 @settings(max_examples=30, deadline=None)
 @given(queries=TOKENS, keys=TOKENS, seed=st.integers(0, 2**16))
 def test_npz_loads_back_equal_without_pickle(queries, keys, seed):
     w = np.random.default_rng(seed).random((2, 3, len(queries), len(keys)), dtype=np.float32)
-    with np.load(io.BytesIO(attention_npz(w, queries, keys)), allow_pickle=False) as f:
+    raw_q, raw_k = [f"▁{x}" for x in queries], [f"Ġ{x}" for x in keys]
+    with np.load(io.BytesIO(attention_npz(w, queries, keys, raw_q, raw_k)),
+                 allow_pickle=False) as f:
         np.testing.assert_array_equal(f["weights"], w)
-        assert list(f["query_tokens"]) == queries and list(f["key_tokens"]) == keys
+        assert list(f["query_labels"]) == queries and list(f["key_labels"]) == keys
+        assert list(f["query_tokens"]) == raw_q and list(f["key_tokens"]) == raw_k
+    with np.load(io.BytesIO(attention_npz(w, queries, keys)), allow_pickle=False) as f:
+        assert list(f["query_tokens"]) == queries  # no tokens given: the labels
 
 
 def test_a_formula_like_token_stays_text_in_the_csv():

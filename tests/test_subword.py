@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model.core.subword import piece_label, pieces, train_bpe, word_ids
+from model.core.subword import bytes_label, piece_label, pieces, train_bpe, word_ids
 from model.core.vocab import SPECIALS, normalize_text
 from model.tasks import en_zh
 
@@ -51,10 +53,25 @@ def test_labels_are_readable(bpe):
     assert piece_label("我") == "我"  # not a byte-level token: unchanged
 
 
-def test_a_lone_byte_of_a_character_is_shown_escaped():
+def test_a_lone_byte_of_a_character_is_shown_as_its_bytes():
     # "é" is the bytes C3 A9; GPT-2's table maps them to "Ã" and "©".
     assert piece_label("Ã©") == "é"
-    assert piece_label("Ã") == "\\xc3"
+    assert piece_label("Ã") == "⟨c3⟩"
+
+
+@given(st.text(st.characters(blacklist_characters="⟨⟩"), min_size=1, max_size=12),
+       st.integers(0, 40), st.integers(0, 40))
+def test_bytes_label_shows_whole_characters_and_the_bytes_of_the_rest(text, a, b):
+    """Any slice of a text's UTF-8 bytes reads as its whole characters, with the bytes of
+    a character cut at either end shown in hex between ⟨ ⟩: nothing is lost (the label
+    gives the bytes back) and a whole text shows no bytes."""
+    raw = text.encode()
+    a, b = sorted((min(a, len(raw)), min(b, len(raw))))
+    label = bytes_label(raw[a:b])
+    back = b"".join(bytes.fromhex(part[1:-1]) if part.startswith("⟨") else part.encode()
+                    for part in re.split("(⟨[0-9a-f ]+⟩)", label) if part)
+    assert back == raw[a:b]
+    assert bytes_label(raw) == text  # the whole text: its characters, no bytes shown
 
 
 def test_word_ids_group_pieces_and_split_punctuation(bpe):

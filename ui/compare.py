@@ -31,15 +31,15 @@ def _pickers(prefix: str, trace: DecodeTrace) -> tuple[int, int]:
 def _column(trace: DecodeTrace, title: str, layer: int, head: int, key: str,
             mark: int | None = None) -> None:
     """One side of a comparison: the tokens, their probabilities, the cross-attention."""
-    st.markdown(f"**{title}**  \n" + token_row(trace.output_tokens or (t("empty_tokens"),)))
-    tokens = list(trace.tgt_tokens[1:])
+    st.markdown(f"**{title}**  \n" + token_row(trace.output_labels or (t("empty_tokens"),)))
+    tokens = list(trace.tgt_labels[1:])
     probs = [s.prob for s in trace.steps]
     chart(viz.sequence_probabilities(tokens, probs, mark=mark,
                                      forced=[s.forced for s in trace.steps],
                                      title=t("seq_probs_title"), text=viz_labels()),
           key=f"{key}_probs")
     chart(viz.attention_heatmap(trace.cross_attentions[layer, head],
-                                list(trace.decoder_input_tokens), list(trace.src_labels),
+                                list(trace.decoder_input_labels), list(trace.src_labels),
                                 title=t("view_head_title", view=view_label("cross"),
                                         layer=layer, head=head),
                                 query_label=t("query_decoder_input"),
@@ -59,14 +59,16 @@ def branch_controls(trace: DecodeTrace, k: int) -> None:
     The controls are built only while the expander is open (``BRANCH_OPEN``): a step
     click then redraws none of them."""
     step = trace.steps[k - 1]
+    shown = dict(zip(step.top_tokens, step.top_labels, strict=True))  # token -> its label
     others = [tok for tok in step.top_tokens if tok != step.token]
-    box = st.expander(t("branch_expander", k=k, token=step.token), key=BRANCH_OPEN,
+    box = st.expander(t("branch_expander", k=k, token=step.label), key=BRANCH_OPEN,
                       on_change="rerun")
     if not box.open:
         return
     with box:
         c1, c2, c3 = st.columns([2, 2, 1], vertical_alignment="bottom")
-        pick = c1.selectbox(t("branch_pick"), others, key="branch_pick")
+        pick = c1.selectbox(t("branch_pick"), others, key="branch_pick",
+                            format_func=lambda tok: shown.get(tok, tok))  # the id stays a token
         typed = c2.text_input(t("branch_typed"), key="branch_typed", max_chars=8,
                               placeholder=t("branch_typed_placeholder"))
         token = typed.strip() or pick
@@ -89,7 +91,9 @@ def branch_view(trace: DecodeTrace, decode: Decoder) -> None:
         st.warning(t("branch_error", error=md_literal(str(exc))))
         return
     st.subheader(t("branch_header", k=k))
-    st.caption(t("branch_caption", kept=k - 1, token=code_span(token), k=k))
+    shown = dict(zip(trace.steps[k - 1].top_tokens, trace.steps[k - 1].top_labels,
+                     strict=True))
+    st.caption(t("branch_caption", kept=k - 1, token=code_span(shown.get(token, token)), k=k))
     layer, head = _pickers("branch", trace)
     left, right = st.columns(2)
     with left:
@@ -114,13 +118,13 @@ def reference_view(trace: DecodeTrace, teacher_force: Callable[[str], DecodeTrac
     except InputError as exc:
         st.warning(t("reference_error", error=md_literal(str(exc))))
         return
-    diff = next((s.index for s in forced.steps if s.top_tokens[0] != s.token), None)
+    diff = next((s.index for s in forced.steps if s.top_ids[0] != s.token_id), None)
     if diff is None:
         st.success(t("reference_agrees"))
     else:
         s = forced.steps[diff]
-        st.info(t("reference_first_difference", pos=diff + 1, ref=code_span(s.token),
-                  ref_prob=s.prob, top=code_span(s.top_tokens[0]),
+        st.info(t("reference_first_difference", pos=diff + 1, ref=code_span(s.label),
+                  ref_prob=s.prob, top=code_span(s.top_labels[0]),
                   top_prob=float(s.top_probs[0])))
     layer, head = _pickers("ref", trace)
     left, right = st.columns(2)
@@ -142,7 +146,7 @@ def beam_view(trace: DecodeTrace) -> int:
     chosen = min(int(chosen or 0), len(hyps) - 1)
     left, right = st.columns([3, 2])
     with left:
-        steps = [[(c.parent, c.token, c.logprob, c.status) for c in step]
+        steps = [[(c.parent, c.label, c.logprob, c.status) for c in step]
                  for step in beam.steps]
         chart(viz.beam_tree(steps, highlight=hyps[chosen].end, title=t("beam_tree_title"),
                             text=viz_labels()),

@@ -17,8 +17,8 @@ from .charts import PLOTLY_CONFIG
 from .i18n import t
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet may run as a formula
-CSV_COLUMNS = ("layer", "head", "query_position", "query_token", "key_position", "key_token",
-               "weight")
+CSV_COLUMNS = ("layer", "head", "query_position", "query_token", "query_label",
+               "key_position", "key_token", "key_label", "weight")
 
 
 def _cell(token: str) -> str:
@@ -27,36 +27,64 @@ def _cell(token: str) -> str:
     return "'" + token if token.startswith(FORMULA_START) else token
 
 
-def attention_csv(weights: np.ndarray, queries, keys) -> str:
-    """(L, H, Tq, Tk) weights as CSV, one row per (layer, head, query, key) cell, with
-    ``CSV_COLUMNS``: positions from 0 and the tokens of ``queries`` (Tq) and ``keys`` (Tk).
-
-    Raises:
-        ValueError: weights not (L, H, Tq, Tk) for these tokens.
-    """
-    w = np.asarray(weights, dtype=np.float32)
+def _check(w: np.ndarray, queries, keys, query_tokens, key_tokens) -> None:
     if w.ndim != 4 or w.shape[2:] != (len(queries), len(keys)):
         raise ValueError(f"weights must be (L, H, {len(queries)}, {len(keys)}), got {w.shape}")
-    L, H, Tq, Tk = w.shape
+    if len(query_tokens) != len(queries) or len(key_tokens) != len(keys):
+        raise ValueError("each label needs its token")
+
+
+def attention_csv(weights: np.ndarray, queries, keys, query_tokens=None, key_tokens=None
+                  ) -> str:
+    """(L, H, Tq, Tk) weights as CSV, one row per (layer, head, query, key) cell, with
+    ``CSV_COLUMNS``: positions from 0, the labels a person reads (``queries`` (Tq),
+    ``keys`` (Tk)) and the model's own tokens (``query_tokens``, ``key_tokens``; the
+    labels when not given).
+
+    Raises:
+        ValueError: weights not (L, H, Tq, Tk) for these labels, or tokens and labels of
+            different lengths.
+    """
+    w = np.asarray(weights, dtype=np.float32)
+    query_tokens = queries if query_tokens is None else query_tokens
+    key_tokens = keys if key_tokens is None else key_tokens
+    _check(w, queries, keys, query_tokens, key_tokens)
     layer, head, q, k = np.indices(w.shape).reshape(4, -1)  # (4, L*H*Tq*Tk), C order
+
+    def column(values, index: np.ndarray) -> np.ndarray:
+        return np.array([_cell(x) for x in values], dtype=object)[index]
+
     table = pd.DataFrame({
         "layer": layer, "head": head, "query_position": q,
-        "query_token": np.array([_cell(x) for x in queries], dtype=object)[q],
-        "key_position": k, "key_token": np.array([_cell(x) for x in keys], dtype=object)[k],
+        "query_token": column(query_tokens, q), "query_label": column(queries, q),
+        "key_position": k, "key_token": column(key_tokens, k), "key_label": column(keys, k),
         "weight": w.reshape(-1),
     })
     return table.to_csv(index=False, float_format="%.9g")
 
 
-def attention_npz(weights: np.ndarray, queries, keys) -> bytes:
-    """(L, H, Tq, Tk) weights and their tokens as a compressed NumPy archive: ``weights``
-    (float32), ``query_tokens`` (Tq,) and ``key_tokens`` (Tk,) as unicode arrays, so
-    ``np.load(..., allow_pickle=False)`` reads it. (NumPy's fixed-width strings drop trailing
-    NUL characters, which no token has: the models' input is normalised first.)"""
+def attention_npz(weights: np.ndarray, queries, keys, query_tokens=None, key_tokens=None
+                  ) -> bytes:
+    """(L, H, Tq, Tk) weights with their tokens and labels as a compressed NumPy archive:
+    ``weights`` (float32), ``query_tokens`` and ``query_labels`` (Tq,), ``key_tokens`` and
+    ``key_labels`` (Tk,) as unicode arrays (tokens: the model's own, the labels when not
+    given), so ``np.load(..., allow_pickle=False)`` reads it. (NumPy's fixed-width strings
+    drop trailing NUL characters, which no token has: the models' input is normalised
+    first.)
+
+    Raises:
+        ValueError: as ``attention_csv``.
+    """
+    w = np.asarray(weights, dtype=np.float32)
+    query_tokens = queries if query_tokens is None else query_tokens
+    key_tokens = keys if key_tokens is None else key_tokens
+    _check(w, queries, keys, query_tokens, key_tokens)
     buffer = io.BytesIO()
-    np.savez_compressed(buffer, weights=np.asarray(weights, dtype=np.float32),
-                        query_tokens=np.array(list(queries), dtype=str),
-                        key_tokens=np.array(list(keys), dtype=str))
+    np.savez_compressed(buffer, weights=w,
+                        query_tokens=np.array(list(query_tokens), dtype=str),
+                        query_labels=np.array(list(queries), dtype=str),
+                        key_tokens=np.array(list(key_tokens), dtype=str),
+                        key_labels=np.array(list(keys), dtype=str))
     return buffer.getvalue()
 
 
@@ -66,11 +94,13 @@ def figure_html(fig) -> str:
     return fig.to_html(include_plotlyjs=True, full_html=True, config=PLOTLY_CONFIG)
 
 
-def download_row(name: str, weights: np.ndarray, queries, keys, fig) -> None:
+def download_row(name: str, weights: np.ndarray, queries, keys, fig, tokens=(None, None)
+                 ) -> None:
     """CSV, NPZ and HTML download buttons for a view showing ``weights`` (L, H, Tq, Tk) with
-    ``queries`` and ``keys`` and the figure ``fig``; ``name`` keys the widgets and names the
-    files. They sit in an expander whose content is built only while it is open; a file
-    is made only when its button is clicked, and clicking reruns nothing."""
+    the labels ``queries`` and ``keys`` (and the model's (query, key) ``tokens``, the labels
+    when None) and the figure ``fig``; ``name`` keys the widgets and names the files. They
+    sit in an expander whose content is built only while it is open; a file is made only
+    when its button is clicked, and clicking reruns nothing."""
     box = st.expander(t("download_expander"), key=f"{name}_downloads", on_change="rerun",
                       icon=":material/download:")
     if not box.open:  # built only while open: a step click then redraws none of it
@@ -79,8 +109,8 @@ def download_row(name: str, weights: np.ndarray, queries, keys, fig) -> None:
     stem = "".join(c if c.isalnum() else "-" for c in name.lower()).strip("-")
     cols = box.columns(3)
     for col, kind, make, mime in (
-            (cols[0], "csv", lambda: attention_csv(weights, queries, keys), "text/csv"),
-            (cols[1], "npz", lambda: attention_npz(weights, queries, keys),
+            (cols[0], "csv", lambda: attention_csv(weights, queries, keys, *tokens), "text/csv"),
+            (cols[1], "npz", lambda: attention_npz(weights, queries, keys, *tokens),
              "application/octet-stream"),
             (cols[2], "html", lambda: figure_html(fig), "text/html")):
         col.download_button(t(f"download_{kind}"), make, file_name=f"{stem}.{kind}",

@@ -142,16 +142,18 @@ def heads_off_section(translator: Translator, trace: DecodeTrace, key: tuple) ->
     a, b = trace.tgt_tokens, ablated.tgt_tokens
     step = next((i for i in range(1, min(len(a), len(b))) if a[i] != b[i]),
                 None if len(a) == len(b) else min(len(a), len(b)))
+    shown = (trace.tgt_labels, ablated.tgt_labels)  # what a person reads of a and b
     if step is None:
         st.success(t("heads_off_same"))
     else:
-        before, after = (md_literal(toks[step]) if step < len(toks) else "—" for toks in (a, b))
+        before, after = (md_literal(toks[step]) if step < len(toks) else "—" for toks in shown)
         st.warning(t("heads_off_differs", step=step, before=before, after=after))
     tokens = list(a[1:])
     forced = cache.teacher_force(key, trace.src_text, tuple(tokens), trace.settings, off)
     before = np.array([s.prob for s in trace.steps])
     after = np.array([s.prob for s in forced.steps])[: len(before)]
-    chart(viz.probability_change(tokens, before, after, t("heads_off_change_title"),
+    chart(viz.probability_change(list(trace.tgt_labels[1:]), before, after,
+                                 t("heads_off_change_title"),
                                  names=(t("heads_off_before"), t("heads_off_after")),
                                  step_label=t("heads_off_step_axis"), text=viz_labels()),
           key="heads_off_change")
@@ -209,7 +211,7 @@ def lines_section(translator: Translator, trace: DecodeTrace, k: int) -> None:
                            format_func=labels(heads, head_label))
     if not shown:
         return
-    src, dec = list(trace.src_labels), list(trace.decoder_input_tokens[:k])
+    src, dec = list(trace.src_labels), list(trace.decoder_input_labels[:k])
     maps, queries, keys = {
         "encoder": (trace.encoder_attentions[layer], src, src),
         "decoder": (trace.decoder_attentions[layer, :, :k, :k], dec, dec),
@@ -250,7 +252,7 @@ def layers_section(trace: DecodeTrace, k: int) -> None:
             st.button(t("flow_button", n=len(src)), key="flow_go",
                       on_click=lambda: st.session_state.update(flow_on=True))
     chart(viz.attention_heatmap(dec[:k],
-                                list(trace.decoder_input_tokens[:k]), src,
+                                list(trace.decoder_input_labels[:k]), src,
                                 title=t("decoder_rollout_title"),
                                 query_label=t("query_decoder_input"),
                                 key_label=t("key_source_token"), text=viz_labels()),
@@ -292,7 +294,7 @@ def alignment_section(translator: Translator, trace: DecodeTrace, key: tuple) ->
             # Row t is the step that produces token t + 1: labelled by what it produces,
             # since that token is what a gold link aligns.
             chart(viz.attention_heatmap(
-                forced.cross_attentions[layer, head], list(forced.tgt_tokens[1:]),
+                forced.cross_attentions[layer, head], list(forced.tgt_labels[1:]),
                 list(forced.src_labels),
                 title=t("aer_sentence_title", layer=layer, head=head),
                 query_label=t("query_produced_token"), key_label=t("key_source_token"),

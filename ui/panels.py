@@ -46,12 +46,13 @@ def _layer_head_pickers(view: str, layers: int, heads: int) -> tuple[int, int | 
 
 
 def attention_view(view: str, maps: np.ndarray, queries, keys, query_label: str,
-                   key_label: str) -> None:
+                   key_label: str, tokens=(None, None)) -> None:
     """Layer/head pickers, then one head's heatmap or all heads as a grid.
 
     Args:
         view: the view's id (its English name), which also names its widget keys.
-        maps: (L, H, Tq, Tk) attention weights; queries: Tq tokens; keys: Tk tokens.
+        maps: (L, H, Tq, Tk) attention weights; queries: Tq labels; keys: Tk labels.
+        tokens: the model's own (query, key) tokens for the downloads (None: the labels).
     """
     st.caption(explain(view))
     layer, head = _layer_head_pickers(view, maps.shape[0], maps.shape[1])
@@ -67,7 +68,7 @@ def attention_view(view: str, maps: np.ndarray, queries, keys, query_label: str,
                                             layer=layer, head=head),
                                     query_label=query_label, key_label=key_label, text=viz_labels())
     chart(fig, key=f"{view}_chart")
-    export.download_row(view, maps, queries, keys, fig)
+    export.download_row(view, maps, queries, keys, fig, tokens)
 
 
 GROUP_KEY = "group_words"  # the "group subword pieces into words" switch
@@ -113,22 +114,24 @@ def source_axis(trace: DecodeTrace, maps: np.ndarray, grouped: bool, queries_too
 def encoder_view(trace: DecodeTrace, grouped: bool = False) -> None:
     """Encoder self-attention over the source tokens (the same at every step)."""
     maps, src = source_axis(trace, trace.encoder_attentions, grouped, queries_too=True)
+    raw = None if grouped else trace.src_tokens  # words have no token of their own
     attention_view("encoder", maps, src, src, t("query_source_token"),
-                   t("key_source_token"))
+                   t("key_source_token"), (raw, raw))
 
 
 def decoder_view(trace: DecodeTrace, k: int) -> None:
     """Decoder self-attention, rows (and columns) up to the current step."""
-    inputs = trace.decoder_input_tokens[:k]
+    inputs, raw = trace.decoder_input_labels[:k], trace.decoder_input_tokens[:k]
     attention_view("decoder", trace.decoder_attentions[:, :, :k, :k], inputs,
-                   inputs, t("query_decoder_input"), t("key_decoder_input"))
+                   inputs, t("query_decoder_input"), t("key_decoder_input"), (raw, raw))
 
 
 def cross_view(trace: DecodeTrace, k: int, grouped: bool = False) -> None:
     """Cross-attention from the decoder inputs so far to the source tokens."""
     maps, src = source_axis(trace, trace.cross_attentions[:, :, :k], grouped, queries_too=False)
-    attention_view("cross", maps, trace.decoder_input_tokens[:k], src,
-                   t("query_decoder_input"), t("key_source_token"))
+    attention_view("cross", maps, trace.decoder_input_labels[:k], src,
+                   t("query_decoder_input"), t("key_source_token"),
+                   (trace.decoder_input_tokens[:k], None if grouped else trace.src_tokens))
 
 
 CURVE_LAYOUT = {"sinusoidal": "interleaved", "sinusoidal-halves": "halves",
@@ -158,7 +161,7 @@ def positional_view(translator: Translator, trace: DecodeTrace, k: int, decode_w
                     format_func=labels(SIDES, lambda s: t(SIDES[s])))
     source = side != DECODER_INPUT
     tokens = list(trace.src_tokens if source else trace.tgt_tokens[:k])
-    shown = list(trace.src_labels if source else tokens)
+    shown = list(trace.src_labels if source else trace.tgt_labels[:k])
     if scheme == "relative":
         teaching.relative_bias(translator, shown, source)
         return
@@ -187,7 +190,7 @@ def masks_view(translator: Translator, trace: DecodeTrace, k: int, key: tuple) -
     st.subheader(t("padded_by_hand"))
     pad = st.slider(t("pad_slider"), 0, 6, 2, key="mask_pad")
     src = [*trace.src_labels, *["<pad>"] * pad]
-    tgt = [*trace.decoder_input_tokens[:k], *["<pad>"] * pad]
+    tgt = [*trace.decoder_input_labels[:k], *["<pad>"] * pad]
     m = translator.mask_views(list(trace.src_tokens), list(trace.decoder_input_tokens[:k]), pad)
     left, right = st.columns(2)
     with left:

@@ -85,10 +85,10 @@ def step_panel(trace: DecodeTrace, k: int) -> None:
         how = t("forced_token") if step.forced else t("chosen_token")
         st.markdown("\n\n".join((  # paragraphs of one element: one to redraw a step click
             t("step_of", k=k, n=len(trace.steps)),
-            t("decoder_input_so_far") + token_row(step.input_tokens),
-            t("token_with_probability", how=how, token=code_span(step.token),
+            t("decoder_input_so_far") + token_row(trace.tgt_labels[:k]),
+            t("token_with_probability", how=how, token=code_span(step.label),
               prob=step.prob, entropy=step.entropy),
-            t("output_so_far") + token_row(trace.tgt_tokens[1 : k + 1]))))
+            t("output_so_far") + token_row(trace.tgt_labels[1 : k + 1]))))
         layer = st.selectbox(t("step_layer"), range(L), key="step_layer",
                              format_func=labels(range(L), layer_label))
     grouped = bool(st.session_state.get(GROUP_KEY))  # the switch above the view picker
@@ -96,11 +96,11 @@ def step_panel(trace: DecodeTrace, k: int) -> None:
                              queries_too=False)  # (H, S) or (H, words)
     chosen = step.top_tokens.index(step.token) if step.token in step.top_tokens else None
     fig = viz.step_overview(
-        list(step.top_tokens), step.top_probs, chosen, cross, src,
-        trace.decoder_attentions[layer, :, k - 1, :k], list(trace.decoder_input_tokens[:k]),
+        list(step.top_labels), step.top_probs, chosen, cross, src,
+        trace.decoder_attentions[layer, :, k - 1, :k], list(trace.decoder_input_labels[:k]),
         [t("head_tick", head=h) for h in range(H)],
         titles=(t("top_probs_title", n=len(step.top_tokens)),
-                t("step_cross_title", query=trace.tgt_tokens[k - 1]), t("step_self_title")),
+                t("step_cross_title", query=trace.tgt_labels[k - 1]), t("step_self_title")),
         axis_titles=(t("key_source_token"), t("key_decoder_input")),
         title=t("step_overview_title", k=k, layer=layer), width=STEP_CHART_PX, height=380,
         text=viz_labels())

@@ -170,11 +170,11 @@ def padded_batch(translator: Translator, key: tuple) -> None:
     with right:
         st.markdown(t("batch_decoder_inputs"))
         st.dataframe(pd.DataFrame(batch.tgt_ids, index=rows))
-        st.dataframe(pd.DataFrame([list(tok) for tok in batch.tgt_tokens], index=rows))
+        st.dataframe(pd.DataFrame([list(tok) for tok in batch.tgt_labels], index=rows))
     b = st.selectbox(t("batch_sentence"), range(B), format_func=lambda i: f"{i + 1}: {texts[i]}",
                      key="batch_sentence")
     b = min(int(b), B - 1)
-    src, tgt = list(batch.src_labels[b]), list(batch.tgt_tokens[b])
+    src, tgt = list(batch.src_labels[b]), list(batch.tgt_labels[b])
     c1, c2, c3 = st.columns(3)
     with c1:
         chart(viz.mask_heatmap(np.broadcast_to(batch.source_padding_mask[b], (len(src),
@@ -263,8 +263,8 @@ def positional_extras(translator: Translator, trace: DecodeTrace, tokens: list[s
         st.caption(t("pe_mode_hint"))
         return
     other = decode_with(mode)
-    st.markdown(t("pe_compare", trained=token_row(trace.output_tokens),
-                  label=t(f"pe_compare_{mode}"), other=token_row(other.output_tokens)))
+    st.markdown(t("pe_compare", trained=token_row(trace.output_labels),
+                  label=t(f"pe_compare_{mode}"), other=token_row(other.output_labels)))
     L = trace.cross_attentions.shape[0]
     layer = st.selectbox(t("layer"), range(L), format_func=labels(range(L), layer_label),
                          key="pe_layer")

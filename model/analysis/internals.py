@@ -158,9 +158,10 @@ def head_internals(translator: Translator, trace: DecodeTrace, kind: str, layer:
     layer = _check_index("layer", layer, n_layers)
     head = _check_index("head", head, c.nhead)
     src_tokens, dec_tokens = tuple(trace.src_tokens), tuple(trace.decoder_input_tokens)
-    src_shown = tuple(trace.src_labels)  # readable labels of the source tokens
-    query_tokens = src_shown if kind == "encoder" else dec_tokens
-    key_tokens = dec_tokens if kind == "decoder" else src_shown
+    src_shown = tuple(trace.src_labels)  # what a person reads for the tokens
+    dec_shown = tuple(trace.decoder_input_labels)
+    query_tokens = src_shown if kind == "encoder" else dec_shown
+    key_tokens = dec_shown if kind == "decoder" else src_shown
     if query is None:
         rows = slice(None)
     else:
@@ -231,7 +232,8 @@ class BatchTrace:
             as strings, B tuples of S; src_labels: their readable labels (subword pieces
             without byte-level marks, ``SourceSentence.labels``).
         tgt_ids: (B, T) decoder inputs ``<s> y1 .. y_{n-1}`` then ``<pad>`` once a sentence
-            has finished (n = tokens it generated, ``</s>`` included); tgt_tokens: strings.
+            has finished (n = tokens it generated, ``</s>`` included); tgt_tokens: strings;
+            tgt_labels: what a person reads for them (``Target.labels``).
         src_lengths: (B,) real source tokens (``</s>`` included); tgt_lengths: (B,) real
             decoder inputs, n.
         source_padding_mask: (B, S) the key padding mask (``masks.padding_mask``).
@@ -267,6 +269,7 @@ class BatchTrace:
     output_tokens: tuple[tuple[str, ...], ...]
     finished: tuple[bool, ...]
     max_new_tokens: int
+    tgt_labels: tuple[tuple[str, ...], ...] = ()
 
     @property
     def output_texts(self) -> tuple[str, ...]:
@@ -367,6 +370,7 @@ def decode_batch(translator: Translator, texts: Sequence[str],
         src_labels=tuple((*s.labels, *[pad] * (S - len(s.tokens))) for s in sources),
         tgt_ids=tgt_np,
         tgt_tokens=tuple(tuple(vocab_tgt.decode(row)) for row in tgt_np),
+        tgt_labels=tuple(translator.target.labels(row) for row in tgt_np),
         src_lengths=np.array([len(r) for r in rows], dtype=np.int64),
         tgt_lengths=np.array([len(g) for g in generated], dtype=np.int64),
         **{k: v.numpy().copy() for k, v in masks.items()},

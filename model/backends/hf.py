@@ -30,6 +30,7 @@ import torch
 
 from ..core.config import TransformerConfig
 from ..core.masks import mask_views
+from ..core.subword import piece_label
 from ..core.transformer import DecoderOutput, EncoderOutput
 from ..core.vocab import TokenTable, normalize_text
 from ..decoding import DecodeTrace
@@ -50,6 +51,7 @@ FAMILIES = {
 MAX_TOKENS = 128  # the longest source or output the app decodes with a Hugging Face model
 FIXED_POSITIONS = ("A Hugging Face model keeps the positions it was trained with; positional "
                    "experiments need one of our own models.")
+BYTE_PIECE = re.compile(r"<0x([0-9A-Fa-f]{2})>")  # SentencePiece's byte fallback piece
 # A language token: M2M100 "__en__" (code "en"), NLLB "eng_Latn", mBART "en_XX".
 LANGUAGE_TOKEN = re.compile(r"__([a-z]{2,3})__|[a-z]{3}_[A-Z][a-z]{3}|[a-z]{2}_[A-Z]{2}")
 
@@ -173,6 +175,34 @@ class HFTarget(Target):
         super().__init__(vocab, config)
         self._tokenizer, self._lock = tokenizer, lock
         self._generation, self._lang_ids = generation, lang_ids
+        self._specials = frozenset(tokenizer.all_special_tokens)
+        decoder = getattr(getattr(tokenizer, "backend_tokenizer", None), "decoder", None)
+        self._byte_level = type(decoder).__name__ == "ByteLevel"  # BART's GPT-2 bytes
+        self._label_of: dict[str, str] = {}  # token -> label, filled as tokens are seen
+
+    def label(self, token: str) -> str:
+        """What a person reads for one of the tokenizer's tokens: its text without the
+        word-start mark (SentencePiece's ``▁我们`` -> ``我们``, byte-level ``Ġlearn`` ->
+        ``learn``), byte-level BPE decoded to characters (``ä»Ĭ`` -> ``今``), the bytes of a
+        token that holds only part of a character in hex (``⟨e4 bb⟩``, as a byte-fallback
+        piece ``<0xE4>`` -> ``⟨e4⟩``), a bare space ``␣``; special tokens unchanged."""
+        label = self._label_of.get(token)
+        if label is None:
+            if token in self._specials:
+                label = token
+            elif self._byte_level:
+                label = piece_label(token)
+            elif m := BYTE_PIECE.fullmatch(token):
+                label = f"⟨{m.group(1).lower()}⟩"
+            else:
+                with self._lock:
+                    label = self._tokenizer.convert_tokens_to_string([token]).strip() or "␣"
+            self._label_of[token] = label
+        return label
+
+    def labels(self, ids) -> tuple[str, ...]:
+        """``label`` of each of the ids ((n,) int)."""
+        return tuple(self.label(self.vocab.itos[int(i)]) for i in ids)
 
     def ids(self, tokens: str | Sequence[str], what: str = "prefix") -> list[int]:
         """A target text (tokenized as the tokenizer's target side) or a token list as ids.
@@ -325,13 +355,8 @@ class HFTranslator(Translator):
         return tuple(self._src_vocab.decode(src_ids))
 
     def _source_labels(self, tokens: Sequence[str]) -> tuple[str, ...]:
-        """Readable labels: each piece as the tokenizer writes it as text (``▁learn`` ->
-        ``learn``, ``Ġlearn`` -> ``learn``); special tokens unchanged; a bare space ``␣``."""
-        specials = set(self._tokenizer.all_special_tokens)
-        with self._lock:
-            return tuple(t if t in specials
-                         else self._tokenizer.convert_tokens_to_string([t]).strip() or "␣"
-                         for t in tokens)
+        """Readable labels, as the target side's (one tokenizer): ``HFTarget.label``."""
+        return tuple(self.target.label(t) for t in tokens)
 
     def _source_words(self, src_tokens: Sequence[str]) -> tuple[int, ...]:
         """Word index of each token: a word starts at a piece with a word-start mark

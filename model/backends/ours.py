@@ -87,6 +87,11 @@ class Target:
         default (the output tokens joined without spaces)."""
         return None
 
+    def labels(self, ids) -> tuple[str, ...]:
+        """What a person reads for each of the ids ((n,) int): ours are characters, so
+        the tokens themselves."""
+        return tuple(self.vocab.itos[int(i)] for i in ids)
+
     def processor(self, max_new_tokens: int, tgt_lang: str | None = None):
         """What ``generate()`` would do to each step's log-probabilities
         (``decoding.LogitsProcessor``), or None: our models use their distribution as is."""
@@ -349,14 +354,23 @@ class Translator:
                ) -> DecodeTrace:
         """``run_decoder``'s trace with the sentence's side filled in: the text, its tokens
         and their labels and words, unknown words, the settings, the heads switched off,
-        the beams and the text."""
+        the beams and the text; every target token with what a person reads for it
+        (``target.labels``)."""
+        labels = self.target.labels
         if beam is not None:
             start = [self.config.bos_id]
             beam = dataclasses.replace(beam, hypotheses=tuple(
                 dataclasses.replace(h, text=self.target.text(np.array([*start, *h.ids])))
-                for h in beam.hypotheses))
+                for h in beam.hypotheses), steps=tuple(
+                tuple(dataclasses.replace(c, label=labels([c.token_id])[0]) for c in step)
+                for step in beam.steps))
+        steps = tuple(dataclasses.replace(s, label=labels([s.token_id])[0],
+                                          top_labels=labels(s.top_ids))
+                      for s in result.steps)
         return dataclasses.replace(
             result,
+            steps=steps,
+            tgt_labels=labels(result.tgt_ids),
             src_text=src.text,
             src_tokens=src.tokens,
             src_ids=src.ids.copy(),

@@ -11,6 +11,7 @@ into what a person reads (``learn``), and ``word_ids`` groups the pieces of one 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -105,19 +106,28 @@ def _byte_decoder() -> dict[str, int]:
     return table
 
 
+def bytes_label(raw: bytes) -> str:
+    """UTF-8 bytes as text, each run of bytes that is not a whole character shown as its
+    bytes in hex: ``b"\\xe4\\xbb\\x8a"`` -> ``今``, ``b"\\xe4\\xbb"`` -> ``⟨e4 bb⟩``,
+    ``b"\\x8a\\xe5\\xa4\\xa9"`` -> ``⟨8a⟩天`` (a byte-level token may hold part of a
+    character; its neighbour holds the rest)."""
+    text = raw.decode("utf-8", errors="surrogateescape")  # a stray byte b -> U+DC00 + b
+    return _STRAY_BYTES.sub(lambda m: "⟨" + " ".join(f"{ord(c) - 0xDC00:02x}" for c in m.group())
+                            + "⟩", text)
+
+
+_STRAY_BYTES = re.compile("[\udc80-\udcff]+")
+
+
 def piece_label(token: str) -> str:
-    """What a person reads for one token: ``Ġlearn`` -> ``learn``, ``ing`` -> ``ing``,
-    a space -> ``␣``; a byte that is only part of a character -> ``\\xe2``. Special tokens
-    and tokens of word-level vocabularies come back unchanged."""
+    """What a person reads for one byte-level BPE token: ``Ġlearn`` -> ``learn``, ``ing`` ->
+    ``ing``, ``ä»Ĭ`` -> ``今``, a space -> ``␣``; bytes that are only part of a character
+    -> ``⟨e4 bb⟩`` (``bytes_label``). Special tokens and tokens of word-level vocabularies
+    come back unchanged."""
     table = _byte_decoder()
     if token in SPECIALS or not all(ch in table for ch in token):
         return token
-    raw = bytes(table[ch] for ch in token)
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        text = raw.decode("utf-8", errors="backslashreplace")
-    return text.strip() or "␣"
+    return bytes_label(bytes(table[ch] for ch in token)).strip() or "␣"
 
 
 def word_ids(tokens: Sequence[str]) -> tuple[int, ...]:

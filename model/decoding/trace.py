@@ -26,6 +26,9 @@ class DecodeStep:
         top_ids: (K,) int64 their ids.  top_probs: (K,) float32 their probabilities.
         entropy: entropy of the next-token distribution, in nats.
         forced: the token was given (a prefix or a reference), not chosen by the strategy.
+        label, top_labels: what a person reads for ``token`` and ``top_tokens`` (a
+            tokenizer's pieces as text, ``Target.labels``); the tokens themselves when
+            not given.
     """
 
     index: int
@@ -38,6 +41,14 @@ class DecodeStep:
     top_probs: np.ndarray
     entropy: float
     forced: bool = False
+    label: str = ""
+    top_labels: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.label:
+            object.__setattr__(self, "label", self.token)
+        if not self.top_labels:
+            object.__setattr__(self, "top_labels", tuple(self.top_tokens))
 
 
 @dataclass(frozen=True)
@@ -48,7 +59,8 @@ class BeamCandidate:
         step: t, the decoding step (0-based) that produced the token.
         parent: index of the beam it extends among the previous step's kept candidates
             (0 at step 0, whose only beam is the start token).
-        token_id: the token appended; token: its string.
+        token_id: the token appended; token: its string; label: what a person reads
+            for it (the token when not given).
         logprob: cumulative log-probability (natural log) of the hypothesis with it.
         status: ``"kept"`` (a live beam at the next step), ``"finished"`` (ended with
             ``</s>`` and joined the n-best list) or ``"pruned"`` (dropped).
@@ -60,6 +72,11 @@ class BeamCandidate:
     token: str
     logprob: float
     status: str
+    label: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.label:
+            object.__setattr__(self, "label", self.token)
 
 
 @dataclass(frozen=True)
@@ -125,6 +142,9 @@ class DecodeTrace:
             byte-level marks: ``Ġlearn`` -> ``learn``); ``src_tokens`` when empty.
         src_words: S word indices (``subword.word_ids``): pieces of one word share one;
             every token its own word when empty.
+        tgt_labels: what a person reads for each of ``tgt_tokens`` (a tokenizer's pieces
+            as text: ``▁我们`` -> ``我们``, byte-level ``ä»Ĭ`` -> ``今``; ``Target.labels``);
+            ``tgt_tokens`` when empty.
         output_text: the translation as text: the tokenizer's detokenised output for a
             Hugging Face model; by default the output tokens joined without spaces
             (one Chinese character per token).
@@ -150,8 +170,11 @@ class DecodeTrace:
     src_words: tuple[int, ...] = ()
     output_text: str | None = None
     src_ids: np.ndarray | None = None
+    tgt_labels: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        if not self.tgt_labels:
+            object.__setattr__(self, "tgt_labels", tuple(self.tgt_tokens))
         if self.output_text is None:
             object.__setattr__(self, "output_text", "".join(self.output_tokens))
         if not self.src_labels:
@@ -163,6 +186,17 @@ class DecodeTrace:
     def decoder_input_tokens(self) -> tuple[str, ...]:
         """The T decoder inputs ``<s> y1 .. y_{T-1}``: rows of the decoder-side maps."""
         return self.tgt_tokens[:-1]
+
+    @property
+    def decoder_input_labels(self) -> tuple[str, ...]:
+        """What a person reads for the T decoder inputs (``tgt_labels[:-1]``)."""
+        return self.tgt_labels[:-1]
+
+    @property
+    def output_labels(self) -> tuple[str, ...]:
+        """What a person reads for the generated tokens, without ``<s>`` and ``</s>``."""
+        return tuple(label for tok, label in zip(self.tgt_tokens[1:], self.tgt_labels[1:],
+                                                 strict=True) if tok != "</s>")
 
     @property
     def output_tokens(self) -> tuple[str, ...]:
