@@ -7,7 +7,8 @@ import pytest
 import sacrebleu
 
 from model import load_pretrained
-from model.analysis.pruning import importance, pair_ids, pruning_curve, translate_batch
+from model.analysis.pruning import importance, pair_ids, pruning_curve
+from model.backends.translate import translate_batch
 from model.core.config import ATTENTION_KINDS
 from model.core.heldout import GRAMMAR_SPLITS, grammar_test_pairs, heldout_pairs
 from model.tasks import get_task
@@ -43,7 +44,7 @@ def test_batched_translations_equal_one_sentence_at_a_time(small):
     texts = [src for src, _ in heldout_pairs(small.card, 12)] + ["zzz qqq"]
     off = [("cross", 1, 0), ("encoder", 0, 3)]
     for heads in ((), off):
-        batch = translate_batch(small, texts, heads, batch_size=5)
+        batch = translate_batch(small, texts, heads_off=heads, batch_size=5)
         alone = [small.generate(t, heads_off=heads).output_text for t in texts[:-1]]
         assert batch[:-1] == alone
     assert translate_batch(small, ["", "we eat rice ."])[0] == ""  # refused, not raised

@@ -1,4 +1,6 @@
-"""Training on any parallel text file: batches, schedule, resuming, and a real tiny run."""
+"""Training (``model.training.trainer``, the one loop, and ``python -m model.training.train``'s
+two paths): the loss against torch's, the schedules, the batch plans, resuming, and real tiny
+runs of the grammar task and of a parallel text file."""
 
 from __future__ import annotations
 
@@ -7,16 +9,22 @@ import random
 
 import numpy as np
 import pytest
+import torch
 from safetensors.numpy import load_file
+from torch.nn import functional as F
 
 from model import InputError, load_pretrained
 from model.analysis.words import group_labels
 from model.core.checkpoint import CheckpointError, load_checkpoint
 from model.tasks import en_zh
 from model.training.train import main as train_main
-from model.training.train_pairs import lr_at, token_batches
-
-pytestmark = pytest.mark.training
+from model.training.trainer import (
+    cosine_lr,
+    label_smoothed_cross_entropy,
+    length_batches,
+    noam_lr,
+    token_batches,
+)
 
 TINY = ["--d-model", "32", "--nhead", "4", "--layers", "1", "--dim-feedforward", "64",
         "--src-vocab-size", "300", "--max-tokens", "600", "--warmup", "4", "--lr", "3e-3",
@@ -37,6 +45,62 @@ def pairs_file(tmp_path_factory):
     return path
 
 
+@pytest.mark.parametrize("smoothing", [0.0, 0.1, 0.35, 1.0])
+@pytest.mark.parametrize("pad_id", [0, 3])
+def test_the_loss_equals_torch_cross_entropy_with_label_smoothing(smoothing, pad_id):
+    gen = torch.Generator().manual_seed(int(smoothing * 100) + pad_id)
+    B, T, V = 4, 7, 11
+    logits = torch.randn(B, T, V, generator=gen, dtype=torch.float64) * 3
+    targets = torch.randint(0, V, (B, T), generator=gen)
+    targets[0, 3:] = pad_id  # a padded row, and padding ids elsewhere
+    targets[2, -1] = pad_id
+    want = F.cross_entropy(logits.reshape(-1, V), targets.reshape(-1), ignore_index=pad_id,
+                           label_smoothing=smoothing)
+    got = label_smoothed_cross_entropy(logits, targets, pad_id, smoothing)
+    torch.testing.assert_close(got, want, rtol=1e-12, atol=1e-12)
+    # and its gradient
+    a = logits.clone().requires_grad_()
+    b = logits.clone().requires_grad_()
+    label_smoothed_cross_entropy(a, targets, pad_id, smoothing).backward()
+    F.cross_entropy(b.reshape(-1, V), targets.reshape(-1), ignore_index=pad_id,
+                    label_smoothing=smoothing).backward()
+    torch.testing.assert_close(a.grad, b.grad, rtol=1e-10, atol=1e-12)
+
+
+def test_the_loss_refuses_what_does_not_fit():
+    logits = torch.zeros(2, 3, 5)
+    with pytest.raises(ValueError, match="do not fit"):
+        label_smoothed_cross_entropy(logits, torch.zeros(2, 4, dtype=torch.long), 0, 0.1)
+    with pytest.raises(ValueError, match="smoothing"):
+        label_smoothed_cross_entropy(logits, torch.zeros(2, 3, dtype=torch.long), 0, 1.5)
+
+
+def test_noam_schedule_is_the_papers_equation_3():
+    d_model, warmup = 128, 400
+    lrs = [noam_lr(s, d_model, warmup) for s in range(1, 4001)]
+    peak = max(lrs)
+    assert lrs.index(peak) + 1 == warmup  # the peak at the end of the warm-up
+    assert peak == pytest.approx((d_model * warmup) ** -0.5)
+    assert all(a < b for a, b in zip(lrs[: warmup - 1], lrs[1:warmup], strict=True))  # linear
+    assert lrs[99] == pytest.approx(100 * d_model**-0.5 * warmup**-1.5)
+    assert lrs[3999] == pytest.approx(4000**-0.5 * d_model**-0.5)  # inverse square root
+    assert noam_lr(0, d_model, warmup) == noam_lr(1, d_model, warmup)
+    assert noam_lr(900, d_model, warmup, factor=2.0) == pytest.approx(2 * lrs[899])
+
+
+def test_length_batches_cover_each_pair_once_in_batches_of_the_size():
+    rng = random.Random(2)
+    data = [([0] * rng.randint(2, 30), [0] * rng.randint(2, 40)) for _ in range(1000)]
+    batches = length_batches(data, batch_size=8, seed=3)
+    assert sorted(i for b in batches for i in b) == list(range(1000))
+    assert max(map(len, batches)) == 8 and sum(len(b) < 8 for b in batches) <= 3  # chunk ends
+    assert batches == length_batches(data, batch_size=8, seed=3)
+    assert batches != length_batches(data, batch_size=8, seed=4)
+    # bucketed: within a batch the targets' lengths are close (sorted within each chunk)
+    spread = np.mean([np.ptp([len(data[i][1]) for i in b]) for b in batches])
+    assert spread < 3
+
+
 def test_token_batches_cover_each_pair_once_within_the_budget():
     rng = random.Random(1)
     data = [([0] * rng.randint(2, 30), [0] * rng.randint(2, 40)) for _ in range(500)]
@@ -50,19 +114,41 @@ def test_token_batches_cover_each_pair_once_within_the_budget():
 
 
 def test_learning_rate_warms_up_then_decays_to_zero():
-    lrs = [lr_at(s, 1e-3, 100, 1000) for s in range(0, 1001)]
+    lrs = [cosine_lr(s, 1e-3, 100, 1000) for s in range(0, 1001)]
     assert lrs[0] == 0 and lrs[100] == pytest.approx(1e-3)
     assert all(a <= b for a, b in zip(lrs[:100], lrs[1:101], strict=True))
     assert all(a >= b for a, b in zip(lrs[100:-1], lrs[101:], strict=True))
     assert lrs[1000] == pytest.approx(0, abs=1e-12)
     # Out of time before the planned steps: the schedule ends with the time budget.
-    assert lr_at(300, 1e-3, 100, 1000, time_used=1.0) == pytest.approx(0, abs=1e-12)
+    assert cosine_lr(300, 1e-3, 100, 1000, time_used=1.0) == pytest.approx(0, abs=1e-12)
+    assert cosine_lr(550, 1e-3, 100, 1000) == pytest.approx(0.5e-3)  # half-way: half the peak
 
 
 def _state(folder):
     return load_file(str(folder / "train_state" / "state.safetensors"))
 
 
+@pytest.mark.training
+def test_a_tiny_grammar_model_trains_through_the_same_loop(tmp_path):
+    out = tmp_path / "task"
+    train_main(["--task", "en-zh", "--out", str(out), "--steps", "24", "--eval-every", "8",
+                "--n-train", "2000", "--batch-size", "16", "--warmup", "8", "--d-model", "16",
+                "--nhead", "2", "--layers", "1", "--dim-feedforward", "32", "--threads", "1"])
+    card = json.loads((out / "card.json").read_text())
+    history = card["training"]["history"]
+    assert [h["step"] for h in history] == [8, 16, 24] and card["training"]["steps"] == 24
+    best = max(h["valid_exact_match"] for h in history)
+    assert card["training"]["best_step"] == max(
+        h["step"] for h in history if h["valid_exact_match"] == best)
+    assert card["command"].startswith("python -m model.training.train --task en-zh --out ")
+    assert history[-1]["valid_loss"] < history[0]["valid_loss"]  # it learns
+    assert not (out / "train_state").exists()  # the task path keeps no state
+    m = load_pretrained(out)
+    assert m.config.d_model == 16 and m.generate("we eat rice .", max_new_tokens=4).tgt_ids[0] \
+        == m.config.bos_id
+
+
+@pytest.mark.training
 def test_a_tiny_model_trains_loads_and_translates(pairs_file, tmp_path):
     out = tmp_path / "tiny"
     train_main(["--pairs", str(pairs_file), "--out", str(out), "--steps", "30",
@@ -82,6 +168,7 @@ def test_a_tiny_model_trains_loads_and_translates(pairs_file, tmp_path):
         m.generate(" ".join(["a"] * 150))  # 299 characters, 150 pieces
 
 
+@pytest.mark.training
 def test_resuming_gives_the_same_weights_as_one_run(pairs_file, tmp_path):
     common = ["--pairs", str(pairs_file), "--steps", "12", "--eval-every", "6", *TINY]
     train_main([*common, "--out", str(tmp_path / "once")])
@@ -96,6 +183,7 @@ def test_resuming_gives_the_same_weights_as_one_run(pairs_file, tmp_path):
             np.testing.assert_array_equal(once[k], twice[k], err_msg=k)
 
 
+@pytest.mark.training
 def test_a_bad_pairs_file_names_its_line(tmp_path):
     bad = tmp_path / "bad.tsv"
     bad.write_text("Hello.\t你好。\nno tab here\n", encoding="utf-8")
@@ -103,6 +191,7 @@ def test_a_bad_pairs_file_names_its_line(tmp_path):
         train_main(["--pairs", str(bad), "--out", str(tmp_path / "x"), *TINY])
 
 
+@pytest.mark.training
 def test_a_damaged_tokenizer_file_is_a_clear_checkpoint_error(pairs_file, tmp_path):
     out = tmp_path / "tiny"
     train_main(["--pairs", str(pairs_file), "--out", str(out), "--steps", "2",

@@ -4,7 +4,8 @@ One?", NeurIPS 2019, sections 4.1-4.2): switch heads off from the least importan
 watch the translation quality (sacrebleu corpus BLEU) fall.
 
 Everything runs through ``Translator`` (our models and Hugging Face ones alike) with heads
-switched off by ``ablation``; the shared model keeps no state.
+switched off by ``ablation``; the shared model keeps no state. The translations are
+``backends.translate.translate_batch``'s (greedy, batched).
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ import numpy as np
 import sacrebleu
 import torch
 
-from ..backends.heads import HeadKey, heads_off
-from ..decoding import greedy_batch, pad_rows
+from ..backends.heads import HeadKey
+from ..backends.translate import translate_batch
 from ..errors import InputError
 from .ablation import head_importance, pruning_order
 
@@ -52,34 +53,6 @@ def importance(translator, pairs: Sequence[tuple[str, str]],
     """
     return head_importance(translator.model, translator.config, pair_ids(translator, pairs),
                            progress)
-
-
-def translate_batch(translator, texts: Sequence[str], off: Sequence[HeadKey] = (),
-                    batch_size: int = 50) -> list[str]:
-    """Greedy translations of ``texts`` (batched, ``decoding.greedy_batch``) with the heads
-    ``off`` switched off; the output tokens joined as ``DecodeTrace.output_text`` joins a
-    greedy trace's (a text the model refuses gives "")."""
-    c = translator.config
-    rows, keep = [], []
-    for i, text in enumerate(texts):
-        try:
-            rows.append(translator.source(text).ids.tolist())
-            keep.append(i)
-        except InputError:
-            pass
-    out = [""] * len(texts)
-    max_new_tokens = translator.info.default_max_new_tokens
-    with torch.inference_mode(), heads_off(translator.model, off, c.nhead):
-        for start in range(0, len(rows), batch_size):
-            src = pad_rows(rows[start : start + batch_size], c.pad_id)  # (B, S)
-            run = greedy_batch(translator.model, src, max_new_tokens,
-                               translator.target.processor(max_new_tokens), use_cache=True)
-            for i, ids in zip(keep[start : start + batch_size], run.outputs(c.eos_id),
-                              strict=True):
-                full = np.array([c.bos_id, *ids])
-                text = translator.target.text(full)
-                out[i] = text if text is not None else "".join(translator.target.vocab.decode(ids))
-    return out
 
 
 @dataclass(frozen=True)
@@ -119,7 +92,7 @@ def pruning_curve(translator, pairs: Sequence[tuple[str, str]],
     texts, refs = [p[0] for p in pairs], [p[1] for p in pairs]
     bleu = []
     for i, k in enumerate(pruned):
-        hyps = translate_batch(translator, texts, order[:k])
+        hyps = translate_batch(translator, texts, heads_off=order[:k])
         bleu.append(sacrebleu.corpus_bleu(hyps, [refs], tokenize="zh").score)
         if progress is not None:
             progress(i + 1, len(pruned))

@@ -6,6 +6,7 @@ Shape letters: B batch, S source length, T decoder inputs, V target vocabulary s
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import torch
@@ -39,11 +40,20 @@ class BatchGreedy:
         return [list(g[:-1]) if g and g[-1] == eos_id else list(g) for g in self.generated]
 
 
-def pad_rows(rows: list[list[int]], pad_id: int) -> torch.Tensor:
-    """Token id rows of different lengths as one (B, S) int64 batch, right-padded with
-    ``pad_id`` to the longest (S), as ``greedy_batch`` takes it."""
+def pad_rows(rows: Sequence[Sequence[int]], pad_id: int) -> torch.Tensor:
+    """The one padding helper: B token id rows of different lengths as one (B, S) int64
+    CPU tensor, each row right-padded with ``pad_id`` to the longest (S), as
+    ``greedy_batch`` and the model's ``key_padding_mask`` (``core.masks``: True where the
+    id is ``pad_id``) take it; equal to ``torch.nn.utils.rnn.pad_sequence(...,
+    batch_first=True, padding_value=pad_id)``. Callers move it to their device.
+
+    Raises:
+        ValueError: no rows.
+    """
+    if not rows:
+        raise ValueError("pad_rows needs at least one row.")
     S = max(len(r) for r in rows)
-    return torch.tensor([r + [pad_id] * (S - len(r)) for r in rows], dtype=torch.long)
+    return torch.tensor([[*r, *[pad_id] * (S - len(r))] for r in rows], dtype=torch.long)
 
 
 @torch.inference_mode()

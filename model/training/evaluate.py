@@ -5,9 +5,10 @@
     python -m model.training.evaluate pretrained/en-zh-everyday   # writes the card's metrics
     python -m model.training.evaluate runs/mine --pairs test.tsv  # any model, any test file
 
-The everyday model (``evaluate_everyday``) is decoded with beam search (4 beams) on the
-test files that ``python -m model.training.data everyday`` writes: Tatoeba TEST, HSK TEST per level
-and the grammar's test split, scored by sacrebleu BLEU (``tokenize="zh"``) and chrF against
+The everyday model (``evaluate_everyday``) is decoded with beam search (4 beams,
+``backends.translate.translate_batch``) on the test files that
+``python -m model.training.data everyday`` writes: Tatoeba TEST, HSK TEST per level and the
+grammar's test split, scored by sacrebleu BLEU (``tokenize="zh"``) and chrF against
 the references as they are, and by exact match.
 
 The test split is rebuilt from the seed recorded in ``card.json``, decoded greedily in
@@ -28,11 +29,11 @@ import sacrebleu
 import torch
 
 from ..backends.load import load_pretrained
+from ..backends.translate import translate_batch
 from ..core.checkpoint import CARD, _write_json, load_checkpoint
 from ..core.transformer import Transformer
 from ..core.vocab import EOS, Vocab
-from ..decoding import beam_search, greedy_batch, pad_rows
-from ..errors import InputError
+from ..decoding import greedy_batch, pad_rows
 from ..tasks import get_task
 from .data import DEFAULT_DIR, HSK_LEVELS, read_pairs
 from .recipes import RECIPES
@@ -98,23 +99,21 @@ def evaluate_folder(folder: Path, limit: int | None = None) -> dict:
     return evaluate_pairs(model, test, src_vocab, tgt_vocab, splits.novel_test_indices)
 
 
-def translate_all(translator, texts: Sequence[str], num_beams: int = 4) -> list[str]:
-    """Translate each text with beam search (``decoding.beam_search``, no attention kept);
-    the best hypothesis's tokens joined without spaces. A text the model refuses (too long,
-    no words) gives an empty translation."""
+def _progress_bar(desc: str):
+    """A ``progress(done, total)`` callback drawing a tqdm bar on stderr."""
     from tqdm import tqdm
 
-    c = translator.config
-    out = []
-    for text in tqdm(texts, desc="translate", mininterval=10, file=sys.stderr):
-        try:
-            src = torch.from_numpy(translator.source(text).ids)[None]  # (1, S)
-        except InputError:
-            out.append("")
-            continue
-        best = beam_search(translator.model, src, num_beams, c.max_len - 1).hypotheses[0]
-        out.append("".join(translator.target.vocab.decode(i for i in best.ids if i != c.eos_id)))
-    return out
+    bar = None
+
+    def progress(done: int, total: int) -> None:
+        nonlocal bar
+        if bar is None:
+            bar = tqdm(total=total, desc=desc, mininterval=10, file=sys.stderr)
+        bar.update(done - bar.n)
+        if done >= total:
+            bar.close()
+
+    return progress
 
 
 def score(hyps: Sequence[str], refs: Sequence[str]) -> dict:
@@ -152,7 +151,8 @@ def evaluate_everyday(folder: Path, data_dir: Path | None = None, num_beams: int
     results, pooled = {}, {"hyps": [], "refs": []}
     for name in names:
         pairs = read_pairs(data_dir / f"test_{name}.tsv")[:limit]
-        hyps = translate_all(translator, [s for s, _ in pairs], num_beams)
+        hyps = translate_batch(translator, [s for s, _ in pairs], num_beams=num_beams,
+                               progress=_progress_bar(name))
         refs = [z for _, z in pairs]
         results[f"{name}_test"] = score(hyps, refs)
         if name.startswith("hsk"):
@@ -177,7 +177,8 @@ def evaluate_everyday(folder: Path, data_dir: Path | None = None, num_beams: int
 def evaluate_file(folder: Path, pairs_file: Path, num_beams: int = 4) -> dict:
     """Score any pretrained folder on a source<TAB>target test file."""
     pairs = read_pairs(pairs_file)
-    hyps = translate_all(load_pretrained(Path(folder)), [s for s, _ in pairs], num_beams)
+    hyps = translate_batch(load_pretrained(Path(folder)), [s for s, _ in pairs],
+                           num_beams=num_beams, progress=_progress_bar(pairs_file.name))
     return score(hyps, [z for _, z in pairs])
 
 

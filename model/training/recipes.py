@@ -1,5 +1,5 @@
 """The training recipes (``recipes.toml`` beside this file): the settings that reproduce each
-shipped model, read by the trainer (``train_pairs``) and written into a model's card by the
+shipped model, read by the trainer (``pairs.parse_args``) and written into a model's card by the
 evaluation (``evaluate``).
 """
 

@@ -1,20 +1,27 @@
-"""Train a Transformer on a synthetic task and write a pretrained folder.
+"""Train a Transformer and write a pretrained folder: on the synthetic grammar task, on any
+parallel text file, or by a shipped model's recipe. Both paths build their data here and
+train with the one loop, ``trainer.train_loop``.
 
     python -m model.training.train --task en-zh --out pretrained/en-zh
     python -m model.training.train --pairs FILE.tsv --out DIR               # any parallel text file
     python -m model.training.train --recipe en-zh-everyday --out pretrained/en-zh-everyday
     python -m model.training.train --task en-zh --out /tmp/quick --steps 300   # a quick smoke run
 
-Fixed seeds, Adam with the paper's warm-up schedule (section 5.3), label smoothing 0.1
-(section 5.4), periodic validation (loss and greedy exact match), a tqdm progress bar, and a
-wall-clock limit after which training stops and the best checkpoint so far is kept. At the
-end the test split is decoded (``model.training.evaluate``) and the metrics go into ``card.json``.
+The grammar task (``--task``): fixed seeds, a post-LN Transformer as in the paper, Adam with
+the paper's warm-up schedule (section 5.3, ``trainer.noam_lr``), label smoothing 0.1
+(section 5.4), batches of ``--batch-size`` pairs of similar length, periodic validation
+(loss and greedy exact match), a tqdm progress bar, and a wall-clock limit after which
+training stops; the best checkpoint by validation exact match is kept. At the end the test
+split is decoded (``model.training.evaluate``) and the metrics go into ``card.json``.
+
+Parallel text (``--pairs``, ``--recipe``): see ``model.training.pairs`` (BPE source side,
+AdamW with cosine decay, token-bucketed batches, BLEU validation, resumable state in
+``OUT/train_state/``, ``--device cuda``).
 """
 
 from __future__ import annotations
 
 import argparse
-import random
 import shlex
 import sys
 import time
@@ -22,71 +29,42 @@ from dataclasses import asdict
 from pathlib import Path
 
 import torch
-from torch.nn import functional as F
-from tqdm import tqdm
 
 from ..core.checkpoint import save_checkpoint
 from ..core.config import TransformerConfig
 from ..core.transformer import Transformer
-from ..core.vocab import EOS, Vocab
+from ..core.vocab import BOS, EOS, Vocab
 from ..tasks import get_task
-from .evaluate import evaluate_pairs
-from .train_pairs import main as train_on_pairs
-
-
-def pad_batch(seqs: list[list[int]], pad_id: int = 0) -> torch.Tensor:
-    """Right-pad id lists into a (B, T) int64 tensor."""
-    T = max(len(s) for s in seqs)
-    out = torch.full((len(seqs), T), pad_id, dtype=torch.long)
-    for i, s in enumerate(seqs):
-        out[i, : len(s)] = torch.tensor(s, dtype=torch.long)
-    return out
+from . import pairs as text_pairs
+from .evaluate import evaluate_everyday, evaluate_pairs
+from .trainer import (
+    LoopSettings,
+    cosine_lr,
+    length_batches,
+    noam_lr,
+    token_batches,
+    train_loop,
+    valid_loss,
+)
 
 
 def encode_pairs(pairs, src_vocab: Vocab, tgt_vocab: Vocab) -> list[tuple[list[int], list[int]]]:
-    """Pairs -> (source ids + ``</s>``, ``<s>`` + target ids + ``</s>``)."""
-    return [
-        (src_vocab.encode([*p.src, EOS]), [2, *tgt_vocab.encode(p.tgt), 3]) for p in pairs
-    ]
+    """The grammar task's pairs (``model.tasks`` Pairs: ``src`` and ``tgt`` token tuples)
+    as (source ids + ``</s>``, ``<s>`` + target ids + ``</s>``), the encoded pairs
+    ``trainer.train_loop`` takes."""
+    bos, eos = tgt_vocab.stoi[BOS], tgt_vocab.stoi[EOS]
+    return [(src_vocab.encode([*p.src, EOS]), [bos, *tgt_vocab.encode(p.tgt), eos])
+            for p in pairs]
 
 
-def noam_lr(step: int, d_model: int, warmup: int, factor: float) -> float:
-    """lrate = factor * d_model^-0.5 * min(step^-0.5, step * warmup^-1.5) (paper, eq. 3)."""
-    step = max(step, 1)
-    return factor * d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
+def task_args(argv: list[str]) -> argparse.Namespace:
+    """The grammar task path's arguments (defaults: the shipped ``pretrained/en-zh``'s).
 
-
-def batches(data, batch_size: int, rng: random.Random):
-    """Endless shuffled batches, bucketed by length so little padding is wasted."""
-    while True:
-        order = list(range(len(data)))
-        rng.shuffle(order)
-        chunk = batch_size * 50
-        for c in range(0, len(order), chunk):
-            part = sorted(order[c : c + chunk], key=lambda i: len(data[i][1]))
-            group = [part[i : i + batch_size] for i in range(0, len(part), batch_size)]
-            rng.shuffle(group)
-            yield from group
-
-
-def loss_on(model: Transformer, data, idx: list[int], smoothing: float) -> torch.Tensor:
-    """Mean token cross-entropy (nats) of the batch ``idx`` of encoded pairs."""
-    src = pad_batch([data[i][0] for i in idx])  # (B, S)
-    tgt = pad_batch([data[i][1] for i in idx])  # (B, T + 1)
-    logits = model(src, tgt[:, :-1]).logits  # (B, T, V)
-    return F.cross_entropy(
-        logits.reshape(-1, logits.size(-1)), tgt[:, 1:].reshape(-1),
-        ignore_index=0, label_smoothing=smoothing,
-    )
-
-
-def main(argv: list[str] | None = None) -> None:
-    """Command-line entry point; see the module docstring. ``--pairs`` or ``--recipe``
-    train on a parallel text file instead (``model.training.train_pairs``)."""
-    args_in = sys.argv[1:] if argv is None else argv
-    if any(a.split("=")[0] in ("--pairs", "--recipe") for a in args_in):
-        return train_on_pairs(args_in)
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    Raises:
+        SystemExit: bad arguments (argparse).
+    """
+    ap = argparse.ArgumentParser(prog="python -m model.training.train",
+                                 description=__doc__.split("\n")[0])
     ap.add_argument("--task", default="en-zh")
     ap.add_argument("--out", required=True, type=Path)
     ap.add_argument("--seed", type=int, default=0)
@@ -104,14 +82,21 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--dim-feedforward", type=int, default=512)
     ap.add_argument("--dropout", type=float, default=0.1)
     ap.add_argument("--threads", type=int, default=2)
-    args = ap.parse_args(argv)
-    command = "python -m model.training.train " + " ".join(
-        shlex.quote(a) for a in (argv or sys.argv[1:]))
+    return ap.parse_args(argv)
 
+
+def train_task(args: argparse.Namespace, command: str) -> None:
+    """The grammar task path: build the splits and vocabularies, train with
+    ``train_loop`` (Adam(0.9, 0.98, eps=1e-9), ``noam_lr``, ``length_batches``; validation
+    loss and greedy exact match on the first 500 validation pairs), keep the best weights,
+    score them on the test split and write ``args.out`` with its card.
+
+    Raises:
+        KeyError: an unknown task (``tasks.get_task``).
+    """
     t0 = time.time()
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
-    rng = random.Random(args.seed)
     task = get_task(args.task)
     splits = task.build_splits(seed=args.seed, n_train=args.n_train)
     src_vocab = Vocab.build(task.source_words())
@@ -129,45 +114,24 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{len(train):,} training pairs, vocab {len(src_vocab)} / {len(tgt_vocab)}, "
           f"{model.num_parameters():,} parameters, data ready in {time.time() - t0:.0f} s")
     opt = torch.optim.Adam(model.parameters(), lr=0.0, betas=(0.9, 0.98), eps=1e-9)
-    valid_idx = list(range(len(valid)))
-    best = {"valid_exact_match": -1.0}
-    history = []
-    stream = batches(train, args.batch_size, rng)
-    bar = tqdm(range(1, args.steps + 1), desc="train", mininterval=5, file=sys.stdout)
-    step = 0
-    for step in bar:
-        model.train()
-        for g in opt.param_groups:
-            g["lr"] = noam_lr(step, args.d_model, args.warmup, args.lr_factor)
-        loss = loss_on(model, train, next(stream), args.label_smoothing)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        if step % 50 == 0:
-            bar.set_postfix(loss=f"{loss.item():.3f}")
-        out_of_time = time.time() - t0 > args.time_limit_min * 60
-        if step % args.eval_every == 0 or step == args.steps or out_of_time:
-            model.eval()
-            with torch.inference_mode():
-                vloss = sum(
-                    loss_on(model, valid, valid_idx[i : i + 250], 0.0).item()
-                    for i in range(0, len(valid_idx), 250)
-                ) / len(range(0, len(valid_idx), 250))
-            metrics = evaluate_pairs(model, splits.valid[:500], src_vocab, tgt_vocab)
-            record = {"step": step, "valid_loss": round(vloss, 4),
-                      "valid_exact_match": metrics["exact_match"],
-                      "minutes": round((time.time() - t0) / 60, 1)}
-            history.append(record)
-            tqdm.write(str(record), file=sys.stdout)
-            if metrics["exact_match"] >= best["valid_exact_match"]:
-                best = {**record, "state": {k: v.clone() for k, v in
-                                            model.state_dict().items()}}
-        if out_of_time:
-            tqdm.write(f"time limit of {args.time_limit_min} min reached at step {step}")
-            break
+
+    def validate(m: Transformer) -> dict:
+        metrics = evaluate_pairs(m, splits.valid[:500], src_vocab, tgt_vocab)
+        return {"valid_loss": round(valid_loss(m, valid, 250), 4),
+                "valid_exact_match": metrics["exact_match"]}
+
+    best = {}
+
+    def keep_best(m: Transformer, meta: dict) -> None:
+        best["state"] = {k: v.clone() for k, v in m.state_dict().items()}
+
+    meta = train_loop(
+        model, opt, train, lambda epoch: length_batches(train, args.batch_size, args.seed + epoch),
+        lambda step, _: noam_lr(step, args.d_model, args.warmup, args.lr_factor), validate,
+        keep_best, LoopSettings(args.steps, args.eval_every, args.time_limit_min,
+                                "valid_exact_match", args.label_smoothing))
     train_minutes = (time.time() - t0) / 60
-    model.load_state_dict(best.pop("state"))
+    model.load_state_dict(best["state"])
     model.eval()
     test = evaluate_pairs(model, splits.test, src_vocab, tgt_vocab,
                           novel_indices=splits.novel_test_indices)
@@ -187,17 +151,76 @@ def main(argv: list[str] | None = None) -> None:
         },
         "config": asdict(config),
         "training": {
-            "steps": step, "best_step": best["step"], "batch_size": args.batch_size,
+            "steps": meta["step"], "best_step": meta["best_step"],
+            "batch_size": args.batch_size,
             "optimizer": "Adam(0.9, 0.98, eps=1e-9), Noam schedule",
             "warmup": args.warmup, "lr_factor": args.lr_factor,
             "label_smoothing": args.label_smoothing,
             "wall_time_minutes": round(train_minutes, 1), "threads": args.threads,
-            "torch": torch.__version__, "history": history,
+            "torch": torch.__version__, "history": meta["history"],
         },
         "test_metrics": {k: v for k, v in test.items() if k != "failures"},
     }
     card = save_checkpoint(args.out, model, src_vocab, tgt_vocab, card)
     print(f"wrote {args.out} ({card['parameters']:,} parameters, sha256 {card['sha256'][:12]}…)")
+
+
+def train_pairs(args: argparse.Namespace, command: str) -> None:
+    """The parallel-text path (``pairs.parse_args``' arguments): read the pairs, build (or
+    reload) the vocabularies, train with ``train_loop`` (AdamW(0.9, 0.98, eps=1e-9,
+    weight_decay=0.01), ``cosine_lr``, ``token_batches``, label smoothing 0.1, BLEU
+    validation, the state in ``args.out/train_state``: the same command resumes), writing
+    the best weights as a pretrained folder each time validation BLEU is at its best; a
+    recipe's model is then scored on the everyday test files (``evaluate_everyday``).
+
+    Raises:
+        ValueError: a bad line in a pairs file, naming its file and line.
+    """
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    device = torch.device(args.device)
+    t_start = time.time()
+    train_texts, valid_texts = text_pairs.read_splits(args)
+    state_dir = args.out / "train_state"
+    if args.fresh and state_dir.exists():
+        for f in state_dir.iterdir():
+            f.unlink()
+    src_tok, tgt_vocab = text_pairs.build_vocabularies(train_texts, args, state_dir)
+    train, _ = text_pairs.encode_corpus(train_texts, src_tok, tgt_vocab)
+    valid, valid_texts = text_pairs.encode_corpus(valid_texts, src_tok, tgt_vocab)
+    model = Transformer(text_pairs.model_config(args, src_tok, tgt_vocab)).to(device)
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, betas=(0.9, 0.98), eps=1e-9,
+                            weight_decay=0.01)
+    c = model.config
+    print(f"{len(train):,} training pairs, {len(valid):,} validation pairs, vocab "
+          f"{c.src_vocab_size:,} / {c.tgt_vocab_size:,}, "
+          f"{model.num_parameters():,} parameters, ready in {time.time() - t_start:.0f} s")
+    meta = train_loop(
+        model, opt, train, lambda epoch: token_batches(train, args.max_tokens, args.seed + epoch),
+        lambda step, used: cosine_lr(step, args.lr, args.warmup, args.steps, used),
+        lambda m: text_pairs.validate(m, valid, valid_texts, tgt_vocab, device),
+        lambda m, meta: text_pairs.write_folder(args, m, src_tok, tgt_vocab, meta, command,
+                                                len(train), len(valid)),
+        LoopSettings(args.steps, args.eval_every, args.time_limit_min, "valid_bleu",
+                     stop_after=args.stop_after),
+        device, state_dir)
+    if meta["paused"]:
+        return
+    print(f"best validation BLEU {meta['best']} at step {meta.get('best_step')}; "
+          f"the model is in {args.out}")
+    if args.recipe:
+        evaluate_everyday(args.out, write_card=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Command-line entry point; see the module docstring. ``--pairs`` or ``--recipe``
+    choose the parallel-text path (``pairs.parse_args``), else the grammar task
+    (``task_args``)."""
+    args_in = sys.argv[1:] if argv is None else list(argv)
+    command = "python -m model.training.train " + " ".join(shlex.quote(a) for a in args_in)
+    if any(a.split("=")[0] in ("--pairs", "--recipe") for a in args_in):
+        return train_pairs(text_pairs.parse_args(args_in), command)
+    return train_task(task_args(args_in), command)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,235 @@
+"""The parallel-text path of ``python -m model.training.train``: its data, vocabularies,
+settings, validation and card; the loop is ``trainer.train_loop``.
+
+    python -m model.training.train --pairs train.tsv --valid valid.tsv --out runs/mine
+    python -m model.training.train --recipe en-zh-everyday --out pretrained/en-zh-everyday
+
+A TSV has one ``source<TAB>target`` pair per line. The source side gets a byte-level BPE
+tokenizer (``model.core.subword``, never an unknown token); the target side one token per
+character (``vocab.tokenize_zh``), so each decoding step is one character a reader can see.
+A recipe (``recipes.toml``) names the data and the settings that made a shipped model.
+
+Training: pre-LN Transformer, AdamW with linear warm-up and cosine decay
+(``trainer.cosine_lr``), label smoothing 0.1, token-bucketed batches
+(``trainer.token_batches``), periodic validation (loss, greedy BLEU and chrF with
+sacrebleu), the best checkpoint by validation BLEU written as a pretrained folder, and the
+training state saved in ``OUT/train_state/`` so that the same command resumes after an
+interruption. ``--device cuda`` trains on a GPU where there is one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from collections import Counter
+from dataclasses import asdict
+from pathlib import Path
+
+import torch
+
+from ..core.checkpoint import save_checkpoint
+from ..core.config import TransformerConfig
+from ..core.subword import SRC_TOKENIZER, load_tokenizer, train_bpe
+from ..core.transformer import Transformer
+from ..core.vocab import Vocab, tokenize_zh
+from ..decoding import greedy_batch, pad_rows
+from .data import read_pairs
+from .recipes import RECIPES
+from .trainer import valid_loss
+
+ROOT = Path(__file__).resolve().parents[2]  # the repository
+DEFAULTS = dict(d_model=256, nhead=8, layers=3, dim_feedforward=1024, dropout=0.1,
+                src_vocab_size=8000, min_char_count=2, max_tokens=4096, lr=1e-3, warmup=800,
+                steps=9000, eval_every=750, time_limit_min=150.0, valid_size=600)
+MAX_LEN = 96  # positions in the model; training pairs longer than MAX_TRAIN_TOKENS are dropped
+MAX_TRAIN_TOKENS = 64
+
+
+def encode_corpus(pairs: list[tuple[str, str]], src_tok, tgt_vocab: Vocab
+                  ) -> tuple[list[tuple[list[int], list[int]]], list[tuple[str, str]]]:
+    """(source ids + ``</s>``, ``<s>`` + target ids + ``</s>``) per (source, target) text
+    pair, and the pairs kept: those longer than MAX_TRAIN_TOKENS ids on either side are
+    dropped. ``src_tok`` is a ``tokenizers.Tokenizer`` (BPE), the target one id per
+    character (``tokenize_zh``)."""
+    encs = src_tok.encode_batch([s for s, _ in pairs])
+    out, kept = [], []
+    for enc, pair in zip(encs, pairs, strict=True):
+        src_ids = [*enc.ids, 3]
+        tgt_ids = [2, *tgt_vocab.encode(tokenize_zh(pair[1])), 3]
+        if len(src_ids) <= MAX_TRAIN_TOKENS and len(tgt_ids) <= MAX_TRAIN_TOKENS:
+            out.append((src_ids, tgt_ids))
+            kept.append(pair)
+    return out, kept
+
+
+def build_vocabularies(train_pairs: list[tuple[str, str]], args, state_dir: Path):
+    """The source BPE tokenizer (``args.src_vocab_size`` pieces, ``core.subword.train_bpe``)
+    and the target character vocabulary (characters seen at least ``args.min_char_count``
+    times), both saved in ``state_dir`` and reloaded from there on resume.
+
+    Returns:
+        (``tokenizers.Tokenizer``, ``Vocab``).
+    """
+    if (state_dir / SRC_TOKENIZER).exists():
+        src_tok = load_tokenizer(state_dir / SRC_TOKENIZER)
+        tgt_vocab = Vocab(json.loads((state_dir / "tgt_vocab.json").read_text()))
+        return src_tok, tgt_vocab
+    src_tok = train_bpe((s for s, _ in train_pairs), args.src_vocab_size)
+    counts = Counter(ch for _, t in train_pairs for ch in tokenize_zh(t))
+    tgt_vocab = Vocab.build(ch for ch, n in counts.items() if n >= args.min_char_count)
+    state_dir.mkdir(parents=True, exist_ok=True)
+    src_tok.save(str(state_dir / SRC_TOKENIZER))
+    (state_dir / "tgt_vocab.json").write_text(json.dumps(tgt_vocab.itos, ensure_ascii=False))
+    return src_tok, tgt_vocab
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    """The parallel-text path's arguments: ``--pairs`` / ``--valid`` / ``--recipe`` /
+    ``--out`` / ``--device`` / ``--threads`` / ``--seed`` / ``--fresh`` / ``--stop-after``
+    and every ``DEFAULTS`` setting (``--d-model`` ...); a setting not given is the recipe's,
+    else the default.
+
+    Raises:
+        SystemExit: bad arguments (argparse), neither ``--pairs`` nor ``--recipe``, or a
+            recipe's data not prepared yet.
+    """
+    ap = argparse.ArgumentParser(
+        prog="python -m model.training.train",
+        description="Train a Transformer on any parallel text file, or reproduce a shipped "
+                    "model by recipe.")
+    ap.add_argument("--pairs", type=Path, help="training TSV (source<TAB>target)")
+    ap.add_argument("--valid", type=Path, help="validation TSV (default: 2%% of --pairs)")
+    ap.add_argument("--recipe", choices=sorted(RECIPES))
+    ap.add_argument("--out", required=True, type=Path)
+    ap.add_argument("--device", default="cpu")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--fresh", action="store_true", help="ignore a saved training state")
+    ap.add_argument("--stop-after", type=int, default=0,
+                    help="stop (resumable) after this many steps of this run (0 = off)")
+    for name, default in DEFAULTS.items():  # None here: a recipe's value, else the default
+        ap.add_argument(f"--{name.replace('_', '-')}", type=type(default), default=None,
+                        help=f"default {default}")
+    args = ap.parse_args(argv)
+    defaults = dict(DEFAULTS)
+    if args.recipe:
+        recipe = RECIPES[args.recipe]["train"]
+        defaults.update({k: v for k, v in recipe.items() if k != "data"})
+        data = ROOT / recipe["data"]
+        args.pairs = args.pairs or data / "train.tsv"
+        args.valid = args.valid or data / "valid.tsv"
+        if not args.pairs.exists():
+            ap.error(f"{args.pairs} is missing: run `python -m model.training.data everyday` first")
+    for k, v in defaults.items():
+        if getattr(args, k) is None:
+            setattr(args, k, v)
+    if args.pairs is None:
+        ap.error("give --pairs FILE.tsv or --recipe NAME")
+    return args
+
+
+def read_splits(args) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """The (training, validation) text pairs: ``args.pairs`` and ``args.valid``, or without
+    ``--valid`` a seeded 2 % of ``--pairs`` held out; at most ``args.valid_size``
+    validation pairs, sampled with ``args.seed``.
+
+    Raises:
+        ValueError: a bad line, naming its file and line (``data.read_pairs``).
+    """
+    train_pairs = read_pairs(args.pairs)
+    if args.valid:
+        valid_pairs = read_pairs(args.valid)
+    else:
+        random.Random(args.seed).shuffle(train_pairs)
+        n = max(1, len(train_pairs) // 50)
+        valid_pairs, train_pairs = train_pairs[:n], train_pairs[n:]
+    valid_pairs = random.Random(args.seed).sample(valid_pairs,
+                                                  min(args.valid_size, len(valid_pairs)))
+    return train_pairs, valid_pairs
+
+
+def model_config(args, src_tok, tgt_vocab: Vocab) -> TransformerConfig:
+    """The pre-LN Transformer (``norm_first``, Xiong et al. 2020) of ``args``' sizes
+    (d_model, nhead, layers, dim_feedforward, dropout) with MAX_LEN positions."""
+    return TransformerConfig(
+        src_vocab_size=src_tok.get_vocab_size(), tgt_vocab_size=len(tgt_vocab),
+        d_model=args.d_model, nhead=args.nhead, num_encoder_layers=args.layers,
+        num_decoder_layers=args.layers, dim_feedforward=args.dim_feedforward,
+        dropout=args.dropout, max_len=MAX_LEN, norm_first=True,
+    )
+
+
+def validate(model: Transformer, valid, valid_pairs: list[tuple[str, str]], tgt_vocab: Vocab,
+             device: torch.device | str = "cpu") -> dict:
+    """The validation hook of the parallel-text path: ``valid_loss`` of the encoded pairs
+    ``valid`` (nats per token, no smoothing) and the greedy translations'
+    (``decoding.greedy_batch``, 60 tokens at most, batches of 100) sacrebleu corpus BLEU
+    (``tokenize="zh"``) and chrF against ``valid_pairs``' targets.
+
+    Returns:
+        {"valid_loss", "valid_bleu", "valid_chrf"}, rounded.
+    """
+    import sacrebleu
+
+    vloss = valid_loss(model, valid, 100, device)
+    hyps = []
+    with torch.inference_mode():
+        for c in range(0, len(valid), 100):
+            src = pad_rows([p[0] for p in valid[c : c + 100]], model.config.pad_id)  # (B, S)
+            out = greedy_batch(model, src.to(device), 60).outputs(model.config.eos_id)
+            hyps += ["".join(tgt_vocab.decode(ids)) for ids in out]
+    refs = ["".join(tokenize_zh(t)) for _, t in valid_pairs]
+    return {"valid_loss": round(vloss, 4),
+            "valid_bleu": round(sacrebleu.corpus_bleu(hyps, [refs], tokenize="zh").score, 2),
+            "valid_chrf": round(sacrebleu.corpus_chrf(hyps, [refs]).score, 2)}
+
+
+def hardware(device: str = "cpu", threads: int = 2) -> str:
+    """What the model trains on, for the card: the GPU's name, or the CPU model and the
+    number of threads torch uses."""
+    if str(device).startswith("cuda") and torch.cuda.is_available():
+        return torch.cuda.get_device_name(torch.device(device))
+    cpu = "CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{threads} threads of {cpu}"
+
+
+def write_folder(args, model: Transformer, src_tok, tgt_vocab: Vocab, meta: dict, command: str,
+                 n_train: int, n_valid: int) -> None:
+    """Save the current weights into ``args.out`` as a pretrained folder with its card
+    (``meta``: ``trainer.train_loop``'s step, minutes and history; no test metrics: those
+    come from ``python -m model.training.evaluate``, which adds them)."""
+    card = {
+        "name": args.out.name,
+        "task": args.recipe or "pairs",
+        "description": f"trained on {args.pairs.name}",
+        "command": command,
+        "seed": args.seed,
+        "data": {"train_file": str(args.pairs), "valid_file": str(args.valid or ""),
+                 "n_train": n_train, "n_valid_used": n_valid},
+        "config": asdict(model.config),
+        "training": {
+            "steps": meta["step"], "best_step": meta["step"], "max_tokens": args.max_tokens,
+            "optimizer": "AdamW(0.9, 0.98, eps=1e-9, weight_decay=0.01), linear warm-up "
+                         "then cosine decay", "lr": args.lr, "warmup": args.warmup,
+            "planned_steps": args.steps, "label_smoothing": 0.1,
+            "wall_time_minutes": round(meta["minutes"], 1), "threads": args.threads,
+            "device": str(args.device), "hardware": hardware(args.device, args.threads),
+            "torch": torch.__version__,
+            "history": meta["history"],
+        },
+    }
+    if args.recipe:
+        card.update(RECIPES[args.recipe]["card"])
+        manifest = ROOT / RECIPES[args.recipe]["train"]["data"] / "manifest.json"
+        if manifest.exists():
+            card["data"]["manifest"] = json.loads(manifest.read_text(encoding="utf-8"))
+    model.eval()
+    save_checkpoint(args.out, model, None, tgt_vocab, card, src_tokenizer=src_tok)
