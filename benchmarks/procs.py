@@ -147,7 +147,7 @@ def busy_processes(ignore: set[int]) -> set[str]:
         except OSError:
             continue
         line = " ".join(a.decode(errors="replace") for a in args if a)
-        if re.search(r"-m (pytest|model\.train)\b|streamlit run", line):
+        if re.search(r"-m (pytest|model\.train(ing\.train)?)\b|streamlit run", line):
             found.add(f"{entry.name} {line[:80]}")
     return found
 

@@ -56,7 +56,24 @@ def test_each_batched_translation_equals_the_text_translated_alone(en_zh, num_be
     assert outputs[()] != outputs[off]  # the heads were switched off
 
 
+@pytest.mark.parametrize("num_beams", [1, 3])
+def test_the_settings_apply_as_in_generate(everyday, num_beams):
+    """``no_repeat_ngram_size`` and a length limit decode as ``generate`` with them does."""
+    from model import GenerationSettings
+
+    texts = list(everyday.info.examples)[:6]
+    settings = GenerationSettings(num_beams=num_beams, no_repeat_ngram_size=1,
+                                  max_new_tokens=12)
+    alone = [everyday.generate(t, settings).output_text for t in texts]
+    assert translate_batch(everyday, texts, settings, batch_size=4) == alone
+    assert alone != [everyday.generate(t, num_beams=num_beams).output_text for t in texts]
+
+
 def test_bad_arguments_are_refused(en_zh):
+    with pytest.raises(InputError, match="sampling"):
+        translate_batch(en_zh, ["we eat rice ."], do_sample=True)
+    with pytest.raises(InputError, match="no task"):
+        translate_batch(en_zh, ["we eat rice ."], task="summarize")
     with pytest.raises(InputError, match="num_beams"):
         translate_batch(en_zh, ["we eat rice ."], num_beams=9)
     with pytest.raises(InputError, match="outside"):

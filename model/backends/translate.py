@@ -1,7 +1,7 @@
 """Many sentences translated at once, text in, text out: the one batch-translation
 function, for the pruning experiment (``analysis.pruning``: heads switched off, greedy) and
 the evaluation of a trained model (``training.evaluate``: beam search). Each text gives the
-``output_text`` that ``generate(text, num_beams=..., heads_off=...)`` gives it alone, without
+``output_text`` that ``generate(text, settings, heads_off=...)`` gives it alone, without
 recording any attention.
 """
 
@@ -12,33 +12,44 @@ from collections.abc import Callable, Collection, Sequence
 import numpy as np
 import torch
 
-from ..decoding import GenerationSettings, beam_search, greedy_batch, pad_rows
+from ..decoding import (
+    GenerationSettings,
+    beam_search,
+    chain,
+    greedy_batch,
+    no_repeat_ngram,
+    pad_rows,
+)
 from ..errors import InputError
 from .heads import HeadKey, check_heads
 from .heads import heads_off as switched_off
 
 
-def translate_batch(translator, texts: Sequence[str], *, num_beams: int = 1,
-                    heads_off: Collection[HeadKey] = (), batch_size: int = 50,
-                    progress: Callable[[int, int], None] | None = None) -> list[str]:
-    """Translate each of ``texts`` as ``translator.generate(text, num_beams=num_beams,
+def translate_batch(translator, texts: Sequence[str], settings: GenerationSettings | None = None,
+                    *, heads_off: Collection[HeadKey] = (), batch_size: int = 50,
+                    progress: Callable[[int, int], None] | None = None, **overrides
+                    ) -> list[str]:
+    """Translate each of ``texts`` as ``translator.generate(text, settings,
     heads_off=heads_off).output_text`` would, with no trace kept.
 
     Greedy (``num_beams`` = 1): the readable texts go through ``decoding.greedy_batch`` in
     right-padded (B, S) batches of ``batch_size`` (``pad_rows``; the padded keys are blocked
     by the model's ``key_padding_mask``), with the key/value cache. Beam search
     (``num_beams`` > 1): ``decoding.beam_search`` one sentence at a time ((1, S) ids), with
-    ``generate()``'s settings: length penalty 1.0 and the model's ``info.early_stopping``.
-    Both run up to ``info.default_max_new_tokens`` tokens with the target side's logits
-    processor, under ``backends.heads.heads_off`` (the heads' outputs zeroed before W_O, as
-    Michel et al. 2019 mask heads). The text of ``<s> y1 .. yn`` is ``target.text`` (a
-    Hugging Face tokenizer's), by default the tokens joined without spaces, ``</s>`` left out.
+    the settings' length penalty and early stopping (None: the model's
+    ``info.early_stopping``). Both run up to ``max_new_tokens`` (None: the model's
+    ``info.default_max_new_tokens``) tokens with the target side's logits processor and
+    the settings' ``no_repeat_ngram_size``, in the settings' languages and task, under
+    ``backends.heads.heads_off`` (the heads' outputs zeroed before W_O, as Michel et al.
+    2019 mask heads). The text of ``<s> y1 .. yn`` is ``target.text`` (a Hugging Face
+    tokenizer's), by default the tokens joined without spaces, ``</s>`` left out.
 
     Args:
         translator: a backend (``ours.Translator`` or ``hf.HFTranslator``).
         texts: the source sentences; one the model refuses (``source`` raises
             ``InputError``: empty, too long) gives "" rather than an error.
-        num_beams: 1 (greedy) to 8.
+        settings: a ``GenerationSettings`` (default greedy), or its fields as
+            ``overrides`` (``num_beams=4``); sampling is not batched.
         heads_off: (kind, layer, head) keys of the heads to switch off.
         batch_size: sentences per greedy batch (B), at least 1.
         progress: called with (texts done, len(texts)) as the work goes on.
@@ -47,10 +58,15 @@ def translate_batch(translator, texts: Sequence[str], *, num_beams: int = 1,
         One translation per text, in order.
 
     Raises:
-        InputError: ``num_beams`` outside 1..8, or a head outside the model.
+        InputError: a setting out of range or the model's (``GenerationSettings``,
+            ``check_for``), sampling, or a head outside the model.
         ValueError: ``batch_size`` below 1.
     """
-    settings = GenerationSettings(num_beams=num_beams)  # raises InputError when out of range
+    s = (settings or GenerationSettings()).replace(**overrides)
+    if s.do_sample:
+        raise InputError("translate_batch decodes greedily or with beams, not by sampling")
+    info = translator.info
+    s.check_for(translator.config.max_len, info.languages, tasks=tuple(info.task_prefixes))
     off = check_heads(heads_off, translator.config)
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise ValueError(f"batch_size must be an int of at least 1, got {batch_size!r}.")
@@ -58,7 +74,7 @@ def translate_batch(translator, texts: Sequence[str], *, num_beams: int = 1,
     rows, keep = [], []
     for i, text in enumerate(texts):
         try:
-            rows.append(translator.source(text).ids.tolist())
+            rows.append(translator.source(text, s.src_lang, s.task).ids.tolist())
             keep.append(i)
         except InputError:
             pass
@@ -68,22 +84,25 @@ def translate_batch(translator, texts: Sequence[str], *, num_beams: int = 1,
         text = target.text(np.array([c.bos_id, *ids]))
         return text if text is not None else "".join(target.vocab.decode(ids))
 
-    max_new_tokens = translator.info.default_max_new_tokens
-    processor = target.processor(max_new_tokens)
-    step = batch_size if settings.num_beams == 1 else 1
+    max_new_tokens = info.default_max_new_tokens if s.max_new_tokens is None \
+        else s.max_new_tokens
+    processor = chain(target.processor(max_new_tokens, s.tgt_lang),
+                      no_repeat_ngram(s.no_repeat_ngram_size) if s.no_repeat_ngram_size
+                      else None)
+    early = info.early_stopping if s.early_stopping is None else s.early_stopping
+    step = batch_size if s.num_beams == 1 else 1
     with torch.inference_mode(), switched_off(translator.model, off, c.nhead):
         for start in range(0, len(rows), step):
             chunk = keep[start : start + step]
             src = pad_rows(rows[start : start + step], c.pad_id)  # (B, S); B = 1 for beams
-            if settings.num_beams == 1:
+            if s.num_beams == 1:
                 run = greedy_batch(translator.model, src, max_new_tokens, processor,
                                    use_cache=True)
                 outputs = run.outputs(c.eos_id)
             else:
-                best = beam_search(translator.model, src, settings.num_beams, max_new_tokens,
-                                   settings.length_penalty, (), logits_processor=processor,
-                                   early_stopping=translator.info.early_stopping
-                                   ).hypotheses[0].ids
+                best = beam_search(translator.model, src, s.num_beams, max_new_tokens,
+                                   s.length_penalty, (), logits_processor=processor,
+                                   early_stopping=early).hypotheses[0].ids
                 outputs = [list(best[:-1]) if best and best[-1] == c.eos_id else list(best)]
             for i, ids in zip(chunk, outputs, strict=True):
                 out[i] = text_of(ids)

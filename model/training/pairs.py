@@ -32,7 +32,7 @@ from ..core.checkpoint import save_checkpoint
 from ..core.config import TransformerConfig
 from ..core.subword import SRC_TOKENIZER, load_tokenizer, train_bpe
 from ..core.transformer import Transformer
-from ..core.vocab import Vocab, tokenize_zh
+from ..core.vocab import BOS, EOS, Vocab, tokenize_zh
 from ..decoding import greedy_batch, pad_rows
 from .data import read_pairs
 from .recipes import RECIPES
@@ -53,10 +53,12 @@ def encode_corpus(pairs: list[tuple[str, str]], src_tok, tgt_vocab: Vocab
     dropped. ``src_tok`` is a ``tokenizers.Tokenizer`` (BPE), the target one id per
     character (``tokenize_zh``)."""
     encs = src_tok.encode_batch([s for s, _ in pairs])
+    src_eos = src_tok.token_to_id(EOS)  # the tokenizer's own id of </s>
+    bos, eos = tgt_vocab.stoi[BOS], tgt_vocab.stoi[EOS]
     out, kept = [], []
     for enc, pair in zip(encs, pairs, strict=True):
-        src_ids = [*enc.ids, 3]
-        tgt_ids = [2, *tgt_vocab.encode(tokenize_zh(pair[1])), 3]
+        src_ids = [*enc.ids, src_eos]
+        tgt_ids = [bos, *tgt_vocab.encode(tokenize_zh(pair[1])), eos]
         if len(src_ids) <= MAX_TRAIN_TOKENS and len(tgt_ids) <= MAX_TRAIN_TOKENS:
             out.append((src_ids, tgt_ids))
             kept.append(pair)
