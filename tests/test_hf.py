@@ -8,6 +8,7 @@ classes, tokenizers trained on a few sentences, ``save_pretrained``) are opened 
 
 from __future__ import annotations
 
+import re
 from contextlib import contextmanager, nullcontext
 
 import numpy as np
@@ -317,3 +318,26 @@ def test_no_repeat_ngram_size_equals_generate(tiny, num_beams, size):
         plain = tr.generate(text, num_beams=num_beams, max_new_tokens=12, early_stopping=True)
         changed += plain.tgt_tokens != trace.tgt_tokens
     assert changed > 0
+
+
+def test_target_labels_read_as_the_tokenizers_own_text(tiny):
+    """Every target label is the tokenizer's own text of that one token (``decode([id])``:
+    no ``▁`` or byte-level marks), the bytes of a token that is only part of a character
+    in hex, special tokens as they are; the trace, its steps and its beams carry them."""
+    tr, _, tok = tiny
+    specials = set(tok.all_special_tokens)
+    trace = tr.generate(SENTENCES[1], num_beams=2, max_new_tokens=10)
+    ids = sorted({int(i) for s in trace.steps for i in s.top_ids} | set(trace.tgt_ids.tolist()))
+    for i, label in zip(ids, tr.target.labels(ids), strict=True):
+        token = tok.convert_ids_to_tokens(i)
+        text = tok.decode([i], skip_special_tokens=False).strip()
+        if token in specials:
+            assert label == token
+        elif "\ufffd" in text:  # part of a character: its bytes
+            assert re.fullmatch(r"(⟨[0-9a-f]{2}( [0-9a-f]{2})*⟩|[^⟨⟩])+", label), label
+        else:
+            assert label == (text or "␣"), (token, label, text)
+        assert "▁" not in label and not (label != token and "Ġ" in label)
+    assert trace.tgt_labels == tr.target.labels(trace.tgt_ids)
+    assert trace.steps[0].top_labels == tr.target.labels(trace.steps[0].top_ids)
+    assert trace.beam.steps[0][0].label == tr.target.labels([trace.beam.steps[0][0].token_id])[0]
