@@ -44,6 +44,7 @@ from benchmarks.harness import (
     view_option,
 )
 from benchmarks.procs import Watcher
+from model import InputError
 
 # ---------------------------------------------------------------------------------------------
 # The classroom
@@ -64,9 +65,12 @@ def classroom_sentences(n: int = 10) -> list[str]:
 
 def source_tokens(sentence: str) -> list[str]:
     """The source tokens the app's caption shows for ``sentence`` with its default model
-    (readable subword pieces or words, then ``</s>``)."""
-    m = app_model()
-    return list(m.source(sentence).labels)
+    (readable subword pieces or words, then ``</s>``); [] for a sentence the model refuses
+    (the app shows no caption then)."""
+    try:
+        return list(app_model().source(sentence).labels)
+    except InputError:
+        return []
 
 
 def unique_tokens(sentences: list[str]) -> dict[str, set[str]]:

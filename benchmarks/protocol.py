@@ -162,7 +162,7 @@ async def student(url: str, me: Student, clicks: int, interval: float, delay: fl
                 [client.state("sentence", string_value=me.sentence)], timeout=timeout)
             own = source_tokens(me.sentence)
             caption = next((t for t in texts if t.startswith("Source tokens:")), "")
-            if problems or any(f"`{tok}`" not in caption for tok in own):
+            if problems or not caption or any(f"`{tok}`" not in caption for tok in own):
                 me.errors.append(f"after typing: {problems or caption[:200]}")
                 return
             _, texts, problems = await client.rerun(
