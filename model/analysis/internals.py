@@ -9,8 +9,8 @@ stored on the shared model. Positional-encoding experiments themselves are
 the encodings (``pe_similarity``, ``embedding_parts``).
 
 Shape letters: B batch, S source length, T target length (decoder inputs), Tq query length,
-Tk key length, L layers, H heads, D d_model, Dh = D / H, V target vocabulary size. Masks are
-boolean, True = blocked.
+Tk key length, L layers, H heads, D d_model, Dh the head width (``config.head_dim``: D / H
+for our models, T5's d_kv), V target vocabulary size. Masks are boolean, True = blocked.
 """
 
 from __future__ import annotations
@@ -133,8 +133,9 @@ def head_internals(translator: Translator, trace: DecodeTrace, kind: str, layer:
     (decoder input); the model runs one teacher-forced pass over them (with the positional
     encodings the trace was decoded with, from ``trace.settings``) and keeps each layer's
     sublayer inputs. From the sublayer input x this head's Q, K, V come from the layer's own
-    projections, then Q K^T, / sqrt(Dh), the mask, ``masked_softmax`` and weights @ V (paper,
-    section 3.2.1). The weights equal the trace's maps (``trace.encoder_attentions[layer,
+    projections, then Q K^T, / sqrt(Dh) (Dh = ``config.head_dim``; T5 instead adds its
+    position bias, unscaled), the mask, ``masked_softmax`` and weights @ V (paper, section
+    3.2.1). The weights equal the trace's maps (``trace.encoder_attentions[layer,
     head]`` etc.) to float32 rounding (tests check 1e-6).
 
     Args:
@@ -172,17 +173,19 @@ def head_internals(translator: Translator, trace: DecodeTrace, kind: str, layer:
         mask = torch.from_numpy(
             translator.mask_views(list(src_tokens), list(dec_tokens))[kind])  # (Tq, Tk)
         return _head_record(kind, layer, head, query_tokens, key_tokens, rows, x_q, x_k,
-                            linears, c.nhead, scaling, bias, mask)
+                            linears, c.head_dim, scaling, bias, mask)
 
 
 def _head_record(kind: str, layer: int, head: int, query_tokens, key_tokens, rows: slice,
-                 x_q: torch.Tensor, x_k: torch.Tensor, linears, nhead: int, scaling: float,
-                 bias: torch.Tensor | None, mask: torch.Tensor) -> HeadInternals:
+                 x_q: torch.Tensor, x_k: torch.Tensor, linears, head_dim: int,
+                 scaling: float, bias: torch.Tensor | None, mask: torch.Tensor
+                 ) -> HeadInternals:
     """One head recomputed from its sublayer's inputs x_q (Tq, D), x_k (Tk, D) and the
-    layer's own q/k/v projections (``nn.Linear``, H * Dh outputs): scores = Q K^T * scaling
-    (+ bias), the mask (Tq, Tk, True = blocked), ``masked_softmax``, weights @ V."""
+    layer's own q/k/v projections (``nn.Linear``, D -> H * Dh with Dh = ``head_dim``, the
+    config's per-head width, not D / H: T5 v1.1's d_kv): scores = Q K^T * scaling (+ bias),
+    the mask (Tq, Tk, True = blocked), ``masked_softmax``, weights @ V."""
     q_lin, k_lin, v_lin = linears
-    Dh = q_lin.out_features // nhead
+    Dh = head_dim
     cols = slice(head * Dh, (head + 1) * Dh)  # this head's slice of the projections
     q = q_lin(x_q)[:, cols]  # (Tq, Dh)
     k = k_lin(x_k)[:, cols]  # (Tk, Dh)

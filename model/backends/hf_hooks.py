@@ -64,7 +64,7 @@ def head_inputs(translator, trace: DecodeTrace, kind: str, layer: int, head: int
         model.hf(input_ids=src_ids, decoder_input_ids=tgt_ids, use_cache=False,
                  return_dict=True)
     x_q, x_k = seen["q"][0][0], seen["k"][0][0]  # (Tq, D), (Tk, D)
-    Dh = linears[0].out_features // translator.config.nhead
+    Dh = translator.config.head_dim  # T5's d_kv: H * Dh need not be D
     scaling = float(getattr(module, "scaling", Dh ** -0.5))  # T5: 1.0
     bias = None
     if translator.info.positional_scheme == "relative" and kind != "cross":

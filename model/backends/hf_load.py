@@ -21,6 +21,7 @@ from ..core.config import TransformerConfig
 from ..errors import CheckpointError
 from ..errors import short_repr as _short
 from .hf import FAMILIES, MAX_TOKENS, HFSeq2Seq, HFTranslator
+from .hf_config import PRE_LN, config_fields
 
 SAFE_WEIGHTS = ("model.safetensors", "model.safetensors.index.json")
 PICKLE_WEIGHTS = ("pytorch_model.bin", "pytorch_model.bin.index.json")
@@ -71,8 +72,9 @@ def _check_folder(folder: Path, load_pickle_weights: bool) -> dict:
 
     Raises:
         CheckpointError: remote code, a model type we do not support, not encoder-decoder,
-            no weights, pickle-only weights without ``load_pickle_weights``, or weights larger
-            than ``MEMORY_SHARE`` of this machine's memory.
+            a config field the app cannot represent (``config_fields``), no weights,
+            pickle-only weights without ``load_pickle_weights``, or weights larger than
+            ``MEMORY_SHARE`` of this machine's memory.
     """
     data = _read_config(folder)
     name = folder.name
@@ -81,12 +83,18 @@ def _check_folder(folder: Path, load_pickle_weights: bool) -> dict:
             f"{name} needs its own Python code (trust_remote_code); this app never runs code "
             "that comes with a model. Use a model whose architecture ships with transformers.")
     model_type = data.get("model_type")
-    if model_type not in FAMILIES:
+    if not isinstance(model_type, str) or model_type not in FAMILIES:
         raise CheckpointError(
-            f"{name} is a {_short(model_type, 30)} model; the app opens encoder-decoder "
-            f"translation models of these types: {', '.join(sorted(FAMILIES))}.")
-    if data.get("is_encoder_decoder") is False:
+            f"{name} is a {_short(model_type, 30)} model (config.json: model_type); the app "
+            "opens encoder-decoder translation models of these types: "
+            f"{', '.join(sorted(FAMILIES))}.")
+    encoder_decoder = data.get("is_encoder_decoder", True)
+    if not isinstance(encoder_decoder, bool):
+        raise CheckpointError(f"{name}: config.json: is_encoder_decoder must be true or "
+                              f"false, got {_short(encoder_decoder, 30)}")
+    if not encoder_decoder:
         raise CheckpointError(f"{name} is not an encoder-decoder model")
+    fields = config_fields(data, f"{name}: config.json")
     safe = [folder / f for f in SAFE_WEIGHTS if (folder / f).is_file()]
     pickled = [folder / f for f in PICKLE_WEIGHTS if (folder / f).is_file()]
     if not safe and not pickled:
@@ -97,7 +105,7 @@ def _check_folder(folder: Path, load_pickle_weights: bool) -> dict:
             "loaded. Convert them once on a trusted machine: load the model there and call "
             "model.save_pretrained(folder) (it writes model.safetensors), or tick "
             "'load pickle weights' to load them in weights-only mode (tensors only).")
-    size = max(sum(_weights_bytes(p) for p in (safe or pickled)), _config_bytes(data))
+    size = max(sum(_weights_bytes(p) for p in (safe or pickled)), _config_bytes(fields))
     memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     if size > MEMORY_SHARE * memory:
         raise CheckpointError(
@@ -106,19 +114,15 @@ def _check_folder(folder: Path, load_pickle_weights: bool) -> dict:
     return data
 
 
-def _config_bytes(data: dict) -> int:
-    """Float32 bytes of the model a config describes, roughly: the embedding table plus, per
-    layer, attention (4 D^2, cross-attention too) and feed-forward (2 D F) weights. Catches
-    a config far larger than its weights file before transformers allocates the model."""
-    def number(*names) -> int:
-        value = next((data[n] for n in names if isinstance(data.get(n), int)), 0)
-        return max(0, min(int(value), 10**9))  # a wild value is still a number, capped
-
-    d = number("d_model", "hidden_size")
-    ff = number("encoder_ffn_dim", "d_ff") or 4 * d
-    layers = number("encoder_layers", "num_layers") + 2 * number(
-        "decoder_layers", "num_decoder_layers", "num_layers")
-    return 4 * (number("vocab_size") * d + layers * (4 * d * d + 2 * d * ff))
+def _config_bytes(fields: dict) -> int:
+    """Float32 bytes of the model a config describes (``config_fields``' dict), roughly: the
+    embedding table plus, per layer, attention (4 D H Dh; cross-attention too) and
+    feed-forward (2 D F, 3 D F when gated) weights. Catches a config far larger than its
+    weights file before transformers allocates the model."""
+    d, inner = fields["d_model"], fields["nhead"] * fields["head_dim"]
+    ff = fields["dim_feedforward"] * (3 if fields["gated"] else 2)
+    layers = fields["num_encoder_layers"] + 2 * fields["num_decoder_layers"]
+    return 4 * (fields["vocab_size"] * d + layers * (4 * d * inner + d * ff))
 
 
 def _weights_bytes(path: Path) -> int:
@@ -132,29 +136,33 @@ def _weights_bytes(path: Path) -> int:
         raise CheckpointError(f"{path.name} is not a valid weights index ({exc})") from exc
 
 
-def _our_config(hf_config, vocab_size: int) -> TransformerConfig:
-    """The Hugging Face config's hyper-parameters under our names."""
-    get = hf_config.__dict__.get
+def _our_config(hf_config, vocab_size: int, where: str = "config.json") -> TransformerConfig:
+    """The Hugging Face config's hyper-parameters under our names (``config_fields``):
+    ``head_dim`` is T5's ``d_kv`` (D / H for the other families), ``norm_first`` the
+    family's (pre-LN: T5, mT5, M2M100, mBART; post-LN: Marian, BART), ``max_len`` at most
+    ``MAX_TOKENS``; ``vocab_size`` (V) is the output layer's rows.
 
-    def first(*names, default=None):
-        return next((get(n) for n in names if get(n) is not None), default)
-
-    d_model = first("d_model", "hidden_size")
-    nhead = first("encoder_attention_heads", "num_heads")
-    start = first("decoder_start_token_id", "pad_token_id")
-    pad = first("pad_token_id", default=start)
-    positions = first("max_position_embeddings", default=MAX_TOKENS)
-    return TransformerConfig(
-        src_vocab_size=vocab_size, tgt_vocab_size=vocab_size, d_model=d_model, nhead=nhead,
-        num_encoder_layers=first("encoder_layers", "num_layers"),
-        num_decoder_layers=first("decoder_layers", "num_decoder_layers", "num_layers"),
-        dim_feedforward=first("encoder_ffn_dim", "d_ff"), dropout=0.0,
-        max_len=min(MAX_TOKENS, positions), pad_id=pad, unk_id=first("unk_token_id",
-                                                                      default=pad),
-        bos_id=start, eos_id=first("eos_token_id"),
-        norm_first=bool(first("normalize_before", default=hf_config.model_type in
-                              ("t5", "mt5", "m2m_100", "mbart"))),
-    )
+    Raises:
+        CheckpointError: a field missing or out of range, or a special id outside 0..V-1
+            (the message names the field).
+    """
+    f = config_fields(dict(vars(hf_config), model_type=hf_config.model_type), where)
+    for field in ("pad_token_id", "eos_token_id", "decoder_start_token_id"):
+        if f[field] >= vocab_size:
+            raise CheckpointError(f"{where}: {field} {f[field]} is outside the model's "
+                                  f"{vocab_size} output rows")
+    try:
+        return TransformerConfig(
+            src_vocab_size=vocab_size, tgt_vocab_size=vocab_size, d_model=f["d_model"],
+            nhead=f["nhead"], head_dim=f["head_dim"],
+            num_encoder_layers=f["num_encoder_layers"],
+            num_decoder_layers=f["num_decoder_layers"], dim_feedforward=f["dim_feedforward"],
+            dropout=0.0, max_len=min(MAX_TOKENS, f["max_position_embeddings"]),
+            pad_id=f["pad_token_id"], unk_id=f["unk_token_id"],
+            bos_id=f["decoder_start_token_id"], eos_id=f["eos_token_id"],
+            norm_first=hf_config.model_type in PRE_LN)
+    except ValueError as exc:  # what config_fields does not check (vocab_size from weights)
+        raise CheckpointError(f"{where}: {exc}") from exc
 
 
 def load_hf(folder: str | Path, load_pickle_weights: bool = False) -> HFTranslator:
@@ -192,7 +200,8 @@ def load_hf(folder: str | Path, load_pickle_weights: bool = False) -> HFTranslat
     hf.eval()
     if not hf.config.is_encoder_decoder:
         raise CheckpointError(f"{folder.name} is not an encoder-decoder model")
-    config = _our_config(hf.config, hf.get_output_embeddings().weight.size(0))
+    config = _our_config(hf.config, hf.get_output_embeddings().weight.size(0),
+                         f"{folder.name}: config.json")
     model = HFSeq2Seq(hf, config)
     card = {"name": folder.name, "source": "huggingface", "model_type": hf.config.model_type,
             "parameters": model.num_parameters()}

@@ -148,12 +148,14 @@ def _load_config(folder: Path) -> tuple[TransformerConfig, dict]:
         raise CheckpointError(f"{CONFIG} lacks the required field(s) {missing}")
     for name, value in data.items():
         kind = spec[name].type  # a string: annotations are postponed
-        ok = {"bool": isinstance(value, bool),
-              "int": isinstance(value, int) and not isinstance(value, bool),
+        integer = isinstance(value, int) and not isinstance(value, bool)
+        ok = {"bool": isinstance(value, bool), "int": integer,
+              "int | None": integer or value is None,  # head_dim: None = d_model // nhead
               "float": isinstance(value, int | float) and not isinstance(value, bool)
               and math.isfinite(value)}[kind]
         if not ok:
-            want = {"bool": "true or false", "int": "an integer", "float": "a number"}[kind]
+            want = {"bool": "true or false", "int": "an integer", "int | None": "an integer",
+                    "float": "a number"}[kind]
             raise CheckpointError(f"{CONFIG}: {name} must be {want}, got {_short(value)}")
     try:
         config = TransformerConfig.from_dict(data)
@@ -281,12 +283,12 @@ def _layer_count(names, prefix: str) -> int:
 
 def _least_parameters(config: TransformerConfig) -> int:
     """A lower bound on the parameters ``config`` describes: the two embedding tables and,
-    per layer, the attention projections (4 D^2; the decoder's cross-attention too) and the
-    feed-forward weights (2 D F), biases and norms left out."""
-    d, f = config.d_model, config.dim_feedforward
+    per layer, the attention projections (4 D H Dh, = 4 D^2 when H Dh = D; the decoder's
+    cross-attention too) and the feed-forward weights (2 D F), biases and norms left out."""
+    d, f, a = config.d_model, config.dim_feedforward, 4 * config.d_model * config.inner_dim
     return ((config.src_vocab_size + config.tgt_vocab_size) * d
-            + config.num_encoder_layers * (4 * d * d + 2 * d * f)
-            + config.num_decoder_layers * (8 * d * d + 2 * d * f))
+            + config.num_encoder_layers * (a + 2 * d * f)
+            + config.num_decoder_layers * (2 * a + 2 * d * f))
 
 
 def _check_header(header: dict, config: TransformerConfig) -> Transformer:

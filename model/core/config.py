@@ -14,15 +14,21 @@ class TransformerConfig:
     A checkpoint stores ``asdict(config)`` in ``config.json``; loading rebuilds it with
     ``TransformerConfig.from_dict(saved)``.
 
+    ``head_dim`` (Dh, the width of one head's queries, keys and values) is d_model / nhead
+    unless given: our own models always have H * Dh = D (the paper's d_k = d_model / h,
+    section 3.2.2), and their checkpoints omit the field; a Hugging Face T5 v1.1 / Flan-T5 /
+    mT5 model has its own (``d_kv``, e.g. flan-t5-small: D = 512, H = 6, Dh = 64), and each
+    head's projections then map D to Dh, the heads' concatenation H * Dh back to D.
+
     Raises:
         ValueError: from ``__post_init__`` when a field is out of range, e.g. ``d_model``
-            not divisible by ``nhead``.
+            not divisible by ``nhead`` when ``head_dim`` is not given.
     """
 
     src_vocab_size: int  # V_src: rows of the source embedding table
     tgt_vocab_size: int  # V_tgt: rows of the target embedding and of the output projection
     d_model: int = 128  # D: width of every residual stream (paper: 512)
-    nhead: int = 8  # H: heads per attention layer; each head has Dh = D / H dimensions
+    nhead: int = 8  # H: heads per attention layer; each head has head_dim dimensions
     num_encoder_layers: int = 3  # L_enc: stacked encoder layers (paper: 6)
     num_decoder_layers: int = 3  # L_dec: stacked decoder layers (paper: 6)
     dim_feedforward: int = 512  # inner width of the position-wise feed-forward net (paper: 2048)
@@ -33,12 +39,17 @@ class TransformerConfig:
     bos_id: int = 2  # <s>: first decoder input
     eos_id: int = 3  # </s>: end of a sequence
     norm_first: bool = False  # False = post-LN as in the paper: x = LayerNorm(x + Sublayer(x))
+    head_dim: int | None = None  # Dh per head; None (our models) = d_model // nhead
 
     def __post_init__(self) -> None:
-        if self.d_model <= 0 or self.nhead <= 0 or self.d_model % self.nhead:
-            raise ValueError(
-                f"d_model ({self.d_model}) must be a positive multiple of nhead ({self.nhead})"
-            )
+        if self.head_dim is None:
+            if self.d_model <= 0 or self.nhead <= 0 or self.d_model % self.nhead:
+                raise ValueError(f"d_model ({self.d_model}) must be a positive multiple of "
+                                 f"nhead ({self.nhead})")
+            object.__setattr__(self, "head_dim", self.d_model // self.nhead)  # frozen
+        elif min(self.d_model, self.nhead, self.head_dim) <= 0:
+            raise ValueError(f"d_model ({self.d_model}), nhead ({self.nhead}) and head_dim "
+                             f"({self.head_dim}) must be positive")
         if self.d_model % 2:
             raise ValueError(f"d_model ({self.d_model}) must be even for sin/cos pairs")
         for name in ("src_vocab_size", "tgt_vocab_size"):
@@ -52,9 +63,9 @@ class TransformerConfig:
             raise ValueError(f"max_len must be at least 2, got {self.max_len}")
 
     @property
-    def head_dim(self) -> int:
-        """Dh = d_model / nhead, the width of one head's queries, keys and values."""
-        return self.d_model // self.nhead
+    def inner_dim(self) -> int:
+        """H * Dh: the width of the heads' concatenation (= d_model for our models)."""
+        return self.nhead * self.head_dim
 
     def to_dict(self) -> dict:
         """The fields as a JSON-serialisable dict (what ``config.json`` holds)."""

@@ -223,17 +223,25 @@ class MultiHeadAttention(nn.Module):
 
     Parameter layout matches ``torch.nn.MultiheadAttention`` after splitting its
     ``in_proj_weight`` into ``q_proj``, ``k_proj`` and ``v_proj`` (each D x D, with bias).
+    With an explicit ``head_dim`` Dh (H * Dh need not be D) the projections are
+    D -> H * Dh and ``out_proj`` H * Dh -> D.
+
+    Raises:
+        ValueError: ``d_model`` not divisible by ``nhead`` when ``head_dim`` is not given.
     """
 
-    def __init__(self, d_model: int, nhead: int, dropout: float = 0.0) -> None:
+    def __init__(self, d_model: int, nhead: int, dropout: float = 0.0,
+                 head_dim: int | None = None) -> None:
         super().__init__()
-        if d_model % nhead:
+        if head_dim is None and d_model % nhead:
             raise ValueError(f"d_model ({d_model}) must be divisible by nhead ({nhead})")
-        self.d_model, self.nhead, self.head_dim = d_model, nhead, d_model // nhead
-        self.q_proj = nn.Linear(d_model, d_model)
-        self.k_proj = nn.Linear(d_model, d_model)
-        self.v_proj = nn.Linear(d_model, d_model)
-        self.out_proj = nn.Linear(d_model, d_model)
+        self.d_model, self.nhead = d_model, nhead
+        self.head_dim = d_model // nhead if head_dim is None else head_dim
+        inner = nhead * self.head_dim  # H * Dh, the heads' concatenation
+        self.q_proj = nn.Linear(d_model, inner)
+        self.k_proj = nn.Linear(d_model, inner)
+        self.v_proj = nn.Linear(d_model, inner)
+        self.out_proj = nn.Linear(inner, d_model)
         self.dropout = nn.Dropout(dropout)
 
     def forward(
@@ -293,7 +301,7 @@ class MultiHeadAttention(nn.Module):
         mask = combine_masks(B, Tq, Tk, key_padding_mask, attn_mask)  # (B, 1, Tq, Tk)
         weights = masked_softmax(scores, mask)  # (B, H, Tq, Tk)
         heads = self.dropout(weights) @ v  # (B, H, Tq, Dh): each head's weighted values
-        context = heads.transpose(1, 2).reshape(B, Tq, D)  # (B, Tq, D): heads concatenated
+        context = heads.transpose(1, 2).reshape(B, Tq, H * Dh)  # heads concatenated
         return AttentionOutput(self.out_proj(context), weights,
                                scores if return_scores else None, (k, v),
                                heads if return_scores else None)
@@ -350,9 +358,9 @@ class EncoderLayer(nn.Module):
     """Self-attention then feed-forward, each wrapped in a residual + LayerNorm sublayer."""
 
     def __init__(self, d_model: int, nhead: int, dim_feedforward: int, dropout: float,
-                 norm_first: bool = False) -> None:
+                 norm_first: bool = False, head_dim: int | None = None) -> None:
         super().__init__()
-        self.self_attn = MultiHeadAttention(d_model, nhead, dropout)
+        self.self_attn = MultiHeadAttention(d_model, nhead, dropout, head_dim)
         self.feed_forward = PositionwiseFeedForward(d_model, dim_feedforward, dropout)
         self.sublayer1 = SublayerConnection(d_model, dropout, norm_first)
         self.sublayer2 = SublayerConnection(d_model, dropout, norm_first)
@@ -400,10 +408,10 @@ class DecoderLayer(nn.Module):
     """Masked self-attention, encoder-decoder (cross) attention over ``memory``, feed-forward."""
 
     def __init__(self, d_model: int, nhead: int, dim_feedforward: int, dropout: float,
-                 norm_first: bool = False) -> None:
+                 norm_first: bool = False, head_dim: int | None = None) -> None:
         super().__init__()
-        self.self_attn = MultiHeadAttention(d_model, nhead, dropout)
-        self.cross_attn = MultiHeadAttention(d_model, nhead, dropout)
+        self.self_attn = MultiHeadAttention(d_model, nhead, dropout, head_dim)
+        self.cross_attn = MultiHeadAttention(d_model, nhead, dropout, head_dim)
         self.feed_forward = PositionwiseFeedForward(d_model, dim_feedforward, dropout)
         self.sublayer1 = SublayerConnection(d_model, dropout, norm_first)
         self.sublayer2 = SublayerConnection(d_model, dropout, norm_first)

@@ -86,11 +86,13 @@ class Transformer(nn.Module):
         self.tgt_embed = Embedding(c.tgt_vocab_size, c.d_model, c.pad_id)
         self.positional = PositionalEncoding(c.d_model, c.max_len, c.dropout)
         self.encoder_layers = nn.ModuleList(
-            EncoderLayer(c.d_model, c.nhead, c.dim_feedforward, c.dropout, c.norm_first)
+            EncoderLayer(c.d_model, c.nhead, c.dim_feedforward, c.dropout, c.norm_first,
+                         c.head_dim)
             for _ in range(c.num_encoder_layers)
         )
         self.decoder_layers = nn.ModuleList(
-            DecoderLayer(c.d_model, c.nhead, c.dim_feedforward, c.dropout, c.norm_first)
+            DecoderLayer(c.d_model, c.nhead, c.dim_feedforward, c.dropout, c.norm_first,
+                         c.head_dim)
             for _ in range(c.num_decoder_layers)
         )
         # Pre-LN stacks need a final LayerNorm; post-LN outputs are already normalised.
