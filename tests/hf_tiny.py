@@ -2,9 +2,10 @@
 
 ``build_tiny(family, folder)`` writes a real, loadable Hugging Face folder (``config.json``,
 ``model.safetensors``, ``generation_config.json`` and the tokenizer files) for one of four
-families.  Every tokenizer is trained here, in a few milliseconds, on the ~30 English/Chinese
-pairs in ``tests/data/hf_tiny_sentences.tsv``, so nothing is ever downloaded, and every folder
-loads with ``AutoModelForSeq2SeqLM`` / ``AutoTokenizer`` (``local_files_only=True``) into the
+families (``FAMILIES``) or three further geometries of them (``GEOMETRIES``, below).  Every
+tokenizer is trained here, in a few milliseconds, on the ~30 English/Chinese pairs in
+``tests/data/hf_tiny_sentences.tsv``, so nothing is ever downloaded, and every folder loads
+with ``AutoModelForSeq2SeqLM`` / ``AutoTokenizer`` (``local_files_only=True``) into the
 family's own classes:
 
 ==========  =========================  ====================================================
@@ -23,6 +24,21 @@ m2m100      ``M2M100Tokenizer``        joint BPE ``sentencepiece.bpe.model`` + `
                                        (``<s>``=0, ``<pad>``=1, ``</s>``=2, ``<unk>``=3),
                                        then the 100 ``__xx__`` language tokens
 ==========  =========================  ====================================================
+
+``GEOMETRIES``: the shapes of the published models the app must also open:
+
+==========  ========================================================================
+t5-v1_1     ``T5ForConditionalGeneration`` as google/t5-v1_1-* and google/flan-t5-*:
+            H * d_kv != d_model (4 x 12 = 48 vs 32), ``feed_forward_proj="gated-gelu"``
+            (``wi_0``, ``wi_1``), an untied ``lm_head`` (``tie_word_embeddings`` false in
+            config.json, so the decoder output is not scaled by d_model^-0.5); t5 tokenizer
+mt5         ``MT5ForConditionalGeneration`` as google/mt5-*: 6 heads x d_kv 8 = 48 vs 32,
+            gated-gelu, untied ``lm_head``; t5 tokenizer
+bart-zh     ``BartForConditionalGeneration`` whose byte-level BPE (``RobertaTokenizer``) is
+            trained on the Chinese side only with few merges, so most Chinese characters
+            are two or three byte-level pieces (``ä½``, ``ł``) and targets are pieces of
+            characters
+==========  ========================================================================
 
 Special ids follow each family's real checkpoints (Marian: decoder start = pad, the last id;
 BART: decoder start = ``</s>``; T5: decoder start = pad = 0; M2M100: decoder start = ``</s>``,
@@ -50,7 +66,11 @@ Notes on transformers 5.23 (what these folders show):
 * M2M100's ``__xx__`` language tokens are neither counted by ``len(tokenizer)`` nor dropped by
   ``decode(..., skip_special_tokens=True)``; the model's ``vocab_size`` covers them.
 * ``config.save_pretrained`` refuses generation parameters that are not declared config fields
-  (they belong in ``generation_config.json``).  ``T5Config`` always ties the word embeddings.
+  (they belong in ``generation_config.json``).  ``T5Config`` and ``MT5Config`` always set
+  ``tie_word_embeddings`` true (T5 turns a false into ``scale_decoder_outputs`` false), so a
+  fresh model is tied; ``_untie`` gives it its own ``lm_head`` and ``build_tiny`` writes
+  ``tie_word_embeddings: false`` as the published config.json files have it.  Loading then
+  logs that both tensors are present and differ, and keeps them apart.
 * A config with ``auto_map`` but a known ``model_type`` (``remote_code_folder``) loads with the
   library's own classes, silently, when ``trust_remote_code`` is not given.
 
@@ -85,6 +105,8 @@ from transformers import (  # noqa: E402
     MarianConfig,
     MarianMTModel,
     MarianTokenizer,
+    MT5Config,
+    MT5ForConditionalGeneration,
     PreTrainedModel,
     RobertaTokenizer,
     T5Config,
@@ -93,6 +115,9 @@ from transformers import (  # noqa: E402
 )
 
 FAMILIES = ("marian", "bart", "t5", "m2m100")
+GEOMETRIES = ("t5-v1_1", "mt5", "bart-zh")  # more shapes of these families (module docstring)
+ALL_FAMILIES = FAMILIES + GEOMETRIES
+UNTIED = ("t5-v1_1", "mt5")  # their own lm_head, not the embedding table
 
 SENTENCES_FILE = Path(__file__).parent / "data" / "hf_tiny_sentences.tsv"
 
@@ -102,11 +127,16 @@ HEADS = 4
 FFN = 64
 MAX_POSITIONS = 64
 MAX_LENGTH = 64
+# T5-like families: (num_heads, d_kv); T5 v1.1 and mT5 have num_heads * d_kv != D_MODEL
+T5_HEADS = {"t5": (HEADS, D_MODEL // HEADS), "t5-v1_1": (HEADS, 12), "mt5": (6, 8)}
 GAINS = {
     "marian": {"ffn": 15.0, "qk": 15.0, "vo": 1.0, "cross": 10.0},
     "bart": {"ffn": 30.0, "qk": 10.0, "vo": 1.0, "cross": 10.0},
     "t5": {"ffn": 6.0, "qk": 3.0, "vo": 1.0, "cross": 1.0},
     "m2m100": {"ffn": 15.0, "qk": 25.0, "vo": 1.0, "cross": 5.0},
+    "t5-v1_1": {"ffn": 6.0, "qk": 3.0, "vo": 1.0, "cross": 1.0},
+    "mt5": {"ffn": 3.0, "qk": 4.0, "vo": 0.5, "cross": 0.5},
+    "bart-zh": {"ffn": 15.0, "qk": 20.0, "vo": 1.0, "cross": 5.0},
 }
 EXTRA_IDS = 8  # T5 sentinels (the real checkpoints have 100)
 EOS_SCALE = 0.5  # the </s> output row is shrunk by this factor (see _discourage_eos)
@@ -178,6 +208,12 @@ def _bart_tokenizer(folder: Path) -> RobertaTokenizer:
     trainer.train_from_iterator([text for pair in pairs for text in pair], vocab_size=500,
                                 min_frequency=1, show_progress=False,
                                 special_tokens=["<s>", "<pad>", "</s>", "<unk>"])
+    return _roberta_files(folder, trainer)
+
+
+def _roberta_files(folder: Path, trainer: ByteLevelBPETokenizer) -> RobertaTokenizer:
+    """The trained byte-level BPE as a RobertaTokenizer, its vocab.json and merges.txt
+    written to ``folder``, ``<mask>`` last."""
     model = json.loads(trainer.to_str())["model"]
     vocab = dict(model["vocab"])
     vocab["<mask>"] = len(vocab)
@@ -187,6 +223,17 @@ def _bart_tokenizer(folder: Path) -> RobertaTokenizer:
     lines = ["#version: 0.2", *(" ".join(merge) for merge in merges)]
     (folder / "merges.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return RobertaTokenizer(vocab=vocab, merges=merges)
+
+
+def _bart_zh_tokenizer(folder: Path) -> RobertaTokenizer:
+    """Byte-level BPE trained on the Chinese sentences only, with few merges (vocabulary
+    300: the 256 bytes, the specials and ~40 merges), so Chinese characters are mostly split
+    into byte-level pieces; ``<mask>`` last."""
+    trainer = ByteLevelBPETokenizer()
+    trainer.train_from_iterator([zh for _, zh in sentence_pairs()], vocab_size=300,
+                                min_frequency=1, show_progress=False,
+                                special_tokens=["<s>", "<pad>", "</s>", "<unk>"])
+    return _roberta_files(folder, trainer)
 
 
 def _t5_tokenizer(folder: Path) -> T5Tokenizer:
@@ -216,7 +263,8 @@ def _m2m100_tokenizer(folder: Path) -> M2M100Tokenizer:
 def _tokenizer(family: str, folder: Path):
     """Train and return the family's tokenizer (its files may already be in ``folder``)."""
     builders = {"marian": _marian_tokenizer, "bart": _bart_tokenizer, "t5": _t5_tokenizer,
-                "m2m100": _m2m100_tokenizer}
+                "m2m100": _m2m100_tokenizer, "t5-v1_1": _t5_tokenizer, "mt5": _t5_tokenizer,
+                "bart-zh": _bart_zh_tokenizer}
     tokenizer = builders[family](folder)
     tokenizer.model_max_length = MAX_POSITIONS
     return tokenizer
@@ -238,11 +286,13 @@ def _config(family: str, tokenizer):
     """A tiny config of the family whose special ids agree with ``tokenizer``."""
     vocab_size = _vocab_size(family, tokenizer)
     pad, eos = tokenizer.pad_token_id, tokenizer.eos_token_id
-    if family == "t5":
-        return T5Config(vocab_size=vocab_size, d_model=D_MODEL, d_kv=D_MODEL // HEADS,
-                        num_heads=HEADS, d_ff=FFN, num_layers=LAYERS, num_decoder_layers=LAYERS,
-                        dropout_rate=0.0,
-                        pad_token_id=pad, eos_token_id=eos, decoder_start_token_id=pad)
+    if family in T5_HEADS:
+        heads, d_kv = T5_HEADS[family]
+        v1_1 = dict(feed_forward_proj="gated-gelu", tie_word_embeddings=False)
+        return (MT5Config if family == "mt5" else T5Config)(
+            vocab_size=vocab_size, d_model=D_MODEL, d_kv=d_kv, num_heads=heads, d_ff=FFN,
+            num_layers=LAYERS, num_decoder_layers=LAYERS, dropout_rate=0.0, pad_token_id=pad,
+            eos_token_id=eos, decoder_start_token_id=pad, **(v1_1 if family in UNTIED else {}))
     common = dict(vocab_size=vocab_size, d_model=D_MODEL, encoder_layers=LAYERS,
                   decoder_layers=LAYERS, encoder_attention_heads=HEADS,
                   decoder_attention_heads=HEADS, encoder_ffn_dim=FFN, decoder_ffn_dim=FFN,
@@ -252,7 +302,7 @@ def _config(family: str, tokenizer):
         # As in Helsinki-NLP/opus-mt-*: swish, scaled embeddings, decoding starts from <pad>.
         return MarianConfig(**common, activation_function="swish", scale_embedding=True,
                             decoder_start_token_id=pad, forced_eos_token_id=None)
-    if family == "bart":
+    if family in ("bart", "bart-zh"):
         return BartConfig(**common, bos_token_id=tokenizer.bos_token_id,
                           decoder_start_token_id=eos, forced_eos_token_id=None)
     return M2M100Config(**common, bos_token_id=tokenizer.bos_token_id, decoder_start_token_id=eos,
@@ -264,6 +314,9 @@ _MODEL_CLASSES: dict[str, type[PreTrainedModel]] = {
     "bart": BartForConditionalGeneration,
     "t5": T5ForConditionalGeneration,
     "m2m100": M2M100ForConditionalGeneration,
+    "t5-v1_1": T5ForConditionalGeneration,
+    "mt5": MT5ForConditionalGeneration,
+    "bart-zh": BartForConditionalGeneration,
 }
 
 
@@ -287,7 +340,7 @@ def _amplify_layers(model: PreTrainedModel, family: str) -> None:
         for name, module in model.named_modules():
             if isinstance(module, torch.nn.Linear) and module is not output:
                 leaf = name.rsplit(".", 1)[-1]
-                if leaf in {"fc1", "fc2", "wi", "wo"}:
+                if leaf in {"fc1", "fc2", "wi", "wo", "wi_0", "wi_1"}:
                     module.weight *= gains["ffn"]
                 elif leaf in {"q_proj", "k_proj", "q", "k"}:
                     module.weight *= gains["qk"]
@@ -308,15 +361,34 @@ def _discourage_eos(model: PreTrainedModel, eos_id: int) -> None:
         model.get_output_embeddings().weight[eos_id] *= EOS_SCALE
 
 
+def _untie(model: PreTrainedModel) -> None:
+    """Give the model its own ``lm_head`` (V, D), normal with std 1 as T5's init does for an
+    untied head, instead of the shared embedding table."""
+    weight = model.lm_head.weight
+    model.lm_head.weight = torch.nn.Parameter(torch.randn(weight.shape, dtype=weight.dtype))
+
+
+def _published_config(folder: Path) -> None:
+    """config.json as google/flan-t5-* and google/mt5-* publish it: ``tie_word_embeddings``
+    false, and no ``scale_decoder_outputs`` (transformers 5 derives it from the former)."""
+    path = folder / "config.json"
+    config = json.loads(path.read_text(encoding="utf-8"))
+    config["tie_word_embeddings"] = False
+    config.pop("scale_decoder_outputs", None)
+    _write_json(config, path)
+
+
 def _build(family: str, folder: Path, seed: int):
     """Train the tokenizer into ``folder`` and build the (unsaved) model: ``(model, tokenizer)``."""
-    if family not in FAMILIES:
-        raise ValueError(f"unknown family {family!r}; expected one of {FAMILIES}")
+    if family not in ALL_FAMILIES:
+        raise ValueError(f"unknown family {family!r}; expected one of {ALL_FAMILIES}")
     folder.mkdir(parents=True, exist_ok=True)
     tokenizer = _tokenizer(family, folder)
     config = _config(family, tokenizer)
     torch.manual_seed(seed)
     model = _MODEL_CLASSES[family](config).eval()
+    if family in UNTIED:
+        _untie(model)
     _amplify_layers(model, family)
     _discourage_eos(model, config.eos_token_id)
     model.generation_config = _generation_config(family, config, tokenizer)
@@ -334,6 +406,8 @@ def build_tiny(family: str, folder: Path, seed: int = 0) -> Path:
     model, tokenizer = _build(family, folder, seed)
     model.save_pretrained(folder)
     tokenizer.save_pretrained(folder)
+    if family in UNTIED:
+        _published_config(folder)
     return folder
 
 

@@ -1,9 +1,11 @@
 """Hugging Face encoder-decoder models through our step-through decoding, against Hugging
 Face's own forward pass and ``generate()``.
 
-Tiny random-weight Marian, BART, T5 and M2M100 models (``tests/hf_tiny.py``: config
-classes, tokenizers trained on a few sentences, ``save_pretrained``) are opened with
-``load_pretrained`` like any model; nothing is downloaded.
+Tiny random-weight Marian, BART, T5 and M2M100 models, and the further geometries T5 v1.1
+(H * d_kv != d_model, gated-gelu, untied lm_head), mT5 and BART with a byte-level BPE trained
+on Chinese (``tests/hf_tiny.py``: config classes, tokenizers trained on a few sentences,
+``save_pretrained``) are opened with ``load_pretrained`` like any model; nothing is
+downloaded.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from contextlib import contextmanager, nullcontext
 import numpy as np
 import pytest
 import torch
-from hf_tiny import FAMILIES, tiny_folder
+from hf_tiny import ALL_FAMILIES, T5_HEADS, UNTIED, tiny_folder
 
 from model import InputError, head_internals, load_pretrained
 from model.analysis.internals import embedding_parts
@@ -24,7 +26,7 @@ SENTENCES = ("Why do we work?", "My mother is a doctor.", "I like to read books 
 ATOL = 1e-5
 
 
-@pytest.fixture(scope="module", params=FAMILIES)
+@pytest.fixture(scope="module", params=ALL_FAMILIES)
 def family(request):
     return request.param
 
@@ -165,15 +167,35 @@ def test_head_internals_equal_the_models_weights(tiny):
     trace = tr.generate(SENTENCES[1], max_new_tokens=8)
     maps = dict(encoder=trace.encoder_attentions, decoder=trace.decoder_attentions,
                 cross=trace.cross_attentions)
+    Dh = tr.config.head_dim
     for kind in ATTENTION_KINDS:
         for layer in range(maps[kind].shape[0]):
             for head in range(maps[kind].shape[1]):
                 hi = head_internals(tr, trace, kind, layer, head)
+                assert hi.d_k == Dh and hi.q.shape[1] == hi.k.shape[1] == hi.v.shape[1] == Dh
+                assert hi.w_q.shape == (tr.config.d_model, Dh)
                 np.testing.assert_allclose(hi.weights, maps[kind][layer, head], atol=ATOL)
                 np.testing.assert_allclose(hi.output, hi.weights @ hi.v, atol=ATOL)
                 want = hi.raw_scores * hi.scaling + (
                     0 if hi.position_bias is None else hi.position_bias)
                 np.testing.assert_allclose(hi.scaled_scores, want, atol=ATOL)
+
+
+def test_the_config_has_the_models_geometry(tiny, family):
+    """Our config carries the Hugging Face model's own per-head width (T5's d_kv, so
+    H * Dh != D for T5 v1.1 and mT5) and head count, the query projection is (H * Dh, D),
+    and an untied lm_head stays apart from the embedding table."""
+    tr, hf, _ = tiny
+    c, hc = tr.config, hf.config
+    module, names = tr.model.attention("encoder", 0)
+    assert getattr(module, names[0]).weight.shape == (c.nhead * c.head_dim, c.d_model)
+    if family in T5_HEADS:
+        assert (c.nhead, c.head_dim) == T5_HEADS[family] == (hc.num_heads, hc.d_kv)
+    else:
+        assert (c.nhead, c.head_dim) == (hc.encoder_attention_heads,
+                                         hc.d_model // hc.encoder_attention_heads)
+    untied = hf.get_output_embeddings().weight is not hf.get_input_embeddings().weight
+    assert untied == (family in UNTIED)
 
 
 def test_hooks_are_removed_and_scoped_to_the_request(tiny):

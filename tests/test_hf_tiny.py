@@ -18,17 +18,23 @@ MODEL_CLASSES = {
     "bart": "BartForConditionalGeneration",
     "t5": "T5ForConditionalGeneration",
     "m2m100": "M2M100ForConditionalGeneration",
+    "t5-v1_1": "T5ForConditionalGeneration",
+    "mt5": "MT5ForConditionalGeneration",
+    "bart-zh": "BartForConditionalGeneration",
 }
 TOKENIZER_CLASSES = {
     "marian": "MarianTokenizer",
     "bart": "RobertaTokenizer",  # transformers 5: BartTokenizer is an alias of it
     "t5": "T5Tokenizer",
     "m2m100": "M2M100Tokenizer",
+    "t5-v1_1": "T5Tokenizer",
+    "mt5": "T5Tokenizer",  # transformers 5 maps mt5 to T5Tokenizer
+    "bart-zh": "RobertaTokenizer",
 }
 SENTENCE = "Where is the bus station?"
 
 
-@pytest.fixture(scope="module", params=hf_tiny.FAMILIES)
+@pytest.fixture(scope="module", params=hf_tiny.ALL_FAMILIES)
 def family(request) -> str:
     """Each model family in turn."""
     return request.param
@@ -66,10 +72,10 @@ def test_special_ids_agree_with_the_tokenizer(family, loaded):
     config = model.config
     assert config.pad_token_id == tokenizer.pad_token_id
     assert config.eos_token_id == tokenizer.eos_token_id
-    start = {"marian": config.pad_token_id, "t5": config.pad_token_id}.get(family,
-                                                                           config.eos_token_id)
+    pad_start = family == "marian" or family in hf_tiny.T5_HEADS
+    start = config.pad_token_id if pad_start else config.eos_token_id
     assert config.decoder_start_token_id == start
-    if family in ("bart", "m2m100"):
+    if family in ("bart", "bart-zh", "m2m100"):
         assert config.bos_token_id == tokenizer.bos_token_id
     # Every id the tokenizer can produce has an embedding row.
     ids = tokenizer(SENTENCE).input_ids + [tokenizer.pad_token_id]
@@ -100,6 +106,37 @@ def test_tokenizer_round_trip(family, loaded):
     target = tokenizer(text_target="公共汽车站在哪里？").input_ids
     assert target[-1] == tokenizer.eos_token_id
     assert tokenizer.unk_token_id not in target
+
+
+def test_geometries_are_the_published_shapes(family, loaded):
+    """T5 v1.1 and mT5: H * d_kv != d_model, a gated feed-forward (wi_0, wi_1), an lm_head
+    of its own and config.json's tie_word_embeddings false (as google/flan-t5-* and
+    google/mt5-*); the others tie the output layer to the embeddings."""
+    folder, model, _ = loaded
+    config = model.config
+    saved = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    untied = family in hf_tiny.UNTIED
+    assert (model.get_output_embeddings().weight is model.get_input_embeddings().weight) \
+        != untied
+    assert (saved.get("tie_word_embeddings") is False) == untied
+    if family in hf_tiny.T5_HEADS:
+        assert (config.num_heads, config.d_kv) == hf_tiny.T5_HEADS[family]
+        assert (config.num_heads * config.d_kv != config.d_model) == untied
+        ffn = model.encoder.block[0].layer[1].DenseReluDense
+        assert hasattr(ffn, "wi_0") == hasattr(ffn, "wi_1") == untied == config.is_gated_act
+
+
+def test_bart_zh_targets_are_byte_level_pieces_of_characters(tmp_path_factory):
+    """The bart-zh tokenizer, trained on Chinese only with few merges, splits most Chinese
+    characters into byte-level pieces that are not whole characters."""
+    tokenizer = AutoTokenizer.from_pretrained(hf_tiny.tiny_folder("bart-zh", tmp_path_factory),
+                                              local_files_only=True)
+    text = "公共汽车站在哪里？"
+    pieces = tokenizer.tokenize(text)
+    partial = [p for p in pieces  # bytes that are no whole character decode to U+FFFD
+               if "\ufffd" in tokenizer.convert_tokens_to_string([p])]
+    assert len(partial) > len(pieces) // 2
+    assert tokenizer.convert_tokens_to_string(pieces) == text
 
 
 def test_m2m100_language_codes(tmp_path_factory):

@@ -176,7 +176,8 @@ def load_hf(folder: str | Path, load_pickle_weights: bool = False) -> HFTranslat
 
     Raises:
         CheckpointError: see ``_check_folder``; a config, tokenizer or weights file that
-            transformers cannot read (the message says which).
+            transformers cannot read (the message says which); weights lacking tensors the
+            config describes (transformers would initialise them at random).
     """
     from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
 
@@ -189,14 +190,20 @@ def load_hf(folder: str | Path, load_pickle_weights: bool = False) -> HFTranslat
         raise CheckpointError(f"{folder.name}: the tokenizer files cannot be read "
                               f"({_short(str(exc), 200)})") from exc
     try:
-        hf = AutoModelForSeq2SeqLM.from_pretrained(folder, local_files_only=True,
-                                                   trust_remote_code=False,
-                                                   attn_implementation="eager",
-                                                   use_safetensors=not load_pickle_weights or None,
-                                                   dtype=torch.float32)
+        hf, info = AutoModelForSeq2SeqLM.from_pretrained(
+            folder, local_files_only=True, trust_remote_code=False, attn_implementation="eager",
+            use_safetensors=not load_pickle_weights or None, dtype=torch.float32,
+            output_loading_info=True)
     except Exception as exc:  # a damaged or mismatched weights file, a bad config
         raise CheckpointError(f"{folder.name}: the model cannot be loaded "
                               f"({_short(str(exc), 200)})") from exc
+    missing = sorted(info.get("missing_keys") or ())  # tied and optional ones left out
+    if missing:
+        raise CheckpointError(
+            f"{folder.name}: the weights lack {len(missing)} tensor(s) that config.json "
+            f"describes (e.g. {_short(missing[0], 80)}); transformers would fill them with "
+            "random numbers. Does config.json belong to these weights (e.g. "
+            "feed_forward_proj, d_kv, the layer counts)?")
     hf.eval()
     if not hf.config.is_encoder_decoder:
         raise CheckpointError(f"{folder.name} is not an encoder-decoder model")
