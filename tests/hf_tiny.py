@@ -370,11 +370,13 @@ def _untie(model: PreTrainedModel) -> None:
 
 def _published_config(folder: Path) -> None:
     """config.json as google/flan-t5-* and google/mt5-* publish it: ``tie_word_embeddings``
-    false, and no ``scale_decoder_outputs`` (transformers 5 derives it from the former)."""
+    false, and none of ``scale_decoder_outputs``, ``is_gated_act``, ``dense_act_fn`` (which
+    transformers 5 derives from ``tie_word_embeddings`` and ``feed_forward_proj``)."""
     path = folder / "config.json"
     config = json.loads(path.read_text(encoding="utf-8"))
     config["tie_word_embeddings"] = False
-    config.pop("scale_decoder_outputs", None)
+    for derived in ("scale_decoder_outputs", "is_gated_act", "dense_act_fn"):
+        config.pop(derived, None)
     _write_json(config, path)
 
 

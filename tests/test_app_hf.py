@@ -1,6 +1,8 @@
 """The app with Hugging Face models: tiny random-weight Marian, BART, T5 and M2M100 folders
 (``tests/hf_tiny.py``) opened by their path and from the Hugging Face cache layout, every
-tab drawn in English and in Chinese, and the folders that must be refused."""
+tab drawn in English and in Chinese; the further geometries (T5 v1.1 and mT5 with
+H * d_kv != d_model, BART with byte-level Chinese) drawn in English; and the folders that
+must be refused, a broken config.json among them."""
 
 from __future__ import annotations
 
@@ -9,7 +11,14 @@ import shutil
 
 import pytest
 from apptest_helpers import charts, enter, run_app
-from hf_tiny import FAMILIES, pickle_only_folder, remote_code_folder, tiny_folder, to_hf_cache
+from hf_tiny import (
+    FAMILIES,
+    GEOMETRIES,
+    pickle_only_folder,
+    remote_code_folder,
+    tiny_folder,
+    to_hf_cache,
+)
 
 from model import load_pretrained
 from ui.i18n import VIEWS
@@ -59,6 +68,44 @@ def test_every_tab_draws(family, lang, tmp_path_factory):
     assert not at.exception and not at.error
     at.radio(key="strategy").set_value("sampling").run()
     assert not at.exception and not at.error
+
+
+@pytest.mark.parametrize("family", GEOMETRIES)
+def test_the_published_geometries_draw_every_tab(family, tmp_path_factory):
+    """T5 v1.1 / Flan-T5 and mT5 shapes (per-head width d_kv with H * d_kv != d_model, gated
+    feed-forward, untied lm_head) and BART with byte-level Chinese pieces open and draw
+    every tab; inside one head shows Q, K, V and d_k at the model's own per-head width."""
+    folder = tiny_folder(family, tmp_path_factory)
+    at = open_folder(run_app(), folder)
+    enter(at, SENTENCE)
+    for view in VIEWS:
+        at.session_state["view"] = view
+        at.run()
+        assert not at.exception, (view, at.exception)
+        assert not at.error, (view, [e.value for e in at.error])
+        assert charts(at), view
+    at.session_state["view"] = "inside"
+    at.run()
+    c = load_pretrained(folder).config
+    texts = [el.value for kind in ("markdown", "caption") for el in getattr(at, kind)]
+    assert any(f"d_model = {c.d_model}" in x and f"d_k = {c.head_dim}" in x
+               for x in texts), texts
+    titles = _titles(at)
+    assert f"× {c.head_dim})" in titles  # Q, K, V and Z are (tokens × d_k)
+    assert (f"× {c.d_model // c.nhead})" in titles) == (c.head_dim == c.d_model // c.nhead)
+
+
+def test_a_broken_config_is_named_in_the_sidebar(tmp_path, tmp_path_factory):
+    """A Flan-T5-shaped folder whose config.json lacks d_kv (transformers would quietly
+    use 64) is refused in the sidebar with the field named; no traceback, no figures."""
+    folder = shutil.copytree(tiny_folder("t5-v1_1", tmp_path_factory), tmp_path / "flan")
+    config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    del config["d_kv"]
+    (folder / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    at = open_folder(run_app(), folder)
+    (error,) = at.sidebar.error
+    assert "d_kv" in error.value.replace("\\", "")  # the message is Markdown-escaped
+    assert not charts(at)
 
 
 def test_multilingual_model_has_language_pickers(tmp_path_factory):

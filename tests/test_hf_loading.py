@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import warnings
 
 import numpy as np
 import pytest
@@ -128,6 +129,18 @@ def test_hostile_input_gets_input_error_or_a_trace(family, tmp_path_factory):
             assert str(exc)
         else:
             assert trace.encoder_attentions.shape[-1] == len(trace.src_tokens)
+
+
+def test_the_marian_model_opens_and_decodes_without_a_warning(tmp_path_factory):
+    """sacremoses is installed (requirements.txt), so MarianTokenizer normalises punctuation
+    instead of warning "Recommended: pip install sacremoses" at every load; nothing else
+    warns either."""
+    folder = tiny_folder("marian", tmp_path_factory)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tr = load_pretrained(folder)
+        trace = tr.generate("Why do we work?", max_new_tokens=3)
+    assert trace.tgt_tokens[0] == tr.target.vocab.itos[tr.config.bos_id]
 
 
 def test_positional_experiments_are_refused_for_hugging_face_models(tmp_path_factory):

@@ -25,7 +25,8 @@ num_decoder_layers          ``decoder_layers`` / ``num_decoder_layers`` (else nu
 dim_feedforward (F)         ``encoder_ffn_dim`` (and ``decoder_ffn_dim``) / ``d_ff``
 max_len                     ``max_position_embeddings`` / none (relative positions)
 activation                  ``activation_function`` / ``feed_forward_proj`` (``relu``,
-                            ``gated-gelu``: T5 v1.1 and mT5's gated feed-forward)
+                            ``gated-gelu``: T5 v1.1 and mT5's gated feed-forward; a saved
+                            ``dense_act_fn`` / ``is_gated_act`` overrides what it implies)
 special ids                 ``pad_token_id``, ``eos_token_id``, ``decoder_start_token_id``
                             (else the pad id), ``unk_token_id`` (else the pad id)
 ==========================  ===========================================================
@@ -146,6 +147,16 @@ def config_fields(data: dict, where: str) -> dict:
         match = _ACTIVATION.fullmatch(proj) if isinstance(proj, str) else None
         _check_activation(where, "feed_forward_proj", proj, match and match.group(2))
         out["gated"] = bool(match.group(1))
+        # transformers derives these two from feed_forward_proj, but a saved value wins
+        act = data.get("dense_act_fn")
+        if act is not None:
+            _check_activation(where, "dense_act_fn", act, act if isinstance(act, str) else None)
+        gated = data.get("is_gated_act")
+        if gated is not None:
+            if not isinstance(gated, bool):
+                raise CheckpointError(f"{where}: is_gated_act must be true or false, got "
+                                      f"{_short(gated, 30)}")
+            out["gated"] = gated
     else:
         if out["decoder_heads"] != out["nhead"]:
             raise CheckpointError(

@@ -195,6 +195,10 @@ def load_hf(folder: str | Path, load_pickle_weights: bool = False) -> HFTranslat
             use_safetensors=not load_pickle_weights or None, dtype=torch.float32,
             output_loading_info=True)
     except Exception as exc:  # a damaged or mismatched weights file, a bad config
+        if "ignore_mismatched_sizes" in str(exc):  # transformers logs which tensors
+            raise CheckpointError(
+                f"{folder.name}: the weights' shapes do not match config.json (its d_model, "
+                "heads, head width, feed-forward width or vocab_size)") from exc
         raise CheckpointError(f"{folder.name}: the model cannot be loaded "
                               f"({_short(str(exc), 200)})") from exc
     missing = sorted(info.get("missing_keys") or ())  # tied and optional ones left out
