@@ -13,13 +13,16 @@ unused pieces to the published size), and then, in a fresh process:
 
 * opens the folder with ``model.load_pretrained`` (the app's loader: the checks of
   ``hf_load``, ``AutoModelForSeq2SeqLM`` with eager attention, the tokenizer): load time;
-* steps through one fixed English sentence in the app's code path,
+* steps through one fixed English sentence (the longest start of ``SOURCE`` that the
+  model's tokenizer makes at most 20 ids of, special tokens included) in the app's code path,
   ``translator.generate(text, max_new_tokens=20)`` (greedy, the key/value cache, every
-  layer's and head's maps, the full distribution and top-10 at every step); the saved
-  generation config bans ``</s>`` (``bad_words_ids``), which the app applies as
-  ``generate()`` does, so every run makes exactly 20 steps: ms per step = call / 20;
-* ``hf.generate(...)`` on the same source ids with the same generation config, returning the
-  attentions and scores (``output_attentions=True, output_scores=True``): ms per token;
+  layer's and head's maps, the full distribution and top-10 at every step); a forward hook
+  on the output layer sets the ``</s>`` logit to -inf for both decodings (``ban_eos``), so
+  every run makes exactly 20 steps: ms per step = call / 20. (A generation config's
+  ``bad_words_ids`` cannot do it: ``generate()`` drops ``</s>`` from that list);
+* ``hf.generate(...)`` on the same source ids with the same (greedy) generation config,
+  returning the attentions and scores (``output_attentions=True, output_scores=True``):
+  ms per token;
 * memory: the process's resident set after loading (``VmRSS``) and its peak (``VmHWM``),
   from ``/proc/self/status``, in MiB.
 
@@ -54,6 +57,7 @@ sys.path.insert(0, str(ROOT))  # run as a script from anywhere
 sys.path.insert(1, str(ROOT / "tests"))  # hf_tiny: the small offline tokenizers
 
 NEW_TOKENS = 20  # N: steps each decoding makes
+SOURCE_TOKENS = 20  # the source: the longest start of SOURCE that is at most this many ids
 SOURCE = "My mother is a doctor, and she likes to read books at night in the small house."
 
 # repo -> (model_type, the tiny tokenizer family of tests/hf_tiny.py, config.json values)
@@ -153,10 +157,10 @@ def build(repo: str, folder: Path) -> dict:
         weight = hf.lm_head.weight
         hf.lm_head.weight = torch.nn.Parameter(torch.randn(weight.shape) * 0.05)
     eos = values["eos_token_id"]
-    hf.generation_config = GenerationConfig(  # greedy; </s> banned: always N steps
+    hf.generation_config = GenerationConfig(  # plain greedy search
         decoder_start_token_id=values["decoder_start_token_id"], eos_token_id=eos,
         pad_token_id=values["pad_token_id"], bos_token_id=values.get("bos_token_id"),
-        bad_words_ids=[[eos]], num_beams=1, do_sample=False, max_length=NEW_TOKENS + 1)
+        num_beams=1, do_sample=False, max_length=NEW_TOKENS + 1)
     folder.mkdir(parents=True, exist_ok=True)
     hf.save_pretrained(folder)
     if values.get("tie_word_embeddings") is False:  # as the published config.json has it
@@ -172,6 +176,18 @@ def build(repo: str, folder: Path) -> dict:
             "build_s": time.perf_counter() - t0}
 
 
+def ban_eos(hf, eos: int):
+    """A forward hook on ``hf``'s output layer that sets the ``</s>`` logit (column ``eos``
+    of the (B, T, V) logits) to -inf, seen alike by our decoding and by ``generate()``;
+    returns its handle."""
+    def hook(module, args, logits):
+        logits = logits.clone()
+        logits[..., eos] = float("-inf")
+        return logits
+
+    return hf.get_output_embeddings().register_forward_hook(hook)
+
+
 def measure(folder: Path, repeat: int) -> dict:
     """Open ``folder`` with ``load_pretrained`` and time our step-through against
     ``generate()``, one torch thread; returns the figures (ms, MiB, s)."""
@@ -185,10 +201,13 @@ def measure(folder: Path, repeat: int) -> dict:
     load_s = time.perf_counter() - t0
     rss_loaded = _status_mib("VmRSS")
     hf = tr.model.hf
-    src = torch.from_numpy(tr.source(SOURCE).ids)[None]  # (1, S)
+    words = SOURCE.split()
+    text = next(" ".join(words[:n]) for n in range(len(words), 0, -1)
+                if len(tr.source(" ".join(words[:n])).ids) <= SOURCE_TOKENS)
+    src = torch.from_numpy(tr.source(text).ids)[None]  # (1, S)
 
     def ours():
-        return tr.generate(SOURCE, max_new_tokens=NEW_TOKENS)
+        return tr.generate(text, max_new_tokens=NEW_TOKENS)
 
     def theirs():
         with torch.inference_mode():
@@ -196,6 +215,7 @@ def measure(folder: Path, repeat: int) -> dict:
                                max_length=None, output_attentions=True, output_scores=True,
                                return_dict_in_generate=True)
 
+    ban_eos(hf, tr.config.eos_id)
     trace, gen = ours(), theirs()
     same = tr.target.vocab.encode(trace.tgt_tokens) == gen.sequences[0].tolist()
     times: dict[str, list[float]] = {"ours": [], "generate": []}
@@ -208,7 +228,7 @@ def measure(folder: Path, repeat: int) -> dict:
             "ours_ms_per_step": statistics.median(times["ours"]) / NEW_TOKENS,
             "generate_ms_per_token": statistics.median(times["generate"]) / NEW_TOKENS,
             "steps": len(trace.steps), "generate_tokens": gen.sequences.size(1) - 1,
-            "same_tokens": same, "source_tokens": int(src.size(1)),
+            "same_tokens": same, "source_tokens": int(src.size(1)), "source": text,
             "head_dim": tr.config.head_dim, "nhead": tr.config.nhead,
             "d_model": tr.config.d_model}
 
@@ -224,13 +244,15 @@ def _child(stage: str, repo: str, folder: Path, repeat: int) -> dict:
 
 def table(rows: dict[str, dict]) -> str:
     """The figures as a Markdown table."""
-    lines = ["| model (published shape) | parameters | H x Dh / D | load s | RSS after load MiB "
-             "| peak RSS MiB | ours ms / step | generate() ms / token | ours / generate() "
-             "| same tokens |", "|---|---:|---|---:|---:|---:|---:|---:|---:|---|"]
+    lines = ["| model (published shape) | parameters | H x Dh / D | source ids | load s "
+             "| RSS after load MiB | peak RSS MiB | ours ms / step | generate() ms / token "
+             "| ours / generate() | same tokens |",
+             "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---|"]
     for repo, r in rows.items():
         lines.append(
             f"| {repo} | {r['parameters'] / 1e6:.1f} M | {r['nhead']} x {r['head_dim']} / "
-            f"{r['d_model']} | {r['load_s']:.2f} | {r['rss_loaded_mib']:.0f} | "
+            f"{r['d_model']} | {r['source_tokens']} | {r['load_s']:.2f} | "
+            f"{r['rss_loaded_mib']:.0f} | "
             f"{r['peak_rss_mib']:.0f} | {r['ours_ms_per_step']:.1f} | "
             f"{r['generate_ms_per_token']:.1f} | "
             f"{r['ours_ms_per_step'] / r['generate_ms_per_token']:.2f} | "
@@ -264,8 +286,9 @@ def main() -> None:
             rows[repo] = {**built, **_child("measure", repo, folder, args.repeat)}
             shutil.rmtree(folder, ignore_errors=True)
         print(f"{repo}: {json.dumps(rows[repo])}", flush=True)
-    print(f"\nmedian of {args.repeat} after 1 warm-up, 1 torch thread; source "
-          f"{SOURCE!r}; {NEW_TOKENS} steps, greedy, </s> banned\n")
+    print(f"\nmedian of {args.repeat} after 1 warm-up, 1 torch thread; source: the longest "
+          f"start of {SOURCE!r} of at most {SOURCE_TOKENS} ids; {NEW_TOKENS} steps, greedy, "
+          "</s> banned\n")
     print(table(rows))
     from benchmarks.hf_step import cpu_name
 
