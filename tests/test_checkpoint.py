@@ -95,3 +95,36 @@ def test_float16_weights_load_as_float32_parameters(tmp_path, tiny_model):
     for k, v in half.state_dict().items():
         assert model.state_dict()[k].dtype == torch.float32, k
         assert torch.equal(model.state_dict()[k], v.float()), k
+
+
+def test_a_model_with_its_own_head_width_round_trips(tmp_path):
+    """Our Transformer with head_dim != d_model / nhead saves and loads (config.json records
+    head_dim), and head_internals equals its attention maps."""
+    from model.core.config import TransformerConfig
+    from model.core.transformer import Transformer
+
+    config = TransformerConfig(src_vocab_size=20, tgt_vocab_size=24, d_model=32, nhead=4,
+                               head_dim=6, num_encoder_layers=1, num_decoder_layers=1,
+                               dim_feedforward=64, max_len=16)
+    torch.manual_seed(0)
+    model = Transformer(config)
+    src = Vocab([*SPECIALS, *[f"w{i}" for i in range(16)]])
+    tgt = Vocab([*SPECIALS, *[chr(0x4E00 + i) for i in range(20)]])
+    save_checkpoint(tmp_path / "m", model, src, tgt, {"task": "none", "seed": 0})
+    assert json.loads((tmp_path / "m" / "config.json").read_text())["head_dim"] == 6
+    loaded = load_checkpoint(tmp_path / "m").model
+    assert loaded.config == config
+    assert loaded.encoder_layers[0].self_attn.q_proj.weight.shape == (24, 32)
+    for k, v in model.state_dict().items():
+        assert torch.equal(loaded.state_dict()[k], v), k
+    from model import head_internals
+
+    tr = load_pretrained(tmp_path / "m")
+    trace = tr.generate("w1 w2 w3", max_new_tokens=4)
+    for kind, maps in (("encoder", trace.encoder_attentions),
+                       ("cross", trace.cross_attentions)):
+        for head in range(4):
+            hi = head_internals(tr, trace, kind, 0, head)
+            assert hi.d_k == 6 and hi.q.shape[1] == 6
+            torch.testing.assert_close(torch.from_numpy(hi.weights),
+                                       torch.from_numpy(maps[0, head]), atol=1e-6, rtol=0)

@@ -149,3 +149,45 @@ def test_decoder_layer_equals_torch_transformer_decoder_layer(norm_first):
     out = ours(x, memory, subsequent_mask(4), mkpm)
     ref_out = ref(x, memory, tgt_mask=subsequent_mask(4), memory_key_padding_mask=mkpm)
     torch.testing.assert_close(out.output, ref_out, atol=1e-5, rtol=0)
+
+
+def test_attention_with_its_own_head_width_is_each_head_by_hand():
+    """An explicit head_dim (T5 v1.1's d_kv: H * Dh != D) gives D -> H * Dh projections and
+    an H * Dh -> D output; each head is softmax(Q_h K_h^T / sqrt(Dh)) V_h on its slice and the
+    output is the heads' concatenation times W_O (Vaswani et al., 2017, section 3.2.2)."""
+    torch.manual_seed(2)
+    D, H, Dh = 32, 4, 6
+    mha = MultiHeadAttention(D, H, head_dim=Dh).eval()
+    assert mha.q_proj.weight.shape == (H * Dh, D) and mha.out_proj.weight.shape == (D, H * Dh)
+    q, kv = torch.randn(2, 5, D), torch.randn(2, 7, D)
+    kpm = torch.zeros(2, 7, dtype=torch.bool)
+    kpm[1, 4:] = True
+    a = mha(q, kv, kv, key_padding_mask=kpm, return_scores=True)
+    heads = []
+    for h in range(H):
+        cols = slice(h * Dh, (h + 1) * Dh)
+        s = mha.q_proj(q)[..., cols] @ mha.k_proj(kv)[..., cols].transpose(-2, -1) / math.sqrt(Dh)
+        w = s.masked_fill(kpm[:, None, :], float("-inf")).softmax(-1)
+        torch.testing.assert_close(a.weights[:, h], w, atol=1e-6, rtol=0)
+        heads.append(w @ mha.v_proj(kv)[..., cols])
+    torch.testing.assert_close(a.output, mha.out_proj(torch.cat(heads, -1)), atol=1e-5,
+                               rtol=0)
+    assert a.context.shape == (2, H, 5, Dh)
+
+
+def test_config_head_dim_defaults_to_d_model_over_nhead():
+    """Our models leave head_dim out (None -> D / H, which must divide); a given head_dim
+    need not divide D; zero or negative widths are refused."""
+    from model.core.config import TransformerConfig
+
+    ours = TransformerConfig(src_vocab_size=10, tgt_vocab_size=10, d_model=32, nhead=4)
+    assert ours.head_dim == 8 and ours.inner_dim == 32
+    assert ours == TransformerConfig.from_dict(ours.to_dict())
+    t5 = TransformerConfig(src_vocab_size=10, tgt_vocab_size=10, d_model=32, nhead=6,
+                           head_dim=8)
+    assert (t5.head_dim, t5.inner_dim) == (8, 48)
+    with pytest.raises(ValueError, match="multiple of nhead"):
+        TransformerConfig(src_vocab_size=10, tgt_vocab_size=10, d_model=32, nhead=6)
+    with pytest.raises(ValueError, match="head_dim"):
+        TransformerConfig(src_vocab_size=10, tgt_vocab_size=10, d_model=32, nhead=4,
+                          head_dim=0)
