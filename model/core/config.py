@@ -68,8 +68,12 @@ class TransformerConfig:
         return self.nhead * self.head_dim
 
     def to_dict(self) -> dict:
-        """The fields as a JSON-serialisable dict (what ``config.json`` holds)."""
-        return asdict(self)
+        """The fields as a JSON-serialisable dict (what ``config.json`` holds); ``head_dim``
+        only when it is not d_model / nhead, so our models' configs stay as they were."""
+        data = asdict(self)
+        if self.nhead * self.head_dim == self.d_model:
+            data.pop("head_dim")
+        return data
 
     @classmethod
     def from_dict(cls, data: dict) -> TransformerConfig:

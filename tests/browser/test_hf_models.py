@@ -14,11 +14,12 @@ asserted about what the random weights translate to.
 
 from __future__ import annotations
 
+import re
 from contextlib import ExitStack
 
 import pytest
 
-from benchmarks.harness import CJK, chart, streamlit_server
+from benchmarks.harness import CJK, chart, streamlit_server, tick_labels
 from model import load_pretrained
 from tests.browser.test_browser import ATTENTION_TABS, PE
 from tests.hf_tiny import tiny_folder, to_hf_cache
@@ -54,8 +55,10 @@ Z_JS = """
 
 @pytest.fixture(scope="module")
 def folders(tmp_path_factory) -> dict:
-    """The tiny T5, Marian and BART folders (built once per test session)."""
-    return {family: tiny_folder(family, tmp_path_factory) for family in ("t5", "marian", "bart")}
+    """The tiny T5, Marian, BART and Chinese byte-level BART folders (built once per test
+    session)."""
+    return {family: tiny_folder(family, tmp_path_factory)
+            for family in ("t5", "marian", "bart", "bart-zh")}
 
 
 @pytest.fixture(scope="module")
@@ -210,6 +213,49 @@ def test_bart_folder_by_path_decodes_and_steps(app, folders, source_labels):
                             rows={"title": cross, "n": total - 1})
     assert snap["slider"]["value"] == total - 1
     app.screenshot("hf-bart-folder")
+
+
+# What a raw tokenizer piece shows and a reader's label never does: SentencePiece's word
+# start, and GPT-2's byte alphabet (bytes 0x80-0xff drawn as Latin-1 and Latin Extended-A
+# letters: 今 is "ä»Ĭ").
+RAW_PIECE = re.compile("[\u2581\u00a1-\u017f]")
+
+
+def open_folder(app, folder) -> None:
+    app.select("Model", FOLDER_OPTION, charts=0)
+    box = app.page.get_by_role("textbox", name="Model folder", exact=True)
+
+    def type_path():
+        box.fill(str(folder))
+        box.press("Enter")
+
+    app.act(type_path, stepOf="Step 1 of ", titles=["Step 1, layer"])
+
+
+@pytest.mark.parametrize("family", ["bart-zh", "marian"])
+def test_target_tokens_read_as_text_on_every_axis(app, folders, source_labels, family):
+    """At the last step, every view's axes and the step panel show the decoder inputs as
+    the model's labels (``Target.labels``, equal to the tokenizer's own text of each token:
+    tests/test_hf.py): Chinese characters, bytes of a partial character as ⟨e4 bb⟩, never
+    a raw piece (``▁`` or byte-level letters)."""
+    trace = load_pretrained(folders[family]).generate(SENTENCE)
+    if family == "marian":
+        pick_hub_model(app, "marian", source_labels["marian"])
+    else:
+        open_folder(app, folders[family])
+        app.enter_sentence(SENTENCE, stepOf="Step 1 of ", titles=["Step 1, layer"])
+    assert any(RAW_PIECE.search(tok) for tok in trace.tgt_tokens), trace.tgt_tokens  # raw
+    total = len(trace.steps)
+    snap = app.click_button("Last", step=f"Step {total} of {total}")
+    assert snap["decoderInput"] == list(trace.decoder_input_labels)
+    seen = set(snap["decoderInput"])
+    for name, _ in app.each_view():
+        labels = tick_labels(app.snapshot())
+        seen |= labels
+        raw = sorted(x for x in labels if RAW_PIECE.search(x))
+        assert not raw, (name, raw)
+    assert set(trace.decoder_input_labels) <= seen  # the decoder side was drawn
+    app.screenshot(f"hf-{family}-labels")
 
 
 def test_t5_bias_head_survives_a_language_switch(app, source_labels):
