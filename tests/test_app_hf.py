@@ -184,3 +184,18 @@ def test_t5_task_prefix_is_put_before_the_sentence(tmp_path, tmp_path_factory):
     assert any(c.endswith(split) for c in captions), (split, captions)
     enter(at, "   ")
     assert any("empty" in i.value for i in at.info)
+
+
+@pytest.mark.parametrize("kind", ["encoder", "cross"])
+def test_t5_inside_one_head_says_its_scores_are_not_scaled(kind, tmp_path_factory):
+    """T5 does not divide Q Kᵀ by √d_k: Inside one head writes no √d_k for a T5 model, in
+    self-attention (which adds the position bias B) nor in cross-attention (no bias)."""
+    at = open_folder(run_app(), tiny_folder("t5", tmp_path_factory))
+    enter(at, SENTENCE)
+    at.session_state["view"] = "inside"
+    at.run()
+    at.selectbox(key="ih_kind").select(kind).run()
+    assert not at.exception
+    formulas = [el.value for el in at.latex]
+    assert formulas and not any("sqrt" in f for f in formulas), formulas
+    assert any(("B_{h}" in f) == (kind == "encoder") for f in formulas if "S_{ij}" in f)

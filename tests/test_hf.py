@@ -363,3 +363,22 @@ def test_target_labels_read_as_the_tokenizers_own_text(tiny):
     assert trace.tgt_labels == tr.target.labels(trace.tgt_ids)
     assert trace.steps[0].top_labels == tr.target.labels(trace.steps[0].top_ids)
     assert trace.beam.steps[0][0].label == tr.target.labels([trace.beam.steps[0][0].token_id])[0]
+
+
+def test_bad_words_of_the_generation_config_ban_as_generate_does(tiny):
+    """``bad_words_ids`` of one token are banned as ``generate()`` bans them, ``</s>``
+    excepted (transformers never bans it this way): the outputs agree token for token."""
+    tr, hf, _ = tiny
+    c, gen = tr.config, hf.generation_config
+    plain = tr.generate(SENTENCES[0], max_new_tokens=8)
+    first = int(plain.tgt_ids[1])  # the first token greedy decoding chooses
+    saved = gen.bad_words_ids
+    try:
+        gen.bad_words_ids = [[c.eos_id], [first]]
+        trace = tr.generate(SENTENCES[0], max_new_tokens=8)
+        out = _generate(hf, _src(tr, SENTENCES[0]), num_beams=1, max_new_tokens=8)
+    finally:
+        gen.bad_words_ids = saved
+    assert first not in trace.tgt_ids[1:].tolist() or trace.steps[0].forced
+    assert trace.tgt_ids.tolist() == [c.bos_id, *_strip(out.sequences[0, 1:].tolist(),
+                                                         c.eos_id, -1)]

@@ -73,8 +73,14 @@ def inside_head_view(translator: Translator, trace: DecodeTrace, k: int, key: tu
     sl = (slice(0, nq), slice(0, nk))
     raw, scaled, mask = hi.raw_scores[sl], hi.scaled_scores[sl], hi.mask[sl]
     weights, out = hi.weights[sl], hi.output[:nq]
-    t5 = hi.position_bias is not None  # T5: Q K^T + B, not divided by sqrt(d_k)
-    scaled_name = "q·k + b" if t5 else "q·k / √d_k"
+    t5 = hi.scaling == 1.0  # T5 does not divide by sqrt(d_k); its self-attention adds B
+    biased = hi.position_bias is not None
+    scaled_name = "q·k + b" if biased else "q·k" if t5 else "q·k / √d_k"
+    # The scores the softmax sees, as a formula: T5's are not divided by sqrt(d_k).
+    scores_tex = (r"S_{ij} + B_{h}(j - i)" if biased else "S_{ij}" if t5
+                  else r"S_{ij}/\sqrt{d_k}")
+    head_tex = (r"QK^{\top} + B" if biased else r"QK^{\top}" if t5
+                else r"\frac{QK^{\top}}{\sqrt{d_k}}")
     details = {"q·k": raw, scaled_name: scaled, t("detail_weight"): weights}
     row_label, dk_label = t("token_axis"), t("dk_dimension")
 
@@ -96,20 +102,21 @@ def inside_head_view(translator: Translator, trace: DecodeTrace, k: int, key: tu
                                 text=viz_labels()), key="ih_raw")
     with right:
         if t5:
-            st.markdown(t("ih_step3_t5"))
-            _formula(r"S + B_{h}(j - i)", t("ih_step3_t5_text"))
+            st.markdown(t("ih_step3_t5" if biased else "ih_step3_t5_cross"))
+            _formula(r"S + B_{h}(j - i)" if biased else "S", t("ih_step3_t5_text"))
         else:
             st.markdown(t("ih_step3"))
             _formula(rf"\frac{{Q K^{{\top}}}}{{\sqrt{{d_k}}}} = \frac{{S}}{{\sqrt{{{dk}}}}}",
                      t("ih_step3_text", d_k=dk, root=np.sqrt(dk)))
         chart(viz.score_heatmap(scaled, q_tok, k_tok, None,
-                                "Q Kᵀ + B" if t5 else "Q Kᵀ / √d_k", details,
+                                "Q Kᵀ + B" if biased else "Q Kᵀ" if t5 else "Q Kᵀ / √d_k",
+                                details,
                                 text=viz_labels()), key="ih_scaled")
     left, right = st.columns(2)
     with left:
         st.markdown(t("ih_step4"))
         allowed, blocked = t("latex_allowed"), t("latex_blocked")
-        _formula(rf"\tilde S_{{ij}} = \begin{{cases}} S_{{ij}}/\sqrt{{d_k}} & \text{{{allowed}}} "
+        _formula(rf"\tilde S_{{ij}} = \begin{{cases}} {scores_tex} & \text{{{allowed}}} "
                  rf"\\ -\infty & \text{{{blocked}}} \end{{cases}}",
                  t("ih_step4_blocked") if mask.any() else t("ih_step4_none"))
         chart(viz.score_heatmap(scaled, q_tok, k_tok, mask, t("ih_masked_title"), details,
@@ -124,21 +131,19 @@ def inside_head_view(translator: Translator, trace: DecodeTrace, k: int, key: tu
     left, right = st.columns([3, 2])
     with left:
         st.markdown(t("ih_step6"))
-        _formula(r"Z = A V,\qquad \mathrm{head}_h = \mathrm{softmax}\!\left(\frac{QK^{\top}}"
-                 r"{\sqrt{d_k}} + M\right) V",
+        _formula(rf"Z = A V,\qquad \mathrm{{head}}_h = \mathrm{{softmax}}\!\left({head_tex} + M"
+                 r"\right) V",
                  t("ih_step6_text", n=nk))
         chart(viz.matrix_heatmap(out, q_tok, title=f"Z = A V ({nq} × {dk})",
                                  row_label=row_label, col_label=dk_label,
                                  text=viz_labels()), key="ih_out")
     with right:
         st.markdown(t("ih_query_numbers", i=query, token=md_literal(q_tok[query])))
-        st.dataframe(pd.DataFrame({
-            t("col_key"): k_tok,
-            "q·k": raw[query].round(3),
-            "+ b" if t5 else "÷ √d_k": scaled[query].round(3),
-            t("col_blocked"): mask[query],
-            t("col_weight"): weights[query].round(4),
-        }), hide_index=True)
+        columns = {t("col_key"): k_tok, "q·k": raw[query].round(3)}
+        if biased or not t5:  # T5's cross-attention scores are q·k as they are
+            columns["+ b" if biased else "÷ √d_k"] = scaled[query].round(3)
+        st.dataframe(pd.DataFrame({**columns, t("col_blocked"): mask[query],
+                                   t("col_weight"): weights[query].round(4)}), hide_index=True)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

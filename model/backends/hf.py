@@ -247,7 +247,11 @@ class HFTarget(Target):
         """``generate()``'s processors from the generation config, as a
         ``decoding.LogitsProcessor`` (or None when there is nothing to do)."""
         gen = self._generation
-        banned = [ids[0] for ids in (gen.bad_words_ids or []) if len(ids) == 1]
+        # Like generate()'s NoBadWordsLogitsProcessor, </s> is never banned this way.
+        ends = gen.eos_token_id if isinstance(gen.eos_token_id, list) else [gen.eos_token_id]
+        ends = {*ends, self._config.eos_id}
+        banned = [ids[0] for ids in (gen.bad_words_ids or [])
+                  if len(ids) == 1 and ids[0] not in ends]
         bos = self._forced_bos(tgt_lang)
         eos = gen.forced_eos_token_id
         eos = eos[0] if isinstance(eos, list | tuple) else eos

@@ -11,7 +11,7 @@ ATTENTION_KINDS = ("encoder", "decoder", "cross")  # encoder self, decoder self,
 class TransformerConfig:
     """Hyper-parameters of the encoder-decoder Transformer.
 
-    A checkpoint stores ``asdict(config)`` in ``config.json``; loading rebuilds it with
+    A checkpoint stores ``config.to_dict()`` in ``config.json``; loading rebuilds it with
     ``TransformerConfig.from_dict(saved)``.
 
     ``head_dim`` (Dh, the width of one head's queries, keys and values) is d_model / nhead

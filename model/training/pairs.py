@@ -23,7 +23,6 @@ import argparse
 import json
 import random
 from collections import Counter
-from dataclasses import asdict
 from pathlib import Path
 
 import torch
@@ -216,7 +215,7 @@ def write_folder(args, model: Transformer, src_tok, tgt_vocab: Vocab, meta: dict
         "seed": args.seed,
         "data": {"train_file": str(args.pairs), "valid_file": str(args.valid or ""),
                  "n_train": n_train, "n_valid_used": n_valid},
-        "config": asdict(model.config),
+        "config": model.config.to_dict(),
         "training": {
             "steps": meta["step"], "best_step": meta["step"], "max_tokens": args.max_tokens,
             "optimizer": "AdamW(0.9, 0.98, eps=1e-9, weight_decay=0.01), linear warm-up "

@@ -25,7 +25,6 @@ import argparse
 import shlex
 import sys
 import time
-from dataclasses import asdict
 from pathlib import Path
 
 import torch
@@ -149,7 +148,7 @@ def train_task(args: argparse.Namespace, command: str) -> None:
             "n_test": len(splits.test), "n_novel_test": len(splits.novel_test_indices),
             "held_out_pairs": [list(p) for p in splits.held_out_pairs],
         },
-        "config": asdict(config),
+        "config": config.to_dict(),
         "training": {
             "steps": meta["step"], "best_step": meta["best_step"],
             "batch_size": args.batch_size,
