@@ -38,6 +38,9 @@ bart-zh     ``BartForConditionalGeneration`` whose byte-level BPE (``RobertaToke
             trained on the Chinese side only with few merges, so most Chinese characters
             are two or three byte-level pieces (``ä½``, ``ł``) and targets are pieces of
             characters
+mbart-zh    ``MBartForConditionalGeneration`` as facebook/mbart-large-50-many-to-many-mmt:
+            pre-LN, scaled embeddings, a SentencePiece ``MBartTokenizer`` with the 52
+            language codes; ``zh_CN`` forced first (``forced_bos_token_id``)
 ==========  ========================================================================
 
 Special ids follow each family's real checkpoints (Marian: decoder start = pad, the last id;
@@ -105,6 +108,9 @@ from transformers import (  # noqa: E402
     MarianConfig,
     MarianMTModel,
     MarianTokenizer,
+    MBartConfig,
+    MBartForConditionalGeneration,
+    MBartTokenizer,
     MT5Config,
     MT5ForConditionalGeneration,
     PreTrainedModel,
@@ -115,7 +121,8 @@ from transformers import (  # noqa: E402
 )
 
 FAMILIES = ("marian", "bart", "t5", "m2m100")
-GEOMETRIES = ("t5-v1_1", "mt5", "bart-zh")  # more shapes of these families (module docstring)
+# More shapes of these families (module docstring).
+GEOMETRIES = ("t5-v1_1", "mt5", "bart-zh", "mbart-zh")
 ALL_FAMILIES = FAMILIES + GEOMETRIES
 UNTIED = ("t5-v1_1", "mt5")  # their own lm_head, not the embedding table
 
@@ -137,6 +144,7 @@ GAINS = {
     "t5-v1_1": {"ffn": 6.0, "qk": 3.0, "vo": 1.0, "cross": 1.0},
     "mt5": {"ffn": 3.0, "qk": 4.0, "vo": 0.5, "cross": 0.5},
     "bart-zh": {"ffn": 15.0, "qk": 20.0, "vo": 1.0, "cross": 5.0},
+    "mbart-zh": {"ffn": 15.0, "qk": 20.0, "vo": 1.0, "cross": 5.0},
 }
 EXTRA_IDS = 8  # T5 sentinels (the real checkpoints have 100)
 EOS_SCALE = 0.5  # the </s> output row is shrunk by this factor (see _discourage_eos)
@@ -155,10 +163,11 @@ def sentence_pairs() -> list[tuple[str, str]]:
 
 
 def _train_spm(sentences: list[str], path: Path, vocab_size: int, model_type: str = "unigram",
-               **ids: int) -> spm.SentencePieceProcessor:
+               **ids: int | str) -> spm.SentencePieceProcessor:
     """Train a small SentencePiece model on ``sentences``, write it to ``path``, return it.
 
-    ``ids`` are SentencePiece's ``unk_id``/``bos_id``/``eos_id``/``pad_id`` (-1 = absent).
+    ``ids`` are SentencePiece's ``unk_id``/``bos_id``/``eos_id``/``pad_id`` (-1 = absent),
+    or other trainer options (``normalization_rule_name``).
     ``hard_vocab_limit=False`` lets the tiny corpus end with fewer pieces than asked for.
     """
     buffer = io.BytesIO()
@@ -260,11 +269,24 @@ def _m2m100_tokenizer(folder: Path) -> M2M100Tokenizer:
                            src_lang="en", tgt_lang="zh")
 
 
+def _mbart_tokenizer(folder: Path) -> MBartTokenizer:
+    """MBartTokenizer (mBART-50's fairseq order: ``<s> <pad> </s> <unk>``, the pieces, the
+    language codes ``en_XX`` .. ``zh_CN``, ``<mask>``) converted from a joint unigram
+    sentencepiece.bpe.model, large enough to hold every Chinese character of the pairs."""
+    pairs = sentence_pairs()
+    # No NFKC: the converted tokenizer has no normalizer, so "？" must be a piece of its own.
+    _train_spm([text for pair in pairs for text in pair], folder / "sentencepiece.bpe.model",
+               600, normalization_rule_name="identity")
+    native = MBartTokenizer.convert_to_native_format(
+        vocab_file=str(folder / "sentencepiece.bpe.model"))
+    return MBartTokenizer(**native, src_lang="en_XX", tgt_lang="zh_CN")
+
+
 def _tokenizer(family: str, folder: Path):
     """Train and return the family's tokenizer (its files may already be in ``folder``)."""
     builders = {"marian": _marian_tokenizer, "bart": _bart_tokenizer, "t5": _t5_tokenizer,
                 "m2m100": _m2m100_tokenizer, "t5-v1_1": _t5_tokenizer, "mt5": _t5_tokenizer,
-                "bart-zh": _bart_zh_tokenizer}
+                "bart-zh": _bart_zh_tokenizer, "mbart-zh": _mbart_tokenizer}
     tokenizer = builders[family](folder)
     tokenizer.model_max_length = MAX_POSITIONS
     return tokenizer
@@ -305,6 +327,9 @@ def _config(family: str, tokenizer):
     if family in ("bart", "bart-zh"):
         return BartConfig(**common, bos_token_id=tokenizer.bos_token_id,
                           decoder_start_token_id=eos, forced_eos_token_id=None)
+    if family == "mbart-zh":  # as facebook/mbart-large-50-many-to-many-mmt: pre-LN, scaled
+        return MBartConfig(**common, bos_token_id=tokenizer.bos_token_id, scale_embedding=True,
+                           decoder_start_token_id=eos, forced_eos_token_id=None)
     return M2M100Config(**common, bos_token_id=tokenizer.bos_token_id, decoder_start_token_id=eos,
                         encoder_layerdrop=0.0, decoder_layerdrop=0.0)
 
@@ -317,12 +342,16 @@ _MODEL_CLASSES: dict[str, type[PreTrainedModel]] = {
     "t5-v1_1": T5ForConditionalGeneration,
     "mt5": MT5ForConditionalGeneration,
     "bart-zh": BartForConditionalGeneration,
+    "mbart-zh": MBartForConditionalGeneration,
 }
 
 
 def _generation_config(family: str, config, tokenizer) -> GenerationConfig:
-    """Plain greedy search with the model's special ids (M2M100 also forces ``__zh__`` first)."""
-    forced_bos = tokenizer.get_lang_id("zh") if family == "m2m100" else None
+    """Plain greedy search with the model's special ids (M2M100 also forces ``__zh__`` first,
+    mBART ``zh_CN``)."""
+    forced_bos = (tokenizer.get_lang_id("zh") if family == "m2m100"
+                  else tokenizer.convert_tokens_to_ids("zh_CN") if family == "mbart-zh"
+                  else None)
     return GenerationConfig(
         decoder_start_token_id=config.decoder_start_token_id,
         bos_token_id=getattr(config, "bos_token_id", None),

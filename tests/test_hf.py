@@ -258,17 +258,19 @@ def test_positions_per_family(tiny, family):
 
 
 def test_multilingual_target_language_is_forced_first(tiny, family):
-    """M2M100: ``tgt_lang`` forces its language token first, as
+    """M2M100, mBART: ``tgt_lang`` forces its language token first, as
     ``generate(forced_bos_token_id=...)``, and the outputs agree token for token."""
     tr, hf, tok = tiny
     if not tr.info.languages:
         with pytest.raises(InputError, match="language"):
             tr.generate(SENTENCES[0], tgt_lang="zh")
         return
-    for lang in ("zh", "en"):
-        trace = tr.generate(SENTENCES[0], src_lang="en", tgt_lang=lang, max_new_tokens=10)
-        lang_id = tok.convert_tokens_to_ids(tok.lang_code_to_token[lang]) if hasattr(
-            tok, "lang_code_to_token") else tok.get_lang_id(lang)
+    code = {lang[:2]: lang for lang in tr.info.languages if lang[:2] in ("en", "zh")}
+    for lang in (code["zh"], code["en"]):  # M2M100's "zh", mBART's "zh_CN"
+        trace = tr.generate(SENTENCES[0], src_lang=code["en"], tgt_lang=lang,
+                            max_new_tokens=10)
+        lang_id = tr.target.vocab.stoi[tok.lang_code_to_token[lang]] if hasattr(
+            tok, "lang_code_to_token") else tr.target.vocab.stoi[lang]
         assert trace.tgt_tokens[1] == tr.target.vocab.itos[lang_id]
         out = _generate(hf, _src(tr, SENTENCES[0]), num_beams=1, max_new_tokens=10,
                         forced_bos_token_id=lang_id)

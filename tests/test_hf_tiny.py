@@ -21,6 +21,7 @@ MODEL_CLASSES = {
     "t5-v1_1": "T5ForConditionalGeneration",
     "mt5": "MT5ForConditionalGeneration",
     "bart-zh": "BartForConditionalGeneration",
+    "mbart-zh": "MBartForConditionalGeneration",
 }
 TOKENIZER_CLASSES = {
     "marian": "MarianTokenizer",
@@ -30,6 +31,7 @@ TOKENIZER_CLASSES = {
     "t5-v1_1": "T5Tokenizer",
     "mt5": "T5Tokenizer",  # transformers 5 maps mt5 to T5Tokenizer
     "bart-zh": "RobertaTokenizer",
+    "mbart-zh": "MBartTokenizer",
 }
 SENTENCE = "Where is the bus station?"
 
@@ -75,7 +77,7 @@ def test_special_ids_agree_with_the_tokenizer(family, loaded):
     pad_start = family == "marian" or family in hf_tiny.T5_HEADS
     start = config.pad_token_id if pad_start else config.eos_token_id
     assert config.decoder_start_token_id == start
-    if family in ("bart", "bart-zh", "m2m100"):
+    if family in ("bart", "bart-zh", "mbart-zh", "m2m100"):
         assert config.bos_token_id == tokenizer.bos_token_id
     # Every id the tokenizer can produce has an embedding row.
     ids = tokenizer(SENTENCE).input_ids + [tokenizer.pad_token_id]
@@ -93,18 +95,21 @@ def test_generation_config_is_plain_greedy(family, loaded):
     assert generation.forced_eos_token_id is None
     assert not generation.bad_words_ids and not generation.no_repeat_ngram_size
     assert generation.decoder_start_token_id == model.config.decoder_start_token_id
-    expected_bos = tokenizer.get_lang_id("zh") if family == "m2m100" else None
+    expected_bos = (tokenizer.get_lang_id("zh") if family == "m2m100"
+                    else tokenizer.convert_tokens_to_ids("zh_CN") if family == "mbart-zh"
+                    else None)
     assert generation.forced_bos_token_id == expected_bos
 
 
 def test_tokenizer_round_trip(family, loaded):
     _, _, tokenizer = loaded
     ids = tokenizer(SENTENCE).input_ids
-    assert ids[-1] == tokenizer.eos_token_id
+    end = -2 if family == "mbart-zh" else -1  # mBART: </s> then the language code
+    assert ids[end] == tokenizer.eos_token_id
     assert tokenizer.unk_token_id not in ids
     assert tokenizer.decode(_content_ids(family, tokenizer, ids)) == SENTENCE
     target = tokenizer(text_target="公共汽车站在哪里？").input_ids
-    assert target[-1] == tokenizer.eos_token_id
+    assert target[end] == tokenizer.eos_token_id
     assert tokenizer.unk_token_id not in target
 
 
@@ -151,15 +156,16 @@ def test_m2m100_language_codes(tmp_path_factory):
 def test_greedy_generation_is_not_degenerate(family, loaded):
     _, model, tokenizer = loaded
     english = [en for en, _ in hf_tiny.sentence_pairs()]
-    prefix = 2 if family == "m2m100" else 1  # the decoder start (and M2M100's forced __zh__)
+    forced = family in ("m2m100", "mbart-zh")  # a target language forced after the start
+    prefix = 2 if forced else 1
     outputs = []
     for sentence in english:
         with torch.no_grad():
             sequence = model.generate(**tokenizer(sentence, return_tensors="pt"),
                                       max_new_tokens=10, max_length=None)[0].tolist()
         assert sequence[0] == model.config.decoder_start_token_id
-        if family == "m2m100":
-            assert sequence[1] == tokenizer.get_lang_id("zh")
+        if forced:
+            assert sequence[1] == model.generation_config.forced_bos_token_id
         outputs.append(sequence[prefix:])
     most = len(english) * 2 // 3
     assert sum(len(out) >= 2 for out in outputs) >= most

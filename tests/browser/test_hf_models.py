@@ -55,10 +55,10 @@ Z_JS = """
 
 @pytest.fixture(scope="module")
 def folders(tmp_path_factory) -> dict:
-    """The tiny T5, Marian, BART and Chinese byte-level BART folders (built once per test
-    session)."""
+    """The tiny T5, Marian, BART, Chinese byte-level BART and mBART folders (built once per
+    test session)."""
     return {family: tiny_folder(family, tmp_path_factory)
-            for family in ("t5", "marian", "bart", "bart-zh")}
+            for family in ("t5", "marian", "bart", "bart-zh", "mbart-zh")}
 
 
 @pytest.fixture(scope="module")
@@ -232,7 +232,7 @@ def open_folder(app, folder) -> None:
     app.act(type_path, stepOf="Step 1 of ", titles=["Step 1, layer"])
 
 
-@pytest.mark.parametrize("family", ["bart-zh", "marian"])
+@pytest.mark.parametrize("family", ["bart-zh", "mbart-zh", "marian"])
 def test_target_tokens_read_as_text_on_every_axis(app, folders, source_labels, family):
     """At the last step, every view's axes and the step panel show the decoder inputs as
     the model's labels (``Target.labels``, equal to the tokenizer's own text of each token:
@@ -244,7 +244,8 @@ def test_target_tokens_read_as_text_on_every_axis(app, folders, source_labels, f
     else:
         open_folder(app, folders[family])
         app.enter_sentence(SENTENCE, stepOf="Step 1 of ", titles=["Step 1, layer"])
-    assert any(RAW_PIECE.search(tok) for tok in trace.tgt_tokens), trace.tgt_tokens  # raw
+    shown = [*trace.tgt_tokens, *trace.steps[-1].top_tokens]  # the last step's page: raw
+    assert any(RAW_PIECE.search(tok) for tok in shown), shown  # pieces that need a label
     total = len(trace.steps)
     snap = app.click_button("Last", step=f"Step {total} of {total}")
     assert snap["decoderInput"] == list(trace.decoder_input_labels)
