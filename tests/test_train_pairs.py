@@ -202,3 +202,14 @@ def test_a_damaged_tokenizer_file_is_a_clear_checkpoint_error(pairs_file, tmp_pa
     (out / "src_tokenizer.json").write_text("not json", encoding="utf-8")
     with pytest.raises(CheckpointError, match="src_tokenizer.json is not valid JSON"):
         load_checkpoint(out)
+
+
+def test_a_card_records_repository_files_relative_to_it(tmp_path):
+    """A data file inside the repository is recorded by its path there (no training
+    machine's folders in a shipped card); one outside it as given."""
+    from model.training.pairs import ROOT, _card_path
+
+    assert _card_path(ROOT / "data" / "everyday" / "train.tsv") == "data/everyday/train.tsv"
+    assert _card_path(tmp_path / "pairs.tsv") == str((tmp_path / "pairs.tsv").resolve())
+    card = json.loads((ROOT / "pretrained" / "en-zh-everyday" / "card.json").read_text())
+    assert not any(card["data"][k].startswith("/") for k in ("train_file", "valid_file"))

@@ -116,19 +116,19 @@ def teacher_force(key: tuple[str, tuple, bool], sentence: str, reference: str | 
 # ``trace_key`` is that, hashed cheaply; the trace itself is passed unhashed (``_trace``).
 
 
-def trace_key(trace: DecodeTrace) -> tuple:
-    """What a trace's maps depend on besides the model: its source ids, its target tokens,
-    its settings, the heads switched off and whether it was teacher-forced."""
-    return (tuple(trace.src_ids.tolist()), trace.tgt_tokens, trace.settings, trace.heads_off,
-            trace.teacher_forced)
+def trace_key(key: tuple[str, tuple, bool], trace: DecodeTrace) -> tuple:
+    """What a trace's maps depend on: the model's cache key (first), the source ids, the
+    target tokens, the settings, the heads switched off and whether it was teacher-forced."""
+    return (key, tuple(trace.src_ids.tolist()), trace.tgt_tokens, trace.settings,
+            trace.heads_off, trace.teacher_forced)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def head_internals(key: tuple[str, tuple, bool], trace_id: tuple, kind: str, layer: int,
-                   head: int, _trace: DecodeTrace) -> internals.HeadInternals:
+def head_internals(trace_id: tuple, kind: str, layer: int, head: int, _trace: DecodeTrace
+                   ) -> internals.HeadInternals:
     """``internals.head_internals`` of one head of ``_trace`` (whose ``trace_key`` is
     ``trace_id``): one teacher-forced pass per model, trace and head, not per step."""
-    return internals.head_internals(load_model(*key), _trace, kind, layer, head)
+    return internals.head_internals(load_model(*trace_id[0]), _trace, kind, layer, head)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

@@ -49,7 +49,7 @@ def heads_view(translator: Translator, trace: DecodeTrace, k: int, key: tuple) -
     heads_off_section(translator, trace, key)
     importance_section(translator, key)
     lines_section(translator, trace, k)
-    layers_section(trace, k)
+    layers_section(trace, k, key)
     alignment_section(translator, trace, key)
 
 
@@ -89,7 +89,8 @@ def statistics_section(translator: Translator, trace: DecodeTrace, key: tuple) -
     statistic = right.selectbox(t("heads_statistic"), names, key="heads_stat",
                                 format_func=labels(names, lambda s: t(f"stat_{s}")))
     s = (cache.heldout_statistics(key, HELDOUT_SIZE)[kind] if scope == "heldout"
-         else cache.head_stats(cache.trace_key(trace), kind, translator.info.eos_token, trace))
+         else cache.head_stats(cache.trace_key(key, trace), kind, translator.info.eos_token,
+                               trace))
     values, name = s.values[statistic], t(f"stat_{statistic}")
     chart(viz.head_grid(values, t("heads_grid_title", view=_kind_label(kind), statistic=name,
                                   scope=scope_label(scope)),
@@ -227,13 +228,14 @@ def lines_section(translator: Translator, trace: DecodeTrace, k: int) -> None:
           key="lines_chart", select=True)
 
 
-def layers_section(trace: DecodeTrace, k: int) -> None:
+def layers_section(trace: DecodeTrace, k: int, key: tuple) -> None:
     """Encoder rollout and flow, and the decoder's rollout to the source tokens (rows up to
-    step k)."""
+    step k); ``key`` is the model's cache key (the results are cached per model and trace)."""
     st.subheader(t("layers_header"))
     st.caption(t("layers_explain"))
     src, last = list(trace.src_labels), trace.encoder_attentions.shape[0] - 1
-    rollout, dec = cache.rollouts(cache.trace_key(trace), trace)  # (S, S), (T, S)
+    trace_id = cache.trace_key(key, trace)
+    rollout, dec = cache.rollouts(trace_id, trace)  # (S, S), (T, S)
     left, right = st.columns(2)
 
     def encoder_map(matrix: np.ndarray, title: str, chart_key: str) -> None:
@@ -246,7 +248,7 @@ def layers_section(trace: DecodeTrace, k: int) -> None:
         encoder_map(rollout, t("rollout_title", layer=last), "rollout_chart")
     with right:  # flow solves S * S max-flow problems: a long sentence waits for a click
         if len(src) <= FLOW_AUTO_TOKENS or st.session_state.get("flow_on"):
-            encoder_map(cache.encoder_flow(cache.trace_key(trace), trace),
+            encoder_map(cache.encoder_flow(trace_id, trace),
                         t("flow_title", layer=last), "flow_chart")
         else:
             st.button(t("flow_button", n=len(src)), key="flow_go",

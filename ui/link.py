@@ -91,7 +91,7 @@ def apply_link(translator) -> None:
     dropped = _apply_settings(opened)
     info = translator.info
     for name, allowed in (("src_lang", info.languages), ("tgt_lang", info.languages),
-                          ("task", tuple(info.task_prefixes))):  # the model's own pickers
+                          ("task", info.task_prefixes)):  # the model's own pickers
         if name in opened and opened[name] in allowed:
             state[name] = opened[name]
             dropped.remove(name)

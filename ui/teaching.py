@@ -62,7 +62,7 @@ def inside_head_view(translator: Translator, trace: DecodeTrace, k: int, key: tu
                          key="ih_layer")
     head = c3.selectbox(t("head"), range(H), format_func=labels(range(H), head_label),
                         key="ih_head")
-    hi = cache.head_internals(key, cache.trace_key(trace), kind, int(layer), int(head), trace)
+    hi = cache.head_internals(cache.trace_key(key, trace), kind, int(layer), int(head), trace)
     nq = hi.q.shape[0] if kind == "encoder" else min(k, hi.q.shape[0])  # rows up to step k
     nk = nq if kind == "decoder" else hi.k.shape[0]
     q_tok, k_tok = list(hi.query_tokens[:nq]), list(hi.key_tokens[:nk])

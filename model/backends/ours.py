@@ -202,7 +202,7 @@ class Translator:
                 not have.
         """
         GenerationSettings(src_lang=src_lang, task=task).check_for(
-            self.config.max_len, self.info.languages, tasks=tuple(self.info.task_prefixes))
+            self.config.max_len, self.info.languages, tasks=self.info.task_prefixes)
         pieces = self._check_input(text, self.info.task_prefixes[task] if task else "")
         ids = self._encode_source(pieces, src_lang)  # (S,)
         tokens = self._source_tokens(pieces, ids)
@@ -277,15 +277,14 @@ class Translator:
         forced = self.target.ids(prefix) if prefix is not None else []
         forced = self.target.forced_start(forced, settings.tgt_lang) if forced else forced
         settings.check_for(self.config.max_len, self.info.languages, len(forced),
-                           tuple(self.info.task_prefixes))
+                           self.info.task_prefixes)
         s = settings
         max_new_tokens = self.info.default_max_new_tokens if s.max_new_tokens is None \
             else s.max_new_tokens
         src_ids = torch.from_numpy(src.ids)[None]  # (1, S)
         tables = self._pe_tables(src_ids.size(1), s.positional, s.positional_seed)
         processor = chain(self.target.processor(max_new_tokens, s.tgt_lang),
-                          no_repeat_ngram(s.no_repeat_ngram_size)
-                          if s.no_repeat_ngram_size else None)
+                          no_repeat_ngram(s.no_repeat_ngram_size))
         labels = dict(tgt_itos=self.target.vocab.itos, num_candidates=num_candidates)
         with ablation_heads_off(self.model, off, self.config.nhead):  # decoding only
             beam = None
@@ -330,7 +329,7 @@ class Translator:
         """
         settings = (settings or GenerationSettings()).replace(**overrides)
         settings.check_for(self.config.max_len, self.info.languages,
-                           tasks=tuple(self.info.task_prefixes))
+                           tasks=self.info.task_prefixes)
         off = check_heads(heads_off, self.config)
         src = self._read(text, settings)
         forced = self.target.ids(reference, "reference")

@@ -66,7 +66,7 @@ def translate_batch(translator, texts: Sequence[str], settings: GenerationSettin
     if s.do_sample:
         raise InputError("translate_batch decodes greedily or with beams, not by sampling")
     info = translator.info
-    s.check_for(translator.config.max_len, info.languages, tasks=tuple(info.task_prefixes))
+    s.check_for(translator.config.max_len, info.languages, tasks=info.task_prefixes)
     off = check_heads(heads_off, translator.config)
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise ValueError(f"batch_size must be an int of at least 1, got {batch_size!r}.")
@@ -87,8 +87,7 @@ def translate_batch(translator, texts: Sequence[str], settings: GenerationSettin
     max_new_tokens = info.default_max_new_tokens if s.max_new_tokens is None \
         else s.max_new_tokens
     processor = chain(target.processor(max_new_tokens, s.tgt_lang),
-                      no_repeat_ngram(s.no_repeat_ngram_size) if s.no_repeat_ngram_size
-                      else None)
+                      no_repeat_ngram(s.no_repeat_ngram_size))
     early = info.early_stopping if s.early_stopping is None else s.early_stopping
     step = batch_size if s.num_beams == 1 else 1
     with torch.inference_mode(), switched_off(translator.model, off, c.nhead):

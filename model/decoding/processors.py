@@ -29,16 +29,18 @@ def banned_ngram_tokens(ids: list[int], size: int) -> set[int]:
             if tuple(ids[i: i + size - 1]) == prefix}
 
 
-def no_repeat_ngram(size: int) -> LogitsProcessor:
+def no_repeat_ngram(size: int) -> LogitsProcessor | None:
     """``no_repeat_ngram_size``: no n-gram of ``size`` tokens occurs twice in a row's decoder
     input (Paulus et al. 2018, section 2.5; transformers' ``NoRepeatNGramLogitsProcessor``,
-    which counts the start token too).
+    which counts the start token too); None for 0 (off, as in ``generate()``).
 
     Raises:
-        ValueError: ``size`` < 1.
+        ValueError: ``size`` < 0.
     """
-    if size < 1:
-        raise ValueError(f"size must be >= 1, got {size}")
+    if size < 0:
+        raise ValueError(f"size must be >= 0, got {size}")
+    if size == 0:
+        return None
 
     def process(t: int, logp: torch.Tensor, input_ids: torch.Tensor) -> torch.Tensor:
         rows = [banned_ngram_tokens(row, size) for row in input_ids.tolist()]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, fields
 
 import numpy as np
@@ -131,11 +131,11 @@ class GenerationSettings:
         return dataclasses.replace(self, **changes)
 
     def check_for(self, max_len: int, languages: tuple[str, ...] = (),
-                  n_forced: int = 0, tasks: tuple[str, ...] = ()) -> None:
+                  n_forced: int = 0, tasks: Collection[str] = ()) -> None:
         """The checks that depend on the model: ``max_new_tokens`` within its positions
         (1 .. max_len - 1, and no fewer than the ``n_forced`` tokens of a prefix), the
         languages among its ``languages`` (none for a one-pair model), and the task among
-        its ``tasks`` (``ModelInfo.task_prefixes``' names; none for most models).
+        its ``tasks`` (e.g. ``ModelInfo.task_prefixes``, by name; none for most models).
 
         Raises:
             InputError: naming the setting and what the model allows.

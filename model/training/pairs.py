@@ -202,6 +202,13 @@ def hardware(device: str = "cpu", threads: int = 2) -> str:
     return f"{threads} threads of {cpu}"
 
 
+def _card_path(path: Path) -> str:
+    """A data file as a card records it: relative to the repository when inside it (the
+    training machine's own folders mean nothing elsewhere), else as given."""
+    path = Path(path).resolve()
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
 def write_folder(args, model: Transformer, src_tok, tgt_vocab: Vocab, meta: dict, command: str,
                  n_train: int, n_valid: int) -> None:
     """Save the current weights into ``args.out`` as a pretrained folder with its card
@@ -213,7 +220,8 @@ def write_folder(args, model: Transformer, src_tok, tgt_vocab: Vocab, meta: dict
         "description": f"trained on {args.pairs.name}",
         "command": command,
         "seed": args.seed,
-        "data": {"train_file": str(args.pairs), "valid_file": str(args.valid or ""),
+        "data": {"train_file": _card_path(args.pairs),
+                 "valid_file": _card_path(args.valid) if args.valid else "",
                  "n_train": n_train, "n_valid_used": n_valid},
         "config": model.config.to_dict(),
         "training": {

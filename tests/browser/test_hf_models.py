@@ -183,14 +183,7 @@ def test_bart_folder_by_path_decodes_and_steps(app, folders, source_labels):
     step slider and Previous move the step, and the cross-attention map redraws with one
     query row per decoder input token so far."""
     source = source_labels["bart"]
-    app.select("Model", FOLDER_OPTION, charts=0)
-    box = app.page.get_by_role("textbox", name="Model folder", exact=True)
-
-    def type_path():
-        box.fill(str(folders["bart"]))
-        box.press("Enter")
-
-    app.act(type_path, stepOf="Step 1 of ", titles=["Step 1, layer"])
+    open_folder(app, folders["bart"])
     snap = app.enter_sentence(SENTENCE, source=source, stepOf="Step 1 of ",
                               titles=["Step 1, layer"])
     total = int(snap["step"].split()[-1])
