@@ -20,7 +20,19 @@ import torch
 
 from model import CheckpointError, DecodeTrace, GenerationSettings, InputError, Translator
 from model.backends.records import SourceSentence
-from ui import charts, compare, controls, heads, i18n, link, models, panels, stepper, teaching
+from ui import (
+    charts,
+    compare,
+    confidence,
+    controls,
+    heads,
+    i18n,
+    link,
+    models,
+    panels,
+    stepper,
+    teaching,
+)
 from ui.cache import (
     decode,
     freeze_new_imports,
@@ -67,33 +79,7 @@ def sidebar() -> tuple[Translator | None, str, tuple, st.delta_generator.DeltaGe
     sentence = st.sidebar.text_input(t("sentence"), key="sentence", help=t("sentence_help"),
                                      bind=link.BIND)
     pieces = st.sidebar.empty()  # filled once the sentence is read (decode_or_explain)
-    metrics = translator.card.get("metrics")
-    card = translator.card.get("test_metrics", {})
-    if isinstance(metrics, dict):
-        cfg = translator.config
-
-        def metric(group: str, name: str):
-            value = metrics.get(group, {})
-            return value.get(name, "?") if isinstance(value, dict) else "?"
-
-        st.sidebar.caption(t("model_card_everyday", enc=cfg.num_encoder_layers,
-                             dec=cfg.num_decoder_layers, heads=cfg.nhead, d_model=cfg.d_model,
-                             params=translator.card.get("parameters", 0),
-                             tatoeba=metric("tatoeba_test", "bleu"),
-                             hsk=metric("hsk_test", "bleu"),
-                             grammar=metric("grammar_test", "exact_match")))
-    elif card:
-        cfg = translator.config
-        st.sidebar.caption(t("model_card", enc=cfg.num_encoder_layers,
-                             dec=cfg.num_decoder_layers, heads=cfg.nhead, d_model=cfg.d_model,
-                             params=translator.card.get("parameters", 0),
-                             exact=card.get("exact_match", "?"), bleu=card.get("bleu", "?")))
-    elif translator.info.backend == "huggingface":
-        cfg = translator.config
-        st.sidebar.caption(t("model_card_hf", kind=translator.info.model_type,
-                             enc=cfg.num_encoder_layers, dec=cfg.num_decoder_layers,
-                             heads=cfg.nhead, d_model=cfg.d_model,
-                             params=translator.card.get("parameters", 0)))
+    models.card_caption(translator)
     return translator, sentence, key, pieces
 
 
@@ -120,6 +106,9 @@ def decode_or_explain(translator: Translator, sentence: str, settings: Generatio
         return None
     if translator.info.subword:
         pieces_caption(pieces, src)
+    longest = translator.info.trained_source_tokens
+    if longest is not None and len(src.tokens) > longest:
+        st.warning(t("longer_than_trained", n=len(src.tokens), longest=longest))
     unknown = src.unknown_words
     if unknown:
         lines = []
@@ -144,8 +133,9 @@ def decode_or_explain(translator: Translator, sentence: str, settings: Generatio
 
 
 def header(translator: Translator, trace: DecodeTrace, key: tuple) -> None:
-    """The translation, the strategy, the source tokens, and whether the sentence is inside
-    the grammar the model was trained on."""
+    """The translation, the strategy, the source tokens, whether the sentence is inside
+    the grammar the model was trained on, and whether the model was guessing
+    (``ui.confidence``)."""
     st.markdown(f"### {md_literal(trace.output_text) or t('empty_output')}")
     expected = grammar_translation(key, trace.src_text)
     if translator.info.backend == "huggingface":
@@ -160,8 +150,7 @@ def header(translator: Translator, trace: DecodeTrace, key: tuple) -> None:
         grammar = t("grammar_differs", expected=md_literal(expected))
     st.caption(t("decoded_with", how=controls.describe(trace.settings), grammar=grammar))
     st.caption(t("source_tokens") + " ".join(code_span(tok) for tok in trace.src_labels))
-    if not trace.finished:
-        st.info(t("length_limit"))
+    confidence.confidence_banner(trace)
 
 
 def views(translator: Translator, trace: DecodeTrace, k: int, key: tuple) -> None:

@@ -47,6 +47,7 @@ def warm_up():
         from ui import (  # noqa: F401  (every panel app.py imports)
             charts,
             compare,
+            confidence,
             controls,
             export,
             heads,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 from apptest_helpers import (
     APP,
     GRAMMAR_MODEL,
@@ -18,7 +19,7 @@ from apptest_helpers import (
 )
 from streamlit.testing.v1 import AppTest
 
-from model import load_pretrained
+from model import GenerationSettings, load_pretrained
 
 
 def titles(at) -> list[str]:
@@ -135,29 +136,40 @@ def test_reference_translation_marks_the_first_difference():
     assert any("cannot produce" in w.value for w in at.warning) and not at.exception
 
 
-def test_no_repeated_ngrams_from_the_sidebar_and_from_a_link():
-    """The ban on repeated n-grams is off by default; set in the sidebar it decodes as
-    ``generate(no_repeat_ngram_size=n)`` does, says so under the translation and goes into
-    the link; a link carrying it opens with it set (and a value out of range is reported)."""
+def _control(at: AppTest, name: str):
+    """The sidebar widget of decoding setting ``name``."""
+    return (at.number_input if name == "no_repeat_ngram_size" else at.slider)(key=name)
+
+
+@pytest.mark.parametrize(("name", "value", "said", "linked", "too_big"), [
+    ("no_repeat_ngram_size", 2, "no repeated 2-grams", 3, "40"),
+    ("repetition_penalty", 1.5, "repetition penalty 1.50", 1.25, "9"),
+])
+def test_a_repetition_control_from_the_sidebar_and_from_a_link(name, value, said, linked,
+                                                               too_big):
+    """The controls against repetition are off by default; set in the sidebar, a control
+    decodes as ``generate(name=value)`` does, says so under the translation and goes into
+    the link; a link carrying it opens with it set, and a value outside the widget's range
+    is reported and not applied."""
     sentence = "i know the man who reads books ."
     at = run_app()
     enter(at, sentence)
-    assert at.number_input(key="no_repeat_ngram_size").value == 0
-    at.number_input(key="no_repeat_ngram_size").set_value(2).run()
+    default = _control(at, name).value
+    assert default == getattr(GenerationSettings(), name)
+    _control(at, name).set_value(value).run()
     assert not at.exception
     expected = load_pretrained(at.selectbox(key="model").value).generate(
-        sentence, no_repeat_ngram_size=2).output_text
+        sentence, **{name: value}).output_text
     assert at.markdown[0].value == f"### {expected}"
-    assert any("no repeated 2-grams" in c.value for c in at.caption)
-    assert at.query_params["no_repeat_ngram_size"] in ("2", ["2"])
+    assert any(said in c.value for c in at.caption)
+    assert at.query_params[name] in (str(value), [str(value)])
 
-    linked = AppTest.from_file(APP, default_timeout=120)
-    linked.query_params.update({"no_repeat_ngram_size": "3", "strategy": "beam"})
-    linked.run()
-    assert not linked.exception
-    assert linked.number_input(key="no_repeat_ngram_size").value == 3
+    opened = AppTest.from_file(APP, default_timeout=120)
+    opened.query_params.update({name: str(linked), "strategy": "beam"})
+    opened.run()
+    assert not opened.exception and _control(opened, name).value == linked
     bad = AppTest.from_file(APP, default_timeout=120)
-    bad.query_params["no_repeat_ngram_size"] = "40"
+    bad.query_params[name] = too_big
     bad.run()
-    assert bad.number_input(key="no_repeat_ngram_size").value == 0
-    assert any("no_repeat_ngram_size" in w.value for w in bad.warning)
+    assert _control(bad, name).value == default
+    assert any(name in w.value for w in bad.warning)

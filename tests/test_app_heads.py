@@ -78,7 +78,16 @@ def test_layers_and_alignment_sections_draw_for_a_grammar_model():
 
 
 @pytest.mark.slow
-def test_importance_is_computed_when_asked():
+def test_importance_is_computed_when_asked(tmp_path, monkeypatch):
+    """A folder that keeps no held-out figures (``heldout_heads``) computes them on a click."""
+    import shutil
+
+    from model.analysis.heldout_heads import HEADS_FILE
+    from model.backends.load import PRETRAINED_DIR
+
+    shutil.copytree(PRETRAINED_DIR / "en-zh-small", tmp_path / "en-zh-small",
+                    ignore=shutil.ignore_patterns(HEADS_FILE))
+    monkeypatch.setenv("ATTENTION_PRETRAINED_DIR", str(tmp_path))
     at = _heads_view()
     at.button(key="importance_go").click().run()
     assert not at.exception, at.exception

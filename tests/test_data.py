@@ -97,3 +97,35 @@ def test_pairs_are_read_with_a_bom_and_blank_lines(tmp_path):
     path = tmp_path / "pairs.tsv"
     path.write_text("\ufeffHello.\t你好。\n\nBye.\t再见。\r\n", encoding="utf-8")
     assert read_pairs(path) == [("Hello.", "你好。"), ("Bye.", "再见。")]
+
+
+def test_the_synthetic_parts_and_hard_test_sets_follow_their_rules():
+    """``add_synthetic`` on a corpus made here: no VALID or TEST row in TRAIN (the drawn
+    pairs included), every term test row has its term in the reference, every number test
+    row writes its numbers, the long set joins TEST in threes, and rare or unused words
+    decide which dictionary nouns are taught."""
+    from model.training import synthetic
+    from model.training.data import add_synthetic, training_terms
+    from model.training.terms import Term
+
+    tatoeba = [(i, f"I am {10 + i % 80} years old.", f"我{10 + i % 80}岁了。") for i in range(300)]
+    tatoeba += [(i, "I saw a kingfisher.", "我看见了一只翠鸟。") for i in range(300, 320)]
+    out = split_corpus(tatoeba, [], ([("we go home .", "我们回家。")],
+                                     [("i like tea .", "我喜欢茶。")],
+                                     [("you like cats .", "你喜欢猫。")]))
+    natural = {"train": list(out["train"]), "valid": list(out["valid"])}
+    terms = [Term("kingfisher", "翠鸟", "noun"), Term("years", "岁月", "noun"),
+             Term("aardwolf", "土狼", "noun"), Term("Paris", "巴黎", "place")]
+    zipf = {"kingfisher": 2.9, "years": 6.0, "aardwolf": 1.0, "Paris": 4.8}.get
+    taught = {t.en for t in training_terms(out["train"], terms, zipf)}
+    assert {"kingfisher", "Paris"} <= taught  # rare in TRAIN, used in English
+    assert not {"years", "aardwolf"} & taught  # common in TRAIN / too rare in English
+    out = add_synthetic(out, terms, natural, zipf)
+    held = [r for name, rows in out.items() if name != "train" for r in rows]
+    held_en, held_zh = {norm_key(r[0]) for r in held}, {norm_key(r[1]) for r in held}
+    assert not [p for p in out["train"] if norm_key(p[0]) in held_en or norm_key(p[1]) in held_zh]
+    assert all(term in zh for _, zh, term in out["test_terms"])
+    assert ("I saw a kingfisher.", "我看见了一只翠鸟。", "翠鸟") in out["test_terms"]
+    assert all(synthetic.number_written(n, zh) for en, zh in out["test_numbers"]
+               for n in synthetic.numbers_in(en))
+    assert out["test_long"][0][0] == " ".join(e for e, _ in out["test_tatoeba"][:3])

@@ -4,6 +4,7 @@ import torch
 from hypothesis import given
 from hypothesis import strategies as st
 
+from model import GenerationSettings
 from model.decoding import greedy_batch, greedy_decode, top_k_step
 
 
@@ -223,6 +224,40 @@ def test_no_repeat_ngram_equals_transformers(seed, size, length, rows):
     theirs = NoRepeatNGramLogitsProcessor(size)(input_ids, logp.clone())
     assert torch.equal(torch.isinf(ours), torch.isinf(theirs))
     assert torch.equal(ours[~torch.isinf(ours)], logp[~torch.isinf(ours)])
+
+
+@given(seed=st.integers(0, 10_000), penalty=st.floats(0.1, 5.0).filter(lambda p: p != 1),
+       length=st.integers(1, 12),
+       rows=st.integers(1, 3))
+def test_repetition_penalty_equals_transformers(seed, penalty, length, rows):
+    """``processors.repetition_penalty`` gives what transformers'
+    ``RepetitionPenaltyLogitsProcessor`` gives on the same log-probabilities (the scores
+    beam search hands it): the tokens already in a row scaled, every other score as it was."""
+    from transformers.generation.logits_process import RepetitionPenaltyLogitsProcessor
+
+    from model.decoding import repetition_penalty
+
+    gen = torch.Generator().manual_seed(seed)
+    input_ids = torch.randint(0, 8, (rows, length), generator=gen)  # (n, t + 1)
+    logp = torch.randn(rows, 8, generator=gen).log_softmax(-1)  # (n, V)
+    ours = repetition_penalty(penalty)(length - 1, logp, input_ids)
+    theirs = RepetitionPenaltyLogitsProcessor(penalty)(input_ids, logp.clone())
+    torch.testing.assert_close(ours, theirs)
+    for r in range(rows):
+        unseen = [v for v in range(8) if v not in input_ids[r].tolist()]
+        assert torch.equal(ours[r, unseen], logp[r, unseen])
+        seen = sorted(set(input_ids[r].tolist()))
+        torch.testing.assert_close(ours[r, seen], logp[r, seen] * penalty)
+
+
+def test_repetition_penalty_off_and_bad_values():
+    from model.decoding import for_settings, repetition_penalty
+
+    assert repetition_penalty(1.0) is None
+    assert for_settings(GenerationSettings()) is None
+    for bad in (0.0, -2.0, float("inf"), float("nan")):
+        with pytest.raises(ValueError, match="penalty"):
+            repetition_penalty(bad)
 
 
 def test_chain_applies_in_order_and_skips_none():

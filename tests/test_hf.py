@@ -322,6 +322,27 @@ def test_default_length_limit_is_the_generation_configs(tiny):
         tr.config.bos_id, *_strip(out[0, 1:].tolist(), tr.config.eos_id, -1)]
 
 
+@pytest.mark.parametrize("penalty", [1.5, 5.0])
+def test_repetition_penalty_equals_generate_with_beams(tiny, penalty):
+    """``repetition_penalty`` with beam search decodes what
+    ``generate(repetition_penalty=..., num_beams=3)`` decodes, token for token (beam search
+    hands the processors log-probabilities, as ours always do), and a strong penalty
+    changes the output of at least one sentence (the tiny models repeat themselves)."""
+    tr, hf, _ = tiny
+    c = tr.config
+    changed = 0
+    for text in SENTENCES:
+        trace = tr.generate(text, num_beams=3, max_new_tokens=12, repetition_penalty=penalty,
+                            early_stopping=True)
+        out = _generate(hf, _src(tr, text), num_beams=3, max_new_tokens=12,
+                        repetition_penalty=penalty, early_stopping=True)
+        theirs = _strip(out.sequences[0, 1:].tolist(), c.eos_id, c.pad_id)
+        assert tr.target.vocab.encode(trace.tgt_tokens) == [c.bos_id, *theirs], text
+        plain = tr.generate(text, num_beams=3, max_new_tokens=12, early_stopping=True)
+        changed += plain.tgt_tokens != trace.tgt_tokens
+    assert changed > 0 or penalty < 5
+
+
 @pytest.mark.parametrize("num_beams", [1, 3])
 @pytest.mark.parametrize("size", [1, 2, 3])
 def test_no_repeat_ngram_size_equals_generate(tiny, num_beams, size):

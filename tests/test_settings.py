@@ -22,6 +22,8 @@ BAD = [
     ("max_new_tokens", 0), ("src_lang", 3), ("tgt_lang", ["zh"]),
     ("positional", "sideways"), ("positional_seed", -2),
     ("no_repeat_ngram_size", -1), ("no_repeat_ngram_size", 2.0), ("task", 5),
+    ("repetition_penalty", 0.0), ("repetition_penalty", -1.0), ("repetition_penalty", 11.0),
+    ("repetition_penalty", float("nan")), ("repetition_penalty", "1.2"),
 ]
 
 
@@ -60,7 +62,9 @@ settings_strategy = st.one_of(
               seed=st.integers(0, 2**31 - 1)),
     st.just(GenerationSettings()),
 ).flatmap(lambda s: st.builds(s.replace, no_repeat_ngram_size=st.integers(0, 6),
-                              task=st.sampled_from([None, "translation_en_to_de"])))
+                              task=st.sampled_from([None, "translation_en_to_de"]),
+                              repetition_penalty=st.floats(0.05, 10).map(
+                                  lambda x: round(x, 2))))
 
 
 @given(settings_strategy)

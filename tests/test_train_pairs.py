@@ -184,6 +184,54 @@ def test_resuming_gives_the_same_weights_as_one_run(pairs_file, tmp_path):
 
 
 @pytest.mark.training
+def test_sigterm_pauses_after_the_step_and_the_same_command_resumes(pairs_file, tmp_path,
+                                                                   monkeypatch):
+    """SIGTERM (what ends a job) during step 5 finishes that step, saves the state and
+    returns; the same command then ends with the weights of an uninterrupted run."""
+    import os
+    import signal
+
+    import model.training.train as train_module
+
+    common = ["--pairs", str(pairs_file), "--steps", "10", "--eval-every", "5", *TINY]
+    train_main([*common, "--out", str(tmp_path / "once")])
+    real = train_module.cosine_lr
+
+    def lr_then_term(step, *args):
+        if step == 5:
+            os.kill(os.getpid(), signal.SIGTERM)
+        return real(step, *args)
+
+    monkeypatch.setattr(train_module, "cosine_lr", lr_then_term)
+    before = signal.getsignal(signal.SIGTERM)
+    train_main([*common, "--out", str(tmp_path / "twice")])
+    assert signal.getsignal(signal.SIGTERM) == before  # the handler is given back
+    state = json.loads((tmp_path / "twice" / "train_state" / "state.json").read_text())
+    assert state["step"] == 5
+    monkeypatch.setattr(train_module, "cosine_lr", real)
+    train_main([*common, "--out", str(tmp_path / "twice")])
+    once, twice = _state(tmp_path / "once"), _state(tmp_path / "twice")
+    for k in once:
+        if k.startswith("model."):
+            np.testing.assert_array_equal(once[k], twice[k], err_msg=k)
+
+
+@pytest.mark.training
+def test_individual_digits_give_every_digit_its_own_piece(pairs_file, tmp_path):
+    out = tmp_path / "digits"
+    train_main(["--pairs", str(pairs_file), "--out", str(out), "--steps", "2",
+                "--eval-every", "2", "--individual-digits", "1", *TINY])
+    m = load_pretrained(out)
+    src = m.source("Tom was born in 1998 and has 25 cats.")
+    digits = [label for label in src.labels if any(ch.isdigit() for ch in label)]
+    assert digits == list("199825")
+    card = json.loads((out / "card.json").read_text())
+    lengths = card["data"]["source_tokens"]
+    assert 0 < lengths["median"] <= lengths["p99"] <= lengths["max"] <= 96
+    assert m.info.trained_source_tokens == lengths["max"]
+
+
+@pytest.mark.training
 def test_a_bad_pairs_file_names_its_line(tmp_path):
     bad = tmp_path / "bad.tsv"
     bad.write_text("Hello.\t你好。\nno tab here\n", encoding="utf-8")
@@ -210,6 +258,6 @@ def test_a_card_records_repository_files_relative_to_it(tmp_path):
     from model.training.pairs import ROOT, _card_path
 
     assert _card_path(ROOT / "data" / "everyday" / "train.tsv") == "data/everyday/train.tsv"
-    assert _card_path(tmp_path / "pairs.tsv") == str((tmp_path / "pairs.tsv").resolve())
+    assert _card_path(tmp_path / "pairs.tsv") == str(tmp_path / "pairs.tsv")
     card = json.loads((ROOT / "pretrained" / "en-zh-everyday" / "card.json").read_text())
     assert not any(card["data"][k].startswith("/") for k in ("train_file", "valid_file"))

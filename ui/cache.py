@@ -16,7 +16,7 @@ import streamlit as st
 
 from model import DecodeTrace, GenerationSettings, Translator
 from model import load_pretrained as _load_pretrained
-from model.analysis import alignment, headstats, internals, pruning
+from model.analysis import alignment, headstats, heldout_heads, internals, pruning
 from model.analysis.aggregate import attention_flow, attention_rollout, decoder_rollout
 from model.analysis.alignment import HeadAER, head_aer
 from model.analysis.headstats import head_stats_over
@@ -177,11 +177,22 @@ def _progress_bar():
         bar.empty()
 
 
+@st.cache_resource(max_entries=8, show_spinner=False)
+def kept_heads(key: tuple[str, tuple, bool], n: int) -> heldout_heads.HeldoutHeads | None:
+    """The held-out figures the model's folder keeps (``heldout_heads.load``: computed when
+    the model was trained or refreshed), or None; read once per model."""
+    return heldout_heads.load(Path(key[0]), load_model(*key), n)
+
+
 @st.cache_data(max_entries=8, show_spinner=False)
 def heldout_statistics(key: tuple[str, tuple, bool], n: int) -> dict:
     """{kind: headstats.HeadStats} pooled over the model's first ``n`` held-out sentences,
-    each decoded greedily (``heldout.sample_pairs``); {} when the model has none."""
+    each decoded greedily (``heldout.sample_pairs``): those its folder keeps
+    (``heldout_heads.load``), else computed now; {} when the model has none."""
     translator = load_model(*key)
+    kept = kept_heads(key, n)
+    if kept is not None:
+        return kept.stats
     pairs = sample_pairs(translator, n)
     if not pairs:
         return {}
@@ -194,9 +205,12 @@ def heldout_statistics(key: tuple[str, tuple, bool], n: int) -> dict:
 @st.cache_data(max_entries=8, show_spinner=False)
 def importance_and_pruning(key: tuple[str, tuple, bool], n: int):
     """(importance {kind: (L, H)}, pruning.PruningCurve) over the model's first ``n``
-    held-out pairs (``heldout.sample_pairs``; Michel et al. 2019), or None when the model
-    has none."""
+    held-out pairs (``heldout.sample_pairs``; Michel et al. 2019): those its folder keeps
+    (``heldout_heads.load``), else computed now; None when the model has none."""
     translator = load_model(*key)
+    kept = kept_heads(key, n)
+    if kept is not None:
+        return kept.importance, kept.curve
     pairs = sample_pairs(translator, n)
     if not pairs:
         return None

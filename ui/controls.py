@@ -19,7 +19,8 @@ STRATEGY_KEYS = {"greedy": "strategy_greedy", "beam": "strategy_beam",
 RANGES = {"num_beams": (2, 8, 4, 1), "length_penalty": (0.0, 2.0, 1.0, 0.1),
           "temperature": (0.0, 2.0, 1.0, 0.05), "top_k": (0, 100, 0, 1),
           "top_p": (0.05, 1.0, 1.0, 0.05), "seed": (0, 2**31 - 1, 0, 1),
-          "no_repeat_ngram_size": (0, 6, 0, 1)}
+          "no_repeat_ngram_size": (0, 6, 0, 1), "repetition_penalty": (1.0, 2.0, 1.0, 0.05)}
+ANY_STRATEGY = ("no_repeat_ngram_size", "repetition_penalty")  # widgets under every strategy
 
 
 def in_range(name: str, value) -> bool:
@@ -69,12 +70,15 @@ def strategy_sidebar(model_settings: dict[str, str] | None = None) -> Generation
     kwargs["no_repeat_ngram_size"] = int(st.sidebar.number_input(
         t("no_repeat_ngram_size"), *r["no_repeat_ngram_size"][:2], key="no_repeat_ngram_size",
         help=t("no_repeat_ngram_size_help")))
+    kwargs["repetition_penalty"] = st.sidebar.slider(
+        t("repetition_penalty"), *r["repetition_penalty"], key="repetition_penalty",
+        help=t("repetition_penalty_help"))
     return GenerationSettings(**kwargs)
 
 
 def describe(settings: GenerationSettings) -> str:
     """A short plain-text description of the strategy, e.g. "beam search, 4 beams", and of
-    a ban on repeated n-grams."""
+    a ban on repeated n-grams and a repetition penalty."""
     s = settings
     if s.strategy == "beam":
         text = t("describe_beam", beams=s.num_beams, penalty=s.length_penalty)
@@ -89,4 +93,7 @@ def describe(settings: GenerationSettings) -> str:
         text = t("describe_greedy")
     if s.no_repeat_ngram_size:
         text += t("describe_separator") + t("describe_no_repeat", n=s.no_repeat_ngram_size)
+    if s.repetition_penalty != 1.0:
+        text += t("describe_separator") + t("describe_repetition_penalty",
+                                            value=s.repetition_penalty)
     return text

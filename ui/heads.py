@@ -162,12 +162,13 @@ def heads_off_section(translator: Translator, trace: DecodeTrace, key: tuple) ->
 
 def importance_section(translator: Translator, key: tuple) -> None:
     """Michel et al.'s importance of every head and BLEU as heads are pruned, over the
-    held-out pairs (computed when asked: it takes a while)."""
+    held-out pairs: at once when the model's folder keeps them, else computed when asked
+    (it takes a while)."""
     st.subheader(t("importance_header"))
     if not sample_known(translator):
         st.info(t("importance_none"))
         return
-    if not st.session_state.get("importance_on"):
+    if not st.session_state.get("importance_on") and cache.kept_heads(key, HELDOUT_SIZE) is None:
         st.button(t("importance_button", n=HELDOUT_SIZE), key="importance_go",
                   on_click=lambda: st.session_state.update(importance_on=True))
         return

@@ -25,7 +25,7 @@ from model import GenerationSettings
 from model.core.config import layer_counts
 from model.decoding.settings import QUERY_FIELDS, STRATEGY_FIELDS
 
-from .controls import in_range, strategy_aliases
+from .controls import ANY_STRATEGY, in_range, strategy_aliases
 from .i18n import KIND_VIEWS, LANG_KEY, LANGUAGES, URL_ALIASES, VIEWS, t, view_id
 from .panels import ALL_HEADS
 from .text import clip, code_span
@@ -63,8 +63,8 @@ def _apply_settings(opened: dict[str, str]) -> list[str]:
     state = st.session_state
     if "strategy" in opened and "strategy" not in dropped:
         state["strategy"] = settings.strategy
-    # The strategy's widgets, and no_repeat_ngram_size's (any strategy's).
-    for name in (*STRATEGY_FIELDS[settings.strategy], "no_repeat_ngram_size"):
+    # The strategy's widgets, and those of every strategy.
+    for name in (*STRATEGY_FIELDS[settings.strategy], *ANY_STRATEGY):
         if name in opened and name not in dropped:
             value = getattr(settings, name)
             if in_range(name, value):

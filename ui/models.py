@@ -97,3 +97,36 @@ def task_picker(translator: Translator) -> dict[str, str]:
     name = st.sidebar.selectbox(t("task"), names, index=default, key="task",
                                 help=t("task_help"))
     return {"task": name}
+
+
+def card_caption(translator: Translator) -> None:
+    """The sidebar's line about the model: its size and, from its card, its test figures
+    (the everyday model's Tatoeba, HSK, grammar and hard-input sets; a grammar model's exact
+    match and BLEU), or a Hugging Face model's family and size."""
+    metrics = translator.card.get("metrics")
+    card = translator.card.get("test_metrics", {})
+    cfg = translator.config
+    if isinstance(metrics, dict):
+        def metric(group: str, name: str):
+            value = metrics.get(group, {})
+            return value.get(name, "?") if isinstance(value, dict) else "?"
+
+        hard = "" if "numbers_test" not in metrics else t(
+            "model_card_hard_input", numbers=metric("numbers_test", "correct"),
+            terms=metric("terms_test", "correct"), kept=metric("long_test", "kept"))
+        st.sidebar.caption(t("model_card_everyday", enc=cfg.num_encoder_layers,
+                             dec=cfg.num_decoder_layers, heads=cfg.nhead, d_model=cfg.d_model,
+                             params=translator.card.get("parameters", 0),
+                             tatoeba=metric("tatoeba_test", "bleu"),
+                             hsk=metric("hsk_test", "bleu"),
+                             grammar=metric("grammar_test", "exact_match")) + hard)
+    elif card:
+        st.sidebar.caption(t("model_card", enc=cfg.num_encoder_layers,
+                             dec=cfg.num_decoder_layers, heads=cfg.nhead, d_model=cfg.d_model,
+                             params=translator.card.get("parameters", 0),
+                             exact=card.get("exact_match", "?"), bleu=card.get("bleu", "?")))
+    elif translator.info.backend == "huggingface":
+        st.sidebar.caption(t("model_card_hf", kind=translator.info.model_type,
+                             enc=cfg.num_encoder_layers, dec=cfg.num_decoder_layers,
+                             heads=cfg.nhead, d_model=cfg.d_model,
+                             params=translator.card.get("parameters", 0)))

@@ -13,6 +13,7 @@ from model import DecodeTrace
 
 from .cache import freeze_new_imports
 from .charts import chart
+from .confidence import low_confidence_note
 from .i18n import STRINGS, labels, layer_label, t, viz_labels
 from .link import write_link
 from .panels import GROUP_KEY, source_axis
@@ -83,11 +84,13 @@ def step_panel(trace: DecodeTrace, k: int) -> None:
     left, right = st.columns([1, 3])
     with left:
         how = t("forced_token") if step.forced else t("chosen_token")
+        note = low_confidence_note(trace, k)
         st.markdown("\n\n".join((  # paragraphs of one element: one to redraw a step click
             t("step_of", k=k, n=len(trace.steps)),
             t("decoder_input_so_far") + token_row(trace.tgt_labels[:k]),
             t("token_with_probability", how=how, token=code_span(step.label),
               prob=step.prob, entropy=step.entropy),
+            *((note,) if note else ()),
             t("output_so_far") + token_row(trace.tgt_labels[1 : k + 1]))))
         layer = st.selectbox(t("step_layer"), range(L), key="step_layer",
                              format_func=labels(range(L), layer_label))

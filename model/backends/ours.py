@@ -33,8 +33,8 @@ from ..decoding import (
     GenerationSettings,
     beam_search,
     chain,
+    for_settings,
     greedy_decode,
-    no_repeat_ngram,
     run_decoder,
     sample_decode,
 )
@@ -135,7 +135,15 @@ class Translator:
             positional_scheme="sinusoidal", languages=(), task_prefixes={},
             examples=tuple(self._examples()), eos_token=self.target.vocab.itos[c.eos_id],
             max_source_words=c.max_len - 1, default_max_new_tokens=c.max_len - 1,
-            early_stopping=True, heldout=heldout)
+            early_stopping=True, heldout=heldout, trained_source_tokens=self._trained_length())
+
+    def _trained_length(self) -> int | None:
+        """The card's ``data.source_tokens.max`` when it is a positive integer, else None."""
+        data = self.card.get("data")
+        lengths = data.get("source_tokens") if isinstance(data, dict) else None
+        longest = lengths.get("max") if isinstance(lengths, dict) else None
+        return longest if isinstance(longest, int) and not isinstance(longest, bool) \
+            and longest > 0 else None
 
     def _tokenize(self, text: str) -> list[str]:
         """The source tokens of ``text`` (without ``</s>``): byte-level BPE pieces for a
@@ -284,7 +292,7 @@ class Translator:
         src_ids = torch.from_numpy(src.ids)[None]  # (1, S)
         tables = self._pe_tables(src_ids.size(1), s.positional, s.positional_seed)
         processor = chain(self.target.processor(max_new_tokens, s.tgt_lang),
-                          no_repeat_ngram(s.no_repeat_ngram_size))
+                          for_settings(s))
         labels = dict(tgt_itos=self.target.vocab.itos, num_candidates=num_candidates)
         with ablation_heads_off(self.model, off, self.config.nhead):  # decoding only
             beam = None

@@ -125,6 +125,9 @@ class ModelInfo:
         default_max_new_tokens: the length limit ``generate`` uses when none is given.
         early_stopping: whether beam search stops once ``num_beams`` hypotheses finished.
         heldout: the folder's held-out (source, reference) pairs (``core.heldout``), or ().
+        trained_source_tokens: the longest source the model was trained on, in tokens
+            (``</s>`` included; the card's ``data.source_tokens.max``), or None when its
+            card does not say: past it the model has seen no example.
     """
 
     backend: str
@@ -139,3 +142,4 @@ class ModelInfo:
     default_max_new_tokens: int
     early_stopping: bool
     heldout: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+    trained_source_tokens: int | None = None

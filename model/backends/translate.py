@@ -16,8 +16,8 @@ from ..decoding import (
     GenerationSettings,
     beam_search,
     chain,
+    for_settings,
     greedy_batch,
-    no_repeat_ngram,
     pad_rows,
 )
 from ..errors import InputError
@@ -39,7 +39,8 @@ def translate_batch(translator, texts: Sequence[str], settings: GenerationSettin
     the settings' length penalty and early stopping (None: the model's
     ``info.early_stopping``). Both run up to ``max_new_tokens`` (None: the model's
     ``info.default_max_new_tokens``) tokens with the target side's logits processor and
-    the settings' ``no_repeat_ngram_size``, in the settings' languages and task, under
+    the settings' ``repetition_penalty`` and ``no_repeat_ngram_size``
+    (``processors.for_settings``), in the settings' languages and task, under
     ``backends.heads.heads_off`` (the heads' outputs zeroed before W_O, as Michel et al.
     2019 mask heads). The text of ``<s> y1 .. yn`` is ``target.text`` (a Hugging Face
     tokenizer's), by default the tokens joined without spaces, ``</s>`` left out.
@@ -87,7 +88,7 @@ def translate_batch(translator, texts: Sequence[str], settings: GenerationSettin
     max_new_tokens = info.default_max_new_tokens if s.max_new_tokens is None \
         else s.max_new_tokens
     processor = chain(target.processor(max_new_tokens, s.tgt_lang),
-                      no_repeat_ngram(s.no_repeat_ngram_size))
+                      for_settings(s))
     early = info.early_stopping if s.early_stopping is None else s.early_stopping
     step = batch_size if s.num_beams == 1 else 1
     with torch.inference_mode(), switched_off(translator.model, off, c.nhead):

@@ -21,12 +21,15 @@ from .vocab import SPECIALS, Vocab
 SRC_TOKENIZER = "src_tokenizer.json"
 
 
-def train_bpe(texts: Iterable[str], vocab_size: int = 8000, min_frequency: int = 2):
+def train_bpe(texts: Iterable[str], vocab_size: int = 8000, min_frequency: int = 2,
+              individual_digits: bool = False):
     """Train a byte-level BPE tokenizer on ``texts``.
 
     Normalisation: NFKC, curly quotes to straight ones. Pre-tokenisation: GPT-2's regex
     (words, numbers, punctuation, contractions ``'s 't 're``) with a space added before the
-    first word, so a word has the same pieces at the start of a sentence as elsewhere.
+    first word, so a word has the same pieces at the start of a sentence as elsewhere; then
+    with ``individual_digits`` every digit on its own (``Ġ1998`` -> ``Ġ 1 9 9 8``, as
+    LLaMA's tokenizer), so any number has pieces the model has seen, digit by digit.
 
     Returns:
         tokenizers.Tokenizer whose first four ids are ``<pad> <unk> <s> </s>``.
@@ -40,6 +43,9 @@ def train_bpe(texts: Iterable[str], vocab_size: int = 8000, min_frequency: int =
         normalizers.Replace("\u201c", '"'), normalizers.Replace("\u201d", '"'),
     ])
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=True)
+    if individual_digits:
+        tok.pre_tokenizer = pre_tokenizers.Sequence(
+            [tok.pre_tokenizer, pre_tokenizers.Digits(individual_digits=True)])
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
         vocab_size=vocab_size, min_frequency=min_frequency, special_tokens=list(SPECIALS),

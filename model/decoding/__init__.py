@@ -4,7 +4,7 @@ sampling one token at a time (``strategies``), a padded batch decoded at once
 place). Names as in Hugging Face ``generate()``."""
 
 from .batch import BatchGreedy, greedy_batch, pad_rows
-from .processors import LogitsProcessor, chain, no_repeat_ngram
+from .processors import LogitsProcessor, chain, for_settings, no_repeat_ngram, repetition_penalty
 from .settings import STRATEGIES, GenerationSettings
 from .strategies import (
     NORMAL_POSITIONS,
@@ -33,6 +33,8 @@ __all__ = [
     "beam_search",
     "chain",
     "no_repeat_ngram",
+    "repetition_penalty",
+    "for_settings",
     "greedy_batch",
     "greedy_decode",
     "pad_rows",

@@ -55,6 +55,40 @@ def no_repeat_ngram(size: int) -> LogitsProcessor | None:
     return process
 
 
+def repetition_penalty(penalty: float) -> LogitsProcessor | None:
+    """``repetition_penalty``: every token already in a row's decoder input gets its score
+    divided by ``penalty`` where positive and multiplied by it where negative (Keskar et al.
+    2019, CTRL, section 4.1; transformers' ``RepetitionPenaltyLogitsProcessor``). Our scores
+    are log-probabilities, all <= 0, so a repeated token's log-probability is multiplied by
+    ``penalty``: > 1 discourages repeats, < 1 encourages them. None for 1 (off, as in
+    ``generate()``). ``generate()`` hands its processors log-probabilities in beam search
+    (where the two agree token for token) but raw logits in greedy search and sampling,
+    where it divides a positive logit instead: a rule that depends on the logits' offset,
+    so ours keeps the log-probability form for every strategy.
+
+    Raises:
+        ValueError: ``penalty`` not a positive finite number.
+    """
+    if not (0 < penalty < float("inf")):
+        raise ValueError(f"penalty must be a positive number, got {penalty}")
+    if penalty == 1:
+        return None
+
+    def process(t: int, logp: torch.Tensor, input_ids: torch.Tensor) -> torch.Tensor:
+        seen = torch.gather(logp, 1, input_ids)  # (n, t + 1)
+        seen = torch.where(seen < 0, seen * penalty, seen / penalty)
+        return logp.scatter(1, input_ids, seen)
+
+    return process
+
+
+def for_settings(settings) -> LogitsProcessor | None:
+    """The processors a ``GenerationSettings`` asks for, in ``generate()``'s order:
+    ``repetition_penalty``, then ``no_repeat_ngram_size``; None when both are off."""
+    return chain(repetition_penalty(settings.repetition_penalty),
+                 no_repeat_ngram(settings.no_repeat_ngram_size))
+
+
 def chain(*processors: LogitsProcessor | None) -> LogitsProcessor | None:
     """The processors applied in order (None ones skipped), or None when none is left."""
     todo = [p for p in processors if p is not None]

@@ -28,11 +28,13 @@ from ..errors import short_repr as _short
 STRATEGIES = ("greedy", "beam", "sampling")  # the strategy ids, as links hold them
 MAX_BEAMS = 8
 MAX_SEED = 2**63 - 1
+MAX_REPETITION_PENALTY = 10.0
 # The query parameters of each strategy (besides ``strategy``), in the order links list them.
 STRATEGY_FIELDS = {"greedy": (), "beam": ("num_beams", "length_penalty"),
                    "sampling": ("temperature", "top_k", "top_p", "seed")}
 # Any strategy's, when not their default.
-QUERY_FIELDS = ("src_lang", "tgt_lang", "task", "max_new_tokens", "no_repeat_ngram_size")
+QUERY_FIELDS = ("src_lang", "tgt_lang", "task", "max_new_tokens", "no_repeat_ngram_size",
+                "repetition_penalty")
 
 
 def _is_int(value) -> bool:
@@ -67,6 +69,7 @@ class GenerationSettings:
     seed: int | None = None  # the sampling's random seed (reproducible draws)
     max_new_tokens: int | None = None  # the most tokens to produce; None = the model's
     no_repeat_ngram_size: int = 0  # no n-gram of this many tokens twice; 0 = off
+    repetition_penalty: float = 1.0  # a token already output: log p x this; 1 = off
     src_lang: str | None = None  # a multilingual model's source language
     tgt_lang: str | None = None  # its target language (forced first, forced_bos_token_id)
     task: str | None = None  # a T5-style model's task: its prefix goes before the sentence
@@ -91,6 +94,9 @@ class GenerationSettings:
              and self.max_new_tokens >= 1, "None or an integer >= 1"),
             ("no_repeat_ngram_size", _is_int(self.no_repeat_ngram_size)
              and self.no_repeat_ngram_size >= 0, "an integer >= 0 (0 = off)"),
+            ("repetition_penalty", _is_number(self.repetition_penalty)
+             and 0 < self.repetition_penalty <= MAX_REPETITION_PENALTY,
+             f"a number in (0, {MAX_REPETITION_PENALTY:g}] (1 = off)"),
             ("src_lang", self.src_lang is None or isinstance(self.src_lang, str),
              "None or a language code"),
             ("tgt_lang", self.tgt_lang is None or isinstance(self.tgt_lang, str),

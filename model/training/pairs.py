@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 from collections import Counter
 from pathlib import Path
@@ -39,10 +40,11 @@ from .trainer import valid_loss
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository
 DEFAULTS = dict(d_model=256, nhead=8, layers=3, dim_feedforward=1024, dropout=0.1,
-                src_vocab_size=8000, min_char_count=2, max_tokens=4096, lr=1e-3, warmup=800,
-                steps=9000, eval_every=750, time_limit_min=150.0, valid_size=600)
+                src_vocab_size=8000, individual_digits=0, min_char_count=2, max_tokens=4096,
+                lr=1e-3, warmup=800, steps=9000, eval_every=750, time_limit_min=150.0,
+                valid_size=600)
 MAX_LEN = 96  # positions in the model; training pairs longer than MAX_TRAIN_TOKENS are dropped
-MAX_TRAIN_TOKENS = 64
+MAX_TRAIN_TOKENS = MAX_LEN
 
 
 def encode_corpus(pairs: list[tuple[str, str]], src_tok, tgt_vocab: Vocab
@@ -76,7 +78,8 @@ def build_vocabularies(train_pairs: list[tuple[str, str]], args, state_dir: Path
         src_tok = load_tokenizer(state_dir / SRC_TOKENIZER)
         tgt_vocab = Vocab(json.loads((state_dir / "tgt_vocab.json").read_text()))
         return src_tok, tgt_vocab
-    src_tok = train_bpe((s for s, _ in train_pairs), args.src_vocab_size)
+    src_tok = train_bpe((s for s, _ in train_pairs), args.src_vocab_size,
+                        individual_digits=bool(args.individual_digits))
     counts = Counter(ch for _, t in train_pairs for ch in tokenize_zh(t))
     tgt_vocab = Vocab.build(ch for ch, n in counts.items() if n >= args.min_char_count)
     state_dir.mkdir(parents=True, exist_ok=True)
@@ -205,15 +208,26 @@ def hardware(device: str = "cpu", threads: int = 2) -> str:
 def _card_path(path: Path) -> str:
     """A data file as a card records it: relative to the repository when inside it (the
     training machine's own folders mean nothing elsewhere), else as given."""
-    path = Path(path).resolve()
+    path = Path(os.path.abspath(path))  # not resolved: data/ may link to another disk
     return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
 
+def source_lengths(encoded: list[tuple[list[int], list[int]]]) -> dict[str, int]:
+    """The training sources' lengths in tokens (``</s>`` included): ``max``, ``p99``
+    (99th percentile) and ``median``, for the card (``data.source_tokens``)."""
+    lengths = sorted(len(src) for src, _ in encoded)
+    if not lengths:
+        return {}
+    return {"max": lengths[-1], "p99": lengths[int(0.99 * (len(lengths) - 1))],
+            "median": lengths[(len(lengths) - 1) // 2]}
+
+
 def write_folder(args, model: Transformer, src_tok, tgt_vocab: Vocab, meta: dict, command: str,
-                 n_train: int, n_valid: int) -> None:
+                 n_train: int, n_valid: int, lengths: dict[str, int] | None = None) -> None:
     """Save the current weights into ``args.out`` as a pretrained folder with its card
-    (``meta``: ``trainer.train_loop``'s step, minutes and history; no test metrics: those
-    come from ``python -m model.training.evaluate``, which adds them)."""
+    (``meta``: ``trainer.train_loop``'s step, minutes and history; ``lengths``:
+    ``source_lengths`` of the training data; no test metrics: those come from
+    ``python -m model.training.evaluate``, which adds them)."""
     card = {
         "name": args.out.name,
         "task": args.recipe or "pairs",
@@ -222,7 +236,8 @@ def write_folder(args, model: Transformer, src_tok, tgt_vocab: Vocab, meta: dict
         "seed": args.seed,
         "data": {"train_file": _card_path(args.pairs),
                  "valid_file": _card_path(args.valid) if args.valid else "",
-                 "n_train": n_train, "n_valid_used": n_valid},
+                 "n_train": n_train, "n_valid_used": n_valid,
+                 **({"source_tokens": lengths} if lengths else {})},
         "config": model.config.to_dict(),
         "training": {
             "steps": meta["step"], "best_step": meta["step"], "max_tokens": args.max_tokens,

@@ -199,7 +199,8 @@ def train_pairs(args: argparse.Namespace, command: str) -> None:
         lambda step, used: cosine_lr(step, args.lr, args.warmup, args.steps, used),
         lambda m: text_pairs.validate(m, valid, valid_texts, tgt_vocab, device),
         lambda m, meta: text_pairs.write_folder(args, m, src_tok, tgt_vocab, meta, command,
-                                                len(train), len(valid)),
+                                                len(train), len(valid),
+                                                text_pairs.source_lengths(train)),
         LoopSettings(args.steps, args.eval_every, args.time_limit_min, "valid_bleu",
                      stop_after=args.stop_after),
         device, state_dir)

