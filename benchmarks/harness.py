@@ -158,7 +158,8 @@ SNAPSHOT_JS = """
     return el ? all('code', el).map(text) : null;
   };
   const stepEl = md.find((e) => /^Step \\d+ of \\d+$/.test(e.innerText.trim()));
-  const slider = document.querySelector("[data-testid='stSlider'] input[type='range']");
+  const slider = document.querySelector(  // the step slider, not the sidebar's
+    ".st-key-step [data-testid='stSlider'] input[type='range']");
   const sentence = document.querySelector("input[aria-label='English sentence']");
   const tab = document.querySelector("%VIEW_CHOSEN%");
   return {

@@ -173,7 +173,7 @@ def importance_section(translator: Translator, key: tuple) -> None:
                   on_click=lambda: st.session_state.update(importance_on=True))
         return
     importance, curve = cache.importance_and_pruning(key, HELDOUT_SIZE)
-    kind = _kind_picker("importance_kind")
+    kind = _kind_picker("importance_kind", "importance_kind")
     chart(viz.head_grid(importance[kind], t("importance_title", view=_kind_label(kind),
                                             n=curve.n_pairs),
                         row_label=t("col_layer"), col_label=t("col_head"),

@@ -296,7 +296,7 @@ class AppPage:
 
     def slider_key(self, key: str, **ready) -> dict:
         """Focus the "Decoding step" slider and press ``key`` (Home, End, ArrowLeft, ...)."""
-        thumb = self.page.locator("[data-testid='stSlider'] input[type='range']")
+        thumb = self.page.locator(".st-key-step [data-testid='stSlider'] input[type='range']")
         return self.act(lambda: thumb.press(key), **ready)
 
     def screenshot(self, name: str) -> Path:
