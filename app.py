@@ -27,6 +27,7 @@ from ui import (
     controls,
     heads,
     i18n,
+    lesson,
     link,
     models,
     panels,
@@ -181,7 +182,8 @@ def main() -> None:
     if translator is None:
         st.info(t("choose_model"))
         return
-    link.apply_link(translator)  # the view, step, layer, head and seed of the link opened
+    link.apply_link(translator)  # the view, step, layer, head, lesson... of the link opened
+    mode = lesson.mode_switch()
     settings = controls.strategy_sidebar({**models.task_picker(translator),
                                           **models.language_pickers(translator)})
     link.remember_settings(settings)
@@ -189,6 +191,11 @@ def main() -> None:
     if trace is None:
         return
     header(translator, trace, key)
+    if mode == "lesson":  # the chapters on this sentence instead of the free views
+        lesson.lesson_view(translator, trace, key)
+        link.write_link()
+        link.report_dropped(notice)
+        return
     shown = trace
     if trace.beam is not None:
         pick = compare.beam_view(trace)

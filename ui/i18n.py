@@ -165,6 +165,7 @@ _KEEP_ON_SWITCH = ("model", "view", "strategy", "speed", "step_layer", "pe_side"
                    "ih_layer", "ih_head",
                    "branch_layer", "branch_head", "ref_layer", "ref_head", "hypothesis",
                    "heads_scope", "heads_kind", "heads_stat", "heads_off", "importance_kind",
+                   "page_mode", "lesson_pick",
                    "lines_kind", "lines_layer", "lines_heads",
                    *(f"{view}_{part}" for view in VIEWS for part in ("layer", "head")))
 

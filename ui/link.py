@@ -8,7 +8,8 @@ Every value in a link is a stable, language-independent id or a number:
 - written by ``write_link`` after each run and read back by ``apply_link`` when a session
   opens a link: the decoding settings in ``GenerationSettings.to_query``'s encoding
   (``strategy=beam&num_beams=4``), ``view`` (the view's id: ``cross``), ``step``, and the
-  ``layer`` and ``head`` of an attention view.
+  ``layer`` and ``head`` of an attention view; in lesson mode ``lesson`` (the chapter's
+  number, 1-based: ``?lesson=3``; a number out of range opens chapter 1 and is reported).
 
 Links made before the ids still open: a view or strategy named by its label in either
 language (``view=Cross-attention``, ``strategy=束搜索``) is read as its id. A value that
@@ -27,6 +28,7 @@ from model.decoding.settings import QUERY_FIELDS, STRATEGY_FIELDS
 
 from .controls import ANY_STRATEGY, in_range, strategy_aliases
 from .i18n import KIND_VIEWS, LANG_KEY, LANGUAGES, URL_ALIASES, VIEWS, t, view_id
+from .lesson import LESSON_KEY, MODE_KEY, chapter_count
 from .panels import ALL_HEADS
 from .text import clip, code_span
 
@@ -34,7 +36,7 @@ BIND = "query-params"
 _OPENED, _APPLIED, _REPORTED = "link_opened", "link_applied", "link_reported"
 _DROPPED, _SETTINGS = "link_dropped", "link_settings"
 ATTENTION_VIEWS = {view: kind for kind, view in KIND_VIEWS.items()}  # views with pickers
-VIEW_PARAMS = ("view", "step", "layer", "head")  # written by write_link
+VIEW_PARAMS = ("view", "step", "layer", "head", "lesson")  # written by write_link
 SETTING_PARAMS = ("strategy", *dict.fromkeys(f for fs in STRATEGY_FIELDS.values() for f in fs),
                   *QUERY_FIELDS)
 
@@ -113,6 +115,12 @@ def apply_link(translator) -> None:
             dropped.append(name)
         else:
             state[f"{view}_{name}"] = value
+    if "lesson" in opened:  # lesson mode, at the chapter asked for (chapter 1 if none fits)
+        state[MODE_KEY] = "lesson"
+        number = _int(opened["lesson"], 1, chapter_count())
+        state[LESSON_KEY] = number or 1
+        if number is None:
+            dropped.append("lesson")
     step = _int(opened.get("step"), 1, c.max_len)
     if step is not None:
         state["step"] = step
@@ -135,6 +143,8 @@ def _link_values() -> dict[str, str]:
     if view in ATTENTION_VIEWS:
         values["layer"] = str(state.get(f"{view}_layer", 0))
         values["head"] = str(state.get(f"{view}_head", ALL_HEADS))
+    if state.get(MODE_KEY) == "lesson":
+        values["lesson"] = str(state.get(LESSON_KEY, 1))
     return values
 
 

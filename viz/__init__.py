@@ -19,6 +19,7 @@ titles, hover templates) comes from its keyword argument ``text``, a ``VizText``
 """
 
 from .attention import attention_grid, attention_heatmap
+from .bars import grouped_bars
 from .decoding import beam_path, beam_tree, probability_bars, sequence_probabilities
 from .heads import head_grid, probability_change, pruning_plot
 from .internals import matrix_heatmap, score_heatmap
@@ -56,6 +57,7 @@ __all__ = [
     "check_vector",
     "escape_html",
     "escape_tokens",
+    "grouped_bars",
     "head_grid",
     "mask_heatmap",
     "matrix_heatmap",

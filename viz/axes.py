@@ -114,6 +114,16 @@ def cell_outlines(cells, size: int, width: int = 2):
                       hoverinfo="skip", showlegend=False)
 
 
+def row_outline(row: int, n_cols: int, width: int = 3):
+    """A ``go.Scatter`` drawing a red rectangle around row ``row`` of a heatmap on integer
+    axes (x = column 0..n_cols-1, y = row): the row a lesson asks the reader to look at;
+    no hover, no legend entry."""
+    left, right, top, bottom = -0.5, n_cols - 0.5, row - 0.5, row + 0.5
+    return go.Scatter(x=[left, right, right, left, left], y=[top, top, bottom, bottom, top],
+                      mode="lines", line=dict(color=HIGHLIGHT_COLOR, width=width),
+                      hoverinfo="skip", showlegend=False)
+
+
 def colorbar(title: str | None = None, **extra) -> dict:
     """A colour bar titled ``title`` (None: untitled) that does not measure its tick labels
     (``ticklabeloverflow``, as :func:`token_axis`)."""

@@ -55,6 +55,12 @@ BAR_COLOR = "#9ecae1"
 #: The model as it is, and after a change (heads switched off): the two bars of a step.
 BEFORE_COLOR, AFTER_COLOR = BAR_COLOR, "#e6550d"
 
+#: Series side by side (``viz.grouped_bars``): the residual stream in grey, then what each
+#: sublayer adds (attention, feed-forward), then any further series.
+SERIES_COLORS = ("#bdbdbd", "#3182bd", "#e6550d", "#31a354", "#756bb1")
+#: The band behind the group a reader should look at (``viz.grouped_bars``'s ``mark``).
+MARK_BAND_COLOR = "rgba(255, 200, 0, 0.18)"
+
 # --- beam search ---------------------------------------------------------------------------
 
 #: A beam-search candidate by status.

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from .axes import cell_px, colorbar, label_px, pair_customdata
+from .axes import cell_outlines, cell_px, colorbar, label_px, pair_customdata
 from .colors import ALLOWED_COLOR, BLOCKED_COLOR
 from .panel import check_panel, heatmap_panel
 from .text import ENGLISH, VizText, check_text
@@ -25,6 +25,7 @@ def mask_heatmap(
     key_label: str | None = None,
     *,
     width: int | None = None,
+    marked: Sequence[tuple[int, int]] = (),
     text: VizText = ENGLISH,
 ) -> go.Figure:
     """Two-colour heatmap of a boolean attention mask (True = blocked).
@@ -38,6 +39,8 @@ def mask_heatmap(
         query_label, key_label: y- and x-axis titles; None: ``text.query``, ``text.key``.
         width: the width (px) the figure will be drawn at, e.g. a narrow column's: the cells
             shrink to fit it and the height follows; None: cells of ``cell_px``.
+        marked: (row, column) cells outlined in red (a second trace), e.g. the keys one
+            query may see.
         text: the figure's own labels (colour bar, cell states, hover).
 
     Returns:
@@ -51,12 +54,16 @@ def mask_heatmap(
 
     Raises:
         ValueError: if mask is not 2-D, not boolean-like (e.g. an additive 0/-inf float
-            mask), or does not match the token counts, or width is not a positive int.
+            mask), or does not match the token counts, width is not a positive int, or a
+            marked cell is outside the mask.
     """
     text = check_text(text)
     blocked, q_txt, k_txt = check_panel(mask, query_tokens, key_tokens, "mask",
                                         check=check_mask)
     tq, tk = blocked.shape
+    for cell in marked:
+        if not (len(cell) == 2 and 0 <= cell[0] < tq and 0 <= cell[1] < tk):
+            raise ValueError(f"marked cell {cell!r} is outside the ({tq}, {tk}) mask.")
     state = np.where(blocked, text.blocked, text.allowed).astype(object)
     gap = 1 if max(tq, tk) <= 40 else 0
     cell = cell_px(max(tq, tk))
@@ -92,4 +99,5 @@ def mask_heatmap(
         col_title=text.key if key_label is None else key_label,
         width=width or round(tk * cell) + room,
         height=round(tq * cell) + label_px(k_txt) + 160,
+        over=[cell_outlines(marked, max(round(cell) - 4, 6))] if marked else (),
     )

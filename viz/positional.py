@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from .axes import FONT, colorbar, figure, nice_step
+from .axes import FONT, colorbar, figure, nice_step, row_outline
 from .colors import SIGNED_SCALE
 from .panel import check_panel, heatmap_panel
 from .text import ENGLISH, VizText, check_text
@@ -44,6 +44,7 @@ def positional_heatmap(
     tokens: Sequence[str] | None = None,
     title: str | None = None,
     *,
+    mark_row: int | None = None,
     text: VizText = ENGLISH,
 ) -> go.Figure:
     """Heatmap of a positional-encoding matrix, positions down and dimensions across.
@@ -55,6 +56,8 @@ def positional_heatmap(
             the hover shows the token.
         title: figure title (shown literally; HTML is escaped); None:
             ``text.positional_title``.
+        mark_row: a position whose row is outlined in red (``viz.axes.row_outline``, a
+            second trace); None: nothing outlined.
         text: the figure's own labels (axis and colour-bar titles, hover).
 
     Returns:
@@ -64,11 +67,14 @@ def positional_heatmap(
         fixed to -1..1, hover giving position, token, dimension and value.
 
     Raises:
-        ValueError: if pe is not a finite 2-D array, or tokens does not have T strings.
+        ValueError: if pe is not a finite 2-D array, tokens does not have T strings, or
+            mark_row is not a position 0..T-1.
     """
     text = check_text(text)
     z, txt, _ = check_panel(pe, tokens, None, "pe", row_name="tokens")
     n_pos, n_dim = z.shape
+    over = () if mark_row is None else [row_outline(check_index(mark_row, n_pos, "mark_row"),
+                                                    n_dim)]
     rest = f"{text.hover_dimension}<br>{text.hover_value}%{{z:.3f}}<extra></extra>"
     hover = f"{text.hover_position_y}<br>{rest}"
     customdata, ticks = None, None
@@ -86,6 +92,7 @@ def positional_heatmap(
         width=900,
         height=int(np.clip(n_pos * 16, 300, 800)) + 120,
         square=False,
+        over=over,
         xaxis=_int_ticks(n_dim, 16),
         yaxis=_int_ticks(n_pos, 25) if ticks is None else None,
     )

@@ -453,6 +453,11 @@ class HFTranslator(Translator):
         the scaling and T5's position bias (Tq, Tk) or None."""
         return hf_hooks.head_inputs(self, trace, kind, layer, head)
 
+    def encoder_sublayers(self, trace: DecodeTrace) -> None:
+        """None: the sublayers of a Hugging Face model are not taken apart (each family
+        names and orders them its own way; the lesson says so)."""
+        return None
+
     def embedding_parts(self, tokens: Sequence[str], side: str, positional: str = "normal",
                         positional_seed: int = 0) -> EmbeddingParts:
         """The scaled token embeddings and the position vectors the model adds for T

@@ -24,6 +24,7 @@ import torch
 
 from ..core.layers import positional_tables, shuffled_positions
 from ..core.masks import mask_views
+from ..core.sublayers import SublayerNorms, encoder_sublayer_norms
 from ..core.subword import piece_label, pieces, word_ids
 from ..core.transformer import Transformer
 from ..core.vocab import EOS, SPECIALS, Vocab, normalize_text, tokenize_en, tokenize_zh
@@ -323,7 +324,9 @@ class Translator:
         """Feed a reference translation to the decoder (teacher forcing) and record, at each
         step, the model's probability of the reference token and its attention.
 
-        ``</s>`` is appended to the reference unless it ends with it. Each step's ``prob`` is
+        ``</s>`` is appended to the reference unless it ends with it or already fills the
+        max_len - 1 tokens a decoding may produce (a decoding cut off at the length limit
+        is scored as it is). Each step's ``prob`` is
         the model's probability of the reference token; ``top_tokens[0]`` is what the model
         would have chosen there itself. Of the ``settings`` (or ``overrides``), the languages
         and the positional experiment apply; ``heads_off`` switches heads off as in
@@ -344,9 +347,9 @@ class Translator:
         if not forced:
             raise InputError("The reference translation is empty.")
         forced = self.target.forced_start(forced, settings.tgt_lang)
-        if forced[-1] != self.config.eos_id:
-            forced.append(self.config.eos_id)
         limit = self.config.max_len - 1
+        if forced[-1] != self.config.eos_id and len(forced) < limit:  # not a cut-off decoding
+            forced.append(self.config.eos_id)
         if len(forced) > limit:
             raise InputError(f"The reference has {len(forced)} tokens; at most {limit} fit.")
         src_ids = torch.from_numpy(src.ids)[None]  # (1, S)
@@ -501,6 +504,14 @@ class Translator:
                 x_q, x_k = out.cross_attention_input[0], enc.memory[0]  # (T, D), (S, D)
         return HeadInputs(x_q, x_k, (attn.q_proj, attn.k_proj, attn.v_proj),
                           1 / math.sqrt(self.config.head_dim), None)
+
+    def encoder_sublayers(self, trace: DecodeTrace) -> SublayerNorms:
+        """What each encoder sublayer adds to each source token of ``trace``, with the
+        positional encodings it was decoded with (``core.sublayers``)."""
+        src_ids = torch.from_numpy(trace.src_ids)[None]  # (1, S)
+        src_pe, _ = self._pe_tables(src_ids.size(1), trace.settings.positional,
+                                    trace.settings.positional_seed)
+        return encoder_sublayer_norms(self.model, src_ids, src_pe)
 
     def embedding_parts(self, tokens: Sequence[str], side: str, positional: str = "normal",
                         positional_seed: int = 0) -> EmbeddingParts:

@@ -13,6 +13,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from ..core.sublayers import SublayerNorms
 from ..decoding import DecodeTrace, GenerationSettings
 from .records import EmbeddingParts, HeadInputs, ModelInfo, SourceSentence
 
@@ -76,3 +77,7 @@ class Backend(Protocol):
     def embedding_parts(self, tokens: Sequence[str], side: str, positional: str = "normal",
                         positional_seed: int = 0) -> EmbeddingParts:
         """The first layer's input as token embedding plus position vectors, (T, D) each."""
+
+    def encoder_sublayers(self, trace: DecodeTrace) -> SublayerNorms | None:
+        """What each encoder sublayer adds to each source token, or None where the backend
+        does not take its layers apart."""

@@ -193,6 +193,14 @@ class DecodeTrace:
         return self.tgt_labels[:-1]
 
     @property
+    def step_labels(self) -> tuple[str, ...]:
+        """The T decoder-side rows as a person reads them, one convention in every view:
+        the decoder input at step t and the token it produced, ``我 → 们``
+        (``tgt_labels[t] → tgt_labels[t + 1]``)."""
+        return tuple(f"{a} → {b}" for a, b in zip(self.tgt_labels[:-1], self.tgt_labels[1:],
+                                                   strict=True))
+
+    @property
     def output_labels(self) -> tuple[str, ...]:
         """What a person reads for the generated tokens, without ``<s>`` and ``</s>``."""
         return tuple(label for tok, label in zip(self.tgt_tokens[1:], self.tgt_labels[1:],

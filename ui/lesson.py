@@ -1,0 +1,171 @@
+"""Lesson mode: the Transformer taught chapter by chapter on the live model and the
+sidebar's sentence, the seeds' path (``ui/lesson.toml``; the chapters' live content:
+``ui.chapters``).
+
+A chapter page: its text, a question the learner answers first (predict, then reveal),
+then where to look and the figure with that thing highlighted, then a try-it action.
+Navigation: previous / next, a chapter list and a progress bar. State (ids only):
+``page_mode`` ("explore" or "lesson"), ``lesson`` (the chapter's 1-based number, as in a
+link's ``?lesson=N``), ``lesson_turn_<id>`` (how many times "another head" or "another
+word" was pressed).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Callable
+from functools import lru_cache
+from pathlib import Path
+
+import streamlit as st
+
+from model import DecodeTrace, Translator
+
+from .chapters import BUILDERS, Chapter, Live
+from .charts import chart
+from .i18n import labels, lang, t
+from .text import md_literal, token_row
+
+LESSON_FILE = Path(__file__).with_name("lesson.toml")
+MODE_KEY, LESSON_KEY, PICK_KEY = "page_mode", "lesson", "lesson_pick"
+MODES = ("explore", "lesson")
+TEXT_FIELDS = ("title", "text", "question", "reveal", "look", "try")
+
+
+@lru_cache(maxsize=1)
+def chapters() -> tuple[dict, ...]:
+    """The chapters of ``ui/lesson.toml``, in order."""
+    return tuple(tomllib.loads(LESSON_FILE.read_text(encoding="utf-8"))["chapters"])
+
+
+def chapter_count() -> int:
+    """How many chapters the lesson has (a link's ``?lesson=N`` takes 1..this)."""
+    return len(chapters())
+
+
+def field_text(chapter: dict, name: str, variant: str = "") -> str:
+    """A chapter's text field in the session's language: ``NAME_VARIANT`` when the
+    chapter has one for ``variant``, else ``NAME`` (English where Chinese is missing)."""
+    entry = chapter.get(f"{name}_{variant}", chapter[name]) if variant else chapter[name]
+    return entry.get(lang(), entry["en"])
+
+
+def mode_switch() -> str:
+    """The Explore / Lesson switch at the top of the page; returns the mode's id."""
+    return st.radio(t("mode_label"), MODES, key=MODE_KEY, horizontal=True,
+                    format_func=labels(MODES, lambda m: t(f"mode_{m}")),
+                    label_visibility="collapsed")
+
+
+def _go(number: int) -> Callable[[], None]:
+    return lambda: st.session_state.update({LESSON_KEY: number})
+
+
+def _open_view(view: str) -> Callable[[], None]:
+    def open_it() -> None:
+        st.session_state.update({MODE_KEY: "explore", "view": view})
+    return open_it
+
+
+def _navigation(k: int, n: int) -> None:
+    """Progress, previous / next and the chapter list; the chosen chapter is
+    ``st.session_state[LESSON_KEY]``, kept while the lesson is not shown (a widget's own
+    state is not)."""
+    st.progress(k / n, text=t("lesson_progress", k=k, n=n))
+    left, middle, right = st.columns([1, 4, 1], vertical_alignment="bottom")
+    left.button(t("lesson_prev"), key="lesson_prev", on_click=_go(k - 1), disabled=k == 1,
+                width="stretch")
+    numbers = list(range(1, n + 1))
+    st.session_state[PICK_KEY] = k  # the widget's own key: its state is dropped in Explore
+    middle.selectbox(t("lesson_chapters"), numbers, key=PICK_KEY,
+                     on_change=lambda: _go(st.session_state[PICK_KEY])(),
+                     format_func=labels(numbers, lambda i: field_text(chapters()[i - 1],
+                                                                     "title")))
+    right.button(t("lesson_next"), key="lesson_next", on_click=_go(k + 1), disabled=k == n,
+                 width="stretch", type="primary")
+
+
+def _longer_example(live: Live) -> str | None:
+    """A model example at least 3 words longer than the sentence (the shortest such), or
+    None."""
+    n = len(live.trace.src_text.split())
+    longer = sorted((e for e in live.translator.info.examples if len(e.split()) >= n + 3),
+                    key=lambda e: len(e.split()))
+    return longer[0] if longer else None
+
+
+def _try_action(chapter_id: str, made: Chapter, live: Live) -> None:
+    """The chapter's try-it button, and what it shows when pressed."""
+    action, state = made.action, st.session_state
+    if action == "longer_sentence":
+        example = _longer_example(live)
+        if example is not None:
+            st.button(t("lesson_try_longer"), key="lesson_try",
+                      on_click=lambda: state.update(sentence=example))
+    elif action in ("next_head", "next_word"):
+        turn = f"lesson_turn_{chapter_id}"
+        st.button(t(f"lesson_try_{action}"), key="lesson_try",
+                  on_click=lambda: state.update({turn: state.get(turn, 0) + 1}))
+    elif action in ("open_heads", "open_masks", "open_positional"):
+        view = action.removeprefix("open_")
+        st.button(t(f"lesson_try_{action}"), key="lesson_try", on_click=_open_view(view))
+    elif action == "positions_off" and st.button(t("lesson_try_positions"), key="lesson_try"):
+        shown = {mode: live.decode(positional=mode).output_text
+                 for mode in ("normal", "none", "shuffled")}
+        st.markdown(t("lesson_positions_results",
+                      **{m: md_literal(text) or "—" for m, text in shown.items()}))
+    elif action == "sample" and st.button(t("lesson_try_sample"), key="lesson_try"):
+        for temperature in (1.5, 0.3):
+            outs = [live.decode(num_beams=1, do_sample=True, temperature=temperature,
+                                seed=seed).output_text for seed in range(3)]
+            st.markdown(t("lesson_samples", temperature=temperature,
+                          outputs=token_row(o or "—" for o in outs)))
+
+
+def _question(chapter: dict, made: Chapter, qkey: str) -> bool:
+    """The prediction question; True once it is answered or the learner asked to see."""
+    state = st.session_state
+    ids = [o for o, _ in made.options]
+    names = dict(made.options)
+    choice = st.radio(field_text(chapter, "question", made.variant).format(**made.values), ids,
+                      index=None, key=qkey, format_func=labels(ids, names.get))
+    if choice is None and not state.get(f"{qkey}_shown"):
+        st.button(t("lesson_show"), key=f"{qkey}_show",
+                  on_click=lambda: state.update({f"{qkey}_shown": True}))
+        return False
+    if choice == made.answer:
+        st.success(t("lesson_right"))
+    else:
+        st.info(t("lesson_answer", answer=names[made.answer]))
+    return True
+
+
+def lesson_view(translator: Translator, trace: DecodeTrace, key: tuple) -> None:
+    """The lesson's current chapter on ``trace`` (the sidebar's sentence and settings)."""
+    items = chapters()
+    n = len(items)
+    state = st.session_state
+    k = state.get(LESSON_KEY, 1)
+    k = k if isinstance(k, int) and 1 <= k <= n else 1
+    state[LESSON_KEY] = k
+    _navigation(k, n)
+    chapter = items[k - 1]
+    cid = chapter["id"]
+    st.subheader(field_text(chapter, "title"))
+    turn = int(state.get(f"lesson_turn_{cid}", 0))
+    live = Live(translator, trace, key)
+    made = BUILDERS[cid](live, turn)
+    if made.why is not None:
+        st.info(t(made.why))
+        return
+    values = made.values
+    st.markdown(field_text(chapter, "text", made.variant).format(**values))
+    qkey = f"lesson_q_{cid}_{abs(hash((key[0], trace.src_text, trace.settings, turn)))}"
+    if _question(chapter, made, qkey):
+        st.markdown(field_text(chapter, "reveal", made.variant).format(**values))
+        st.caption(field_text(chapter, "look", made.variant).format(**values))
+        if made.figure is not None:
+            chart(made.figure, key=f"lesson_chart_{cid}")
+    st.markdown(f"**{t('lesson_try_label')}** "
+                + field_text(chapter, "try", made.variant).format(**values))
+    _try_action(cid, made, live)
