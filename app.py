@@ -31,6 +31,7 @@ from ui import (
     link,
     models,
     panels,
+    pinyin,
     stepper,
     teaching,
 )
@@ -138,6 +139,9 @@ def header(translator: Translator, trace: DecodeTrace, key: tuple) -> None:
     the grammar the model was trained on, and whether the model was guessing
     (``ui.confidence``)."""
     st.markdown(f"### {md_literal(trace.output_text) or t('empty_output')}")
+    reading = pinyin.output_line(trace)
+    if reading:
+        st.markdown(md_literal(reading))
     expected = grammar_translation(key, trace.src_text)
     if translator.info.backend == "huggingface":
         grammar = t("grammar_hf")
@@ -192,7 +196,7 @@ def main() -> None:
         return
     header(translator, trace, key)
     if mode == "lesson":  # the chapters on this sentence instead of the free views
-        lesson.lesson_view(translator, trace, key)
+        lesson.lesson_view(translator, pinyin.annotate(trace), key)
         link.write_link()
         link.report_dropped(notice)
         return
@@ -214,7 +218,7 @@ def main() -> None:
         views(translator, tr, k, key)
 
     charts.image_format_picker()
-    stepper.step_through(shown, body)
+    stepper.step_through(pinyin.annotate(shown), body)
     compare.reference_view(shown, lambda ref: teacher_force(key, sentence, ref, settings))
     st.caption(t("link_hint"))  # the step-through fragment keeps the link current
     link.report_dropped(notice)
@@ -225,6 +229,7 @@ st.set_page_config(page_title=title, page_icon="🔎", layout="wide")
 try:
     link.remember_link()  # the query parameters this session was opened with
     i18n.language_selector()  # first in the sidebar; everything below follows it
+    pinyin.switch()
     if t("page_title") != title:
         st.set_page_config(page_title=t("page_title"))
     main()

@@ -189,7 +189,7 @@ def masks(live: Live, turn: int) -> Chapter:
     k = (T + 1) // 2  # a 1-based step in the middle
     m = live.translator.mask_views(list(tr.src_tokens), dec, 0)["subsequent"]  # (T, T) bool
     fig = viz.mask_heatmap(m, list(tr.step_labels), list(tr.decoder_input_labels),
-                           title=t("mask_lookahead_title"), query_label=t("lesson_rows_steps"),
+                           title=t("mask_lookahead_title"), query_label=t("query_step"),
                            key_label=t("key_decoder_input"), marked=[(k - 1, j) for j in range(k)],
                            text=viz_labels())
     seen = int((~m[k - 1]).sum())
@@ -247,7 +247,7 @@ def cross(live: Live, turn: int) -> Chapter:
     fig = viz.attention_heatmap(A, list(tr.step_labels), list(tr.src_labels),
                                 title=t("view_head_title", view=t("tab_cross"), layer=layer,
                                         head=head),
-                                query_label=t("lesson_rows_steps"), key_label=t("key_source_token"),
+                                query_label=t("query_step"), key_label=t("key_source_token"),
                                 marked=[(row, best)], text=viz_labels())
     return Chapter({"token": code_span(tr.tgt_labels[row + 1]), "k": row + 1,
                     "best": code_span(tr.src_labels[best]), "weight": f"{A[row, best]:.0%}",

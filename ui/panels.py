@@ -120,17 +120,19 @@ def encoder_view(trace: DecodeTrace, grouped: bool = False) -> None:
 
 
 def decoder_view(trace: DecodeTrace, k: int) -> None:
-    """Decoder self-attention, rows (and columns) up to the current step."""
+    """Decoder self-attention, rows (and columns) up to the current step; a row reads
+    ``input → output`` (``DecodeTrace.step_labels``), a column is a decoder input."""
     inputs, raw = trace.decoder_input_labels[:k], trace.decoder_input_tokens[:k]
-    attention_view("decoder", trace.decoder_attentions[:, :, :k, :k], inputs,
-                   inputs, t("query_decoder_input"), t("key_decoder_input"), (raw, raw))
+    attention_view("decoder", trace.decoder_attentions[:, :, :k, :k], trace.step_labels[:k],
+                   inputs, t("query_step"), t("key_decoder_input"), (raw, raw))
 
 
 def cross_view(trace: DecodeTrace, k: int, grouped: bool = False) -> None:
-    """Cross-attention from the decoder inputs so far to the source tokens."""
+    """Cross-attention from the decoder inputs so far to the source tokens; a row reads
+    ``input → output`` (``DecodeTrace.step_labels``)."""
     maps, src = source_axis(trace, trace.cross_attentions[:, :, :k], grouped, queries_too=False)
-    attention_view("cross", maps, trace.decoder_input_labels[:k], src,
-                   t("query_decoder_input"), t("key_source_token"),
+    attention_view("cross", maps, trace.step_labels[:k], src,
+                   t("query_step"), t("key_source_token"),
                    (trace.decoder_input_tokens[:k], None if grouped else trace.src_tokens))
 
 

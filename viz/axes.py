@@ -38,8 +38,16 @@ def _text_px(text: str, narrow: int, wide: int) -> int:
 
 def label_px(ticktext: list[str]) -> int:
     """Pixel room that the longest (escaped) tick label needs at 13 px: 8 px a character,
-    14 px a wide (CJK) one; capped at 200 px."""
-    return min(max((_text_px(t, 8, 14) for t in ticktext), default=8), 200)
+    14 px a wide (CJK) one; a label with a second line (``"我\nwǒ"``, ``token_axis``) is
+    measured as one line (as a y axis shows it; an x axis needs less); capped at 200 px."""
+    return min(max((_text_px(_tick_lines(t, False), 8, 14) for t in ticktext), default=8),
+               200)
+
+
+def _tick_lines(label: str, stacked: bool) -> str:
+    """A token label's second line (after ``\n``: its pinyin) under it (``stacked``, on an
+    x axis) or beside it (a y axis, whose rows are too low for two lines)."""
+    return label.replace("\n", "<br>" if stacked else " ")
 
 
 def title_px(title: str) -> int:
@@ -70,12 +78,14 @@ def margins(rows: list[str] | None = None, cols: list[str] | None = None, *,
 
 def token_axis(ticktext: list[str], *, reverse: bool = False) -> dict:
     """Integer axis 0..n-1 whose ticks show the (already escaped) tokens. It has no title of
-    its own: give it one with :func:`axis_title`."""
+    its own: give it one with :func:`axis_title`. A label may carry a second line after
+    ``\n`` (the pinyin of a Chinese token, ``ui.pinyin``): under the token on an x axis,
+    beside it on a reversed (y) axis."""
     n = len(ticktext)
     return dict(
         tickmode="array",
         tickvals=list(range(n)),
-        ticktext=ticktext,
+        ticktext=[_tick_lines(t, stacked=not reverse) for t in ticktext],
         tickfont=dict(size=tick_font_size(n)),
         autorange="reversed" if reverse else True,
         showgrid=False,
@@ -170,10 +180,11 @@ def figure(data: list, layout: dict) -> go.Figure:
 
 
 def pair_customdata(rows: list[str], cols: list[str], *extra: np.ndarray) -> np.ndarray:
-    """Object array (R, C, 2 + len(extra)): [row token, column token, *extra] per cell."""
+    """Object array (R, C, 2 + len(extra)): [row token, column token, *extra] per cell (a
+    token's second line, its pinyin, on the same line)."""
     data = np.empty((len(rows), len(cols), 2 + len(extra)), dtype=object)
-    data[..., 0] = np.array(rows, dtype=object)[:, None]
-    data[..., 1] = np.array(cols, dtype=object)[None, :]
+    data[..., 0] = np.array([_tick_lines(r, False) for r in rows], dtype=object)[:, None]
+    data[..., 1] = np.array([_tick_lines(c, False) for c in cols], dtype=object)[None, :]
     for i, values in enumerate(extra):
         data[..., 2 + i] = values
     return data

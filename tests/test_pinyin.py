@@ -1,0 +1,68 @@
+"""Pinyin under Chinese tokens (ui.pinyin): read in context, one reading per label, and
+drawn as a second line on token axes (viz.axes)."""
+
+from __future__ import annotations
+
+import numpy as np
+from apptest_helpers import APP, charts
+from hypothesis import given
+from hypothesis import strategies as st
+from pypinyin import Style, pinyin
+from streamlit.testing.v1 import AppTest
+
+from ui.pinyin import readings, with_pinyin
+from viz import attention_heatmap
+from viz.axes import label_px
+
+
+def test_readings_follow_the_word_a_character_is_in():
+    labels = ["<s>", "我", "们", "为", "什", "么", "工", "作", "？", "</s>"]
+    got = readings(labels)
+    assert got == ["", "wǒ", "men", "wèi", "shén", "me", "gōng", "zuò", "", ""]
+    assert readings(["为什么"]) == ["wèi shén me"]  # 为 in 为什么 is wèi, not wéi
+    assert readings(["1998", "年"]) == ["", "nián"]
+
+
+@given(st.lists(st.text(alphabet="我们你好为什么行长abc123 <>/s？。", min_size=1, max_size=4),
+                min_size=1, max_size=6))
+def test_one_reading_per_label_and_one_syllable_per_chinese_character(labels):
+    got = readings(labels)
+    assert len(got) == len(labels)
+    for label, reading in zip(labels, got, strict=True):
+        han = [c for c in label if "\u4e00" <= c <= "\u9fff"]
+        assert len(reading.split()) == len(han)
+        alone = [r[0] for r in pinyin(label, style=Style.TONE, errors=lambda s: [[""]] * len(s))
+                 if r[0]]
+        assert len(alone) == len(han)
+
+
+def test_with_pinyin_adds_a_second_line_only_to_chinese_labels():
+    assert with_pinyin(["<s>", "我", "1998"]) == ("<s>", "我\nwǒ", "1998")
+
+
+def test_token_axes_stack_pinyin_on_x_and_keep_it_on_one_line_on_y():
+    rows, cols = ["<s> → 我\nwǒ", "我\nwǒ → 们\nmen"], ["why", "我\nwǒ"]
+    fig = attention_heatmap(np.full((2, 2), 0.5), rows, cols)
+    assert list(fig.layout.xaxis.ticktext) == ["why", "我<br>wǒ"]
+    assert list(fig.layout.yaxis.ticktext) == ["&lt;s&gt; → 我 wǒ", "我 wǒ → 们 men"]
+    assert label_px(["我\nwǒ"]) == label_px(["我 wǒ"])
+
+
+def test_the_switch_puts_pinyin_on_the_output_line_and_the_cross_attention_rows():
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.run()
+    at.toggle(key="pinyin").set_value(True).run()
+    at.slider(key="step").set_value(4)
+    at.session_state["view"] = "cross"
+    at.run()
+    assert not at.exception
+    output = at.markdown[0].value.removeprefix("### ")
+    line = " ".join(r for r in readings([output]) if r)
+    assert line and line in [el.value for el in at.markdown]
+    (fig,) = [f for f in charts(at) if f["layout"]["title"]["text"].startswith("Cross-attention")]
+    rows = fig["layout"]["yaxis"]["ticktext"][:4]  # the first row of panels of the grid
+    assert len(rows) == 4 and all(" → " in r for r in rows)
+    produced = [r.split(" → ")[1] for r in rows]  # "们 men": the token, then its pinyin
+    chinese = [p for p in produced if "\u4e00" <= p[0] <= "\u9fff"]
+    assert chinese and all(p == f"{p.split()[0]} {readings([p.split()[0]])[0]}"
+                           for p in chinese if len(p.split()[0]) == 1)
