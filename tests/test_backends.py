@@ -19,7 +19,7 @@ MEMBERS = public(Backend) | set(Backend.__annotations__)
 
 
 def test_the_interface_is_small():
-    assert len(MEMBERS) <= 15, sorted(MEMBERS)
+    assert len(MEMBERS) <= 16, sorted(MEMBERS)  # 16th: encoder_sublayers (the lesson's)
 
 
 @pytest.mark.parametrize("name", ["en-zh", "en-zh-everyday"])

@@ -21,7 +21,7 @@ from .records import EmbeddingParts, HeadInputs, ModelInfo, SourceSentence
 @runtime_checkable
 class Backend(Protocol):
     """A pretrained encoder-decoder with its tokenizers, read-only and shared by every
-    caller. Fifteen members:
+    caller. Sixteen members:
 
     - ``name``, ``card`` (the model card, a dict), ``config`` (``TransformerConfig``),
       ``model`` (the ``nn.Module`` with ``encode`` / ``decode``), ``info`` (``ModelInfo``)
@@ -30,7 +30,8 @@ class Backend(Protocol):
     - reading and decoding: ``source``, ``generate``, ``teacher_force``,
       ``grammar_translation``;
     - what the views and the analysis recompute: ``mask_views``, ``positional_encoding``,
-      ``relative_position_bias``, ``head_inputs``, ``embedding_parts``.
+      ``relative_position_bias``, ``head_inputs``, ``embedding_parts``,
+      ``encoder_sublayers``.
 
     Each method's arguments, shapes and errors are in ``ours.Translator``'s docstrings.
     """
