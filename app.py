@@ -25,6 +25,7 @@ from ui import (
     compare,
     confidence,
     controls,
+    gloss,
     heads,
     i18n,
     lesson,
@@ -139,9 +140,8 @@ def header(translator: Translator, trace: DecodeTrace, key: tuple) -> None:
     the grammar the model was trained on, and whether the model was guessing
     (``ui.confidence``)."""
     st.markdown(f"### {md_literal(trace.output_text) or t('empty_output')}")
-    reading = pinyin.output_line(trace)
-    if reading:
-        st.markdown(md_literal(reading))
+    if pinyin.is_on():  # the words with their pinyin over them and English on hover
+        gloss.output_line(trace.output_text, with_pinyin=True)
     expected = grammar_translation(key, trace.src_text)
     if translator.info.backend == "huggingface":
         grammar = t("grammar_hf")
@@ -230,6 +230,7 @@ try:
     link.remember_link()  # the query parameters this session was opened with
     i18n.language_selector()  # first in the sidebar; everything below follows it
     pinyin.switch()
+    charts.present_switch()
     if t("page_title") != title:
         st.set_page_config(page_title=t("page_title"))
     main()

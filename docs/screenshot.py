@@ -3,9 +3,12 @@
     pip install playwright          # the Python package only; no browser download
     apt-get install chromium fonts-noto-cjk
     python docs/screenshot.py docs/screenshot.png
+    python docs/screenshot.py docs/lesson.png --lesson 7     # a chapter of the lesson
 
 Starts ``streamlit run app.py`` on a free loopback port, opens it in Debian's Chromium,
-steps the decoder forward, opens the Cross-attention view and saves a PNG.
+steps the decoder forward, opens the Cross-attention view and saves a PNG; with
+``--lesson N``, opens chapter N of the lesson (``?lesson=N``), presses "Just show me" and
+saves that page.
 """
 
 from __future__ import annotations
@@ -38,7 +41,8 @@ def wait_idle(page) -> None:
     page.wait_for_timeout(1500)
 
 
-def main(out: str, tab: str = "Cross-attention", steps: int = 4) -> None:
+def main(out: str, tab: str = "Cross-attention", steps: int = 4, lesson: int | None = None
+         ) -> None:
     port = free_port()
     server = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port",
@@ -56,6 +60,14 @@ def main(out: str, tab: str = "Cross-attention", steps: int = 4) -> None:
             browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
             height = int(os.environ.get("SHOT_HEIGHT", "1250"))
             page = browser.new_page(viewport={"width": 1500, "height": height})
+            if lesson is not None:
+                page.goto(f"http://127.0.0.1:{port}/?lesson={lesson}")
+                wait_idle(page)
+                page.get_by_role("button", name="Just show me").click()
+                wait_idle(page)
+                page.screenshot(path=out, full_page=True)
+                browser.close()
+                return
             page.goto(f"http://127.0.0.1:{port}/")
             wait_idle(page)
             for _ in range(steps):
@@ -71,4 +83,10 @@ def main(out: str, tab: str = "Cross-attention", steps: int = 4) -> None:
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:2] or ["docs/screenshot.png"], *sys.argv[2:3])
+    args = sys.argv[1:]
+    chapter = None
+    if "--lesson" in args:
+        at = args.index("--lesson")
+        chapter = int(args[at + 1])
+        del args[at:at + 2]
+    main(*args[:1] or ["docs/screenshot.png"], *args[1:2], lesson=chapter)

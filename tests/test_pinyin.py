@@ -3,6 +3,8 @@ drawn as a second line on token axes (viz.axes)."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 from apptest_helpers import APP, charts
 from hypothesis import given
@@ -57,8 +59,10 @@ def test_the_switch_puts_pinyin_on_the_output_line_and_the_cross_attention_rows(
     at.run()
     assert not at.exception
     output = at.markdown[0].value.removeprefix("### ")
-    line = " ".join(r for r in readings([output]) if r)
-    assert line and line in [el.value for el in at.markdown]
+    (line,) = at.html  # the translation's words, pinyin over them (ui.gloss)
+    spoken = re.findall(r"<rt>(.*?)</rt>", line.value)
+    assert spoken and " ".join(spoken) == " ".join(r for r in readings([output]) if r)
+    assert "".join(re.sub(r"<rt>.*?</rt>|<[^>]+>", "", line.value)) == output
     (fig,) = [f for f in charts(at) if f["layout"]["title"]["text"].startswith("Cross-attention")]
     rows = fig["layout"]["yaxis"]["ticktext"][:4]  # the first row of panels of the grid
     assert len(rows) == 4 and all(" → " in r for r in rows)

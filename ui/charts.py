@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import streamlit as st
 
+from viz.fit import PRESENT_FONT_PX, fit_layout
+
 from .i18n import t
 
 PLOTLY_CONFIG = {"displaylogo": False}
+PRESENT_KEY = "present"  # the Present switch (a link's ``present=true``)
 IMAGE_FORMATS = ("png", "svg")  # what Plotly's camera button can save (the sidebar picks one)
 
 
@@ -26,7 +29,12 @@ def chart(fig, key: str, select: bool = False):
     themselves, it gives every axis title a ``standoff``, for which Plotly measures every
     tick label of the axis each time the chart is drawn (about 20 ms of a step click).
     With ``select``, a click on a point reruns the page and the selection is in
-    ``st.session_state[key]``."""
+    ``st.session_state[key]``.
+
+    Before drawing, ``viz.fit.fit_layout`` thins the token labels that would overlap, and in
+    Present mode (``presenting()``) enlarges the type to ``PRESENT_FONT_PX`` and the figure
+    with it."""
+    fig.update_layout(fit_layout(fig, font_px=PRESENT_FONT_PX if presenting() else None))
     image = {"format": st.session_state.get("image_format", IMAGE_FORMATS[0]), "filename": key,
              "scale": 2}
     extra = dict(on_select="rerun", selection_mode="points") if select else {}
@@ -40,3 +48,25 @@ def image_format_picker() -> None:
     """The sidebar's choice of what Plotly's camera button saves a chart as."""
     st.sidebar.radio(t("image_format"), IMAGE_FORMATS, key="image_format", horizontal=True,
                      format_func=str.upper, help=t("image_format_help"))
+
+
+def present_switch() -> bool:
+    """The sidebar's Present switch (off by default; in links as ``present=true``): larger
+    type on every chart (tick labels at least ``PRESENT_FONT_PX``), the Masks view's charts
+    one under another at the page's width, and one head at a time where a view shows
+    heads. True when on."""
+    return st.sidebar.toggle(t("present_switch"), key=PRESENT_KEY, help=t("present_help"),
+                             bind="query-params")
+
+
+def presenting() -> bool:
+    """Whether Present mode is on in this session."""
+    return bool(st.session_state.get(PRESENT_KEY))
+
+
+def columns(spec, **kwargs) -> list:
+    """``st.columns(spec, **kwargs)`` for charts side by side; in Present mode as many
+    containers one under another, so that each chart gets the page's width."""
+    if presenting():
+        return [st.container() for _ in range(spec if isinstance(spec, int) else len(spec))]
+    return st.columns(spec, **kwargs)

@@ -11,7 +11,7 @@ import streamlit as st
 import viz
 from model import DecodeTrace, InputError
 
-from .charts import chart
+from .charts import chart, columns
 from .i18n import head_label, labels, layer_label, t, view_label, viz_labels
 from .text import code_span, md_literal, token_row
 
@@ -95,7 +95,7 @@ def branch_view(trace: DecodeTrace, decode: Decoder) -> None:
                      strict=True))
     st.caption(t("branch_caption", kept=k - 1, token=code_span(shown.get(token, token)), k=k))
     layer, head = _pickers("branch", trace)
-    left, right = st.columns(2)
+    left, right = columns(2)
     with left:
         _column(trace, t("branch_original"), layer, head, "orig")
     with right:
@@ -127,7 +127,7 @@ def reference_view(trace: DecodeTrace, teacher_force: Callable[[str], DecodeTrac
                   ref_prob=s.prob, top=code_span(s.top_labels[0]),
                   top_prob=float(s.top_probs[0])))
     layer, head = _pickers("ref", trace)
-    left, right = st.columns(2)
+    left, right = columns(2)
     with left:
         _column(trace, t("reference_model_output"), layer, head, "model")
     with right:
@@ -144,7 +144,7 @@ def beam_view(trace: DecodeTrace) -> int:
     chosen = st.selectbox(t("beam_pick"), range(len(hyps)),
                           format_func=lambda i: labels[i], key="hypothesis")
     chosen = min(int(chosen or 0), len(hyps) - 1)
-    left, right = st.columns([3, 2])
+    left, right = columns([3, 2])
     with left:
         steps = [[(c.parent, c.label, c.logprob, c.status) for c in step]
                  for step in beam.steps]

@@ -19,7 +19,7 @@ from model.core.config import ATTENTION_KINDS, layer_counts
 from model.core.heldout import HELDOUT_SIZE, heldout_known, sample_known
 
 from . import cache
-from .charts import chart
+from .charts import chart, columns
 from .i18n import KIND_VIEWS, explain, head_label, labels, layer_label, t, view_label, viz_labels
 from .text import md_literal
 
@@ -237,7 +237,7 @@ def layers_section(trace: DecodeTrace, k: int, key: tuple) -> None:
     src, last = list(trace.src_labels), trace.encoder_attentions.shape[0] - 1
     trace_id = cache.trace_key(key, trace)
     rollout, dec = cache.rollouts(trace_id, trace)  # (S, S), (T, S)
-    left, right = st.columns(2)
+    left, right = columns(2)
 
     def encoder_map(matrix: np.ndarray, title: str, chart_key: str) -> None:
         chart(viz.attention_heatmap(matrix, src, src, title=title,
@@ -288,7 +288,7 @@ def alignment_section(translator: Translator, trace: DecodeTrace, key: tuple) ->
     if mine is None:
         st.caption(t("alignment_outside"))
     else:
-        left, right = st.columns(2)
+        left, right = columns(2)
         with left:
             _aer_grid(mine, t("aer_sentence_grid_title"), "aer_sentence_grid")
         forced = cache.teacher_force(key, trace.src_text, gold, trace.settings)

@@ -14,7 +14,7 @@ from model import DecodeTrace, Translator
 from model.analysis.words import group_attention, group_labels
 
 from . import export, teaching
-from .charts import chart
+from .charts import chart, columns, presenting
 from .i18n import (
     STRINGS,
     VIEWS,
@@ -35,7 +35,10 @@ SOURCE_SENTENCE, DECODER_INPUT = SIDES
 
 
 def _layer_head_pickers(view: str, layers: int, heads: int) -> tuple[int, int | str]:
-    """Layer and head selectors for one view; head is an index or ALL_HEADS."""
+    """Layer and head selectors for one view; head is an index or ALL_HEADS (head 0 first
+    in Present mode: one head at a time)."""
+    if presenting():
+        st.session_state.setdefault(f"{view}_head", 0)
     c1, c2 = st.columns(2)
     layer = c1.selectbox(t("layer"), range(layers), key=f"{view}_layer",
                          format_func=labels(range(layers), layer_label))
@@ -194,7 +197,7 @@ def masks_view(translator: Translator, trace: DecodeTrace, k: int, key: tuple) -
     src = [*trace.src_labels, *["<pad>"] * pad]
     tgt = [*trace.decoder_input_labels[:k], *["<pad>"] * pad]
     m = translator.mask_views(list(trace.src_tokens), list(trace.decoder_input_tokens[:k]), pad)
-    left, right = st.columns(2)
+    left, right = columns(2)
     with left:
         chart(viz.mask_heatmap(m["source_padding"][None, :], [t("any_query")], src,
                                title=t("mask_source_padding_title"),

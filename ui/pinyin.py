@@ -2,8 +2,10 @@
 
 Each target token's label gets its pinyin as a second line (``"们\\nmen"``): the ``viz``
 token axes draw it under the token on an x axis and beside it on a y axis
-(``viz.axes.token_axis``). Readings come from the whole output at once, so that a
-character with several readings is read in its word (为什么 -> wèi shén me, not wéi).
+(``viz.axes.token_axis``); the header shows the translation's words with their pinyin over
+them and their English gloss on hover (``ui.gloss``). Readings come from the whole output
+at once, so that a character with several readings is read in its word (为什么 -> wèi
+shén me, not wéi).
 The sidebar switch (``PINYIN_KEY``) is off by default for now (the issue asks for on in
 English: the tests that compare axis labels with tokens must first learn to read it).
 """
@@ -65,15 +67,11 @@ def switch() -> bool:
 def annotate(trace: DecodeTrace) -> DecodeTrace:
     """``trace`` with its target labels carrying their pinyin when the switch is on (the
     views then show it on every target axis); ``trace`` itself when off."""
-    if not st.session_state.get(PINYIN_KEY):
+    if not is_on():
         return trace
     return dataclasses.replace(trace, tgt_labels=with_pinyin(trace.tgt_labels))
 
 
-def output_line(trace: DecodeTrace) -> str | None:
-    """The pinyin of the translation (the header's second line) when the switch is on and
-    the output has Chinese characters, else None."""
-    if not st.session_state.get(PINYIN_KEY):
-        return None
-    line = " ".join(r for r in readings([trace.output_text or ""]) if r)
-    return line or None
+def is_on() -> bool:
+    """Whether the pinyin switch is on in this session."""
+    return bool(st.session_state.get(PINYIN_KEY))

@@ -12,7 +12,7 @@ import viz
 from model import DecodeTrace
 
 from .cache import freeze_new_imports
-from .charts import chart
+from .charts import chart, columns
 from .confidence import low_confidence_note
 from .i18n import STRINGS, labels, layer_label, t, viz_labels
 from .link import write_link
@@ -81,7 +81,7 @@ def step_panel(trace: DecodeTrace, k: int) -> None:
     step's attention rows for every head of the chosen layer."""
     step = trace.steps[k - 1]
     L, H = trace.cross_attentions.shape[:2]
-    left, right = st.columns([1, 3])
+    left, right = columns([1, 3])
     with left:
         how = t("forced_token") if step.forced else t("chosen_token")
         note = low_confidence_note(trace, k)

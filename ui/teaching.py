@@ -20,7 +20,7 @@ from model import (
 )
 
 from . import cache
-from .charts import chart
+from .charts import chart, columns, presenting
 from .i18n import (
     KIND_VIEWS,
     STRINGS,
@@ -87,14 +87,14 @@ def inside_head_view(translator: Translator, trace: DecodeTrace, k: int, key: tu
     st.markdown(t("ih_step1"))
     _formula(r"Q = X W_Q^{h},\quad K = X' W_K^{h},\quad V = X' W_V^{h}",
              t("ih_step1_text", n=len(q_tok), d_model=translator.config.d_model, d_k=dk))
-    cols = st.columns(3)
+    cols = columns(3)
     for col, name, mat, toks in ((cols[0], "Q", hi.q[:nq], q_tok), (cols[1], "K", hi.k[:nk], k_tok),
                                  (cols[2], "V", hi.v[:nk], k_tok)):
         with col:
             chart(viz.matrix_heatmap(mat, toks, title=f"{name} ({len(toks)} × {dk})",
                                      row_label=row_label, col_label=dk_label, text=viz_labels()),
                   key=f"ih_{name}")
-    left, right = st.columns(2)
+    left, right = columns(2)
     with left:
         st.markdown(t("ih_step2"))
         _formula(r"S = Q K^{\top}", t("ih_step2_text"))
@@ -112,7 +112,7 @@ def inside_head_view(translator: Translator, trace: DecodeTrace, k: int, key: tu
                                 "Q Kᵀ + B" if biased else "Q Kᵀ" if t5 else "Q Kᵀ / √d_k",
                                 details,
                                 text=viz_labels()), key="ih_scaled")
-    left, right = st.columns(2)
+    left, right = columns(2)
     with left:
         st.markdown(t("ih_step4"))
         allowed, blocked = t("latex_allowed"), t("latex_blocked")
@@ -128,7 +128,7 @@ def inside_head_view(translator: Translator, trace: DecodeTrace, k: int, key: tu
                  t("ih_step5_text"))
         chart(viz.score_heatmap(weights, q_tok, k_tok, mask, t("ih_weights_title"), details,
                                 probabilities=True, text=viz_labels()), key="ih_weights")
-    left, right = st.columns([3, 2])
+    left, right = columns([3, 2])
     with left:
         st.markdown(t("ih_step6"))
         _formula(rf"Z = A V,\qquad \mathrm{{head}}_h = \mathrm{{softmax}}\!\left({head_tex} + M"
@@ -139,10 +139,10 @@ def inside_head_view(translator: Translator, trace: DecodeTrace, k: int, key: tu
                                  text=viz_labels()), key="ih_out")
     with right:
         st.markdown(t("ih_query_numbers", i=query, token=md_literal(q_tok[query])))
-        columns = {t("col_key"): k_tok, "q·k": raw[query].round(3)}
+        headers = {t("col_key"): k_tok, "q·k": raw[query].round(3)}
         if biased or not t5:  # T5's cross-attention scores are q·k as they are
-            columns["+ b" if biased else "÷ √d_k"] = scaled[query].round(3)
-        st.dataframe(pd.DataFrame({**columns, t("col_blocked"): mask[query],
+            headers["+ b" if biased else "÷ √d_k"] = scaled[query].round(3)
+        st.dataframe(pd.DataFrame({**headers, t("col_blocked"): mask[query],
                                    t("col_weight"): weights[query].round(4)}), hide_index=True)
 
 
@@ -167,7 +167,7 @@ def padded_batch(translator: Translator, key: tuple) -> None:
     B = len(texts)
     st.caption(t("batch_caption"))
     rows = [t("batch_row", n=b + 1) for b in range(B)]
-    left, right = st.columns(2)
+    left, right = columns(2)
     with left:
         st.markdown(t("batch_source_ids"))
         st.dataframe(pd.DataFrame(batch.src_ids, index=rows))
@@ -180,24 +180,25 @@ def padded_batch(translator: Translator, key: tuple) -> None:
                      key="batch_sentence")
     b = min(int(b), B - 1)
     src, tgt = list(batch.src_labels[b]), list(batch.tgt_labels[b])
-    c1, c2, c3 = st.columns(3)
+    c1, c2, c3 = columns(3)
+    mask_px = None if presenting() else COLUMN_PX  # Present: each at the page's width
     with c1:
         chart(viz.mask_heatmap(np.broadcast_to(batch.source_padding_mask[b], (len(src),
                                                                               len(src))),
                                src, src, title=t("batch_source_mask_title"),
                                query_label=t("query_source"), key_label=t("key_source"),
-                               width=COLUMN_PX, text=viz_labels()),
+                               width=mask_px, text=viz_labels()),
               key="batch_src_mask")
     with c2:
         chart(viz.mask_heatmap(batch.decoder_mask[b], tgt, tgt,
                                title=t("batch_decoder_mask_title"),
                                query_label=t("query_decoder_input"),
                                key_label=t("key_decoder_input"),
-                               width=COLUMN_PX, text=viz_labels()), key="batch_dec_mask")
+                               width=mask_px, text=viz_labels()), key="batch_dec_mask")
     with c3:
         chart(viz.mask_heatmap(batch.cross_mask[b], tgt, src, title=t("batch_cross_mask_title"),
                                query_label=t("query_decoder_input"), key_label=t("key_source"),
-                               width=COLUMN_PX, text=viz_labels()),
+                               width=mask_px, text=viz_labels()),
               key="batch_cross_mask")
     L, H = batch.cross_attentions.shape[1:3]
     c1, c2 = st.columns(2)
@@ -205,7 +206,7 @@ def padded_batch(translator: Translator, key: tuple) -> None:
                          key="batch_layer")
     head = c2.selectbox(t("head"), range(H), format_func=labels(range(H), head_label),
                         key="batch_head")
-    left, right = st.columns(2)
+    left, right = columns(2)
     with left:
         chart(viz.attention_heatmap(batch.encoder_attentions[b, layer, head], src, src,
                                     title=t("batch_encoder_title"),
@@ -219,13 +220,13 @@ def padded_batch(translator: Translator, key: tuple) -> None:
                                     key_label=t("key_source"),
                                     text=viz_labels()), key="batch_cross")
     worst = max(check["max_abs_diff"].values())
-    columns = {name: t(f"col_{name}") for name in (
+    headers = {name: t(f"col_{name}") for name in (
         "sentence", "in_batch", "alone", "same_output", "diff_encoder", "diff_decoder",
         "diff_cross", "pad_weight")}
-    table = [{columns["sentence"]: s["text"], columns["in_batch"]: s["batch_output"],
-              columns["alone"]: s["single_output"], columns["same_output"]: s["same_output"],
-              columns["diff_encoder"]: s["encoder"], columns["diff_decoder"]: s["decoder"],
-              columns["diff_cross"]: s["cross"], columns["pad_weight"]: s["pad_weight"]}
+    table = [{headers["sentence"]: s["text"], headers["in_batch"]: s["batch_output"],
+              headers["alone"]: s["single_output"], headers["same_output"]: s["same_output"],
+              headers["diff_encoder"]: s["encoder"], headers["diff_decoder"]: s["decoder"],
+              headers["diff_cross"]: s["cross"], headers["pad_weight"]: s["pad_weight"]}
              for s in check["sentences"]]
     st.dataframe(pd.DataFrame(table), hide_index=True)
     if check["all_same_output"] and worst <= 1e-5:
@@ -241,7 +242,7 @@ def positional_extras(translator: Translator, trace: DecodeTrace, tokens: list[s
     tokens, ``shown`` their readable labels (``trace.src_labels`` for the source)."""
     n = len(tokens)
     pe = translator.positional_encoding(n, "source" if source else "target")
-    left, right = st.columns(2)
+    left, right = columns(2)
     with left:
         chart(viz.matrix_heatmap(pe_similarity(pe), shown, shown, symmetric=False,
                                  title=t("pe_similarity_title"),
@@ -273,7 +274,7 @@ def positional_extras(translator: Translator, trace: DecodeTrace, tokens: list[s
     L = trace.cross_attentions.shape[0]
     layer = st.selectbox(t("layer"), range(L), format_func=labels(range(L), layer_label),
                          key="pe_layer")
-    left, right = st.columns(2)
+    left, right = columns(2)
     for col, tr, run in ((left, trace, "normal"), (right, other, mode)):
         with col:
             chart(viz.attention_grid(tr.encoder_attentions[layer], list(tr.src_labels),

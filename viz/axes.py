@@ -30,7 +30,7 @@ def cell_px(n: int) -> int:
     return int(np.clip(640 // max(n, 1), 12, 44))
 
 
-def _text_px(text: str, narrow: int, wide: int) -> int:
+def text_px(text: str, narrow: int, wide: int) -> int:
     """Pixels an (escaped) text takes at ``narrow`` px a character, ``wide`` a wide (CJK) one."""
     return sum(wide if unicodedata.east_asian_width(c) in "WF" else narrow
                for c in html.unescape(text))
@@ -40,7 +40,7 @@ def label_px(ticktext: list[str]) -> int:
     """Pixel room that the longest (escaped) tick label needs at 13 px: 8 px a character,
     14 px a wide (CJK) one; a label with a second line (``"我\nwǒ"``, ``token_axis``) is
     measured as one line (as a y axis shows it; an x axis needs less); capped at 200 px."""
-    return min(max((_text_px(_tick_lines(t, False), 8, 14) for t in ticktext), default=8),
+    return min(max((text_px(_tick_lines(t, False), 8, 14) for t in ticktext), default=8),
                200)
 
 
@@ -54,7 +54,7 @@ def title_px(title: str) -> int:
     """Width (px) of a figure that shows the (escaped) ``title`` whole: 11 px a character,
     20 px a wide (CJK) one, at Plotly's title size (1.4 x ``FONT``'s 13 px), and 80 px of
     room either side together."""
-    return _text_px(title, 11, 20) + 80
+    return text_px(title, 11, 20) + 80
 
 
 #: Room (px) for an axis title beside its tick labels, a figure title, a colour bar.

