@@ -13,6 +13,9 @@ from .i18n import t
 
 PLOTLY_CONFIG = {"displaylogo": False}
 PRESENT_KEY = "present"  # the Present switch (a link's ``present=true``)
+PRESENT_CSS = ("<style>[data-testid='stMain'] [data-testid='stMarkdownContainer'] p, "
+               "[data-testid='stMain'] [data-testid='stMarkdownContainer'] li "
+               "{font-size: 1.3rem; line-height: 1.5}</style>")
 IMAGE_FORMATS = ("png", "svg")  # what Plotly's camera button can save (the sidebar picks one)
 
 
@@ -31,10 +34,11 @@ def chart(fig, key: str, select: bool = False):
     With ``select``, a click on a point reruns the page and the selection is in
     ``st.session_state[key]``.
 
-    Before drawing, ``viz.fit.fit_layout`` thins the token labels that would overlap, and in
-    Present mode (``presenting()``) enlarges the type to ``PRESENT_FONT_PX`` and the figure
-    with it."""
-    fig.update_layout(fit_layout(fig, font_px=PRESENT_FONT_PX if presenting() else None))
+    In Present mode (``presenting()``), ``viz.fit.fit_layout`` first enlarges the type to
+    ``PRESENT_FONT_PX`` and the figure with it, and thins the token labels that would
+    overlap."""
+    if presenting():
+        fig.update_layout(fit_layout(fig, font_px=PRESENT_FONT_PX))
     image = {"format": st.session_state.get("image_format", IMAGE_FORMATS[0]), "filename": key,
              "scale": 2}
     extra = dict(on_select="rerun", selection_mode="points") if select else {}
@@ -52,11 +56,14 @@ def image_format_picker() -> None:
 
 def present_switch() -> bool:
     """The sidebar's Present switch (off by default; in links as ``present=true``): larger
-    type on every chart (tick labels at least ``PRESENT_FONT_PX``), the Masks view's charts
-    one under another at the page's width, and one head at a time where a view shows
-    heads. True when on."""
-    return st.sidebar.toggle(t("present_switch"), key=PRESENT_KEY, help=t("present_help"),
-                             bind="query-params")
+    text in the page (``PRESENT_CSS``) and on every chart (tick labels at least
+    ``PRESENT_FONT_PX``), charts one under another at the page's width (``columns``), and
+    one head at a time where a view shows heads. True when on."""
+    on = st.sidebar.toggle(t("present_switch"), key=PRESENT_KEY, help=t("present_help"),
+                           bind="query-params")
+    if on:  # the page's text larger too (a style element alone takes no room in the page)
+        st.html(PRESENT_CSS)
+    return on
 
 
 def presenting() -> bool:

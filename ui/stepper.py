@@ -12,7 +12,7 @@ import viz
 from model import DecodeTrace
 
 from .cache import freeze_new_imports
-from .charts import chart, columns
+from .charts import chart, columns, presenting
 from .confidence import low_confidence_note
 from .i18n import STRINGS, labels, layer_label, t, viz_labels
 from .link import write_link
@@ -105,7 +105,8 @@ def step_panel(trace: DecodeTrace, k: int) -> None:
         titles=(t("top_probs_title", n=len(step.top_tokens)),
                 t("step_cross_title", query=trace.tgt_labels[k - 1]), t("step_self_title")),
         axis_titles=(t("key_source_token"), t("key_decoder_input")),
-        title=t("step_overview_title", k=k, layer=layer), width=STEP_CHART_PX, height=380,
+        title=t("step_overview_title", k=k, layer=layer),
+        width=None if presenting() else STEP_CHART_PX, height=520 if presenting() else 380,
         text=viz_labels())
     with right:
         chart(fig, key="step_chart")

@@ -26,6 +26,8 @@ from .axes import FONT, text_px
 __all__ = ["LINE_EM", "PAGE_PX", "PRESENT_FONT_PX", "fit_layout"]
 
 LINE_EM = 1.45  # a line of tick text in Chromium, in units of its font size
+INK_EM = 1.15  # the ink of a line (Chinese characters fill about 1 em): outside Present mode,
+# labels closer than their boxes but not their ink are left as they are
 GAP_PX = 4  # room between two neighbouring labels
 PRESENT_FONT_PX = 16  # Present mode's smallest type (px): readable from the back of a room
 PAGE_PX = 1000  # the page's main column (px) assumed for a chart drawn at the column's width
@@ -50,8 +52,8 @@ def _units(axes: dict[str, dict], plot_w: float, plot_h: float) -> dict[str, flo
     another by ``scaleanchor`` (square cells) gets the smaller of the two."""
     units = {}
     for name, axis in axes.items():
-        vals = axis.get("tickvals")
-        if not vals or not axis.get("ticktext"):
+        vals, text = axis.get("tickvals"), axis.get("ticktext")
+        if vals is None or text is None or len(vals) == 0 or len(text) == 0:
             continue
         lo, hi = axis.get("range") or (min(vals) - 0.5, max(vals) + 0.5)
         d0, d1 = axis.get("domain") or (0.0, 1.0)
@@ -74,7 +76,7 @@ def _fit_ticks(name: str, axis: dict, unit: float, font: float, present: bool) -
     step = min((b - a for a, b in zip(ordered, ordered[1:], strict=False)), default=1) or 1
     spacing = unit * step  # px between neighbouring ticks
     sizes = [_label_size(t, font) for t in text] or [(0.0, 1)]
-    line = LINE_EM * font
+    line = (LINE_EM if present else INK_EM) * font
     changes: dict = {"tickfont": dict(size=font)} if present else {}
     if name.startswith("x"):
         widest = max(w for w, _ in sizes)

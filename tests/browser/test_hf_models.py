@@ -196,7 +196,8 @@ def test_bart_folder_by_path_decodes_and_steps(app, folders, source_labels):
     snap = app.click_button("Next ▶", step=f"Step 2 of {total}", rows={"title": cross, "n": 2})
     assert snap["slider"]["value"] == 2 and snap["decoderInput"][:1] == start
     assert len(snap["decoderInput"]) == 2
-    app.wait_ticks(cross, lambda x, y: set(x) == set(source) and y[:1] == start)
+    app.wait_ticks(cross, lambda x, y: set(x) == set(source)
+                   and y[0].split(" → ")[0] == start[0])  # a row reads input → output
 
     snap = app.slider_key("End", step=f"Step {total} of {total}",
                           rows={"title": cross, "n": total})

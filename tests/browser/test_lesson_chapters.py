@@ -46,6 +46,7 @@ def test_every_chapter_works_for_the_grammar_model(app):
     for number in range(1, len(chapters()) + 1):
         app.page.goto(f"{app.url}/?model=en-zh&lesson={number}")
         _check_chapter(app, number, "English")
+        assert app.combobox("Model").input_value() == "en-zh"
 
 
 def test_a_typed_sentence_goes_through_every_chapter(app):
