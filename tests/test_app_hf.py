@@ -7,6 +7,7 @@ must be refused, a broken config.json among them."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
 import pytest
@@ -51,6 +52,8 @@ def test_every_tab_draws(family, lang, tmp_path_factory):
     open_folder(at, tiny_folder(family, tmp_path_factory))
     enter(at, SENTENCE)
     assert not at.error, [e.value for e in at.error]
+    han = re.search(r"[\u4e00-\u9fff]", at.markdown[0].value)  # the translation's line
+    assert bool(at.html) == (lang == "English" and bool(han))  # pinyin over Chinese only
     seen = set()
     for view in VIEWS:
         at.session_state["view"] = view

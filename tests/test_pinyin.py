@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
-from apptest_helpers import APP, charts
+from apptest_helpers import APP, chart_title, charts
 from hypothesis import given
 from hypothesis import strategies as st
 from pypinyin import Style, pinyin
@@ -50,10 +50,44 @@ def test_token_axes_stack_pinyin_on_x_and_keep_it_on_one_line_on_y():
     assert label_px(["我\nwǒ"]) == label_px(["我 wǒ"])
 
 
+def tick_labels(at: AppTest) -> list[str]:
+    """Every tick label of every chart on the page."""
+    return [label for f in charts(at) for axis in ("xaxis", "yaxis")
+            for label in f["layout"].get(axis, {}).get("ticktext", [])]
+
+
+def test_pinyin_starts_on_in_english_and_off_in_chinese_and_the_switch_turns_it_off():
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.run()
+    assert at.toggle(key="pinyin").value and at.html  # the header's words with pinyin
+    at.slider(key="step").set_value(4)
+    at.session_state["view"] = "cross"
+    at.run()
+    output = at.markdown[0].value.removeprefix("### ")
+    toned = {syl for r in readings([output]) for syl in r.split() if not syl.isascii()}
+    assert toned and any(syl in label for syl in toned for label in tick_labels(at))
+    at.toggle(key="pinyin").set_value(False).run()
+    assert not at.html and not at.exception
+    assert not any(syl in label for syl in toned for label in tick_labels(at))
+    zh = AppTest.from_file(APP, default_timeout=120)
+    zh.query_params["lang"] = "简体中文"
+    zh.run()
+    assert not zh.exception and not zh.toggle(key="pinyin").value and not zh.html
+
+
+def test_a_link_turns_pinyin_over_in_either_language():
+    for lang, value, on in (("English", "false", False), ("简体中文", "true", True)):
+        at = AppTest.from_file(APP, default_timeout=120)
+        at.query_params.update({"lang": lang, "pinyin": value})
+        at.run()
+        assert not at.exception and at.toggle(key="pinyin").value is on
+        assert bool(at.html) is on  # the header's words with pinyin over them
+
+
 def test_the_switch_puts_pinyin_on_the_output_line_and_the_cross_attention_rows():
     at = AppTest.from_file(APP, default_timeout=120)
     at.run()
-    at.toggle(key="pinyin").set_value(True).run()
+    assert at.toggle(key="pinyin").value  # on by default in English
     at.slider(key="step").set_value(4)
     at.session_state["view"] = "cross"
     at.run()
@@ -70,3 +104,7 @@ def test_the_switch_puts_pinyin_on_the_output_line_and_the_cross_attention_rows(
     chinese = [p for p in produced if "\u4e00" <= p[0] <= "\u9fff"]
     assert chinese and all(p == f"{p.split()[0]} {readings([p.split()[0]])[0]}"
                            for p in chinese if len(p.split()[0]) == 1)
+    (overview,) = [f for f in charts(at) if chart_title(f).startswith("Step 4, layer")]
+    candidates = overview["layout"]["yaxis"]["ticktext"]  # the top-10 bars, each read alone
+    chinese = [c for c in candidates if "\u4e00" <= c[0] <= "\u9fff" and len(c.split()) == 2]
+    assert chinese and all(c.split()[1] == readings([c.split()[0]])[0] for c in chinese)

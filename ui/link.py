@@ -3,8 +3,9 @@ same view, in either language.
 
 Every value in a link is a stable, language-independent id or a number:
 - bound to query parameters by Streamlit (``bind="query-params"``, ``BIND``): ``model`` (a
-  folder or hub name), ``sentence`` (the text typed) and ``lang`` (``English`` or
-  ``简体中文``, each valid in a link);
+  folder or hub name), ``sentence`` (the text typed), ``lang`` (``English`` or
+  ``简体中文``, each valid in a link), ``present`` and ``pinyin`` (``true`` / ``false``, written
+  only where they differ from the default: ``ui.charts.present_switch``, ``ui.pinyin.switch``);
 - written by ``write_link`` after each run and read back by ``apply_link`` when a session
   opens a link: the decoding settings in ``GenerationSettings.to_query``'s encoding
   (``strategy=beam&num_beams=4``), ``view`` (the view's id: ``cross``), ``step``, and the

@@ -11,6 +11,7 @@ import streamlit as st
 import viz
 from model import DecodeTrace
 
+from . import pinyin
 from .cache import freeze_new_imports
 from .charts import chart, columns, presenting
 from .confidence import low_confidence_note
@@ -99,7 +100,7 @@ def step_panel(trace: DecodeTrace, k: int) -> None:
                              queries_too=False)  # (H, S) or (H, words)
     chosen = step.top_tokens.index(step.token) if step.token in step.top_tokens else None
     fig = viz.step_overview(
-        list(step.top_labels), step.top_probs, chosen, cross, src,
+        list(pinyin.alone(step.top_labels)), step.top_probs, chosen, cross, src,
         trace.decoder_attentions[layer, :, k - 1, :k], list(trace.decoder_input_labels[:k]),
         [t("head_tick", head=h) for h in range(H)],
         titles=(t("top_probs_title", n=len(step.top_tokens)),

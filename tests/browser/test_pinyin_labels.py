@@ -1,0 +1,69 @@
+"""Pinyin under Chinese tokens, as Chromium draws it: in English (the switch's default) every
+Chinese token on the decoder self-attention chart's x axis has a second line, its pinyin as
+``ui.pinyin.readings`` reads it in context, laid out below the token; the header writes the
+translation's words with pinyin over them (``<ruby>``). In Chinese, and after a link's
+``pinyin=false``, neither is drawn.
+"""
+
+from __future__ import annotations
+
+import re
+
+from model import load_pretrained
+from model.backends.load import default_model, pretrained_root
+from ui.pinyin import readings
+
+HEAD = "Decoder self-attention, layer 0, head 0"
+TONED = re.compile("[āáǎàēéěèīíǐìōóǒòūúǔùǖǘǚǜ]")  # a syllable with a tone mark
+
+LINES_JS = """
+(title) => {
+  const charts = [...document.querySelectorAll("[data-testid='stPlotlyChart']")];
+  const c = charts.find((c) => ((c.querySelector('.gtitle') || {}).textContent || '')
+                                 .startsWith(title));
+  const box = (e) => { const r = e.getBoundingClientRect();
+                       return {text: e.textContent, top: r.top, bottom: r.bottom,
+                               left: r.left, right: r.right}; };
+  const ticks = c ? [...c.querySelectorAll('.subplot.xy .xtick text')].map((t) => {
+    const lines = [...t.querySelectorAll('tspan.line')];
+    return lines.length ? lines.map(box) : [box(t)];
+  }) : null;
+  return {ticks, ruby: [...document.querySelectorAll('rt')].map((e) => e.textContent),
+          all: charts.flatMap((c) => [...c.querySelectorAll('.xtick text, .ytick text')])
+                     .map((e) => e.textContent)};
+}
+"""
+
+
+def _open(app, query: str) -> dict:
+    """The default sentence at its last step (the stepper clamps a later one) in the
+    decoder self-attention view, head 0 of layer 0; what ``LINES_JS`` reads."""
+    translator = load_pretrained(pretrained_root() / default_model(
+        [p.name for p in pretrained_root().iterdir()]))
+    last = translator.config.max_len
+    app.page.goto(f"{app.url}/?view=decoder&layer=0&head=0&step={last}{query}")
+    app.wait_ready(minCharts=2)
+    return app.page.evaluate(LINES_JS, HEAD)
+
+
+def test_pinyin_is_drawn_under_each_chinese_token_in_english(app):
+    got = _open(app, "")
+    assert got["ticks"], "no decoder self-attention chart for head 0"
+    tokens = [lines[0]["text"] for lines in got["ticks"]]
+    expected = readings(tokens)
+    chinese = [i for i, tok in enumerate(tokens) if re.search(r"[\u4e00-\u9fff]", tok)]
+    assert chinese, tokens
+    for i in chinese:
+        token, *rest = got["ticks"][i]
+        assert [line["text"] for line in rest] == [expected[i]], (tokens[i], rest)
+        assert rest[0]["top"] >= token["bottom"] - 1, (tokens[i], token, rest[0])  # under it
+        overlap = min(token["right"], rest[0]["right"]) - max(token["left"], rest[0]["left"])
+        assert overlap > 0, (tokens[i], token, rest[0])  # and in its column
+    assert got["ruby"] and all(TONED.search(r) or r.isascii() for r in got["ruby"])
+
+
+def test_no_pinyin_in_chinese_or_after_a_link_turns_it_off(app):
+    for query in ("&lang=简体中文", "&pinyin=false"):
+        got = _open(app, query)
+        assert got["all"], query
+        assert not got["ruby"] and not [t for t in got["all"] if TONED.search(t)], query
