@@ -82,6 +82,13 @@ def test_a_link_turns_pinyin_over_in_either_language():
         at.run()
         assert not at.exception and at.toggle(key="pinyin").value is on
         assert bool(at.html) is on  # the header's words with pinyin over them
+        assert not at.warning, [w.value for w in at.warning]  # nothing "does not fit"
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params.update({"pinyin": "maybe", "present": "false"})
+    at.run()
+    assert not at.exception and at.toggle(key="pinyin").value  # the default, and it says so
+    (warning,) = [w.value for w in at.warning]
+    assert "pinyin=maybe" in warning and "present" not in warning
 
 
 def test_the_switch_puts_pinyin_on_the_output_line_and_the_cross_attention_rows():

@@ -167,7 +167,10 @@ def _bound_applied(name: str, value: str, now: dict[str, str]) -> bool:
     if name == LANG_KEY:  # English (the default) or 简体中文, or a short form of either
         wanted = URL_ALIASES.get(value.strip().lower(), value)
         return LANGUAGES.get(wanted) is not None and st.session_state.get(LANG_KEY) == wanted
-    return now.get(name) == value or st.session_state.get(name) == value
+    shown = st.session_state.get(name)
+    if isinstance(shown, bool):  # a switch: the link says true / false
+        return now.get(name) == value or str(shown).lower() == value.strip().lower()
+    return now.get(name) == value or shown == value
 
 
 def report_dropped(where) -> None:
