@@ -105,7 +105,7 @@ def main() -> None:
     info = machine()
     lines = ["## Heads view", "",
              f"`python -m benchmarks.heads_open --repeat {args.repeat}` on {info['cpu']} "
-             f"({info['cores']} cores), Chromium {info['chromium']}, commit {info['commit']}: "
+             f"({info['cores']} cores), {info['chromium']}, commit {info['commit']}: "
              "the median over fresh pages of the click on Heads, and then on the held-out "
              "scope, to the redrawn page (server CPU from /proc).", "",
              "| model | open (s) | server CPU (s) | held-out scope (s) | server CPU (s) |",
