@@ -86,11 +86,8 @@ def glossed_html(text: str, known: dict[str, str], with_pinyin: bool) -> str:
     return ('<div style="font-size:1.6rem;line-height:2.6rem">' + "".join(parts) + "</div>")
 
 
-_HAN = re.compile(r"[\u3400-\u9fff]")  # CJK unified ideographs (and extension A)
-
-
 def output_line(text: str, with_pinyin: bool) -> None:
     """Draw the translation's words with their glosses on hover (and pinyin over them);
     nothing for a translation without Chinese characters (a German or English output)."""
-    if _HAN.search(text):
+    if any(readings([text])):  # pypinyin reads some of it as Chinese
         st.html(glossed_html(text, dictionary(), with_pinyin))
