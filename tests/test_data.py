@@ -102,10 +102,12 @@ def test_pairs_are_read_with_a_bom_and_blank_lines(tmp_path):
 def test_the_synthetic_parts_and_hard_test_sets_follow_their_rules():
     """``add_synthetic`` on a corpus made here: no VALID or TEST row in TRAIN (the drawn
     pairs included), every term test row has its term in the reference, every number test
-    row writes its numbers, the long set joins TEST in threes, and rare or unused words
-    decide which dictionary nouns are taught."""
+    row writes its numbers, the long set joins TEST in threes, rare or unused words
+    decide which dictionary nouns are taught, and the focus terms (used in English, nouns
+    with a classifier) are the ones tested and drilled in ``train_focus``, beside every real
+    TRAIN pair twice."""
     from model.training import synthetic
-    from model.training.data import add_synthetic, training_terms
+    from model.training.data import FOCUS, add_synthetic, focus_terms, training_terms
     from model.training.terms import Term
 
     tatoeba = [(i, f"I am {10 + i % 80} years old.", f"我{10 + i % 80}岁了。") for i in range(300)]
@@ -114,16 +116,28 @@ def test_the_synthetic_parts_and_hard_test_sets_follow_their_rules():
                                      [("i like tea .", "我喜欢茶。")],
                                      [("you like cats .", "你喜欢猫。")]))
     natural = {"train": list(out["train"]), "valid": list(out["valid"])}
-    terms = [Term("kingfisher", "翠鸟", "noun"), Term("years", "岁月", "noun"),
-             Term("aardwolf", "土狼", "noun"), Term("Paris", "巴黎", "place")]
-    zipf = {"kingfisher": 2.9, "years": 6.0, "aardwolf": 1.0, "Paris": 4.8}.get
-    taught = {t.en for t in training_terms(out["train"], terms, zipf)}
-    assert {"kingfisher", "Paris"} <= taught  # rare in TRAIN, used in English
-    assert not {"years", "aardwolf"} & taught  # common in TRAIN / too rare in English
+    terms = [Term("kingfisher", "翠鸟", "noun", counted=True), Term("years", "岁月", "noun"),
+             Term("aardwolf", "土狼", "noun"), Term("Paris", "巴黎", "place"),
+             Term("booming", "轰轰", "noun"), Term("tachometer", "转速表", "noun", counted=True)]
+    zipf = {"kingfisher": 3.1, "years": 6.0, "aardwolf": 1.0, "Paris": 4.8, "booming": 3.4,
+            "tachometer": 2.3}.get
+    taught = training_terms(out["train"], terms, zipf)
+    assert {"kingfisher", "Paris", "booming", "tachometer"} <= {t.en for t in taught}
+    assert not {"years", "aardwolf"} & {t.en for t in taught}  # common in TRAIN / too rare
+    focus = {t.en for t in focus_terms(taught, zipf)}
+    assert {"kingfisher", "Paris"} <= focus  # no classifier / too rare in English:
+    assert not {"booming", "tachometer"} & focus
     out = add_synthetic(out, terms, natural, zipf)
-    held = [r for name, rows in out.items() if name != "train" for r in rows]
+    held = [r for name, rows in out.items() if not name.startswith("train") for r in rows]
     held_en, held_zh = {norm_key(r[0]) for r in held}, {norm_key(r[1]) for r in held}
-    assert not [p for p in out["train"] if norm_key(p[0]) in held_en or norm_key(p[1]) in held_zh]
+    for name in ("train", "train_focus"):
+        assert not [p for p in out[name] if norm_key(p[0]) in held_en or norm_key(p[1]) in held_zh]
+    real = set(natural["train"]) & set(out["train"])  # the real pairs that stayed in TRAIN
+    assert real and all(out["train_focus"].count(p) >= FOCUS["real_repeat"] for p in real)
+    assert ("kingfisher", "翠鸟") in out["train_focus"]
+    assert not [p for p in out["train_focus"] if "轰轰" in p[1]]
+    assert {term for _, _, term in out["test_terms"]} <= {"翠鸟", "巴黎"} | {
+        t.zh for t in synthetic.classroom()[0]}
     assert all(term in zh for _, zh, term in out["test_terms"])
     assert ("I saw a kingfisher.", "我看见了一只翠鸟。", "翠鸟") in out["test_terms"]
     assert all(synthetic.number_written(n, zh) for en, zh in out["test_numbers"]

@@ -169,6 +169,32 @@ def test_a_tiny_model_trains_loads_and_translates(pairs_file, tmp_path):
 
 
 @pytest.mark.training
+def test_a_second_stage_starts_from_the_first_stages_model(pairs_file, tmp_path):
+    """``--init``: the second stage keeps the first stage's tokenizer, vocabulary and (at a
+    learning rate of 0) its weights exactly; a model of other sizes is refused."""
+    from tokenizers import Tokenizer
+
+    common = ["--pairs", str(pairs_file), *TINY]
+    first, second = tmp_path / "first", tmp_path / "second"
+    train_main([*common, "--out", str(first), "--steps", "10", "--eval-every", "10"])
+    train_main([*common, "--out", str(second), "--init", str(first), "--steps", "4",
+                "--eval-every", "4", "--lr", "0", "--src-vocab-size", "999"])
+    vocab = [Tokenizer.from_file(str(d / "src_tokenizer.json")).get_vocab()
+             for d in (first, second)]
+    assert vocab[0] == vocab[1]
+    assert (first / "tgt_vocab.json").read_text() == (second / "tgt_vocab.json").read_text()
+    a, b = load_file(str(first / "model.safetensors")), load_file(str(second / "model.safetensors"))
+    assert a.keys() == b.keys()
+    for k in a:
+        np.testing.assert_array_equal(a[k], b[k], err_msg=k)
+    with pytest.raises(ValueError, match="differs"):
+        train_main([*common, "--out", str(tmp_path / "wide"), "--init", str(first),
+                    "--steps", "2", "--d-model", "64"])
+    with pytest.raises(SystemExit):
+        train_main([*common, "--out", str(tmp_path / "none"), "--init", str(tmp_path)])
+
+
+@pytest.mark.training
 def test_resuming_gives_the_same_weights_as_one_run(pairs_file, tmp_path):
     common = ["--pairs", str(pairs_file), "--steps", "12", "--eval-every", "6", *TINY]
     train_main([*common, "--out", str(tmp_path / "once")])
@@ -261,3 +287,51 @@ def test_a_card_records_repository_files_relative_to_it(tmp_path):
     assert _card_path(tmp_path / "pairs.tsv") == str(tmp_path / "pairs.tsv")
     card = json.loads((ROOT / "pretrained" / "en-zh-everyday" / "card.json").read_text())
     assert not any(card["data"][k].startswith("/") for k in ("train_file", "valid_file"))
+
+
+def test_every_recipe_has_card_fields_of_its_own_or_of_its_first_stage():
+    from model.training.recipes import RECIPES, recipe_card
+
+    for name, recipe in RECIPES.items():
+        assert recipe_card(name).get("examples"), name
+        assert recipe.get("card_of", name) in RECIPES
+    assert recipe_card("en-zh-everyday-focus") == RECIPES["en-zh-everyday"]["card"]
+    assert recipe_card("no such recipe") == {}
+
+
+@pytest.mark.training
+def test_a_two_stage_recipe_trains_its_first_stage_then_starts_from_it(pairs_file, tmp_path,
+                                                                       monkeypatch):
+    """A recipe with ``first_stage`` and no ``--init``: the first stage goes into
+    OUT/stage1 (a pause there stops both), then the second starts from its weights (at a
+    learning rate of 0 they stay equal); each is evaluated once, first stage first."""
+    from model.training import train as train_module
+    from model.training.recipes import RECIPES
+
+    names = [a.lstrip("-").replace("-", "_") for a in TINY[::2]]
+    values = [float(v) if "." in v or "e-" in v else int(v) for v in TINY[1::2]]
+    tiny = dict(zip(names, values, strict=True))
+    data = tmp_path / "data"
+    data.mkdir()
+    lines = pairs_file.read_text(encoding="utf-8").splitlines(keepends=True)
+    (data / "train.tsv").write_text("".join(lines[40:]), encoding="utf-8")
+    (data / "valid.tsv").write_text("".join(lines[:40]), encoding="utf-8")
+    tiny.update(data=str(data), steps=6, eval_every=6)
+    monkeypatch.setitem(RECIPES, "tiny-one", {"train": tiny, "card": {"examples": ["Hi."]}})
+    monkeypatch.setitem(RECIPES, "tiny-two", {"train": {**tiny, "lr": 0.0},
+                                              "first_stage": "tiny-one", "card_of": "tiny-one"})
+    evaluated = []
+    monkeypatch.setattr(train_module, "evaluate_everyday",
+                        lambda folder, write_card: evaluated.append(folder))
+    out = tmp_path / "two"
+    assert train_main(["--recipe", "tiny-two", "--out", str(out), "--stop-after", "3"]) is False
+    assert json.loads((out / "stage1" / "train_state" / "state.json").read_text())["step"] == 3
+    assert not (out / "train_state").exists() and evaluated == []
+    assert train_main(["--recipe", "tiny-two", "--out", str(out)]) is True
+    assert evaluated == [out / "stage1", out]
+    a = load_file(str(out / "stage1" / "model.safetensors"))
+    b = load_file(str(out / "model.safetensors"))
+    for k in a:
+        np.testing.assert_array_equal(a[k], b[k], err_msg=k)
+    card = json.loads((out / "card.json").read_text())
+    assert card["task"] == "tiny-two" and card["examples"] == ["Hi."]

@@ -16,8 +16,11 @@ TRAIN = the rest; HSK TEST = sentence number % 10 == 0, VALID = % 10 == 1. Every
 whose normalised English or Chinese (``norm_key``) equals a TEST or VALID pair's is removed.
 
 Files written (tab-separated English, Chinese; one pair per line): ``train.tsv``,
-``valid.tsv``, ``test_tatoeba.tsv``, ``test_hsk{1..6}.tsv``, ``test_grammar.tsv`` and
-``manifest.json`` (counts, sources, licences, split rules and the sha256 of every file).
+``train_focus.tsv`` (the second training stage's mix, ``FOCUS``), ``valid.tsv``,
+``test_tatoeba.tsv``, ``test_hsk{1..6}.tsv``, ``test_grammar.tsv``, the hard-input tests
+``test_numbers.tsv``, ``test_terms.tsv`` (a third column: the required term) and
+``test_long.tsv``, and ``manifest.json`` (counts, sources, licences, split rules and the
+sha256 of every file).
 """
 
 from __future__ import annotations
@@ -44,6 +47,10 @@ RARE_BELOW = 10  # a dictionary noun is trained when its word is seen fewer time
 KNOWN_ZIPF = 2.2  # ... and English uses it at least this often (wordfreq's Zipf scale)
 SYNTHETIC = {  # pairs of each synthetic part (train, valid, test)
     "numbers": (16_000, 100, 300), "terms": (2, 100, 300), "joined": (12_000, 100, 120),
+}
+FOCUS_ZIPF = 3.0  # a focus term: English uses it at least this often (``focus_terms``)
+FOCUS = {  # train_focus.tsv, the second stage's mix (``add_synthetic``)
+    "real_repeat": 2, "numbers": 30_000, "term_frames": 8, "joined": 12_000, "grammar": 10_000,
 }
 HSK_LEVELS = range(1, 7)
 
@@ -86,6 +93,13 @@ SPLIT_RULES = {
     "joined": "TRAIN: 2-4 consecutive Tatoeba/HSK TRAIN pairs joined (seed 3); VALID: the "
               "same from VALID; TEST (test_long): the first 360 Tatoeba TEST pairs joined "
               "in consecutive threes",
+    "focus": f"the focus terms (VALID, TEST and train_focus.tsv): the taught terms whose "
+             f"English has a Zipf frequency of at least {FOCUS_ZIPF} (wordfreq), nouns only "
+             "when CC-CEDICT gives a classifier (CL:), and the classroom glossary",
+    "train_focus": "the second stage's mix: the Tatoeba/HSK TRAIN pairs twice, 30,000 number "
+                   "pairs (seed 4), each focus term alone and in 8 train frames (seed 5), "
+                   "12,000 joined pairs (seed 6), the first 10,000 grammar TRAIN pairs and the "
+                   "classroom sentences 10 times; shuffled (seed 0), held-out rows removed",
 }
 
 
@@ -211,13 +225,17 @@ def add_synthetic(out: dict[str, list], terms: list[Term],
     """Add the synthetic parts (``SYNTHETIC`` sizes, ``synthetic``'s builders) to the
     splits of ``split_corpus``: numbers, terms and joined pairs to TRAIN (shuffled again
     with seed 0; then, as in ``split_corpus``, every TRAIN pair whose normalised English or
-    Chinese equals a VALID or TEST row's is removed) and VALID; the tests ``test_numbers``
-    (English, Chinese), ``test_terms`` (English, Chinese, required term) and ``test_long``
-    (joined threes).
+    Chinese equals a VALID or TEST row's is removed) and VALID; ``train_focus``, the second
+    stage's mix (``FOCUS``: real pairs repeated, fresh number draws, the focus terms in
+    more frames); the tests ``test_numbers`` (English, Chinese), ``test_terms`` (English,
+    Chinese, required focus term) and ``test_long`` (joined threes).
     ``natural``: the TRAIN and VALID pairs of real sentences (no grammar), to join;
     ``zipf``: as ``training_terms``."""
     taught = training_terms(out["train"], terms, zipf)
+    focus = focus_terms(taught, zipf)
     _, sentences = synthetic.classroom()
+    real, real_set = natural["train"], set(natural["train"])
+    grammar = [p for p in out["train"] if p not in real_set][: FOCUS["grammar"]]
     (n_tr, n_va, n_te), (per_term, t_va, t_te) = SYNTHETIC["numbers"], SYNTHETIC["terms"]
     rng = random.Random(102)
     out["train"] += (synthetic.number_pairs(n_tr, "train", 1)
@@ -225,22 +243,46 @@ def add_synthetic(out: dict[str, list], terms: list[Term],
                      + synthetic.joined_pairs(natural["train"], SYNTHETIC["joined"][0], 3)
                      + sentences * 10)
     random.Random(0).shuffle(out["train"])
-    valid_terms = random.Random(202).sample(taught, min(t_va, len(taught)))
+    out["train_focus"] = (real * FOCUS["real_repeat"]
+                          + synthetic.number_pairs(FOCUS["numbers"], "train", 4)
+                          + synthetic.term_pairs(focus, "train", FOCUS["term_frames"], 5)
+                          + synthetic.joined_pairs(real, FOCUS["joined"], 6)
+                          + grammar + sentences * 10)
+    random.Random(0).shuffle(out["train_focus"])
+    valid_terms = random.Random(202).sample(focus, min(t_va, len(focus)))
     out["valid"] += (synthetic.number_pairs(n_va, "train", 201)
                      + synthetic.term_pairs(valid_terms, "train", 1, 202, alone=False)
                      + synthetic.joined_pairs(natural["valid"], SYNTHETIC["joined"][1], 203))
     out["test_numbers"] = (synthetic.number_pairs(n_te, "test", 101)
                            + synthetic.pairs_with_numbers(out["test_tatoeba"]))
-    test_terms = rng.sample(taught, min(t_te, len(taught)))
+    test_terms = rng.sample(focus, min(t_te, len(focus)))
     out["test_terms"] = ([(e, z, t.zh) for (e, z), t in zip(
         synthetic.term_pairs(test_terms, "test", 1, 102, alone=False), test_terms, strict=True)]
-        + synthetic.tatoeba_with_terms(out["test_tatoeba"], taught))
+        + synthetic.tatoeba_with_terms(out["test_tatoeba"], focus))
     out["test_long"] = synthetic.join_threes(out["test_tatoeba"], SYNTHETIC["joined"][2])
-    held = [row for name, rows in out.items() if name != "train" for row in rows]
+    held = [row for name, rows in out.items() if not name.startswith("train") for row in rows]
     held_en, held_zh = {norm_key(r[0]) for r in held}, {norm_key(r[1]) for r in held}
-    out["train"] = [(e, z) for e, z in out["train"]  # a drawn pair may equal a held-out one
-                    if norm_key(e) not in held_en and norm_key(z) not in held_zh]
+    for name in ("train", "train_focus"):  # a drawn pair may equal a held-out one
+        out[name] = [(e, z) for e, z in out[name]
+                     if norm_key(e) not in held_en and norm_key(z) not in held_zh]
     return out
+
+
+def focus_terms(taught: list[Term], zipf: Callable[[str], float] | None = None) -> list[Term]:
+    """The taught terms a class is likely to type, which the second stage drills and the
+    tests measure: English uses them at least FOCUS_ZIPF often (``museum``, ``dinosaur``,
+    ``Beethoven``; not ``tachometer``), and a noun must have a classifier in CC-CEDICT
+    (``Term.counted``: rules out adjectives read as nouns, ``booming`` -> ``轰轰``); the
+    classroom glossary always. ``zipf``: as ``training_terms``."""
+    if zipf is None:
+        from wordfreq import zipf_frequency
+
+        def zipf(word: str) -> float:
+            return zipf_frequency(word, "en")
+
+    own = {t.en for t in synthetic.classroom()[0]}
+    return [t for t in taught if t.en in own
+            or (zipf(t.en) >= FOCUS_ZIPF and (t.kind != "noun" or t.counted))]
 
 
 def split_corpus(tatoeba: Iterable[tuple[int, str, str]],

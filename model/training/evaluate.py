@@ -38,7 +38,7 @@ from ..core.vocab import EOS, Vocab
 from ..decoding import greedy_batch, pad_rows
 from ..tasks import get_task
 from .data import DEFAULT_DIR, HSK_LEVELS, read_pairs
-from .recipes import RECIPES
+from .recipes import RECIPES, recipe_card
 from .synthetic import number_written, numbers_in
 
 
@@ -172,7 +172,7 @@ def evaluate_everyday(folder: Path, data_dir: Path | None = None, num_beams: int
                            "references": "as they are (Tatoeba: OpenCC t2s)"}
     if write_card and limit is None:
         card = dict(translator.card)
-        card.update(RECIPES.get(card.get("task"), {}).get("card", {}))
+        card.update(recipe_card(card.get("task", "")))
         if "source_tokens" not in card.get("data", {}):  # a card written before it was kept
             card["data"]["source_tokens"] = trained_source_lengths(Path(folder), card)
         card["metrics"] = results
@@ -268,7 +268,7 @@ def main(argv: list[str] | None = None) -> None:
     card = json.loads((args.folder / "card.json").read_text(encoding="utf-8"))
     if args.pairs:
         result = evaluate_file(args.folder, args.pairs, args.num_beams)
-    elif card.get("task") == "en-zh-everyday":
+    elif card.get("task") in RECIPES:  # the everyday recipes (both stages)
         result = evaluate_everyday(args.folder, args.data, args.num_beams, args.limit,
                                    write_card=args.limit is None)
     else:

@@ -35,7 +35,7 @@ from ..core.transformer import Transformer
 from ..core.vocab import BOS, EOS, Vocab, tokenize_zh
 from ..decoding import greedy_batch, pad_rows
 from .data import read_pairs
-from .recipes import RECIPES
+from .recipes import RECIPES, recipe_card
 from .trainer import valid_loss
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository
@@ -110,6 +110,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--fresh", action="store_true", help="ignore a saved training state")
+    ap.add_argument("--init", type=Path,
+                    help="start from this pretrained folder's weights, tokenizer and target "
+                         "vocabulary (a second stage; its sizes must match)")
     ap.add_argument("--stop-after", type=int, default=0,
                     help="stop (resumable) after this many steps of this run (0 = off)")
     for name, default in DEFAULTS.items():  # None here: a recipe's value, else the default
@@ -119,9 +122,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     defaults = dict(DEFAULTS)
     if args.recipe:
         recipe = RECIPES[args.recipe]["train"]
-        defaults.update({k: v for k, v in recipe.items() if k != "data"})
+        defaults.update({k: v for k, v in recipe.items() if k not in ("data", "train_file")})
         data = ROOT / recipe["data"]
-        args.pairs = args.pairs or data / "train.tsv"
+        args.pairs = args.pairs or data / recipe.get("train_file", "train.tsv")
         args.valid = args.valid or data / "valid.tsv"
         if not args.pairs.exists():
             ap.error(f"{args.pairs} is missing: run `python -m model.training.data everyday` first")
@@ -130,7 +133,36 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
             setattr(args, k, v)
     if args.pairs is None:
         ap.error("give --pairs FILE.tsv or --recipe NAME")
+    if args.init is not None and not (args.init / "model.safetensors").is_file():
+        ap.error(f"--init {args.init}: not a pretrained folder (no model.safetensors)")
     return args
+
+
+def start_from(init: Path, state_dir: Path) -> None:
+    """Seed ``state_dir`` with ``init``'s source tokenizer and target vocabulary, so that
+    ``build_vocabularies`` reloads them (a second stage keeps the first stage's ids).
+    Nothing is copied when ``state_dir`` already has a tokenizer (a resumed run)."""
+    if (state_dir / SRC_TOKENIZER).exists():
+        return
+    state_dir.mkdir(parents=True, exist_ok=True)
+    for name in (SRC_TOKENIZER, "tgt_vocab.json"):
+        (state_dir / name).write_bytes((init / name).read_bytes())
+
+
+def init_weights(model: Transformer, init: Path) -> None:
+    """Copy the weights of the pretrained folder ``init`` into ``model``.
+
+    Raises:
+        CheckpointError: ``init`` is not a valid pretrained folder.
+        ValueError: its config differs from ``model``'s (sizes, layers, vocabularies).
+    """
+    from ..core.checkpoint import load_checkpoint
+
+    loaded = load_checkpoint(init).model
+    if loaded.config.to_dict() != model.config.to_dict():
+        raise ValueError(f"--init {init}: its config {loaded.config.to_dict()} differs from "
+                         f"this run's {model.config.to_dict()}")
+    model.load_state_dict(loaded.state_dict())
 
 
 def read_splits(args) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
@@ -251,7 +283,7 @@ def write_folder(args, model: Transformer, src_tok, tgt_vocab: Vocab, meta: dict
         },
     }
     if args.recipe:
-        card.update(RECIPES[args.recipe]["card"])
+        card.update(recipe_card(args.recipe))
         manifest = ROOT / RECIPES[args.recipe]["train"]["data"] / "manifest.json"
         if manifest.exists():
             card["data"]["manifest"] = json.loads(manifest.read_text(encoding="utf-8"))

@@ -10,3 +10,11 @@ from pathlib import Path
 
 RECIPES_FILE = Path(__file__).with_name("recipes.toml")
 RECIPES: dict[str, dict] = tomllib.loads(RECIPES_FILE.read_text(encoding="utf-8"))
+
+
+def recipe_card(name: str) -> dict:
+    """The card fields of recipe ``name`` (description, grammar, examples): its own
+    ``[NAME.card]``, or those of the recipe its ``card_of`` names (a second stage shows the
+    first stage's examples); ``{}`` for a name that is no recipe."""
+    recipe = RECIPES.get(name, {})
+    return RECIPES.get(recipe.get("card_of", name), {}).get("card", {})

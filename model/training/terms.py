@@ -47,11 +47,13 @@ EAST_ASIAN = re.compile(r"[\u4e00-\u9fff]|China|Chinese|Taiwan|Hong Kong|Macau|T
 class Term:
     """One dictionary term: ``en`` as typed in a sentence (``kingfisher``, ``Beethoven``),
     ``zh`` its simplified Chinese (``翠鸟``), ``kind`` ``"noun"``, ``"person"`` or
-    ``"place"``."""
+    ``"place"``; ``counted``: the entry gives a classifier (``CL:``), the dictionary's mark
+    of a countable noun."""
 
     en: str
     zh: str
     kind: str
+    counted: bool = False
 
 
 def _noun(first: str) -> bool:
@@ -124,5 +126,5 @@ def dictionary_terms(entries: list[dict] | None = None,
         with_cl = any("CL:" in d for d in e["definitions"])
         rank = (counts[term.zh], int(with_cl), -order)
         if term.en not in best or rank > best[term.en][0]:
-            best[term.en] = (rank, term)
+            best[term.en] = (rank, Term(term.en, term.zh, term.kind, with_cl))
     return [t for _, t in sorted(best.values(), key=lambda rt: -rt[0][2])]

@@ -36,6 +36,7 @@ from ..core.vocab import BOS, EOS, Vocab
 from ..tasks import get_task
 from . import pairs as text_pairs
 from .evaluate import evaluate_everyday, evaluate_pairs
+from .recipes import RECIPES
 from .trainer import (
     LoopSettings,
     cosine_lr,
@@ -164,17 +165,32 @@ def train_task(args: argparse.Namespace, command: str) -> None:
     print(f"wrote {args.out} ({card['parameters']:,} parameters, sha256 {card['sha256'][:12]}…)")
 
 
-def train_pairs(args: argparse.Namespace, command: str) -> None:
+def train_pairs(args: argparse.Namespace, command: str) -> bool:
     """The parallel-text path (``pairs.parse_args``' arguments): read the pairs, build (or
     reload) the vocabularies, train with ``train_loop`` (AdamW(0.9, 0.98, eps=1e-9,
     weight_decay=0.01), ``cosine_lr``, ``token_batches``, label smoothing 0.1, BLEU
     validation, the state in ``args.out/train_state``: the same command resumes), writing
     the best weights as a pretrained folder each time validation BLEU is at its best; a
     recipe's model is then scored on the everyday test files (``evaluate_everyday``).
+    A recipe with a ``first_stage`` and no ``--init`` first trains that recipe into
+    ``args.out/stage1`` (resumable the same way), then starts from it.
+
+    Returns:
+        True when training ended, False when it paused (SIGTERM or ``--stop-after``).
 
     Raises:
         ValueError: a bad line in a pairs file, naming its file and line.
     """
+    first = RECIPES.get(args.recipe or "", {}).get("first_stage")
+    if first and args.init is None:
+        stage1 = args.out / "stage1"
+        argv = ["--recipe", first, "--out", str(stage1), "--device", args.device,
+                "--threads", str(args.threads), "--seed", str(args.seed),
+                "--stop-after", str(args.stop_after)]
+        if not train_pairs(text_pairs.parse_args(argv),
+                           "python -m model.training.train " + shlex.join(argv)):
+            return False
+        args.init = stage1
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     device = torch.device(args.device)
@@ -184,10 +200,15 @@ def train_pairs(args: argparse.Namespace, command: str) -> None:
     if args.fresh and state_dir.exists():
         for f in state_dir.iterdir():
             f.unlink()
+    if args.init is not None:
+        text_pairs.start_from(args.init, state_dir)
     src_tok, tgt_vocab = text_pairs.build_vocabularies(train_texts, args, state_dir)
     train, _ = text_pairs.encode_corpus(train_texts, src_tok, tgt_vocab)
     valid, valid_texts = text_pairs.encode_corpus(valid_texts, src_tok, tgt_vocab)
-    model = Transformer(text_pairs.model_config(args, src_tok, tgt_vocab)).to(device)
+    model = Transformer(text_pairs.model_config(args, src_tok, tgt_vocab))
+    if args.init is not None and not (state_dir / "state.json").exists():
+        text_pairs.init_weights(model, args.init)  # a resumed run loads its own state instead
+    model = model.to(device)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, betas=(0.9, 0.98), eps=1e-9,
                             weight_decay=0.01)
     c = model.config
@@ -205,11 +226,12 @@ def train_pairs(args: argparse.Namespace, command: str) -> None:
                      stop_after=args.stop_after),
         device, state_dir)
     if meta["paused"]:
-        return
+        return False
     print(f"best validation BLEU {meta['best']} at step {meta.get('best_step')}; "
           f"the model is in {args.out}")
     if args.recipe:
         evaluate_everyday(args.out, write_card=True)
+    return True
 
 
 def main(argv: list[str] | None = None) -> None:
