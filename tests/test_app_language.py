@@ -432,9 +432,17 @@ def _english_pieces() -> list[str]:
     return sorted(pieces, key=len, reverse=True)
 
 
+def _examples() -> set[str]:
+    """Every shipped model's example sentences: data a reader picks from, not interface
+    text (``"... so we came home and cooked noodles."`` holds the table's ``and``)."""
+    return {e for card in (ROOT / "pretrained").glob("*/card.json")
+            for e in json.loads(card.read_text(encoding="utf-8")).get("examples", [])}
+
+
 def _english_left(texts: list[str], pieces: list[str]) -> list[tuple[str, str]]:
     left = []
-    for text in texts:
+    examples = _examples()
+    for text in (t for t in texts if t not in examples):
         for piece in pieces:
             if re.search(rf"(?<![A-Za-z_]){re.escape(piece)}(?![A-Za-z_])", text):
                 left.append((piece, text[:120]))
