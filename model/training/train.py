@@ -22,6 +22,7 @@ AdamW with cosine decay, token-bucketed batches, BLEU validation, resumable stat
 from __future__ import annotations
 
 import argparse
+import json
 import shlex
 import sys
 import time
@@ -187,8 +188,10 @@ def train_pairs(args: argparse.Namespace, command: str) -> bool:
         argv = ["--recipe", first, "--out", str(stage1), "--device", args.device,
                 "--threads", str(args.threads), "--seed", str(args.seed),
                 "--stop-after", str(args.stop_after)]
-        if not train_pairs(text_pairs.parse_args(argv),
-                           "python -m model.training.train " + shlex.join(argv)):
+        card = stage1 / "card.json"  # evaluated: the first stage ended (not run, not scored again)
+        ended = card.exists() and "test_metrics" in json.loads(card.read_text(encoding="utf-8"))
+        if not ended and not train_pairs(text_pairs.parse_args(argv),
+                                         "python -m model.training.train " + shlex.join(argv)):
             return False
         args.init = stage1
     torch.set_num_threads(args.threads)
