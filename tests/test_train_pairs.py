@@ -171,7 +171,8 @@ def test_a_tiny_model_trains_loads_and_translates(pairs_file, tmp_path):
 @pytest.mark.training
 def test_a_second_stage_starts_from_the_first_stages_model(pairs_file, tmp_path):
     """``--init``: the second stage keeps the first stage's tokenizer, vocabulary and (at a
-    learning rate of 0) its weights exactly; a model of other sizes is refused."""
+    learning rate of 0) its weights exactly, and its card lists the first stage; a third
+    lists both; a model of other sizes is refused."""
     from tokenizers import Tokenizer
 
     common = ["--pairs", str(pairs_file), *TINY]
@@ -187,6 +188,19 @@ def test_a_second_stage_starts_from_the_first_stages_model(pairs_file, tmp_path)
     assert a.keys() == b.keys()
     for k in a:
         np.testing.assert_array_equal(a[k], b[k], err_msg=k)
+    cards = [json.loads((d / "card.json").read_text()) for d in (first, second)]
+    assert "earlier_stages" not in cards[0]["training"]
+    (stage,) = cards[1]["training"]["earlier_stages"]
+    assert stage["command"] == cards[0]["command"] and stage["steps"] == 10
+    assert stage["history"] == cards[0]["training"]["history"]
+    third = tmp_path / "third"
+    train_main([*common, "--out", str(third), "--init", str(second), "--steps", "2",
+                "--eval-every", "2"])
+    card = json.loads((third / "card.json").read_text())
+    assert [s["command"] for s in card["training"]["earlier_stages"]] == [
+        c["command"] for c in cards]
+    assert card["training"]["total_wall_time_minutes"] == pytest.approx(
+        sum(c["training"]["wall_time_minutes"] for c in [*cards, card]), abs=0.11)
     with pytest.raises(ValueError, match="differs"):
         train_main([*common, "--out", str(tmp_path / "wide"), "--init", str(first),
                     "--steps", "2", "--d-model", "64"])

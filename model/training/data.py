@@ -16,7 +16,8 @@ TRAIN = the rest; HSK TEST = sentence number % 10 == 0, VALID = % 10 == 1. Every
 whose normalised English or Chinese (``norm_key``) equals a TEST or VALID pair's is removed.
 
 Files written (tab-separated English, Chinese; one pair per line): ``train.tsv``,
-``train_focus.tsv`` (the second training stage's mix, ``FOCUS``), ``valid.tsv``,
+``train_focus.tsv`` (the second training stage's mix, ``FOCUS``), ``train_drill.tsv`` (the
+third's, ``DRILL``), ``valid.tsv``,
 ``test_tatoeba.tsv``, ``test_hsk{1..6}.tsv``, ``test_grammar.tsv``, the hard-input tests
 ``test_numbers.tsv``, ``test_terms.tsv`` (a third column: the required term) and
 ``test_long.tsv``, and ``manifest.json`` (counts, sources, licences, split rules and the
@@ -51,6 +52,10 @@ SYNTHETIC = {  # pairs of each synthetic part (train, valid, test)
 FOCUS_ZIPF = 3.0  # a focus term: English uses it at least this often (``focus_terms``)
 FOCUS = {  # train_focus.tsv, the second stage's mix (``add_synthetic``)
     "real_repeat": 2, "numbers": 30_000, "term_frames": 8, "joined": 12_000, "grammar": 10_000,
+}
+DRILL = {  # train_drill.tsv, the third stage's mix: FOCUS's parts with the stage-3 frames
+    "real_repeat": 2, "numbers": 40_000, "repeats": 0.5, "term_frames": 16, "joined": 12_000,
+    "grammar": 5_000,
 }
 HSK_LEVELS = range(1, 7)
 
@@ -100,6 +105,12 @@ SPLIT_RULES = {
                    "pairs (seed 4), each focus term alone and in 8 train frames (seed 5), "
                    "12,000 joined pairs (seed 6), the first 10,000 grammar TRAIN pairs and the "
                    "classroom sentences 10 times; shuffled (seed 0), held-out rows removed",
+    "train_drill": "the third stage's mix: the Tatoeba/HSK TRAIN pairs twice, 40,000 number "
+                   "pairs from the train frames of stages 1-3 (seed 7; each number slot given a "
+                   "repeated digit with probability 0.5: 1911, 88), each focus term alone and "
+                   "in 16 train frames of stages 1-3 (seed 8), 12,000 joined pairs (seed 9), the "
+                   "first 5,000 grammar TRAIN pairs and the classroom sentences 10 times; "
+                   "shuffled (seed 0), held-out rows removed",
 }
 
 
@@ -227,8 +238,10 @@ def add_synthetic(out: dict[str, list], terms: list[Term],
     with seed 0; then, as in ``split_corpus``, every TRAIN pair whose normalised English or
     Chinese equals a VALID or TEST row's is removed) and VALID; ``train_focus``, the second
     stage's mix (``FOCUS``: real pairs repeated, fresh number draws, the focus terms in
-    more frames); the tests ``test_numbers`` (English, Chinese), ``test_terms`` (English,
-    Chinese, required focus term) and ``test_long`` (joined threes).
+    more frames); ``train_drill``, the third's (``DRILL``: the same parts with the stage-3
+    frames, repeated digits, 16 frames per focus term); the tests ``test_numbers``
+    (English, Chinese), ``test_terms`` (English, Chinese, required focus term) and
+    ``test_long`` (joined threes).
     ``natural``: the TRAIN and VALID pairs of real sentences (no grammar), to join;
     ``zipf``: as ``training_terms``."""
     taught = training_terms(out["train"], terms, zipf)
@@ -249,6 +262,14 @@ def add_synthetic(out: dict[str, list], terms: list[Term],
                           + synthetic.joined_pairs(real, FOCUS["joined"], 6)
                           + grammar + sentences * 10)
     random.Random(0).shuffle(out["train_focus"])
+    out["train_drill"] = (real * DRILL["real_repeat"]
+                          + synthetic.number_pairs(DRILL["numbers"], "train", 7, stage=3,
+                                                   repeats=DRILL["repeats"])
+                          + synthetic.term_pairs(focus, "train", DRILL["term_frames"], 8,
+                                                 stage=3, reuse=True)
+                          + synthetic.joined_pairs(real, DRILL["joined"], 9)
+                          + grammar[: DRILL["grammar"]] + sentences * 10)
+    random.Random(0).shuffle(out["train_drill"])
     valid_terms = random.Random(202).sample(focus, min(t_va, len(focus)))
     out["valid"] += (synthetic.number_pairs(n_va, "train", 201)
                      + synthetic.term_pairs(valid_terms, "train", 1, 202, alone=False)
@@ -262,7 +283,7 @@ def add_synthetic(out: dict[str, list], terms: list[Term],
     out["test_long"] = synthetic.join_threes(out["test_tatoeba"], SYNTHETIC["joined"][2])
     held = [row for name, rows in out.items() if not name.startswith("train") for row in rows]
     held_en, held_zh = {norm_key(r[0]) for r in held}, {norm_key(r[1]) for r in held}
-    for name in ("train", "train_focus"):  # a drawn pair may equal a held-out one
+    for name in ("train", "train_focus", "train_drill"):  # a drawn pair may equal a held-out one
         out[name] = [(e, z) for e, z in out[name]
                      if norm_key(e) not in held_en and norm_key(z) not in held_zh]
     return out

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import torch
 
-from ..core.checkpoint import save_checkpoint
+from ..core.checkpoint import CARD, save_checkpoint
 from ..core.config import TransformerConfig
 from ..core.subword import SRC_TOKENIZER, load_tokenizer, train_bpe
 from ..core.transformer import Transformer
@@ -254,12 +254,29 @@ def source_lengths(encoded: list[tuple[list[int], list[int]]]) -> dict[str, int]
             "median": lengths[(len(lengths) - 1) // 2]}
 
 
+def earlier_stages(init: Path) -> list[dict]:
+    """The training stages that made the pretrained folder ``init``, first first: those its
+    card lists (``training.earlier_stages``) and its own (command, train file, steps, best
+    step, wall time in minutes, validation history); ``[]`` for a folder with no card."""
+    path = Path(init) / CARD
+    if not path.is_file():
+        return []
+    card = json.loads(path.read_text(encoding="utf-8"))
+    training = card.get("training", {})
+    own = {"command": card.get("command", ""),
+           "train_file": card.get("data", {}).get("train_file", ""),
+           **{k: training.get(k) for k in ("steps", "best_step", "wall_time_minutes")},
+           "history": training.get("history", [])}
+    return [*training.get("earlier_stages", []), own]
+
+
 def write_folder(args, model: Transformer, src_tok, tgt_vocab: Vocab, meta: dict, command: str,
                  n_train: int, n_valid: int, lengths: dict[str, int] | None = None) -> None:
     """Save the current weights into ``args.out`` as a pretrained folder with its card
     (``meta``: ``trainer.train_loop``'s step, minutes and history; ``lengths``:
     ``source_lengths`` of the training data; no test metrics: those come from
-    ``python -m model.training.evaluate``, which adds them)."""
+    ``python -m model.training.evaluate``, which adds them). A run from ``--init`` lists
+    the stages before it (``earlier_stages``) and the minutes of all of them."""
     card = {
         "name": args.out.name,
         "task": args.recipe or "pairs",
@@ -282,6 +299,11 @@ def write_folder(args, model: Transformer, src_tok, tgt_vocab: Vocab, meta: dict
             "history": meta["history"],
         },
     }
+    if getattr(args, "init", None) is not None:
+        stages = earlier_stages(args.init)
+        card["training"]["earlier_stages"] = stages
+        card["training"]["total_wall_time_minutes"] = round(
+            meta["minutes"] + sum(s["wall_time_minutes"] or 0 for s in stages), 1)
     if args.recipe:
         card.update(recipe_card(args.recipe))
         manifest = ROOT / RECIPES[args.recipe]["train"]["data"] / "manifest.json"

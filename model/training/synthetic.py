@@ -34,15 +34,16 @@ def templates() -> dict:
     return tomllib.loads((RESOURCES / "templates.toml").read_text(encoding="utf-8"))
 
 
-def frames(kind: str, split: str) -> list[Pair]:
+def frames(kind: str, split: str, stage: int = 1) -> list[Pair]:
     """The (English, Chinese) frames of one kind (``"year"``, ``"noun"`` ...) and split
-    (``"train"`` or ``"test"``).
+    (``"train"`` or ``"test"``) that training stage ``stage`` uses: a frame's ``stage``
+    (default 1) at most ``stage`` (the third stage adds frames the first two never saw).
 
     Raises:
         KeyError: no such kind or split in the templates.
     """
     found = [tuple(p) for f in templates()["frames"] if f["kind"] == kind and f["split"] == split
-             for p in f["pairs"]]
+             and f.get("stage", 1) <= stage for p in f["pairs"]]
     if not found:
         raise KeyError(f"no {split} frames of kind {kind!r}")
     return found
@@ -68,8 +69,24 @@ def _number(rng: random.Random, low: int, high: int) -> int:
     return rng.randint(max(low, 10 ** (digits - 1)), min(high, 10**digits - 1))
 
 
-def fill(frame: Pair, rng: random.Random, term: Term | None = None) -> Pair:
-    """One frame with its slots drawn (module docstring of ``templates.toml``)."""
+def repeat_digit(value: int, rng: random.Random, keep: int = 0) -> int:
+    """``value`` with one digit copied onto the next (``1234`` -> ``1134``, ``1224`` or
+    ``1233``; ``57`` -> ``55``), its first ``keep`` digits left as they are (a year keeps its
+    century, ``keep=1``: ``1911``-like, never ``1134``); unchanged when it has too few digits.
+    Runs of equal digits are where a copying model loses its place (``1911`` -> ``191``);
+    these draws drill them."""
+    digits = list(str(value))
+    if len(digits) - 2 < keep:
+        return value
+    i = rng.randint(keep, len(digits) - 2)
+    digits[i + 1] = digits[i]
+    return int("".join(digits))
+
+
+def fill(frame: Pair, rng: random.Random, term: Term | None = None,
+         repeats: float = 0.0) -> Pair:
+    """One frame with its slots drawn (module docstring of ``templates.toml``); with
+    probability ``repeats`` each number slot gets a repeated digit (``repeat_digit``)."""
     t = templates()
     noun = rng.choice(t["counted"])
     month = rng.randrange(12)
@@ -80,6 +97,10 @@ def fill(frame: Pair, rng: random.Random, term: Term | None = None) -> Pair:
         "month": t["months"][month], "m": month + 1,
         "noun": noun[1], "cl": noun[2], "zh": noun[3],
     }
+    if repeats:
+        for key, keep in (("year", 1), ("age", 0), ("n", 0), ("price", 0)):
+            if rng.random() < repeats:
+                values[key] = repeat_digit(values[key], rng, keep)
     en, zh = frame
     if term is not None:
         en, zh = en.replace("{term}", term.en), zh.replace("{term}", term.zh)
@@ -88,25 +109,33 @@ def fill(frame: Pair, rng: random.Random, term: Term | None = None) -> Pair:
     return en, zh.format(**values)
 
 
-def number_pairs(n: int, split: str, seed: int) -> list[Pair]:
-    """``n`` pairs from the number frames (every kind but terms) of ``split``."""
+def number_pairs(n: int, split: str, seed: int, stage: int = 1,
+                 repeats: float = 0.0) -> list[Pair]:
+    """``n`` pairs from the number frames (every kind but terms) of ``split`` and ``stage``
+    (``frames``), a number slot given a repeated digit with probability ``repeats``."""
     rng = random.Random(seed)
     kinds = ["year", "age", "count", "price", "time", "date", "two"]
-    pool = [f for k in kinds for f in frames(k, split)]
-    return [fill(rng.choice(pool), rng) for _ in range(n)]
+    pool = [f for k in kinds for f in frames(k, split, stage)]
+    return [fill(rng.choice(pool), rng, repeats=repeats) for _ in range(n)]
 
 
 def term_pairs(terms: Sequence[Term], split: str, per_term: int, seed: int,
-               alone: bool = True) -> list[Pair]:
-    """For each term ``per_term`` sentences from the frames of its kind and ``split``, and
-    with ``alone`` the bare dictionary pair (``kingfisher`` -> ``翠鸟``)."""
+               alone: bool = True, stage: int = 1, reuse: bool = False) -> list[Pair]:
+    """For each term ``per_term`` sentences from the frames of its kind, ``split`` and
+    ``stage`` (``frames``), and with ``alone`` the bare dictionary pair (``kingfisher`` ->
+    ``翠鸟``). Each frame is used once per term (``per_term`` capped at the frames there are)
+    or, with ``reuse``, again (with other slot draws) once all are used."""
     rng = random.Random(seed)
     out = []
     for term in terms:
-        pool = frames(term.kind, split)
+        pool = frames(term.kind, split, stage)
         if alone:
             out.append((term.en, term.zh))
-        out += [fill(f, rng, term) for f in rng.sample(pool, min(per_term, len(pool)))]
+        if not reuse:
+            chosen = rng.sample(pool, min(per_term, len(pool)))
+        else:
+            chosen = [f for _ in range(0, per_term, len(pool)) for f in rng.sample(pool, len(pool))]
+        out += [fill(f, rng, term) for f in chosen[:per_term]]
     return out
 
 

@@ -9,8 +9,11 @@ package (``requirements-train.txt``). Two kinds of term are kept:
   English word, an entry with a classifier (``CL:``, which marks nouns) wins, else the first.
 - **names**: people and places. A person's first sense has life years
   (``Ludwig van Beethoven (1770-1827), German composer``): the term is the last name as people
-  type it (``Beethoven``). A place's first sense is one or two capitalised words followed by
-  a comma and a place word (``Paris, capital of France``), or the bare name of a country.
+  type it (``Beethoven``), kept only when the Chinese could be its sound (``transliterates``:
+  not ``Man`` -> 叶问 from ``Yip Man``) and the sense is no event or state (``NOT_PEOPLE``:
+  ``Iran-Iraq War (1980-1988)``). A place's first sense is one or two capitalised words
+  followed by a comma and a place word (``Paris, capital of France``), or the bare name of
+  a country.
 
 Every rule is in code, so the same package gives the same list (``dictionary_terms``).
 """
@@ -38,9 +41,25 @@ PERSON = re.compile(r"^(?:[A-Za-z'.-]+ )*([A-Z][a-z'-]{2,}) \(\d{3,4}-")
 PLACE = re.compile(r"^([A-Z][a-z]+(?: [A-Z][a-z]+)?), (?:[\w -]* )?"
                    r"(capital|city|country|kingdom|republic|island|river|lake|mountain|"
                    r"state|province|port|desert|sea|ocean)\b")
+NOT_PEOPLE = re.compile(r"\b(?:Kingdoms?|Dynast(?:y|ies)|Period|Wars?|Depression|Movement|Empire|"
+                        r"Army|Nations|Revolution|Rebellion|Uprising|Era|Age|Warlords|Conqueror)"
+                        r" \(")  # events and states with years, read as people by PERSON
 COUNTRY = re.compile(r"^([A-Z][a-z]+(?: [A-Z][a-z]+)?)$")
 EAST_ASIAN = re.compile(r"[\u4e00-\u9fff]|China|Chinese|Taiwan|Hong Kong|Macau|Tibet|Korea|Japan|"
                         r"Vietnam|dynasty|Dynasty|county|district|prefecture|province")
+# The pinyin initials an English name's first letter is transliterated with (Beethoven 贝 b,
+# Hume 休 x, Tripoli 的 d, Jung 荣 r); "-" is a syllable with no initial (Isaac 艾). "Ce" is a
+# C before e, i or y (Cicero 西), "Ch" a C before h (Chaplin 卓, Chopin 肖).
+SOUNDS = {
+    "A": "- y w", "E": "- y w", "I": "- y w", "O": "- y w", "U": "- y w",
+    "B": "b p", "C": "k g c q", "Ce": "s x c q j", "Ch": "ch zh sh q x k j", "D": "d t",
+    "F": "f", "G": "g k j q",
+    "H": "h x -", "J": "j zh z y q ch r", "K": "k g q j c", "L": "l r", "M": "m", "N": "n",
+    "P": "p b", "Q": "k q", "R": "l r", "S": "s x sh z c ch zh", "T": "t d", "V": "w f",
+    "W": "w f", "X": "s z x k", "Y": "y -", "Z": "z j s x c zh ch",
+}
+INITIALS = ("zh", "ch", "sh", "b", "p", "m", "f", "d", "t", "n", "l", "g", "k", "h", "j", "q",
+            "x", "r", "z", "c", "s", "y", "w")
 
 
 @dataclass(frozen=True)
@@ -65,9 +84,28 @@ def _is_pinyin(name: str, pinyin: str) -> bool:
     """Whether ``name`` spells some run of the entry's syllables (``Jiabao`` in
     ``Wen1 Jia1 bao3``): a Chinese name in pinyin, not a transliterated foreign one."""
     syllables = [re.sub(r"\d", "", s).lower() for s in pinyin.split()]
-    key = name.lower().replace("-", "")
+    key = re.sub(r"[-']", "", name.lower())
     return any("".join(syllables[i:j]) == key
                for i in range(len(syllables)) for j in range(i + 1, len(syllables) + 1))
+
+
+def transliterates(name: str, pinyin: str) -> bool:
+    """Whether the Chinese read as ``pinyin`` could be a transliteration of ``name``: its
+    first syllable's initial is one ``SOUNDS`` gives for the name's first letter (``Kh``:
+    h or k; a C by the letter after it). ``Nixon``, ``Ni2 ke4 song1``: True; ``Man``,
+    ``Ye4 Wen4`` (叶问, Yip Man): False. A first check, not a phonetic model: it rejects
+    the dictionary's people whose Chinese is a whole other name."""
+    syllables = pinyin.split()
+    if not syllables or not name:
+        return False
+    first = syllables[0].lower()
+    initial = next((i for i in INITIALS if first.startswith(i)), "-")
+    if name[:2].lower() == "kh":
+        return initial in ("h", "k")
+    key = name[0].upper()
+    if key == "C" and len(name) > 1 and name[1].lower() in "eiyh":
+        key = "Ch" if name[1].lower() == "h" else "Ce"
+    return initial in SOUNDS.get(key, "").split()
 
 
 def classify(simplified: str, definitions: list[str], pinyin: str = "") -> Term | None:
@@ -86,8 +124,11 @@ def classify(simplified: str, definitions: list[str], pinyin: str = "") -> Term 
         return Term(first, simplified, "noun")
     if EAST_ASIAN.search(first):  # East Asian names read as pinyin, not as people type them
         return None
-    if m := PERSON.match(first):
-        return None if _is_pinyin(m.group(1), pinyin) else Term(m.group(1), simplified, "person")
+    if (m := PERSON.match(first)) and not NOT_PEOPLE.search(first):
+        name = m.group(1)
+        if _is_pinyin(name, pinyin) or not transliterates(name, pinyin):
+            return None
+        return Term(name, simplified, "person")
     if m := PLACE.match(first):
         return Term(m.group(1), simplified, "place")
     if (m := COUNTRY.match(first)) and simplified.endswith(
