@@ -105,12 +105,14 @@ SPLIT_RULES = {
                    "pairs (seed 4), each focus term alone and in 8 train frames (seed 5), "
                    "12,000 joined pairs (seed 6), the first 10,000 grammar TRAIN pairs and the "
                    "classroom sentences 10 times; shuffled (seed 0), held-out rows removed",
-    "train_drill": "the third stage's mix: the Tatoeba/HSK TRAIN pairs twice, 40,000 number "
-                   "pairs from the train frames of stages 1-3 (seed 7; each number slot given a "
-                   "repeated digit with probability 0.5: 1911, 88), each focus term alone and "
-                   "in 16 train frames of stages 1-3 (seed 8), 12,000 joined pairs (seed 9), the "
-                   "first 5,000 grammar TRAIN pairs and the classroom sentences 10 times; "
-                   "shuffled (seed 0), held-out rows removed",
+    "train_drill": f"the third stage's mix: the Tatoeba/HSK TRAIN pairs twice, "
+                   f"{DRILL['numbers']:,} number pairs from the train frames of stages 1-3 (seed "
+                   f"7; each number slot given a repeated digit with probability "
+                   f"{DRILL['repeats']}: 1911, 88), each focus term alone and in "
+                   f"{DRILL['term_frames']} train frames of stages 1-3 (seed 8), "
+                   f"{DRILL['joined']:,} joined pairs (seed 9), the first {DRILL['grammar']:,} "
+                   "grammar TRAIN pairs and the classroom sentences 10 times; shuffled (seed 0), "
+                   "held-out rows removed",
 }
 
 

@@ -47,13 +47,13 @@ NOT_PEOPLE = re.compile(r"\b(?:Kingdoms?|Dynast(?:y|ies)|Period|Wars?|Depression
 COUNTRY = re.compile(r"^([A-Z][a-z]+(?: [A-Z][a-z]+)?)$")
 EAST_ASIAN = re.compile(r"[\u4e00-\u9fff]|China|Chinese|Taiwan|Hong Kong|Macau|Tibet|Korea|Japan|"
                         r"Vietnam|dynasty|Dynasty|county|district|prefecture|province")
-# The pinyin initials an English name's first letter is transliterated with (Beethoven 贝 b,
-# Hume 休 x, Tripoli 的 d, Jung 荣 r); "-" is a syllable with no initial (Isaac 艾). "Ce" is a
-# C before e, i or y (Cicero 西), "Ch" a C before h (Chaplin 卓, Chopin 肖).
+# The pinyin initials an English name's first letters are transliterated with (Beethoven 贝 b,
+# Hume 休 x, Tripoli 的 d, Jung 荣 r); "-" is a syllable with no initial (Isaac 艾). Two-letter
+# keys win over one: a soft C (Cicero 西), Ch (Chaplin 卓, Chopin 肖), Kh (Khrushchev 赫).
 SOUNDS = {
     "A": "- y w", "E": "- y w", "I": "- y w", "O": "- y w", "U": "- y w",
-    "B": "b p", "C": "k g c q", "Ce": "s x c q j", "Ch": "ch zh sh q x k j", "D": "d t",
-    "F": "f", "G": "g k j q",
+    "B": "b p", "C": "k g c q", "Ce": "s x c q j", "Ci": "s x c q j", "Cy": "s x c q j",
+    "Ch": "ch zh sh q x k j", "Kh": "h k", "D": "d t", "F": "f", "G": "g k j q",
     "H": "h x -", "J": "j zh z y q ch r", "K": "k g q j c", "L": "l r", "M": "m", "N": "n",
     "P": "p b", "Q": "k q", "R": "l r", "S": "s x sh z c ch zh", "T": "t d", "V": "w f",
     "W": "w f", "X": "s z x k", "Y": "y -", "Z": "z j s x c zh ch",
@@ -91,8 +91,8 @@ def _is_pinyin(name: str, pinyin: str) -> bool:
 
 def transliterates(name: str, pinyin: str) -> bool:
     """Whether the Chinese read as ``pinyin`` could be a transliteration of ``name``: its
-    first syllable's initial is one ``SOUNDS`` gives for the name's first letter (``Kh``:
-    h or k; a C by the letter after it). ``Nixon``, ``Ni2 ke4 song1``: True; ``Man``,
+    first syllable's initial is one ``SOUNDS`` gives for the name's first two letters, or
+    else its first letter. ``Nixon``, ``Ni2 ke4 song1``: True; ``Man``,
     ``Ye4 Wen4`` (叶问, Yip Man): False. A first check, not a phonetic model: it rejects
     the dictionary's people whose Chinese is a whole other name."""
     syllables = pinyin.split()
@@ -100,12 +100,8 @@ def transliterates(name: str, pinyin: str) -> bool:
         return False
     first = syllables[0].lower()
     initial = next((i for i in INITIALS if first.startswith(i)), "-")
-    if name[:2].lower() == "kh":
-        return initial in ("h", "k")
-    key = name[0].upper()
-    if key == "C" and len(name) > 1 and name[1].lower() in "eiyh":
-        key = "Ch" if name[1].lower() == "h" else "Ce"
-    return initial in SOUNDS.get(key, "").split()
+    key = name[:2].capitalize()
+    return initial in SOUNDS.get(key if key in SOUNDS else key[0], "").split()
 
 
 def classify(simplified: str, definitions: list[str], pinyin: str = "") -> Term | None:
