@@ -23,7 +23,6 @@ from model.backends.records import SourceSentence
 from ui import (
     charts,
     compare,
-    confidence,
     controls,
     gloss,
     heads,
@@ -35,6 +34,7 @@ from ui import (
     pinyin,
     stepper,
     teaching,
+    verdict,
 )
 from ui.cache import (
     decode,
@@ -83,6 +83,7 @@ def sidebar() -> tuple[Translator | None, str, tuple, st.delta_generator.DeltaGe
                                      bind=link.BIND)
     pieces = st.sidebar.empty()  # filled once the sentence is read (decode_or_explain)
     models.card_caption(translator)
+    models.stronger_hint(translator)
     return translator, sentence, key, pieces
 
 
@@ -137,8 +138,8 @@ def decode_or_explain(translator: Translator, sentence: str, settings: Generatio
 
 def header(translator: Translator, trace: DecodeTrace, key: tuple) -> None:
     """The translation, the strategy, the source tokens, whether the sentence is inside
-    the grammar the model was trained on, and whether the model was guessing
-    (``ui.confidence``)."""
+    the grammar the model was trained on, and whether a class can trust the translation
+    (``ui.verdict``)."""
     st.markdown(f"### {md_literal(trace.output_text) or t('empty_output')}")
     if pinyin.is_on():  # the words with their pinyin over them and English on hover
         gloss.output_line(trace.output_text, with_pinyin=True)
@@ -154,8 +155,9 @@ def header(translator: Translator, trace: DecodeTrace, key: tuple) -> None:
     else:
         grammar = t("grammar_differs", expected=md_literal(expected))
     st.caption(t("decoded_with", how=controls.describe(trace.settings), grammar=grammar))
-    st.caption(t("source_tokens") + " ".join(code_span(tok) for tok in trace.src_labels))
-    confidence.confidence_banner(trace)
+    judged = verdict.trace_verdict(translator, trace)
+    st.caption(t("source_tokens") + verdict.source_line(trace, judged))
+    verdict.verdict_banner(translator, trace, judged)
 
 
 def views(translator: Translator, trace: DecodeTrace, k: int, key: tuple) -> None:

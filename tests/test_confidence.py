@@ -84,13 +84,14 @@ def test_assess_refuses_mismatched_lengths():
 
 
 def test_the_header_marks_uncertain_steps_and_a_button_opens_one():
-    """On the real model: the header's verdict agrees with ``assess`` of the model's own
-    decoding, sentence by sentence; an uncertain step's button opens that step, whose panel
-    explains the low probability; a confident decoding says so."""
+    """On the real model: the header's verdict agrees with ``judge`` of the model's own
+    decoding, sentence by sentence (Confident exactly when no signal fires); an uncertain
+    step's button opens that step, whose panel explains the low probability."""
     from apptest_helpers import enter, run_app
 
     from model import load_pretrained
-    from ui.confidence import MAX_BUTTONS, trace_confidence
+    from ui.confidence import MAX_BUTTONS
+    from ui.verdict import trace_verdict
 
     at = run_app()
     translator = load_pretrained(at.selectbox(key="model").value)
@@ -98,11 +99,14 @@ def test_the_header_marks_uncertain_steps_and_a_button_opens_one():
     for sentence in ("do you like cats ?", "The ornithologist photographed a rare kingfisher.",
                      "Gleeb the florp zarked 4821 quibbles."):
         enter(at, sentence)
-        c = trace_confidence(translator.generate(sentence))
+        v = trace_verdict(translator, translator.generate(sentence))
+        c = v.confidence
         buttons = [b for b in at.button if str(b.key).startswith("open_step_")]
-        if not c.guessing:
+        confident = any("Confident" in x.value for x in at.caption)
+        assert confident == (not v.flagged)
+        if not v.flagged:
             seen.add("confident")
-            assert any("Confident" in x.value for x in at.caption) and not buttons
+            assert not buttons
             continue
         if c.uncertain:
             seen.add("uncertain")

@@ -8,6 +8,7 @@ on them.
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -109,12 +110,16 @@ def test_the_synthetic_parts_and_hard_test_sets_follow_their_rules():
     with a classifier) are the ones tested and drilled in ``train_focus`` and
     ``train_drill``, beside every real TRAIN pair twice."""
     from model.training import synthetic
-    from model.training.data import DRILL, FOCUS, add_synthetic, focus_terms, training_terms
+    from model.training.classroom_set import read_set
+    from model.training.data import DRILL, FOCUS, MIX, add_synthetic, focus_terms, training_terms
     from model.training.terms import Term
 
     kingfisher = Term("kingfisher", "翠鸟", "noun", counted=True)
     tatoeba = [(i, f"I am {10 + i % 80} years old.", f"我{10 + i % 80}岁了。") for i in range(300)]
     tatoeba += [(i, "I saw a kingfisher.", "我看见了一只翠鸟。") for i in range(300, 320)]
+    classroom = read_set()[0]  # a classroom-set sentence among the real ones: never trained on
+    tatoeba += [(i, "Tom went to Boston.", "汤姆去了波士顿。") for i in range(322, 330)]  # TRAIN
+    tatoeba += [(i, classroom.en, classroom.zh) for i in range(332, 340)]  # TRAIN ids too
     out = split_corpus(tatoeba, [], ([("we go home .", "我们回家。")],
                                      [("i like tea .", "我喜欢茶。")],
                                      [("you like cats .", "你喜欢猫。")]))
@@ -133,10 +138,16 @@ def test_the_synthetic_parts_and_hard_test_sets_follow_their_rules():
     out = add_synthetic(out, terms, natural, zipf)
     held = [r for name, rows in out.items() if not name.startswith("train") for r in rows]
     held_en, held_zh = {norm_key(r[0]) for r in held}, {norm_key(r[1]) for r in held}
-    for name in ("train", "train_focus", "train_drill"):
+    held_en.add(norm_key(classroom.en))
+    held_zh.add(norm_key(classroom.zh))
+    for name in ("train", "train_focus", "train_drill", "train_mix"):
         assert not [p for p in out[name] if norm_key(p[0]) in held_en or norm_key(p[1]) in held_zh]
     real = set(natural["train"]) & set(out["train"])  # the real pairs that stayed in TRAIN
-    for name, mix in (("train_focus", FOCUS), ("train_drill", DRILL)):
+    # the one-stage mix: Chinese names and places put into the real sentences
+    assert any(re.fullmatch(r"[A-Z][a-z]+ [A-Z][a-z]+ went to Boston\.", e) for e, _ in
+               out["train_mix"])
+    assert any(e.startswith("Tom went to ") and "波士顿" not in z for e, z in out["train_mix"])
+    for name, mix in (("train_focus", FOCUS), ("train_drill", DRILL), ("train_mix", MIX)):
         assert real and all(out[name].count(p) >= mix["real_repeat"] for p in real)
         assert ("kingfisher", "翠鸟") in out[name]
         assert not [p for p in out[name] if "轰轰" in p[1]]

@@ -19,6 +19,7 @@ from model.core.checkpoint import CheckpointError, load_checkpoint
 from model.tasks import en_zh
 from model.training.train import main as train_main
 from model.training.trainer import (
+    LoopSettings,
     cosine_lr,
     label_smoothed_cross_entropy,
     length_batches,
@@ -166,6 +167,31 @@ def test_a_tiny_model_trains_loads_and_translates(pairs_file, tmp_path):
     assert m.source("Zyxxy qwerty 42 ☃!").unknown_words == ()  # byte fallback: nothing unknown
     with pytest.raises(InputError, match="at most"):
         m.generate(" ".join(["a"] * 150))  # 299 characters, 150 pieces
+
+
+@pytest.mark.training
+def test_bf16_autocast_trains_and_the_folder_has_its_training_counts(pairs_file, tmp_path):
+    """``--autocast bf16`` (the one-stage recipe's setting) trains the same loop; the card
+    says so; the folder's train_counts.json counts every training source's words and pieces,
+    and the loaded model carries them (``ModelInfo.train_counts``)."""
+    from model.core.counts import words
+    from model.training.data import read_pairs
+
+    out = tmp_path / "bf16"
+    train_main(["--pairs", str(pairs_file), "--out", str(out), "--steps", "12",
+                "--eval-every", "6", "--autocast", "bf16", *TINY])
+    card = json.loads((out / "card.json").read_text())
+    assert card["training"]["autocast"] == "bf16"
+    assert all(np.isfinite(h["valid_loss"]) for h in card["training"]["history"])
+    m = load_pretrained(out)
+    counts = m.info.train_counts
+    sources = [e for e, _ in read_pairs(pairs_file)]
+    assert counts.pairs == card["data"]["n_train"] < len(sources)  # VALID: 2 % taken out
+    every = {w: sum(words(e).count(w) for e in sources) for w in ("why", "we", "do")}
+    assert all(0 < counts.word(w) <= n for w, n in every.items())
+    assert sum(counts.pieces.values()) >= sum(counts.words.values()) > 0
+    with pytest.raises(ValueError, match="autocast"):
+        LoopSettings(1, 1, 1.0, "valid_bleu", autocast="fp8")
 
 
 @pytest.mark.training

@@ -1,7 +1,7 @@
 """Under the translation: is the model guessing? The uncertain steps highlighted in the
 output with a button to open each, and a likely loop or runaway length
-(``model.analysis.confidence``); the step panel explains a low probability
-(``low_confidence_note``)."""
+(``model.analysis.confidence``), drawn inside the verdict (``ui.verdict``); the step panel
+explains a low probability (``low_confidence_note``)."""
 
 from __future__ import annotations
 
@@ -37,30 +37,25 @@ def marked_output(trace: DecodeTrace, uncertain: tuple[int, ...]) -> str:
     return " ".join(parts)
 
 
-def confidence_banner(trace: DecodeTrace) -> None:
-    """The header's verdict on the decoding: a line saying it is confident, or the
-    uncertain tokens marked with a button per step (the least probable MAX_BUTTONS), a
-    likely loop and a runaway length, each with what to do about it."""
-    c = trace_confidence(trace)
+def guessing_lines(trace: DecodeTrace, c: Confidence) -> None:
+    """The verdict's lines on the decoding itself: the uncertain tokens marked with a button
+    per step (the least probable MAX_BUTTONS), a likely loop and a runaway length, each with
+    what to do about it (``ui.verdict.verdict_banner`` draws them in its box)."""
     pct = round(100 * LOW_PROB)
-    if not c.guessing:
-        st.caption(t("confidence_ok", pct=pct))
-        return
-    with st.container(border=True, key="confidence"):
-        if c.uncertain:
-            st.markdown(t("confidence_uncertain", n=len(c.uncertain), pct=pct))
-            st.markdown(marked_output(trace, c.uncertain))
-            cols = st.columns(MAX_BUTTONS)
-            for col, k in zip(cols, c.least_probable(MAX_BUTTONS), strict=False):
-                step = trace.steps[k - 1]
-                col.button(t("confidence_open_step", k=k, token=clip(step.label, 8),
-                             pct=round(100 * step.prob)), key=f"open_step_{k}",
-                           on_click=_open_step, args=(k,), width="stretch")
-        if c.loop is not None:
-            st.markdown(t("confidence_loop", text=code_span(c.loop[0]), n=c.loop[1]))
-        if c.runaway:
-            st.markdown(t("confidence_runaway", n=len(trace.steps), s=len(trace.src_tokens))
-                        if trace.finished else t("length_limit"))
+    if c.uncertain:
+        st.markdown(t("confidence_uncertain", n=len(c.uncertain), pct=pct))
+        st.markdown(marked_output(trace, c.uncertain))
+        cols = st.columns(MAX_BUTTONS)
+        for col, k in zip(cols, c.least_probable(MAX_BUTTONS), strict=False):
+            step = trace.steps[k - 1]
+            col.button(t("confidence_open_step", k=k, token=clip(step.label, 8),
+                         pct=round(100 * step.prob)), key=f"open_step_{k}",
+                       on_click=_open_step, args=(k,), width="stretch")
+    if c.loop is not None:
+        st.markdown(t("confidence_loop", text=code_span(c.loop[0]), n=c.loop[1]))
+    if c.runaway:
+        st.markdown(t("confidence_runaway", n=len(trace.steps), s=len(trace.src_tokens))
+                    if trace.finished else t("length_limit"))
 
 
 def low_confidence_note(trace: DecodeTrace, k: int) -> str | None:

@@ -19,6 +19,7 @@ from .i18n import labels, t
 from .link import BIND
 from .text import clip, code_span, md_literal
 
+STRONGER = "Helsinki-NLP/opus-mt-en-zh"  # the stronger English->Chinese model we point to
 FOLDER = "\x00folder"  # the picker's option "open a folder by its path" (never a real name)
 MAX_PATH = 500  # characters: a longer typed path is refused
 
@@ -130,3 +131,19 @@ def card_caption(translator: Translator) -> None:
                              enc=cfg.num_encoder_layers, dec=cfg.num_decoder_layers,
                              heads=cfg.nhead, d_model=cfg.d_model,
                              params=translator.card.get("parameters", 0)))
+
+
+def stronger_model(translator: Translator) -> str | None:
+    """STRONGER when it is in the Hugging Face cache and the model on screen is ours (the
+    verdict offers to open the sentence with it)."""
+    if translator.info.backend != "ours":
+        return None
+    return STRONGER if STRONGER in hub_models(str(hub_cache_dir())) else None
+
+
+def stronger_hint(translator: Translator) -> None:
+    """Under the model line: how to get STRONGER (one ``hf download``), for our subword
+    English->Chinese models while it is not in the cache."""
+    if (translator.info.backend == "ours" and translator.info.subword
+            and stronger_model(translator) is None):
+        st.sidebar.caption(t("stronger_model_hint"))

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..core.checkpoint import load_checkpoint
+from ..core.counts import read_counts
 from ..core.heldout import read_heldout
 from ..errors import CheckpointError
 from ..errors import short_repr as _short
@@ -93,4 +94,5 @@ def load_pretrained(name_or_path: str | Path, load_pickle_weights: bool = False)
         return hf_load.load_hf(path, load_pickle_weights=load_pickle_weights)
     model, src_vocab, tgt_vocab, card, tokenizer = load_checkpoint(path)
     return Translator(model, src_vocab, tgt_vocab, card, name=path.name,
-                      src_tokenizer=tokenizer, heldout=read_heldout(path))
+                      src_tokenizer=tokenizer, heldout=read_heldout(path),
+                      train_counts=read_counts(path))

@@ -22,6 +22,7 @@ from collections.abc import Collection, Sequence
 import numpy as np
 import torch
 
+from ..core.counts import TrainCounts
 from ..core.layers import positional_tables, shuffled_positions
 from ..core.masks import mask_views
 from ..core.sublayers import SublayerNorms, encoder_sublayer_norms
@@ -118,8 +119,10 @@ class Translator:
 
     def __init__(self, model: Transformer, src_vocab: Vocab, tgt_vocab: Vocab, card: dict,
                  name: str = "", src_tokenizer=None,
-                 heldout: tuple[tuple[str, str], ...] = ()) -> None:
+                 heldout: tuple[tuple[str, str], ...] = (),
+                 train_counts: TrainCounts | None = None) -> None:
         self.model, self.card, self.name = model, card, name
+        self._train_counts = train_counts
         self.config = model.config
         self._src_vocab = src_vocab
         self._src_tokenizer = src_tokenizer  # byte-level BPE (core.subword), or None
@@ -136,7 +139,8 @@ class Translator:
             positional_scheme="sinusoidal", languages=(), task_prefixes={},
             examples=tuple(self._examples()), eos_token=self.target.vocab.itos[c.eos_id],
             max_source_words=c.max_len - 1, default_max_new_tokens=c.max_len - 1,
-            early_stopping=True, heldout=heldout, trained_source_tokens=self._trained_length())
+            early_stopping=True, heldout=heldout, trained_source_tokens=self._trained_length(),
+            train_counts=self._train_counts)
 
     def _trained_length(self) -> int | None:
         """The card's ``data.source_tokens.max`` when it is a positive integer, else None."""

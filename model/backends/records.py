@@ -13,6 +13,8 @@ from typing import NamedTuple
 import numpy as np
 import torch
 
+from ..core.counts import TrainCounts
+
 
 def to_numpy(x: torch.Tensor) -> np.ndarray:
     """A tensor as a float32 numpy array of its own (no memory shared with the model)."""
@@ -128,6 +130,9 @@ class ModelInfo:
         trained_source_tokens: the longest source the model was trained on, in tokens
             (``</s>`` included; the card's ``data.source_tokens.max``), or None when its
             card does not say: past it the model has seen no example.
+        train_counts: how often each source word and piece occurred in training
+            (``core.counts.TrainCounts``, the folder's ``train_counts.json``), or None
+            (a Hugging Face model, or a folder without the file).
     """
 
     backend: str
@@ -143,3 +148,4 @@ class ModelInfo:
     early_stopping: bool
     heldout: tuple[tuple[str, str], ...] = field(default=(), repr=False)
     trained_source_tokens: int | None = None
+    train_counts: TrainCounts | None = field(default=None, repr=False, compare=False)

@@ -38,7 +38,8 @@ from pathlib import Path
 from ..core.checkpoint import sha256_file
 from ..core.heldout import GRAMMAR_SPLITS, HELDOUT_FILE, write_heldout
 from ..tasks import en_zh
-from . import synthetic
+from . import entities, synthetic
+from .classroom_set import read_set
 from .terms import Term, dictionary_terms
 
 DEFAULT_DIR = Path(__file__).resolve().parents[2] / "data" / "everyday"
@@ -56,6 +57,13 @@ FOCUS = {  # train_focus.tsv, the second stage's mix (``add_synthetic``)
 DRILL = {  # train_drill.tsv, the third stage's mix: FOCUS's parts with the stage-3 frames
     "real_repeat": 2, "numbers": 40_000, "repeats": 0.5, "term_frames": 16, "joined": 12_000,
     "grammar": 5_000,
+}
+MIX = {  # train_mix.tsv, the one-stage recipe's mix: the drill's parts, fewer frames, and the
+    # classroom part (``entities.classroom_pairs``: real sentences with Chinese names, places,
+    # school words, and spelling noise; every listed word alone ``words`` times)
+    "real_repeat": 2, "numbers": 30_000, "repeats": 0.5, "term_frames": 12, "joined": 12_000,
+    "grammar": 5_000, "names": 12_000, "places": 8_000, "school": 4_000, "noisy": 8_000,
+    "words": 3,
 }
 HSK_LEVELS = range(1, 7)
 
@@ -113,6 +121,17 @@ SPLIT_RULES = {
                    f"{DRILL['joined']:,} joined pairs (seed 9), the first {DRILL['grammar']:,} "
                    "grammar TRAIN pairs and the classroom sentences 10 times; shuffled (seed 0), "
                    "held-out rows removed",
+    "train_mix": f"the one-stage mix: the Tatoeba/HSK TRAIN pairs twice, {MIX['numbers']:,} "
+                 f"number pairs as in train_drill (seed 10), each focus term alone and in "
+                 f"{MIX['term_frames']} train frames of stages 1-3 (seed 11), {MIX['joined']:,} "
+                 f"joined pairs (seed 12), the first {MIX['grammar']:,} grammar TRAIN pairs, the "
+                 f"classroom sentences 10 times, and the classroom part (model.training.entities, "
+                 f"seed 13): {MIX['names']:,} real TRAIN pairs with a Chinese name in pinyin for "
+                 f"a Western name, {MIX['places']:,} with a Chinese place (CC-CEDICT) or landmark "
+                 f"for a city, {MIX['school']:,} with a school subject or word swapped in, "
+                 f"{MIX['noisy']:,} with one or two spelling slips in the English (Karpukhin et "
+                 f"al. 2019), every listed word alone {MIX['words']} times; shuffled (seed 0), "
+                 "held-out rows removed",
 }
 
 
@@ -264,14 +283,20 @@ def add_synthetic(out: dict[str, list], terms: list[Term],
                           + synthetic.joined_pairs(real, FOCUS["joined"], 6)
                           + grammar + sentences * 10)
     random.Random(0).shuffle(out["train_focus"])
-    out["train_drill"] = (real * DRILL["real_repeat"]
-                          + synthetic.number_pairs(DRILL["numbers"], "train", 7, stage=3,
-                                                   repeats=DRILL["repeats"])
-                          + synthetic.term_pairs(focus, "train", DRILL["term_frames"], 8,
-                                                 stage=3, reuse=True)
-                          + synthetic.joined_pairs(real, DRILL["joined"], 9)
-                          + grammar[: DRILL["grammar"]] + sentences * 10)
+
+    def stage3(mix: dict, seed: int) -> list[tuple[str, str]]:  # the drill's parts, seeds +0..2
+        return (real * mix["real_repeat"]
+                + synthetic.number_pairs(mix["numbers"], "train", seed, stage=3,
+                                         repeats=mix["repeats"])
+                + synthetic.term_pairs(focus, "train", mix["term_frames"], seed + 1, stage=3,
+                                       reuse=True)
+                + synthetic.joined_pairs(real, mix["joined"], seed + 2)
+                + grammar[: mix["grammar"]] + sentences * 10)
+
+    out["train_drill"] = stage3(DRILL, 7)
     random.Random(0).shuffle(out["train_drill"])
+    out["train_mix"] = stage3(MIX, 10) + entities.classroom_pairs(real, MIX, 13)
+    random.Random(0).shuffle(out["train_mix"])
     valid_terms = random.Random(202).sample(focus, min(t_va, len(focus)))
     out["valid"] += (synthetic.number_pairs(n_va, "train", 201)
                      + synthetic.term_pairs(valid_terms, "train", 1, 202, alone=False)
@@ -284,8 +309,9 @@ def add_synthetic(out: dict[str, list], terms: list[Term],
         + synthetic.tatoeba_with_terms(out["test_tatoeba"], focus))
     out["test_long"] = synthetic.join_threes(out["test_tatoeba"], SYNTHETIC["joined"][2])
     held = [row for name, rows in out.items() if not name.startswith("train") for row in rows]
+    held += [(item.en, item.zh) for item in read_set()]  # the classroom set: never trained on
     held_en, held_zh = {norm_key(r[0]) for r in held}, {norm_key(r[1]) for r in held}
-    for name in ("train", "train_focus", "train_drill"):  # a drawn pair may equal a held-out one
+    for name in ("train", "train_focus", "train_drill", "train_mix"):  # drawn pairs may be held out
         out[name] = [(e, z) for e, z in out[name]
                      if norm_key(e) not in held_en and norm_key(z) not in held_zh]
     return out

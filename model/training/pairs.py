@@ -30,6 +30,7 @@ import torch
 
 from ..core.checkpoint import CARD, save_checkpoint
 from ..core.config import TransformerConfig
+from ..core.counts import TrainCounts, write_counts
 from ..core.subword import SRC_TOKENIZER, load_tokenizer, train_bpe
 from ..core.transformer import Transformer
 from ..core.vocab import BOS, EOS, Vocab, tokenize_zh
@@ -42,7 +43,7 @@ ROOT = Path(__file__).resolve().parents[2]  # the repository
 DEFAULTS = dict(d_model=256, nhead=8, layers=3, dim_feedforward=1024, dropout=0.1,
                 src_vocab_size=8000, individual_digits=0, min_char_count=2, max_tokens=4096,
                 lr=1e-3, warmup=800, steps=9000, eval_every=750, time_limit_min=150.0,
-                valid_size=600)
+                valid_size=600, autocast="none")
 MAX_LEN = 96  # positions in the model; training pairs longer than MAX_TRAIN_TOKENS are dropped
 MAX_TRAIN_TOKENS = MAX_LEN
 
@@ -271,10 +272,12 @@ def earlier_stages(init: Path) -> list[dict]:
 
 
 def write_folder(args, model: Transformer, src_tok, tgt_vocab: Vocab, meta: dict, command: str,
-                 n_train: int, n_valid: int, lengths: dict[str, int] | None = None) -> None:
+                 n_train: int, n_valid: int, lengths: dict[str, int] | None = None,
+                 counts: TrainCounts | None = None) -> None:
     """Save the current weights into ``args.out`` as a pretrained folder with its card
     (``meta``: ``trainer.train_loop``'s step, minutes and history; ``lengths``:
-    ``source_lengths`` of the training data; no test metrics: those come from
+    ``source_lengths`` of the training data; ``counts``: its source words and pieces,
+    written as ``train_counts.json``, ``core.counts``; no test metrics: those come from
     ``python -m model.training.evaluate``, which adds them). A run from ``--init`` lists
     the stages before it (``earlier_stages``) and the minutes of all of them."""
     card = {
@@ -293,6 +296,7 @@ def write_folder(args, model: Transformer, src_tok, tgt_vocab: Vocab, meta: dict
             "optimizer": "AdamW(0.9, 0.98, eps=1e-9, weight_decay=0.01), linear warm-up "
                          "then cosine decay", "lr": args.lr, "warmup": args.warmup,
             "planned_steps": args.steps, "label_smoothing": 0.1,
+            "autocast": getattr(args, "autocast", "none"),
             "wall_time_minutes": round(meta["minutes"], 1), "threads": args.threads,
             "device": str(args.device), "hardware": hardware(args.device, args.threads),
             "torch": torch.__version__,
@@ -311,3 +315,5 @@ def write_folder(args, model: Transformer, src_tok, tgt_vocab: Vocab, meta: dict
             card["data"]["manifest"] = json.loads(manifest.read_text(encoding="utf-8"))
     model.eval()
     save_checkpoint(args.out, model, None, tgt_vocab, card, src_tokenizer=src_tok)
+    if counts is not None:
+        write_counts(args.out, counts)

@@ -17,11 +17,11 @@ from __future__ import annotations
 import random
 import re
 import tomllib
-import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 
+from ..analysis.verdict import number_written
 from .terms import Term
 
 RESOURCES = Path(__file__).resolve().parent / "resources"
@@ -164,17 +164,6 @@ def numbers_in(text: str) -> list[str]:
     """The 2-4 digit numbers of ``text``, not a clock's minutes (``"at 7:30 in 1998"`` ->
     ``["1998"]``, ``"at 17:30"`` -> ``["17"]``)."""
     return NUMBER.findall(text)
-
-
-def number_written(number: str, zh: str) -> bool:
-    """Whether Chinese text ``zh`` has ``number`` as its digits (full-width too) or as a
-    standard Chinese numeral (``cn2an.an2cn``: 365 -> 三百六十五), or read digit by digit
-    as years are (1998 -> 一九九八)."""
-    import cn2an
-
-    zh = unicodedata.normalize("NFKC", zh)
-    by_digit = "".join("零一二三四五六七八九"[int(d)] for d in number)
-    return any(form in zh for form in (number, cn2an.an2cn(number), by_digit))
 
 
 def pairs_with_numbers(pairs: Sequence[Pair]) -> list[Pair]:

@@ -36,6 +36,7 @@ from ..core.transformer import Transformer
 from ..core.vocab import BOS, EOS, Vocab
 from ..tasks import get_task
 from . import pairs as text_pairs
+from .counts import source_counts
 from .evaluate import evaluate_everyday, evaluate_pairs
 from .recipes import RECIPES
 from .trainer import (
@@ -218,15 +219,16 @@ def train_pairs(args: argparse.Namespace, command: str) -> bool:
     print(f"{len(train):,} training pairs, {len(valid):,} validation pairs, vocab "
           f"{c.src_vocab_size:,} / {c.tgt_vocab_size:,}, "
           f"{model.num_parameters():,} parameters, ready in {time.time() - t_start:.0f} s")
+    counts = source_counts((s for s, _ in train_texts), src_tok)  # the folder's train_counts
     meta = train_loop(
         model, opt, train, lambda epoch: token_batches(train, args.max_tokens, args.seed + epoch),
         lambda step, used: cosine_lr(step, args.lr, args.warmup, args.steps, used),
         lambda m: text_pairs.validate(m, valid, valid_texts, tgt_vocab, device),
         lambda m, meta: text_pairs.write_folder(args, m, src_tok, tgt_vocab, meta, command,
                                                 len(train), len(valid),
-                                                text_pairs.source_lengths(train)),
+                                                text_pairs.source_lengths(train), counts),
         LoopSettings(args.steps, args.eval_every, args.time_limit_min, "valid_bleu",
-                     stop_after=args.stop_after),
+                     stop_after=args.stop_after, autocast=args.autocast),
         device, state_dir)
     if meta["paused"]:
         return False

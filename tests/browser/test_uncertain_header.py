@@ -17,9 +17,11 @@ MODEL = "en-zh-everyday"
 CANDIDATES = ("The ornithologist photographed a rare kingfisher.",
               "Gleeb the florp zarked 4821 quibbles.", "Zorbly quanked the vintrous mollusk.")
 
-#: The texts of the markdown spans drawn on a coloured background (not code spans).
+#: The texts of the verdict box's markdown spans drawn on a coloured background (not code
+#: spans; the source tokens above the box mark the words left out in the same way).
 MARKED_JS = """
-() => Array.from(document.querySelectorAll("[data-testid='stMarkdownContainer'] span"))
+() => Array.from(document.querySelectorAll(
+    ".st-key-confidence [data-testid='stMarkdownContainer'] span"))
   .filter((s) => !s.closest('code') && s.children.length === 0
           && getComputedStyle(s).backgroundColor !== 'rgba(0, 0, 0, 0)'
           && s.textContent.trim())

@@ -1,0 +1,280 @@
+"""Can a class trust this translation? The signals a model really has, each naming what it
+points at.
+
+- **not English** (``script_of``): most letters of the sentence are of another script
+  (Chinese typed into the English box). The translation is noise, whatever its probabilities.
+- **words the model barely saw** (``rare_words``): a source word seen fewer than RARE_BELOW
+  times in the model's training sources (``core.counts``); a Hugging Face model has no
+  counts, and the verdict says so (``counts_known``).
+- **likely typos** (``typos``): a word never seen in training, one or two edits (optimal
+  string alignment: a swap of neighbours is one edit; ``rapidfuzz``) from a word seen at least
+  TYPO_COMMON times (``realy`` -> ``really``).
+- **maybe left out** (``coverage``, ``left_out``): the coverage of a source word is the
+  cross-attention it received, summed over every decoding step (Tu et al. 2016, "Modeling
+  Coverage for Neural Machine Translation"), here averaged over layers and heads, and summed
+  over the word's pieces; a content word (not in ``resources/function_words.txt``: a
+  translation writes nothing for *the* or *was*) whose coverage stays below COVERAGE_MIN was
+  hardly looked at, and may be missing from the output.
+- **a number left out** (``missing_numbers``): a number of the sentence that the output
+  writes neither as digits nor as a Chinese numeral (``number_written``).
+- **low-probability tokens, loops, runaway length** (``confidence.assess``).
+
+The thresholds (RARE_BELOW, COVERAGE_MIN and ``confidence.LOW_PROB``) were chosen on the
+CALIBRATION half of the classroom set for the shipped default model (``training.classroom_set``;
+``python -m benchmarks.verdict --search``: of the settings flagging at most 20 % of the right
+translations, the one flagging the most wrong ones), never on a TEST set; it prints each
+signal's share of the wrong and right translations it flags, on both halves.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from ..core.counts import TrainCounts
+from .confidence import LOW_PROB, Confidence, assess
+
+RARE_BELOW = 20  # a source word seen fewer times than this in training is named
+TYPO_COMMON = 20  # a typo's correction: a word seen at least this often ...
+TYPO_MAX_EDITS = 2  # ... at most this many edits away (1 for words of up to 4 letters)
+COVERAGE_MIN = 0.8  # a content word whose summed cross-attention stays below this
+NOT_ENGLISH_SHARE = 0.3  # a sentence with at least this share of non-Latin letters
+SCRIPTS = (  # Unicode name prefixes -> script id (the interface names each)
+    ("CJK", "han"), ("HIRAGANA", "kana"), ("KATAKANA", "kana"), ("HANGUL", "hangul"),
+    ("CYRILLIC", "cyrillic"), ("GREEK", "greek"), ("ARABIC", "arabic"), ("HEBREW", "hebrew"),
+    ("THAI", "thai"), ("DEVANAGARI", "devanagari"),
+)
+_LETTERS = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)*")
+NUMBER = re.compile(r"(?<![\d:.,])\d{1,4}(?![\d])")
+FUNCTION_WORDS_FILE = Path(__file__).with_name("resources") / "function_words.txt"
+
+
+@lru_cache(maxsize=1)
+def function_words() -> frozenset[str]:
+    """The words ``left_out`` never names (``resources/function_words.txt``)."""
+    lines = FUNCTION_WORDS_FILE.read_text(encoding="utf-8").splitlines()
+    return frozenset(w for line in lines if not line.startswith("#") for w in line.split())
+
+
+def number_written(number: str, zh: str, liang: bool = False) -> bool:
+    """Whether Chinese text ``zh`` writes ``number``: as its digits (full-width too), as a
+    standard Chinese numeral (``cn2an.an2cn``: 365 -> 三百六十五), or digit by digit as years
+    are read (1998 -> 一九九八); with ``liang``, a leading 二 may also be 两 (2 o'clock ->
+    两点, 200 -> 两百). The numbers test set scores without ``liang``."""
+    import cn2an
+
+    zh = unicodedata.normalize("NFKC", zh)
+    by_digit = "".join("零一二三四五六七八九"[int(d)] for d in number)
+    forms = {number, cn2an.an2cn(number), by_digit}
+    if liang:
+        forms |= {"两" + f[1:] for f in forms if f.startswith("二")}
+    return any(form in zh for form in forms)
+
+
+def missing_numbers(src_text: str, output_text: str) -> tuple[str, ...]:
+    """The 1-4 digit numbers of ``src_text`` (not a clock's minutes or a decimal's part)
+    that ``output_text`` does not write (``number_written``), each once, in order."""
+    found = dict.fromkeys(n for n in NUMBER.findall(src_text)
+                          if not number_written(n, output_text, liang=True))
+    return tuple(found)
+
+
+def script_of(text: str) -> str | None:
+    """The script of ``text`` when it is not English: the most frequent non-Latin script
+    (``"han"``, ``"kana"``, ``"hangul"``, ``"cyrillic"`` ... or ``"other"``) when at least
+    NOT_ENGLISH_SHARE of its letters are not Latin; None for Latin text or text without
+    letters (``"我们为什么工作？"`` -> ``"han"``, ``"Why do we work?"`` -> None)."""
+    scripts: dict[str, int] = {}
+    latin = 0
+    for ch in unicodedata.normalize("NFKC", text):
+        if not ch.isalpha():
+            continue
+        name = unicodedata.name(ch, "")
+        if name.startswith("LATIN"):
+            latin += 1
+            continue
+        sid = next((s for prefix, s in SCRIPTS if name.startswith(prefix)), "other")
+        scripts[sid] = scripts.get(sid, 0) + 1
+    other = sum(scripts.values())
+    if not other or other < NOT_ENGLISH_SHARE * (other + latin):
+        return None
+    return max(scripts, key=lambda s: scripts[s])
+
+
+def rare_words(text: str, counts: TrainCounts, below: int = RARE_BELOW
+               ) -> tuple[tuple[str, int], ...]:
+    """(word as typed, training count) for each distinct word of ``text`` seen fewer than
+    ``below`` times (``counts.word``), in order of first appearance."""
+    out: dict[str, tuple[str, int]] = {}
+    for word in _LETTERS.findall(text):
+        n = counts.word(word)
+        if n < below and word.lower() not in out:
+            out[word.lower()] = (word, n)
+    return tuple(out.values())
+
+
+def _is_name(text: str, start: int, word: str) -> bool:
+    """A capitalised word that does not open the sentence: a name, never a typo."""
+    return word[:1].isupper() and text[:start].strip() != ""
+
+
+def typos(text: str, counts: TrainCounts, common: int = TYPO_COMMON,
+          max_edits: int = TYPO_MAX_EDITS) -> tuple[tuple[str, str], ...]:
+    """(word as typed, correction) for each word of ``text`` never seen in training whose
+    nearest common word (seen at least ``common`` times) is at most ``max_edits`` edits away
+    (1 for words of up to 4 letters; optimal string alignment distance, ``rapidfuzz``);
+    the nearest wins, then the more frequent. Names (capitalised, not first) and words of
+    fewer than 3 letters are left alone. The correction keeps the typed capital."""
+    from rapidfuzz import process
+    from rapidfuzz.distance import OSA
+
+    choices = [w for w, n in counts.words.items() if n >= common]
+    out: dict[str, tuple[str, str]] = {}
+    for m in _LETTERS.finditer(text):
+        word = m.group()
+        low = word.lower()
+        if (len(word) < 3 or counts.word(word) > 0 or low in out
+                or _is_name(text, m.start(), word)):
+            continue
+        limit = 1 if len(word) <= 4 else max_edits
+        found = process.extract(low, choices, scorer=OSA.distance, score_cutoff=limit,
+                                limit=None)
+        if found:
+            best, _, _ = min(found, key=lambda f: (f[1], -counts.words[f[0]], f[0]))
+            out[low] = (word, best.capitalize() if word[0].isupper() else best)
+    return tuple(out.values())
+
+
+def corrected(text: str, fixes: Sequence[tuple[str, str]]) -> str:
+    """``text`` with each typed word of ``fixes`` replaced by its correction (whole words)."""
+    for typed, fix in fixes:
+        text = re.sub(rf"(?<![A-Za-z']){re.escape(typed)}(?![A-Za-z'])", fix, text)
+    return text
+
+
+def coverage(cross_attentions: np.ndarray) -> np.ndarray:
+    """Coverage of each source token: its cross-attention weight summed over the decoding
+    steps, averaged over layers and heads (Tu et al. 2016).
+
+    Args:
+        cross_attentions: (L, H, T, S).
+
+    Returns:
+        (S,) float; sums to T (each row of weights sums to 1).
+
+    Raises:
+        ValueError: an array that is not 4-D.
+    """
+    a = np.asarray(cross_attentions, dtype=np.float64)
+    if a.ndim != 4:
+        raise ValueError(f"cross_attentions must be (L, H, T, S), got shape {a.shape}")
+    return a.mean(axis=(0, 1)).sum(axis=0)  # (S,)
+
+
+def left_out(labels: Sequence[str], word_of: Sequence[int], cover: np.ndarray,
+             below: float = COVERAGE_MIN) -> tuple[tuple[int, str, float], ...]:
+    """The source words hardly looked at: (word index, the word, its coverage) for each word
+    with a letter or digit, not a function word (``function_words``), whose coverage (its
+    pieces' summed) is below ``below``.
+
+    Args:
+        labels: (S,) readable source labels; the last is ``</s>``, never a word.
+        word_of: (S,) the word index of each token (pieces of one word share one).
+        cover: (S,) ``coverage``.
+    """
+    words: dict[int, tuple[str, float]] = {}
+    for label, w, c in zip(labels[:-1], word_of[:-1], cover[:-1], strict=False):
+        text, total = words.get(w, ("", 0.0))
+        words[w] = (text + label, total + float(c))
+    skip = function_words()
+    return tuple((w, text.strip(), c) for w, (text, c) in words.items()
+                 if c < below and any(ch.isalnum() for ch in text)
+                 and text.strip().lower() not in skip)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the header says about one decoding.
+
+    Attributes:
+        script: the script id of a sentence that is not English (``script_of``), or None.
+        counts_known: the model has training counts (ours); False for Hugging Face models.
+        rare: (word, count) of the words seen fewer than RARE_BELOW times (``rare_words``);
+            () without counts.
+        typos: (word, correction) pairs (``typos``); () without counts.
+        left_out: (word index, word, coverage) of the words hardly looked at (``left_out``).
+        numbers: the source's numbers the output does not write (``missing_numbers``).
+        coverage: (S,) each source token's coverage (``coverage``).
+        confidence: low-probability steps, loop, runaway (``confidence.assess``).
+    """
+
+    script: str | None
+    counts_known: bool
+    rare: tuple[tuple[str, int], ...]
+    typos: tuple[tuple[str, str], ...]
+    left_out: tuple[tuple[int, str, float], ...]
+    numbers: tuple[str, ...]
+    coverage: np.ndarray
+    confidence: Confidence
+
+    @property
+    def signals(self) -> tuple[str, ...]:
+        """The ids of the signals that fire, in the order the header names them:
+        ``not_english``, ``typo``, ``rare``, ``number``, ``left_out``, ``uncertain``,
+        ``loop``, ``runaway``."""
+        c = self.confidence
+        fired = {"not_english": self.script is not None, "typo": bool(self.typos),
+                 "rare": bool(self.rare), "number": bool(self.numbers),
+                 "left_out": bool(self.left_out),
+                 "uncertain": bool(c.uncertain), "loop": c.loop is not None,
+                 "runaway": c.runaway}
+        return tuple(k for k, on in fired.items() if on)
+
+    @property
+    def flagged(self) -> bool:
+        """Any signal at all: the translation is not marked confident."""
+        return bool(self.signals)
+
+
+def judge(src_text: str, labels: Sequence[str], word_of: Sequence[int],
+          cross_attentions: np.ndarray, probs: Sequence[float], forced: Sequence[bool],
+          output_text: str, finished: bool, counts: TrainCounts | None,
+          expects_english: bool = True, rare_below: int = RARE_BELOW,
+          coverage_min: float = COVERAGE_MIN, low_prob: float = LOW_PROB) -> Verdict:
+    """Every signal of one decoding.
+
+    Args:
+        src_text: the sentence as typed; labels, word_of: (S,) source labels and word
+            indices (``DecodeTrace.src_labels`` / ``src_words``);
+        cross_attentions: (L, H, T, S); probs, forced: (T,) each step's chosen-token
+            probability and whether it was forced; output_text, finished: as the trace;
+        counts: the model's training counts, or None (no word signals);
+        expects_english: whether the model's source language is English (the script check);
+        rare_below, coverage_min, low_prob: the thresholds (defaults: the calibrated ones;
+            ``benchmarks.verdict`` tries others on the calibration half).
+    """
+    cover = coverage(cross_attentions)
+    return Verdict(
+        script=script_of(src_text) if expects_english else None,
+        counts_known=counts is not None,
+        rare=rare_words(src_text, counts, rare_below) if counts is not None else (),
+        typos=typos(src_text, counts) if counts is not None else (),
+        left_out=left_out(labels, word_of, cover, coverage_min),
+        numbers=missing_numbers(src_text, output_text),
+        coverage=cover,
+        confidence=assess(probs, forced, output_text, len(labels), finished, low_prob))
+
+
+def judge_trace(trace, counts: TrainCounts | None, expects_english: bool = True,
+                **thresholds) -> Verdict:
+    """``judge`` of a ``DecodeTrace`` (its sentence, source labels and words, cross-attention,
+    steps, output); ``thresholds``: ``rare_below``, ``coverage_min``, ``low_prob``."""
+    return judge(trace.src_text, trace.src_labels, trace.src_words, trace.cross_attentions,
+                 [s.prob for s in trace.steps], [s.forced for s in trace.steps],
+                 trace.output_text or "", trace.finished, counts, expects_english, **thresholds)

@@ -1,0 +1,154 @@
+"""The classroom set: sentences a class in China types, and when a translation of one is right.
+
+``resources/classroom_set.tsv`` holds 170 sentences written as people write them (no frame of
+``templates.toml`` made them; a test checks), in six categories: Chinese names in pinyin,
+Chinese places, school, this app's vocabulary, typos, and everyday sentences with omission
+traps (a name, place or number that must appear). Each has a reference and its *required*
+Chinese: groups that must all appear, each group a set of alternatives
+(``张伟|杭州|父母``; ``妹妹/姐姐``).
+
+Split rule, fixed: an odd id is CALIBRATION (the verdict's thresholds are chosen on it), an even
+id is TEST (reported, never used to choose anything). Neither is trained on: ``data.py``
+removes every TRAIN pair equal to one of them.
+
+Right (``is_right``): every required group has an alternative in the output (a digit
+alternative also as its Chinese numeral, ``synthetic.number_written``), no loop
+(``confidence.loops_against``) and no runaway (at most twice the reference's characters plus
+5). A rule, not a judge: it checks what a class would check first (the names, places, numbers
+and key words), not fluency.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..analysis.confidence import loops_against
+from ..analysis.verdict import Verdict, judge_trace
+from .synthetic import RESOURCES, number_written
+
+SET_FILE = RESOURCES / "classroom_set.tsv"
+SPLITS = ("calibration", "test")
+CATEGORIES = ("name", "place", "school", "app", "typo", "omission")
+DIGITS = re.compile(r"\d{1,4}")
+
+
+@dataclass(frozen=True)
+class Item:
+    """One sentence of the set: ``id`` (its split: odd = calibration, even = test),
+    ``category`` (one of CATEGORIES), ``en``, ``zh`` (a reference) and ``required`` (groups
+    of alternatives, all groups needed)."""
+
+    id: int
+    category: str
+    en: str
+    zh: str
+    required: tuple[tuple[str, ...], ...]
+
+    @property
+    def split(self) -> str:
+        """``"calibration"`` for an odd id, ``"test"`` for an even one."""
+        return SPLITS[1 - self.id % 2]
+
+
+def read_set(path: Path = SET_FILE, split: str | None = None) -> list[Item]:
+    """The items of the set file (``#`` lines are comments), all or one ``split``.
+
+    Raises:
+        ValueError: a line without 5 tab-separated fields, an unknown category, a repeated
+            id or an unknown split; the message names the line.
+    """
+    if split is not None and split not in SPLITS:
+        raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
+    items, seen = [], set()
+    for lineno, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        parts = line.split("\t")
+        if len(parts) != 5 or parts[1] not in CATEGORIES or not parts[0].isdigit():
+            raise ValueError(f"{path}, line {lineno}: expected id, category, English, Chinese, "
+                             f"required (category one of {CATEGORIES})")
+        if int(parts[0]) in seen:
+            raise ValueError(f"{path}, line {lineno}: id {parts[0]} again")
+        seen.add(int(parts[0]))
+        required = tuple(tuple(a for a in g.split("/") if a) for g in parts[4].split("|"))
+        items.append(Item(int(parts[0]), parts[1], parts[2], parts[3], required))
+    return [i for i in items if split is None or i.split == split]
+
+
+def group_met(group: tuple[str, ...], output: str) -> bool:
+    """Whether ``output`` has one of the alternatives of ``group``; a number alternative
+    (``42``) is also met by its Chinese numeral (``四十二``)."""
+    text = unicodedata.normalize("NFKC", output)
+    return any(a in text or (DIGITS.fullmatch(a) and number_written(a, text)) for a in group)
+
+
+def missing(item: Item, output: str) -> list[tuple[str, ...]]:
+    """The required groups of ``item`` that ``output`` lacks."""
+    return [g for g in item.required if not group_met(g, output)]
+
+
+def is_right(item: Item, output: str) -> bool:
+    """The set's rule (module docstring): every required group met, no loop, no runaway."""
+    return (not missing(item, output) and not loops_against(output, item.zh)
+            and len(output) <= 2 * len(item.zh) + 5)
+
+
+@dataclass(frozen=True)
+class Scored:
+    """One item decoded: its ``output`` (greedy, as the app shows it first), whether it is
+    ``right`` (``is_right``), and the ``verdict`` on it (``analysis.verdict.judge_trace``)."""
+
+    item: Item
+    output: str
+    right: bool
+    verdict: Verdict
+
+
+def decode_set(translator, items: list[Item] | None = None) -> list[Scored]:
+    """Every item translated greedily by ``translator`` and judged with its training counts
+    (``ModelInfo.train_counts``)."""
+    out = []
+    for item in items if items is not None else read_set():
+        trace = translator.generate(item.en)
+        text = trace.output_text or ""
+        out.append(Scored(item, text, is_right(item, text),
+                          judge_trace(trace, translator.info.train_counts)))
+    return out
+
+
+def share(part: int, whole: int) -> float | None:
+    """``part / whole`` in percent, one decimal; None when ``whole`` is 0."""
+    return round(100 * part / whole, 1) if whole else None
+
+
+def summary(scored: list[Scored], flagged=lambda s: s.verdict.flagged) -> dict:
+    """The set's figures for one split: n, right (percent), the share of wrong and of right
+    translations ``flagged`` (default: the verdict flags them), each signal's share of wrong
+    and right, right per category, and chrF (sacrebleu) against the references."""
+    import sacrebleu
+
+    wrong = [s for s in scored if not s.right]
+    right = [s for s in scored if s.right]
+    signals = sorted({k for s in scored for k in s.verdict.signals})
+    return {
+        "n": len(scored), "right": share(len(right), len(scored)),
+        "flagged_wrong": share(sum(map(flagged, wrong)), len(wrong)),
+        "flagged_right": share(sum(map(flagged, right)), len(right)),
+        "signals": {k: {"wrong": share(sum(k in s.verdict.signals for s in wrong), len(wrong)),
+                        "right": share(sum(k in s.verdict.signals for s in right), len(right))}
+                    for k in signals},
+        "right_by_category": {c: share(sum(s.right for s in scored if s.item.category == c),
+                                       sum(s.item.category == c for s in scored))
+                              for c in CATEGORIES},
+        "chrf": round(sacrebleu.corpus_chrf([s.output for s in scored],
+                                            [[s.item.zh for s in scored]]).score, 2),
+    }
+
+
+def classroom_scores(translator) -> dict:
+    """``summary`` of each split (``calibration``, ``test``) for the model card."""
+    scored = decode_set(translator)
+    return {split: summary([s for s in scored if s.item.split == split]) for split in SPLITS}

@@ -1,0 +1,63 @@
+"""The header's verdict in the app (ui.verdict), on the shipped default model: Chinese typed
+into the English box is named, an English sentence is not; a typo's correction goes into the
+sentence box in one click; the verdict's lines come in the interface's language; a stronger
+model in the Hugging Face cache is offered in one click, and how to get it is said otherwise."""
+
+from __future__ import annotations
+
+from apptest_helpers import enter, markdown_sources, run_app
+from hf_tiny import tiny_folder, to_hf_cache
+
+from model import load_pretrained
+from model.analysis.verdict import judge_trace
+from ui.models import STRONGER
+
+CHINESE = "我们为什么工作？"
+
+
+def _page(at) -> str:
+    return "\n".join(markdown_sources(at))
+
+
+def test_chinese_in_the_english_box_is_named_and_english_is_not():
+    at = enter(run_app(), CHINESE)
+    assert "Not English" in _page(at) and "Chinese characters" in _page(at)
+    assert not any("Confident" in c.value for c in at.caption)
+    enter(at, "Why do we work?")
+    assert "Not English" not in _page(at)
+
+
+def test_the_verdict_speaks_the_interface_language():
+    at = run_app()
+    at.radio(key="lang").set_value("简体中文").run()
+    enter(at, CHINESE)
+    page = _page(at)
+    assert "不是英文" in page and "Not English" not in page and "Chinese characters" not in page
+
+
+def test_a_typo_is_corrected_in_one_click():
+    sentence = "I realy like to lern new langauges."
+    m = load_pretrained("en-zh-everyday")
+    fixes = judge_trace(m.generate(sentence), m.info.train_counts).typos
+    assert ("realy", "really") in fixes
+    at = enter(run_app(), sentence)
+    assert "Likely typos" in _page(at)
+    at.button(key="use_corrected").click().run()
+    assert not at.exception
+    assert at.text_input(key="sentence").value == "I really like to learn new languages."
+
+
+def test_a_stronger_model_in_the_cache_is_offered_in_one_click(tmp_path_factory, tmp_path,
+                                                               monkeypatch):
+    at = enter(run_app(), CHINESE)  # the test's cache is empty: how to get one is said
+    assert any("hf download" in c.value for c in at.sidebar.caption)
+    assert not [b for b in at.button if b.key == "open_stronger"]
+    cache = tmp_path / "hub"
+    to_hf_cache(tiny_folder("marian", tmp_path_factory), cache, STRONGER)
+    monkeypatch.setenv("HF_HUB_CACHE", str(cache))
+    at = enter(run_app(), CHINESE)
+    assert not any("hf download" in c.value for c in at.sidebar.caption)
+    at.button(key="open_stronger").click().run()
+    assert not at.exception
+    assert at.selectbox(key="model").value == STRONGER
+    assert at.text_input(key="sentence").value == CHINESE

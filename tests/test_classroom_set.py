@@ -1,0 +1,72 @@
+"""The classroom set (model.training.classroom_set): its split rule, its right/wrong rule, and
+that no sentence of it was written by a training frame or is a training pair."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import pytest
+
+from model.training import synthetic
+from model.training.classroom_set import CATEGORIES, SET_FILE, is_right, missing, read_set
+from model.training.data import norm_key
+
+
+def test_the_set_has_80_test_sentences_in_every_category():
+    items = read_set()
+    test, calibration = read_set(split="test"), read_set(split="calibration")
+    assert len(test) >= 80 and len(calibration) >= 80 and len(items) == len(test) + len(calibration)
+    assert all(i.id % 2 == 0 for i in test) and all(i.id % 2 == 1 for i in calibration)
+    for half in (test, calibration):
+        assert set(Counter(i.category for i in half)) == set(CATEGORIES)
+    assert len({norm_key(i.en) for i in items}) == len(items)  # no sentence twice
+
+
+def test_every_reference_is_right_and_a_missing_term_is_wrong():
+    for item in read_set():
+        assert is_right(item, item.zh), item
+        for group in item.required:  # take one required group out of the reference
+            broken = item.zh
+            for alt in sorted(group, key=len, reverse=True):
+                broken = broken.replace(alt, "")
+            if group in missing(item, broken):
+                assert not is_right(item, broken)
+    zhang = next(i for i in read_set() if i.en.startswith("Zhang Wei lives in Hangzhou"))
+    assert not is_right(zhang, "伊斯兰住在他的父母。")  # the issue's wrong translation
+    assert not is_right(zhang, "张伟和父母住在杭州。" * 4)  # runaway / loop
+    page = next(i for i in read_set() if "page 42" in i.en)
+    assert is_right(page, "请把书翻到第四十二页。")
+    assert not is_right(page, "请打开你的书，请打开一页。")
+
+
+SLOTS = {"mm": r"\d\d", "noun": r"[A-Za-z]+", "term": r"[A-Za-z' .-]+",
+         "month": "|".join(synthetic.templates()["months"])}
+
+
+def _frame_pattern(en: str) -> re.Pattern:
+    """A frame's English as a regular expression: each slot matches what it is filled with
+    (a number, a month, a noun, a term)."""
+    parts = re.split(r"\{([a-z]+)\}", en)
+    out = "".join(re.escape(p) if i % 2 == 0 else f"(?:{SLOTS.get(p, r'[0-9]+')})"
+                  for i, p in enumerate(parts))
+    return re.compile(out, re.IGNORECASE)
+
+
+def test_no_sentence_of_the_set_was_written_by_a_training_frame():
+    frames = [f for f in synthetic.templates()["frames"]]
+    patterns = [_frame_pattern(en) for f in frames for en, _ in f["pairs"]]
+    hits = [(i.en, p.pattern) for i in read_set() for p in patterns if p.fullmatch(i.en)]
+    assert not hits
+    _, sentences = synthetic.classroom()
+    assert not {norm_key(i.en) for i in read_set()} & {norm_key(e) for e, _ in sentences}
+
+
+@pytest.mark.parametrize("bad, what", [
+    ("1\tname\tHi.\t你好。", "expected id"), ("1\tpoem\tHi.\t你好。\t你好", "expected id"),
+    ("1\tname\tHi.\t你好。\t你好\n1\tname\tYo.\t哟。\t哟", "again")])
+def test_a_bad_set_file_names_the_line(tmp_path, bad, what):
+    path = tmp_path / SET_FILE.name
+    path.write_text(bad + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=what):
+        read_set(path)

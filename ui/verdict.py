@@ -1,0 +1,87 @@
+"""The header's verdict: can a class trust this translation? Each signal of
+``model.analysis.verdict`` as one line that names what it points at and what to do: not
+English, likely typos (a button puts the corrected sentence in the box), words the model barely
+saw, a number left out, words hardly looked at (marked on the source tokens), and the
+decoding's own warnings (``ui.confidence``). When our model is not confident and a stronger
+English->Chinese model is in the Hugging Face cache, a button opens the same sentence with it.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from model import DecodeTrace, Translator
+from model.analysis.confidence import LOW_PROB
+from model.analysis.verdict import COVERAGE_MIN, RARE_BELOW, Verdict, corrected, judge_trace
+
+from . import models
+from .confidence import guessing_lines
+from .i18n import t
+from .text import clip, code_span, md_literal
+
+
+def expects_english(translator: Translator, trace: DecodeTrace) -> bool:
+    """Whether the model reads English: ours always; a Hugging Face model when its source
+    language setting starts with ``en`` or its name has ``-en-`` (``opus-mt-en-zh``)."""
+    if translator.info.backend == "ours":
+        return True
+    src = trace.settings.src_lang or ""
+    return src.lower().startswith("en") or "-en-" in translator.name.lower()
+
+
+def trace_verdict(translator: Translator, trace: DecodeTrace) -> Verdict:
+    """``judge_trace`` of one decoding with the model's training counts."""
+    return judge_trace(trace, translator.info.train_counts, expects_english(translator, trace))
+
+
+def source_line(trace: DecodeTrace, v: Verdict) -> str:
+    """The source tokens as Markdown code spans, those of words the decoder hardly looked at
+    (``Verdict.left_out``) on an orange background."""
+    low = {w for w, _, _ in v.left_out}
+    return " ".join(f":orange-background[{code_span(label)}]" if word in low else code_span(label)
+                    for label, word in zip(trace.src_labels, trace.src_words, strict=False))
+
+
+def _use_sentence(text: str) -> None:
+    st.session_state["sentence"] = text
+
+
+def _use_model(name: str) -> None:
+    st.session_state["model"] = name
+
+
+def verdict_banner(translator: Translator, trace: DecodeTrace, v: Verdict) -> None:
+    """The verdict ``v`` (``trace_verdict``) under the translation: one caption when nothing
+    fires, else a box with a line per signal (``Verdict.signals`` order) and the buttons that
+    act on them."""
+    pct = round(100 * LOW_PROB)
+    if not v.flagged:
+        st.caption(t("confidence_ok", n=RARE_BELOW, pct=pct) if v.counts_known
+                   else t("confidence_ok_no_counts", pct=pct))
+        return
+    with st.container(border=True, key="confidence"):
+        if v.script is not None:
+            st.markdown(t("verdict_not_english", script=t(f"script_{v.script}")))
+        if v.typos:
+            fixes = t("word_separator").join(f"*{md_literal(a)}* → *{md_literal(b)}*"
+                                             for a, b in v.typos)
+            st.markdown(t("verdict_typos", fixes=fixes))
+            fixed = corrected(trace.src_text, v.typos)
+            st.button(t("verdict_typo_button", sentence=md_literal(clip(fixed, 80))),
+                      key="use_corrected",
+                      on_click=_use_sentence, args=(fixed,))
+        if v.rare:
+            words = t("word_separator").join(
+                t("verdict_rare_item", word=f"*{md_literal(w)}*", n=n) for w, n in v.rare)
+            st.markdown(t("verdict_rare", words=words))
+        if v.numbers:
+            st.markdown(t("verdict_number", numbers=t("word_separator").join(
+                code_span(n) for n in v.numbers)))
+        if v.left_out:
+            st.markdown(t("verdict_left_out", min=COVERAGE_MIN, words=t("word_separator").join(
+                code_span(w) for _, w, _ in v.left_out)))
+        guessing_lines(trace, v.confidence)
+        if (name := models.stronger_model(translator)) is not None:
+            st.button(t("verdict_stronger", name=name), key="open_stronger",
+                      icon=":material/upgrade:", help=t("verdict_stronger_help"),
+                      on_click=_use_model, args=(name,))
