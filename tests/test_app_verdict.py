@@ -61,3 +61,4 @@ def test_a_stronger_model_in_the_cache_is_offered_in_one_click(tmp_path_factory,
     assert not at.exception
     assert at.selectbox(key="model").value == STRONGER
     assert at.text_input(key="sentence").value == CHINESE
+    assert "Not English" in _page(at)  # the cached opus-mt-en-zh reads English too

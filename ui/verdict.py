@@ -22,11 +22,13 @@ from .text import clip, code_span, md_literal
 
 def expects_english(translator: Translator, trace: DecodeTrace) -> bool:
     """Whether the model reads English: ours always; a Hugging Face model when its source
-    language setting starts with ``en`` or its name has ``-en-`` (``opus-mt-en-zh``)."""
+    language setting starts with ``en``, or its name or the picker's id for it has ``-en-``
+    (``Helsinki-NLP/opus-mt-en-zh``: a cached model's folder is a snapshot hash)."""
     if translator.info.backend == "ours":
         return True
     src = trace.settings.src_lang or ""
-    return src.lower().startswith("en") or "-en-" in translator.name.lower()
+    names = f"{translator.name} {st.session_state.get('model', '')}".lower()
+    return src.lower().startswith("en") or "-en-" in names
 
 
 def trace_verdict(translator: Translator, trace: DecodeTrace) -> Verdict:
