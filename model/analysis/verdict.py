@@ -134,7 +134,7 @@ def typos(text: str, counts: TrainCounts, common: int = TYPO_COMMON,
     from rapidfuzz import process
     from rapidfuzz.distance import OSA
 
-    choices = [w for w, n in counts.words.items() if n >= common]
+    choices: list[str] | None = None  # built only when a word is unseen (every rerun asks)
     out: dict[str, tuple[str, str]] = {}
     for m in _LETTERS.finditer(text):
         word = m.group()
@@ -142,6 +142,8 @@ def typos(text: str, counts: TrainCounts, common: int = TYPO_COMMON,
         if (len(word) < 3 or counts.word(word) > 0 or low in out
                 or _is_name(text, m.start(), word)):
             continue
+        if choices is None:
+            choices = [w for w, n in counts.words.items() if n >= common]
         limit = 1 if len(word) <= 4 else max_edits
         found = process.extract(low, choices, scorer=OSA.distance, score_cutoff=limit,
                                 limit=None)
