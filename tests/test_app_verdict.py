@@ -1,14 +1,17 @@
 """The header's verdict in the app (ui.verdict), on the shipped default model: Chinese typed
 into the English box is named, an English sentence is not; a typo's correction goes into the
-sentence box in one click; the verdict's lines come in the interface's language; a stronger
+sentence box in one click; the dictionary line names exactly the nouns the output lacks;
+the verdict's lines come in the interface's language; a stronger
 model in the Hugging Face cache is offered in one click, and how to get it is said otherwise."""
 
 from __future__ import annotations
 
+import pytest
 from apptest_helpers import enter, markdown_sources, run_app
 from hf_tiny import tiny_folder, to_hf_cache
 
 from model import load_pretrained
+from model.analysis.lexicon import untranslated
 from model.analysis.verdict import judge_trace
 from ui.models import STRONGER
 
@@ -33,6 +36,23 @@ def test_the_verdict_speaks_the_interface_language():
     enter(at, CHINESE)
     page = _page(at)
     assert "不是英文" in page and "Not English" not in page and "Chinese characters" not in page
+
+
+@pytest.mark.parametrize("sentence", ["My grandmother was born in Beijing in 1956.",
+                                      "Zhang Wei lives in Hangzhou with his parents.",
+                                      "The museum has a dinosaur skeleton."])
+def test_the_dictionary_line_names_exactly_the_nouns_missing_from_the_output(sentence):
+    m = load_pretrained("en-zh-everyday")
+    output = m.generate(sentence).output_text
+    missing = untranslated(sentence, output)
+    at = run_app()
+    at.radio(key="lang").set_value("简体中文").run()
+    page = _page(enter(at, sentence))
+    line = next((ln for ln in page.splitlines() if "译文里找不到" in ln), None)
+    assert (line is not None) == bool(missing), (output, missing)
+    for m_ in missing:
+        shown = " ".join(m_.pinyin) if m_.pinyin else m_.translations[0]
+        assert f"`{m_.word}`" in line and shown in line
 
 
 def test_a_typo_is_corrected_in_one_click():

@@ -4,13 +4,24 @@ that no sentence of it was written by a training frame or is a training pair."""
 from __future__ import annotations
 
 import re
+import tomllib
 from collections import Counter
 
 import pytest
 
+from model import load_pretrained
 from model.training import synthetic
-from model.training.classroom_set import CATEGORIES, SET_FILE, is_right, missing, read_set
+from model.training.classroom_set import (
+    CATEGORIES,
+    SET_FILE,
+    SPLITS,
+    classroom_scores,
+    is_right,
+    missing,
+    read_set,
+)
 from model.training.data import norm_key
+from model.training.synthetic import RESOURCES
 
 
 def test_the_set_has_80_test_sentences_in_every_category():
@@ -53,6 +64,15 @@ def _frame_pattern(en: str) -> re.Pattern:
     return re.compile(out, re.IGNORECASE)
 
 
+def test_an_app_sentence_requires_every_app_term_it_uses():
+    school = tomllib.loads((RESOURCES / "entities.toml").read_text(encoding="utf-8"))["school"]
+    app = school[school.index(["encoder", "编码器"]):]  # the app's vocabulary
+    for item in read_set():
+        for en, zh in app:
+            if item.category == "app" and re.search(rf"\b{en}s?\b", item.en, re.I):
+                assert any(zh in alt for group in item.required for alt in group), (item.id, en)
+
+
 def test_no_sentence_of_the_set_was_written_by_a_training_frame():
     frames = [f for f in synthetic.templates()["frames"]]
     patterns = [_frame_pattern(en) for f in frames for en, _ in f["pairs"]]
@@ -70,3 +90,11 @@ def test_a_bad_set_file_names_the_line(tmp_path, bad, what):
     path.write_text(bad + "\n", encoding="utf-8")
     with pytest.raises(ValueError, match=what):
         read_set(path)
+
+
+def test_the_shipped_cards_classroom_figures_are_the_models_own():
+    m = load_pretrained("en-zh-everyday")
+    card, now = m.card["metrics"]["classroom"], classroom_scores(m)
+    for split in SPLITS:
+        keys = ("n", "right", "flagged_wrong", "flagged_right", "right_by_category")
+        assert {k: now[split][k] for k in keys} == {k: card[split][k] for k in keys}, split

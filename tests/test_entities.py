@@ -67,6 +67,16 @@ def test_a_misspelling_is_one_edit_that_keeps_the_first_letter(word, seed):
     assert E.misspell(word[:3], random.Random(seed)) == word[:3]
 
 
+def test_misspellings_include_a_vowel_for_another():
+    # in "weather" no keyboard slip turns a vowel into another (e: w/r, a: s) and a swap
+    # changes two letters, so a typo differing in one vowel only is the vowel slip (wiather)
+    def one_vowel(t):
+        diff = [i for i in range(7) if len(t) == 7 and t[i] != "weather"[i]]
+        return len(diff) == 1 and t[diff[0]] in "aeiou" and "weather"[diff[0]] in "aeiou"
+    typos = {E.misspell("weather", random.Random(seed)) for seed in range(300)}
+    assert sum(map(one_vowel, typos)) >= 3
+
+
 def test_noisy_pairs_keep_the_chinese():
     real = [("Don't forget to take your umbrella.", "别忘了带伞。"), ("Go!", "走！")] * 5
     out = E.noisy_pairs(real, 10, seed=3)

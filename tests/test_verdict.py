@@ -58,10 +58,24 @@ def test_latin_text_is_never_called_foreign(text):  # µ (micro) is Greek mu aft
 
 
 def test_rare_words_are_named_with_their_counts_in_order():
-    assert V.rare_words("Hangzhou and hangzhou, learn it", COUNTS) == (
+    assert V.rare_words("Hangzhou and hangzhou, learn it", COUNTS, below=20) == (
         ("Hangzhou", 2), ("and", 0), ("it", 0))
-    assert V.rare_words("I really like books.", COUNTS) == ()
+    assert V.rare_words("I really like books.", COUNTS, below=20) == ()
+    assert V.rare_words("Hangzhou and it", COUNTS, below=1) == (("and", 0), ("it", 0))
     assert V.rare_words("Hangzhou", COUNTS, below=2) == ()
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.floats(1e-6, 1.0), st.booleans()), max_size=12))
+def test_sentence_prob_is_the_geometric_mean_of_the_chosen_tokens(steps):
+    probs, forced = [p for p, _ in steps], [f for _, f in steps]
+    chosen = [p for p, f in steps if not f]
+    sure = V.sentence_prob(probs, forced)
+    if not chosen:
+        assert sure is None
+        return
+    assert min(chosen) * (1 - 1e-9) <= sure <= max(chosen) * (1 + 1e-9)
+    assert sure == pytest.approx(float(np.exp(np.mean(np.log(chosen)))))
 
 
 def test_typos_suggest_the_nearest_common_word_and_spare_names():
@@ -125,3 +139,15 @@ def test_the_shipped_model_has_counts_and_a_chinese_sentence_is_flagged():
     assert english.coverage.shape == (len(m.source("Why do we work?").tokens),)
     typo = verdict("I realy like to lern new langauges.")
     assert ("realy", "really") in typo.typos and typo.flagged
+
+
+def test_unsure_fires_below_sentence_min_and_counts_only_chosen_tokens():
+    attn = np.full((1, 1, 2, 2), 0.5)  # (L, H, T, S)
+    args = dict(labels=["▁Hi", "</s>"], word_of=[0, 1], cross_attentions=attn,
+                output_text="你好", finished=True, counts=None)
+    low = V.judge("Hi", probs=[0.5, 0.5], forced=[False, False], sentence_min=0.6, **args)
+    assert low.unsure and "unsure" in low.signals and low.sentence_prob == pytest.approx(0.5)
+    assert not V.judge("Hi", probs=[0.5, 0.5], forced=[False, False], sentence_min=0.4,
+                       **args).unsure
+    forced = V.judge("Hi", probs=[0.01, 0.9], forced=[True, False], sentence_min=0.6, **args)
+    assert not forced.unsure and forced.sentence_prob == pytest.approx(0.9)

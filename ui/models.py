@@ -102,8 +102,8 @@ def task_picker(translator: Translator) -> dict[str, str]:
 
 def card_caption(translator: Translator) -> None:
     """The sidebar's line about the model: its size and, from its card, its test figures
-    (the everyday model's Tatoeba, HSK, grammar and hard-input sets; a grammar model's exact
-    match and BLEU), or a Hugging Face model's family and size."""
+    (the everyday model's Tatoeba, HSK, grammar, hard-input and classroom sets; a grammar
+    model's exact match and BLEU), or a Hugging Face model's family and size."""
     metrics = translator.card.get("metrics")
     card = translator.card.get("test_metrics", {})
     cfg = translator.config
@@ -115,6 +115,10 @@ def card_caption(translator: Translator) -> None:
         hard = "" if "numbers_test" not in metrics else t(
             "model_card_hard_input", numbers=metric("numbers_test", "correct"),
             terms=metric("terms_test", "correct"), kept=metric("long_test", "kept"))
+        test = metric("classroom", "test")
+        if isinstance(test, dict):
+            hard += t("model_card_classroom", right=test.get("right", "?"),
+                      wrong=test.get("flagged_wrong", "?"), flagged=test.get("flagged_right", "?"))
         st.sidebar.caption(t("model_card_everyday", enc=cfg.num_encoder_layers,
                              dec=cfg.num_decoder_layers, heads=cfg.nhead, d_model=cfg.d_model,
                              params=translator.card.get("parameters", 0),

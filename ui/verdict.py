@@ -1,7 +1,8 @@
 """The header's verdict: can a class trust this translation? Each signal of
 ``model.analysis.verdict`` as one line that names what it points at and what to do: not
 English, likely typos (a button puts the corrected sentence in the box), words the model barely
-saw, a number left out, words hardly looked at (marked on the source tokens), and the
+saw, a number left out, nouns none of whose dictionary translations is in the output, words
+hardly looked at (marked on the source tokens), and the
 decoding's own warnings (``ui.confidence``). When our model is not confident and a stronger
 English->Chinese model is in the Hugging Face cache, a button opens the same sentence with it.
 """
@@ -12,7 +13,15 @@ import streamlit as st
 
 from model import DecodeTrace, Translator
 from model.analysis.confidence import LOW_PROB
-from model.analysis.verdict import COVERAGE_MIN, RARE_BELOW, Verdict, corrected, judge_trace
+from model.analysis.lexicon import Missing
+from model.analysis.verdict import (
+    COVERAGE_MIN,
+    RARE_BELOW,
+    SENTENCE_MIN,
+    Verdict,
+    corrected,
+    judge_trace,
+)
 
 from . import models
 from .confidence import guessing_lines
@@ -44,6 +53,16 @@ def source_line(trace: DecodeTrace, v: Verdict) -> str:
                     for label, word in zip(trace.src_labels, trace.src_words, strict=False))
 
 
+def _missing_item(m: Missing) -> str:
+    """One word of the verdict's untranslated line: the word, and the characters a name in
+    pinyin reads or the dictionary's translations."""
+    word = code_span(m.word)  # as the source tokens: the user's text, never emphasis
+    if m.pinyin:
+        return t("verdict_untranslated_pinyin", word=word, pinyin=" ".join(m.pinyin))
+    return t("verdict_untranslated_item", word=word,
+             translations=t("word_separator").join(m.translations))
+
+
 def _use_sentence(text: str) -> None:
     st.session_state["sentence"] = text
 
@@ -58,8 +77,9 @@ def verdict_banner(translator: Translator, trace: DecodeTrace, v: Verdict) -> No
     act on them."""
     pct = round(100 * LOW_PROB)
     if not v.flagged:
-        st.caption(t("confidence_ok", n=RARE_BELOW, pct=pct) if v.counts_known
-                   else t("confidence_ok_no_counts", pct=pct))
+        avg = round(100 * (v.sentence_prob if v.sentence_prob is not None else 1.0))
+        st.caption(t("confidence_ok", n=RARE_BELOW, pct=pct, avg=avg) if v.counts_known
+                   else t("confidence_ok_no_counts", pct=pct, avg=avg))
         return
     with st.container(border=True, key="confidence"):
         if v.script is not None:
@@ -79,10 +99,16 @@ def verdict_banner(translator: Translator, trace: DecodeTrace, v: Verdict) -> No
         if v.numbers:
             st.markdown(t("verdict_number", numbers=t("word_separator").join(
                 code_span(n) for n in v.numbers)))
+        if v.untranslated:
+            st.markdown(t("verdict_untranslated", words=t("word_separator").join(
+                _missing_item(m) for m in v.untranslated)))
         if v.left_out:
             st.markdown(t("verdict_left_out", min=COVERAGE_MIN, words=t("word_separator").join(
                 code_span(w) for _, w, _ in v.left_out)))
         guessing_lines(trace, v.confidence)
+        if v.unsure:
+            st.markdown(t("verdict_unsure", pct=round(100 * v.sentence_prob),
+                          min=round(100 * SENTENCE_MIN)))
         if (name := models.stronger_model(translator)) is not None:
             st.button(t("verdict_stronger", name=name), key="open_stronger",
                       icon=":material/upgrade:", help=t("verdict_stronger_help"),

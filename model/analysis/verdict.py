@@ -17,33 +17,43 @@ points at.
   hardly looked at, and may be missing from the output.
 - **a number left out** (``missing_numbers``): a number of the sentence that the output
   writes neither as digits nor as a Chinese numeral (``number_written``).
+- **a noun with no translation in the output** (``lexicon.untranslated``): a noun or name of
+  the sentence that a dictionary (CC-CEDICT and the classroom lists) translates, none of whose
+  translations the output has: fluent sentences that drop or swap a word, which every
+  probability above misses.
 - **low-probability tokens, loops, runaway length** (``confidence.assess``).
+- **unsure throughout** (``sentence_prob``): the geometric mean of the chosen tokens'
+  probabilities is below SENTENCE_MIN: no single token is a guess, yet the whole sentence is
+  unsure (Fomicheva et al. 2020 found this length-normalised probability among the best
+  unsupervised estimates of translation quality).
 
-The thresholds (RARE_BELOW, COVERAGE_MIN and ``confidence.LOW_PROB``) were chosen on the
-CALIBRATION half of the classroom set for the shipped default model (``training.classroom_set``;
-``python -m benchmarks.verdict --search``: of the settings flagging at most 20 % of the right
-translations, the one flagging the most wrong ones), never on a TEST set; it prints each
-signal's share of the wrong and right translations it flags, on both halves.
+The thresholds (RARE_BELOW, COVERAGE_MIN, SENTENCE_MIN and ``confidence.LOW_PROB``) were
+chosen on the CALIBRATION half of the classroom set for the shipped default model
+(``training.classroom_set``; ``python -m benchmarks.verdict --search``: of the settings
+flagging at most 20 % of the right translations, the one flagging the most wrong ones), never
+on a TEST set; it prints each signal's share of the wrong and right translations it flags, on
+both halves.
 """
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
 
 from ..core.counts import TrainCounts
 from .confidence import LOW_PROB, Confidence, assess
+from .lexicon import Lexicon, Missing, function_words, untranslated
 
-RARE_BELOW = 20  # a source word seen fewer times than this in training is named
+RARE_BELOW = 1  # a source word seen fewer times than this in training is named (1: never seen)
 TYPO_COMMON = 20  # a typo's correction: a word seen at least this often ...
 TYPO_MAX_EDITS = 2  # ... at most this many edits away (1 for words of up to 4 letters)
 COVERAGE_MIN = 0.8  # a content word whose summed cross-attention stays below this
+SENTENCE_MIN = 0.0  # a translation whose chosen tokens' geometric-mean probability is below this
 NOT_ENGLISH_SHARE = 0.3  # a sentence with at least this share of non-Latin letters
 SCRIPTS = (  # Unicode name prefixes -> script id (the interface names each)
     ("CJK", "han"), ("HIRAGANA", "kana"), ("KATAKANA", "kana"), ("HANGUL", "hangul"),
@@ -52,14 +62,6 @@ SCRIPTS = (  # Unicode name prefixes -> script id (the interface names each)
 )
 _LETTERS = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)*")
 NUMBER = re.compile(r"(?<![\d:.,])\d{1,4}(?![\d])")
-FUNCTION_WORDS_FILE = Path(__file__).with_name("resources") / "function_words.txt"
-
-
-@lru_cache(maxsize=1)
-def function_words() -> frozenset[str]:
-    """The words ``left_out`` never names (``resources/function_words.txt``)."""
-    lines = FUNCTION_WORDS_FILE.read_text(encoding="utf-8").splitlines()
-    return frozenset(w for line in lines if not line.startswith("#") for w in line.split())
 
 
 def number_written(number: str, zh: str, liang: bool = False) -> bool:
@@ -105,6 +107,19 @@ def script_of(text: str) -> str | None:
     if not other or other < NOT_ENGLISH_SHARE * (other + latin):
         return None
     return max(scripts, key=lambda s: scripts[s])
+
+
+def sentence_prob(probs: Sequence[float], forced: Sequence[bool]) -> float | None:
+    """How sure the model was of the whole translation: the geometric mean of its chosen
+    tokens' probabilities, exp(mean log p), forced tokens left out (the length-normalised
+    translation probability, "TP" of Fomicheva et al. 2020, "Unsupervised Quality Estimation
+    for Neural Machine Translation"); None when no token was chosen.
+
+    Args:
+        probs, forced: (T,) each step's chosen-token probability and whether it was forced.
+    """
+    logs = [math.log(max(float(p), 1e-12)) for p, f in zip(probs, forced, strict=True) if not f]
+    return math.exp(sum(logs) / len(logs)) if logs else None
 
 
 def rare_words(text: str, counts: TrainCounts, below: int = RARE_BELOW
@@ -212,7 +227,11 @@ class Verdict:
         typos: (word, correction) pairs (``typos``); () without counts.
         left_out: (word index, word, coverage) of the words hardly looked at (``left_out``).
         numbers: the source's numbers the output does not write (``missing_numbers``).
+        untranslated: the source's nouns and names none of whose dictionary translations the
+            output has (``lexicon.untranslated``).
         coverage: (S,) each source token's coverage (``coverage``).
+        sentence_prob: ``sentence_prob`` of the decoding (None: no chosen token).
+        unsure: ``sentence_prob`` is below the ``sentence_min`` it was judged with.
         confidence: low-probability steps, loop, runaway (``confidence.assess``).
     """
 
@@ -222,19 +241,24 @@ class Verdict:
     typos: tuple[tuple[str, str], ...]
     left_out: tuple[tuple[int, str, float], ...]
     numbers: tuple[str, ...]
+    untranslated: tuple[Missing, ...]
     coverage: np.ndarray
+    sentence_prob: float | None
+    unsure: bool
     confidence: Confidence
 
     @property
     def signals(self) -> tuple[str, ...]:
         """The ids of the signals that fire, in the order the header names them:
-        ``not_english``, ``typo``, ``rare``, ``number``, ``left_out``, ``uncertain``,
-        ``loop``, ``runaway``."""
+        ``not_english``, ``typo``, ``rare``, ``number``, ``untranslated``, ``left_out``,
+        ``uncertain``, ``unsure``, ``loop``, ``runaway``."""
         c = self.confidence
         fired = {"not_english": self.script is not None, "typo": bool(self.typos),
                  "rare": bool(self.rare), "number": bool(self.numbers),
+                 "untranslated": bool(self.untranslated),
                  "left_out": bool(self.left_out),
-                 "uncertain": bool(c.uncertain), "loop": c.loop is not None,
+                 "uncertain": bool(c.uncertain), "unsure": self.unsure,
+                 "loop": c.loop is not None,
                  "runaway": c.runaway}
         return tuple(k for k, on in fired.items() if on)
 
@@ -248,7 +272,8 @@ def judge(src_text: str, labels: Sequence[str], word_of: Sequence[int],
           cross_attentions: np.ndarray, probs: Sequence[float], forced: Sequence[bool],
           output_text: str, finished: bool, counts: TrainCounts | None,
           expects_english: bool = True, rare_below: int = RARE_BELOW,
-          coverage_min: float = COVERAGE_MIN, low_prob: float = LOW_PROB) -> Verdict:
+          coverage_min: float = COVERAGE_MIN, low_prob: float = LOW_PROB,
+          sentence_min: float = SENTENCE_MIN, lexicon: Lexicon | None = None) -> Verdict:
     """Every signal of one decoding.
 
     Args:
@@ -258,10 +283,15 @@ def judge(src_text: str, labels: Sequence[str], word_of: Sequence[int],
             probability and whether it was forced; output_text, finished: as the trace;
         counts: the model's training counts, or None (no word signals);
         expects_english: whether the model's source language is English (the script check);
-        rare_below, coverage_min, low_prob: the thresholds (defaults: the calibrated ones;
-            ``benchmarks.verdict`` tries others on the calibration half).
+        rare_below, coverage_min, low_prob, sentence_min: the thresholds (defaults: the
+            calibrated ones;
+            ``benchmarks.verdict`` tries others on the calibration half);
+        lexicon: the dictionary of the word check (default ``lexicon.lexicon()``); the check
+            runs only on English read into Chinese (``expects_english`` and an output with
+            Chinese characters).
     """
     cover = coverage(cross_attentions)
+    sure = sentence_prob(probs, forced)
     return Verdict(
         script=script_of(src_text) if expects_english else None,
         counts_known=counts is not None,
@@ -269,14 +299,18 @@ def judge(src_text: str, labels: Sequence[str], word_of: Sequence[int],
         typos=typos(src_text, counts) if counts is not None else (),
         left_out=left_out(labels, word_of, cover, coverage_min),
         numbers=missing_numbers(src_text, output_text),
+        untranslated=untranslated(src_text, output_text, lexicon) if expects_english else (),
         coverage=cover,
+        sentence_prob=sure,
+        unsure=sure is not None and sure < sentence_min,
         confidence=assess(probs, forced, output_text, len(labels), finished, low_prob))
 
 
 def judge_trace(trace, counts: TrainCounts | None, expects_english: bool = True,
                 **thresholds) -> Verdict:
     """``judge`` of a ``DecodeTrace`` (its sentence, source labels and words, cross-attention,
-    steps, output); ``thresholds``: ``rare_below``, ``coverage_min``, ``low_prob``."""
+    steps, output); ``thresholds``: ``rare_below``, ``coverage_min``, ``low_prob``,
+    ``sentence_min``."""
     return judge(trace.src_text, trace.src_labels, trace.src_words, trace.cross_attentions,
                  [s.prob for s in trace.steps], [s.forced for s in trace.steps],
                  trace.output_text or "", trace.finished, counts, expects_english, **thresholds)

@@ -62,7 +62,7 @@ MIX = {  # train_mix.tsv, the one-stage recipe's mix: the drill's parts, fewer f
     # classroom part (``entities.classroom_pairs``: real sentences with Chinese names, places,
     # school words, and spelling noise; every listed word alone ``words`` times)
     "real_repeat": 2, "numbers": 30_000, "repeats": 0.5, "term_frames": 12, "joined": 12_000,
-    "grammar": 5_000, "names": 12_000, "places": 8_000, "school": 4_000, "noisy": 8_000,
+    "grammar": 12_000, "names": 12_000, "places": 8_000, "school": 4_000, "noisy": 16_000,
     "words": 3,
 }
 HSK_LEVELS = range(1, 7)

