@@ -31,7 +31,8 @@ WARM_SENTENCE = "why do we work ?"
 def warm_up():
     """What the first visit would otherwise wait for: import torch, plotly and the app's
     modules, load the default model into the app's own cache (``ui.cache.load_model``), run
-    it once and build one figure, then freeze the heap as the app does after its first run.
+    it once and build one figure, build the verdict's dictionary (``model.analysis.lexicon``,
+    about 4 s), then freeze the heap as the app does after its first run.
 
     Returns:
         The default model (a ``model.Translator``), or None when there is none or it could
@@ -67,6 +68,9 @@ def warm_up():
             trace = translator.generate(WARM_SENTENCE)
             viz.attention_heatmap(trace.cross_attentions[0, 0], trace.decoder_input_tokens,
                                   trace.src_labels)
+        from model.analysis.lexicon import lexicon
+
+        lexicon()
         freeze_new_imports()
         return translator
     except Exception:  # a broken model folder must not stop the server

@@ -50,9 +50,11 @@ def test_the_dictionary_line_names_exactly_the_nouns_missing_from_the_output(sen
     page = _page(enter(at, sentence))
     line = next((ln for ln in page.splitlines() if "译文里找不到" in ln), None)
     assert (line is not None) == bool(missing), (output, missing)
+    left = next((ln for ln in page.splitlines() if "**可能漏译**" in ln), "")
     for m_ in missing:
-        shown = " ".join(m_.pinyin) if m_.pinyin else m_.translations[0]
+        shown = m_.translations[0] if m_.translations else " ".join(m_.pinyin)
         assert f"`{m_.word}`" in line and shown in line
+        assert f"`{m_.word}`" not in left  # named once, by the dictionary line
 
 
 def test_a_typo_is_corrected_in_one_click():

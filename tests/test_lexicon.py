@@ -47,7 +47,7 @@ def test_inflected_and_british_words_meet_their_definitions():
 
 def test_a_noun_none_of_whose_translations_is_written_is_named_once():
     out = X.untranslated("Beijing, Beijing! Read the textbook.", "读课本。", SMALL)
-    assert [m.word for m in out] == ["Beijing"] and out[0].translations[0] == "北京"
+    assert [m.word for m in out] == ["Beijing"] and out[0].translations[0] == "北京"  # read
     assert out[0].pinyin == ("bei", "jing")
     # verbs, function words, words the dictionary lacks and non-Chinese output: no claim
     assert X.untranslated("I read it quickly to Bob.", "我。", SMALL) == ()
@@ -59,7 +59,10 @@ def test_a_name_in_pinyin_is_found_by_its_characters_readings():
     assert not X.spelt_in("Zhang", "伊斯兰", SMALL) and not X.spelt_in("Weizhang", "张伟", SMALL)
     assert X.untranslated("Zhang Wei is here.", "张伟在这里。", SMALL) == ()
     missing = X.untranslated("Zhang Wei is here.", "伊斯兰在这里。", SMALL)
-    assert [(m.word, m.pinyin) for m in missing] == [("Zhang", ("zhang",))]  # Wei: no entry
+    assert [(m.word, m.translations, m.pinyin) for m in missing] == [
+        ("Zhang", ("张",), ("zhang",)), ("Wei", (), ("wei",))]  # Wei: a name, no entry
+    assert X.untranslated("Wei is here.", "伟在这里。", SMALL) == ()  # read in the output
+    assert X.is_name("Xiaoming") and not X.is_name("Read") and not X.is_name("xiaoming")
 
 
 @settings(max_examples=60, deadline=None)

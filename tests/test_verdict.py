@@ -46,7 +46,7 @@ def test_counts_round_trip_and_a_damaged_file_is_refused(tmp_path):
 @pytest.mark.parametrize("text, script", [
     ("我们为什么工作？", "han"), ("Why do we work?", None), ("I live in 北京.", None),
     ("こんにちは", "kana"), ("Привет, мир", "cyrillic"), ("안녕하세요", "hangul"),
-    ("12345 ?!", None), ("", None), ("我喜欢 machine learning 很多很多", "han")])
+    ("12345 ?!", None), ("", None), ("我喜欢 machine learning 很多很多", "han"), ("ŉ", None)])
 def test_script_of_names_a_sentence_that_is_not_english(text, script):
     assert V.script_of(text) == script
 

@@ -54,13 +54,13 @@ def source_line(trace: DecodeTrace, v: Verdict) -> str:
 
 
 def _missing_item(m: Missing) -> str:
-    """One word of the verdict's untranslated line: the word, and the characters a name in
-    pinyin reads or the dictionary's translations."""
+    """One word of the verdict's untranslated line: the word and the dictionary's
+    translations, or, for a name the dictionary lacks, the pinyin no character reads."""
     word = code_span(m.word)  # as the source tokens: the user's text, never emphasis
-    if m.pinyin:
-        return t("verdict_untranslated_pinyin", word=word, pinyin=" ".join(m.pinyin))
-    return t("verdict_untranslated_item", word=word,
-             translations=t("word_separator").join(m.translations))
+    if m.translations:
+        return t("verdict_untranslated_item", word=word,
+                 translations=t("word_separator").join(m.translations))
+    return t("verdict_untranslated_pinyin", word=word, pinyin=" ".join(m.pinyin))
 
 
 def _use_sentence(text: str) -> None:
@@ -102,9 +102,10 @@ def verdict_banner(translator: Translator, trace: DecodeTrace, v: Verdict) -> No
         if v.untranslated:
             st.markdown(t("verdict_untranslated", words=t("word_separator").join(
                 _missing_item(m) for m in v.untranslated)))
-        if v.left_out:
+        named = {m.word for m in v.untranslated}  # named once, by the stronger evidence
+        if low := [w for _, w, _ in v.left_out if w not in named]:
             st.markdown(t("verdict_left_out", min=COVERAGE_MIN, words=t("word_separator").join(
-                code_span(w) for _, w, _ in v.left_out)))
+                map(code_span, low))))
         guessing_lines(trace, v.confidence)
         if v.unsure:
             st.markdown(t("verdict_unsure", pct=round(100 * v.sentence_prob),

@@ -18,8 +18,9 @@ Machine Translation", ch. 3: source words without a dictionary translation in th
   unknown to it); never function words. Verbs and adjectives are left alone: their translations
   vary too much for a dictionary to judge (*carry* -> 拿).
 - Pinyin: a capitalised word that spells Chinese syllables (*Zhang Wei*, *Hangzhou*) is also
-  found when characters of the output read those syllables in order (张伟), names being too
-  many for any dictionary.
+  found when characters of the output read those syllables in order (张伟), and a name the
+  dictionary lacks (*Xiaoming*) is named when none do, names being too many for any
+  dictionary.
 """
 
 from __future__ import annotations
@@ -37,13 +38,13 @@ ENTITIES_FILE = Path(__file__).parents[1] / "training" / "resources" / "entities
 EXTRA_LISTS = ("subjects", "school", "landmarks")  # entities.toml lists of [English, Chinese]
 MAX_HEADWORD = 6  # characters: longer CC-CEDICT headwords (idioms, phrases) are not indexed
 SHOWN = 2  # dictionary translations named per word
-HEADS = 3  # a word is also found when the output has the first character of one of its first
-# HEADS translations of two or more characters (its head morpheme: 喜爱 for 喜欢, 花费 for 花了)
 _WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)*")
 _NOTE = re.compile(r"\[.*?\]|^(CL|see|variant of|old variant of|also written)\b.*|.*\bpr\. \[.*")
 _ASIDE = re.compile(r"\(.*?\)")  # an aside in a definition: (informal), (Beijing dialect)
 _LEADS = ("to", "a", "an", "the", "surname")  # a definition's first word that is not its head
 _HAN = re.compile(r"[\u4e00-\u9fff]")
+_BRITISH_RE = re.compile(r"(?<=\w[^aeiou\W])re$")  # centre -> center, not more or are
+_BRITISH_OUR = re.compile(r"(?<=\w\w)our(?=(ite|ites|ed|ing|s|)$)")  # colour, not four
 
 
 @lru_cache(maxsize=1)
@@ -76,17 +77,15 @@ class Lexicon:
 
 def lemmas(word: str) -> frozenset[str]:
     """The forms a word meets a definition in: itself in lower case, its lemmas
-    (``lemminflect``, every part of speech), and each with British ``-re``/``-our`` spelt
-    ``-er``/``-or``."""
+    (``lemminflect``, every part of speech), and each with British ``-tre``/``-bre`` and
+    ``-our`` spelt ``-ter``/``-ber`` and ``-or`` (*centre*, *colour*; not *more*, *four*)."""
     from lemminflect import getAllLemmas
 
     low = word.lower()
     forms = {low} | {lemma for found in getAllLemmas(low).values() for lemma in found}
     for form in list(forms):
-        if form.endswith("re"):
-            forms.add(form[:-2] + "er")
-        if "our" in form:
-            forms.add(form.replace("our", "or"))
+        forms.add(_BRITISH_RE.sub("er", form))  # centre, metre, theatre
+        forms.add(_BRITISH_OUR.sub("or", form))  # colour, favourite, neighbour
     return frozenset(forms)
 
 
@@ -147,6 +146,13 @@ def lexicon() -> Lexicon:
     return build_lexicon(CcCedict().get_entries(), extra)
 
 
+def is_name(word: str) -> bool:
+    """A capitalised word ``lemminflect`` does not know: a name (*Zhang*, *Hangzhou*)."""
+    from lemminflect import getAllLemmas
+
+    return word[:1].isupper() and not getAllLemmas(word.lower())
+
+
 def checked(word: str) -> bool:
     """Whether the check judges ``word``: a noun (``lemminflect`` knows it as one) or a
     capitalised word it does not know (a name), of two letters or more, not a function word."""
@@ -154,8 +160,7 @@ def checked(word: str) -> bool:
 
     if len(word) < 2 or word.lower() in function_words():
         return False
-    tags = getAllLemmas(word.lower())
-    return "NOUN" in tags or (not tags and word[0].isupper())
+    return "NOUN" in getAllLemmas(word.lower()) or is_name(word)
 
 
 def spelt_in(word: str, text: str, lex: Lexicon) -> bool:
@@ -177,8 +182,9 @@ def spelt_in(word: str, text: str, lex: Lexicon) -> bool:
 
 class Missing(NamedTuple):
     """A source word none of whose translations the output has: ``word`` as typed, up to
-    SHOWN of its dictionary ``translations``, and ``pinyin``, the syllables it spells when it
-    is a capitalised word spelt in pinyin (a Chinese name: ``("zhang",)``), else ()."""
+    SHOWN of its dictionary ``translations`` (() for a name the dictionary lacks), and
+    ``pinyin``, the syllables it spells when it is a name spelt in pinyin (``is_name``:
+    ``("zhang",)``), else ()."""
 
     word: str
     translations: tuple[str, ...]
@@ -199,13 +205,17 @@ def syllables_of(word: str, lex: Lexicon) -> tuple[str, ...]:
 
 def untranslated(src_text: str, output_text: str, lex: Lexicon | None = None
                  ) -> tuple[Missing, ...]:
-    """The source's nouns and names (``checked``) that the dictionary can translate but whose
-    translations are all missing from ``output_text`` (``Missing`` each), in sentence order,
-    each word once. A translation counts when the output has it, or, for the first HEADS
-    translations of two or more characters, its first character (Chinese words that share a
-    head morpheme often share a sense: 喜爱 and 喜欢, *like*). A word the dictionary does not
-    know is never named (no claim without evidence), nor one the output spells in pinyin
-    (``spelt_in``); an output with no Chinese character gets () (not a Chinese translation).
+    """The source's nouns and names (``checked``) whose translations are all missing from
+    ``output_text`` (``Missing`` each), in sentence order, each word once.
+
+    A translation counts when the output has it. A capitalised word spelt in pinyin also
+    counts as found when characters of the output read it (``spelt_in``: *Fang* in
+    王芳), and a name (``is_name``) the dictionary lacks is still named if none do
+    (*Xiaoming* with no 小明); its translations start with the headwords that read it
+    (``Hangzhou`` -> 杭州), and a name that more than SHOWN headwords read (*Zhang*: 张,
+    章, 仉 …) gets none: its pinyin says more. A word the dictionary does not know and that
+    is no pinyin name is never named (no claim without evidence); an output with no Chinese
+    character gets () (not a Chinese translation).
 
     Args:
         src_text: the sentence as typed; output_text: the translation.
@@ -220,11 +230,15 @@ def untranslated(src_text: str, output_text: str, lex: Lexicon | None = None
             continue
         seen.add(word.lower())
         found = tuple(dict.fromkeys(zh for form in lemmas(word) for zh in lex.senses.get(form, ())))
-        if not found or any(zh in output_text for zh in found) or any(
-                len(zh) > 1 and zh[0] in output_text for zh in found[:HEADS]):
+        if any(zh in output_text for zh in found):
             continue
-        if word[0].isupper() and spelt_in(word, output_text, lex):
+        pinyin = syllables_of(word, lex) if word[0].isupper() else ()  # Fang: a name here
+        if pinyin and spelt_in(word, output_text, lex):
             continue
-        pinyin = syllables_of(word, lex) if word[0].isupper() else ()
-        out.append(Missing(word, found[:SHOWN], pinyin))
+        if found or (pinyin and is_name(word)):
+            spelt = [zh for zh in found if len(zh) == len(pinyin) and spelt_in(word, zh, lex)]
+            shown = tuple(dict.fromkeys(spelt + list(found)))[:SHOWN]
+            if is_name(word) and len(spelt) > SHOWN:  # Zhang: 张, 章, 仉 … say its pinyin
+                shown = ()
+            out.append(Missing(word, shown, pinyin))
     return tuple(out)

@@ -91,11 +91,12 @@ def script_of(text: str) -> str | None:
     """The script of ``text`` when it is not English: the most frequent non-Latin script
     (``"han"``, ``"kana"``, ``"hangul"``, ``"cyrillic"`` ... or ``"other"``) when at least
     NOT_ENGLISH_SHARE of its letters are not Latin; None for Latin text or text without
-    letters (``"我们为什么工作？"`` -> ``"han"``, ``"Why do we work?"`` -> None)."""
+    letters (``"我们为什么工作？"`` -> ``"han"``, ``"Why do we work?"`` -> None). Modifier
+    letters (category Lm: the apostrophe ʼ that NFKC splits from ŉ) count for no script."""
     scripts: dict[str, int] = {}
     latin = 0
     for ch in unicodedata.normalize("NFKC", text):
-        if not ch.isalpha():
+        if not ch.isalpha() or unicodedata.category(ch) == "Lm":  # ʼ of ŉ: no script's own
             continue
         name = unicodedata.name(ch, "")
         if name.startswith("LATIN"):
