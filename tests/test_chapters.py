@@ -14,12 +14,13 @@ from hf_tiny import tiny_folder
 
 from model import GenerationSettings
 from model.analysis.headstats import head_stats
-from model.analysis.picks import is_content
+from model.analysis.picks import distinct_heads, is_content
 from model.core.heldout import HELDOUT_SIZE
 from ui import cache
 from ui.chapters import BUILDERS, Chapter, Live
 from ui.i18n import placeholders
 from ui.lesson import TEXT_FIELDS, chapters
+from ui.text import token_row
 
 ROOT = Path(__file__).resolve().parents[1] / "pretrained"
 MODELS = ("en-zh-everyday", "en-zh")
@@ -69,7 +70,23 @@ def test_every_chapter_has_a_builder_and_every_text_fills_in(built):
 def test_whole_counts_the_steps(built):
     lv, made = built
     assert made["whole"].answer == str(len(lv.trace.steps))
+    listed = made["whole"].values["output"]  # the reveal lists one token per step
+    assert listed == token_row([s.label for s in lv.trace.steps]) and "`<s>`" not in listed
     assert lv.trace.step_labels[0] == f"<s> → {lv.trace.tgt_labels[1]}"
+
+
+def test_the_heads_chapter_claims_only_what_the_shares_say(built):
+    lv, made = built
+    c = made["heads"]
+    values = head_stats(lv.trace, "encoder", lv.translator.info.eos_token).values
+    picks = distinct_heads({"positional": values["previous"], "eos": values["eos"],
+                            "spread": values["entropy"]})
+    for job, stat in (("positional", "previous"), ("eos", "eos")):
+        share, claim = float(values[stat][picks[job]]), c.values[f"{job}_claim"]
+        assert f"{share:.0%}" in claim and c.values[f"{job}_share"] == f"{share:.0%}"
+        assert ("mostly" in claim or "most of its weight" in claim) == (share >= 0.5), claim
+        if "more than any other head" in claim:
+            assert share >= np.nanmax(values[stat]) and share < 0.5, claim
 
 
 def test_one_head_and_cross_outline_the_heaviest_key_of_the_asked_row(built):

@@ -12,7 +12,14 @@ from streamlit.testing.v1 import AppTest
 
 from ui import cache
 from ui.chapters import BUILDERS, Live
-from ui.lesson import LESSON_KEY, MODE_KEY, chapters
+from ui.lesson import (
+    LESSON_KEY,
+    MODE_KEY,
+    SAMPLE_TEMPERATURES,
+    blocked_words,
+    chapters,
+    clean_samples,
+)
 
 ROOT = Path(__file__).resolve().parents[1] / "pretrained"
 
@@ -106,3 +113,21 @@ def test_try_it_buttons_act():
     at.button(key="lesson_try").click().run()
     assert at.session_state[MODE_KEY] == "explore" and at.session_state["view"] == "heads"
     assert not at.exception
+
+
+def test_clean_samples_skip_blocked_ones_and_stop_at_n():
+    drawn = ["坏屌", "好", "屄", "也好", "还好", "又好"]
+    got = clean_samples(lambda seed: drawn[seed], ("屌", "屄"), n=3, seeds=len(drawn))
+    assert got == ["好", "也好", "还好"]
+    assert clean_samples(lambda seed: "屌", ("屌",), n=3, seeds=5) == []
+    assert {"屄", "屌", "肏"} <= set(blocked_words())
+
+
+def test_the_sampling_chapter_shows_clean_samples_at_its_temperatures():
+    at = open_link({"lesson": str([c["id"] for c in chapters()].index("decoding") + 1)})
+    at.button(key="lesson_try").click().run()
+    assert not at.exception
+    lines = [m.value for m in at.markdown if m.value.startswith("Temperature ")]
+    assert [ln.split(":")[0] for ln in lines] == [f"Temperature {x}" for x in SAMPLE_TEMPERATURES]
+    assert all(b not in ln for ln in lines for b in blocked_words())
+    assert all(ln.count("`") >= 2 for ln in lines)  # at least one sample each

@@ -97,7 +97,7 @@ def whole(live: Live, turn: int) -> Chapter:
     fig = viz.sequence_probabilities(list(tr.step_labels), np.array([s.prob for s in tr.steps]),
                                      mark=0, title=t("lesson_whole_title"), text=viz_labels())
     return Chapter({"sentence": md_literal(tr.src_text), "first": code_span(tr.tgt_labels[1]),
-                    "n_steps": T, "output": token_row(tr.tgt_labels)},
+                    "n_steps": T, "output": token_row(tr.tgt_labels[1:])},  # one per step
                    fig, [(str(n), str(n)) for n in count_options(T)], str(T),
                    action="longer_sentence")
 
@@ -175,9 +175,21 @@ def heads(live: Live, turn: int) -> Chapter:
     options = sorted(((job, name[job]) for job in picks), key=lambda o: picks[o[0]])
     share = {job: f"{s.values[stat][picks[job]]:.0%}" for job, stat in HEAD_JOBS.items()
              if stat != "entropy"}
-    return Chapter({**name, "nhead": model.config.nhead,
+    claims = {f"{job}_claim": _head_claim(job, s.values[HEAD_JOBS[job]], picks[job])
+              for job in share}
+    return Chapter({**name, "nhead": model.config.nhead, **claims,
                     **{f"{job}_share": v for job, v in share.items()}},
                    fig, options, "positional", action="open_heads")
+
+
+def _head_claim(job: str, values: np.ndarray, pick: tuple[int, int]) -> str:
+    """What the text may say of the head picked for ``job`` from its share ``values[pick]``
+    ((L, H) per-head shares): "mostly" at half its weight or more, else "more than any other
+    head" when no head has more, else just the share."""
+    share = float(values[pick])
+    kind = ("mostly" if share >= 0.5 else
+            "most" if share >= float(np.nanmax(values)) else "share")
+    return t(f"lesson_heads_{job}_{kind}", share=f"{share:.0%}")
 
 
 def masks(live: Live, turn: int) -> Chapter:

@@ -39,6 +39,18 @@ def _sample_again() -> None:
     st.session_state["seed"] = int(st.session_state.get("seed", 0)) + 1
 
 
+def _widget(kind: str, name: str, help_key: str | None = None):
+    """The sidebar's ``st.slider`` or ``st.number_input`` (``kind``) for setting ``name``,
+    its range and step from ``RANGES`` and its value from the session state, where the
+    default is put first. Passing no ``value`` keeps a link's value (set through the Session
+    State API by ``ui.link``) from making Streamlit log a warning with a stack trace."""
+    low, high, default, step = RANGES[name]
+    st.session_state.setdefault(name, default)
+    make = getattr(st.sidebar, kind)
+    return make(t(name), min_value=low, max_value=high, step=step, key=name,
+                help=t(help_key) if help_key else None)
+
+
 def strategy_sidebar(model_settings: dict[str, str] | None = None) -> GenerationSettings:
     """The strategy radio and its settings; returns them with ``model_settings`` (a
     multilingual model's ``src_lang`` / ``tgt_lang``, a T5-style model's ``task``) as one
@@ -49,30 +61,21 @@ def strategy_sidebar(model_settings: dict[str, str] | None = None) -> Generation
                                 format_func=labels(STRATEGIES, lambda s: t(STRATEGY_KEYS[s])),
                                 help=t("strategy_help"))
     kwargs: dict[str, object] = dict(model_settings or {})
-    r = RANGES
     if strategy == "beam":
-        kwargs["num_beams"] = st.sidebar.slider(t("num_beams"), *r["num_beams"], key="num_beams")
-        kwargs["length_penalty"] = st.sidebar.slider(
-            t("length_penalty"), *r["length_penalty"], key="length_penalty",
-            help=t("length_penalty_help"))
+        kwargs["num_beams"] = _widget("slider", "num_beams")
+        kwargs["length_penalty"] = _widget("slider", "length_penalty", "length_penalty_help")
     elif strategy == "sampling":
         kwargs["do_sample"] = True
-        kwargs["temperature"] = st.sidebar.slider(
-            t("temperature"), *r["temperature"], key="temperature", help=t("temperature_help"))
-        kwargs["top_k"] = int(st.sidebar.number_input(t("top_k"), *r["top_k"], key="top_k",
-                                                      help=t("top_k_help")))
-        kwargs["top_p"] = st.sidebar.slider(t("top_p"), *r["top_p"], key="top_p",
-                                            help=t("top_p_help"))
-        st.session_state.setdefault("seed", 0)
-        kwargs["seed"] = int(st.sidebar.number_input(t("seed"), *r["seed"][:2], key="seed"))
+        kwargs["temperature"] = _widget("slider", "temperature", "temperature_help")
+        kwargs["top_k"] = int(_widget("number_input", "top_k", "top_k_help"))
+        kwargs["top_p"] = _widget("slider", "top_p", "top_p_help")
+        kwargs["seed"] = int(_widget("number_input", "seed"))
         st.sidebar.button(t("sample_again"), on_click=_sample_again, key="sample_again",
                           help=t("sample_again_help"))
-    kwargs["no_repeat_ngram_size"] = int(st.sidebar.number_input(
-        t("no_repeat_ngram_size"), *r["no_repeat_ngram_size"][:2], key="no_repeat_ngram_size",
-        help=t("no_repeat_ngram_size_help")))
-    kwargs["repetition_penalty"] = st.sidebar.slider(
-        t("repetition_penalty"), *r["repetition_penalty"], key="repetition_penalty",
-        help=t("repetition_penalty_help"))
+    kwargs["no_repeat_ngram_size"] = int(_widget("number_input", "no_repeat_ngram_size",
+                                                 "no_repeat_ngram_size_help"))
+    kwargs["repetition_penalty"] = _widget("slider", "repetition_penalty",
+                                           "repetition_penalty_help")
     return GenerationSettings(**kwargs)
 
 

@@ -30,12 +30,38 @@ LESSON_FILE = Path(__file__).with_name("lesson.toml")
 MODE_KEY, LESSON_KEY, PICK_KEY = "page_mode", "lesson", "lesson_pick"
 MODES = ("explore", "lesson")
 TEXT_FIELDS = ("title", "text", "question", "reveal", "look", "try")
+SAMPLE_TEMPERATURES = (1.2, 0.7)  # chapter 8's try: a flatter, then a sharper distribution
+SAMPLES, SAMPLE_SEEDS = 3, 12  # samples shown per temperature, seeds tried for them
 
 
 @lru_cache(maxsize=1)
+def _lesson_file() -> dict:
+    return tomllib.loads(LESSON_FILE.read_text(encoding="utf-8"))
+
+
 def chapters() -> tuple[dict, ...]:
     """The chapters of ``ui/lesson.toml``, in order."""
-    return tuple(tomllib.loads(LESSON_FILE.read_text(encoding="utf-8"))["chapters"])
+    return tuple(_lesson_file()["chapters"])
+
+
+def blocked_words() -> tuple[str, ...]:
+    """What a sample shown to a class may not contain (``blocked_samples`` of
+    ``ui/lesson.toml``: offensive characters and words)."""
+    return tuple(_lesson_file()["blocked_samples"])
+
+
+def clean_samples(draw: Callable[[int], str], blocked: tuple[str, ...], n: int = SAMPLES,
+                  seeds: int = SAMPLE_SEEDS) -> list[str]:
+    """Up to ``n`` samples ``draw(seed)`` for seeds 0, 1, … (at most ``seeds`` of them),
+    skipping any that contains a ``blocked`` string; fewer when too many are blocked."""
+    out = []
+    for seed in range(seeds):
+        text = draw(seed)
+        if not any(b in text for b in blocked):
+            out.append(text)
+            if len(out) == n:
+                break
+    return out
 
 
 def chapter_count() -> int:
@@ -115,11 +141,12 @@ def _try_action(chapter_id: str, made: Chapter, live: Live) -> None:
         st.markdown(t("lesson_positions_results",
                       **{m: md_literal(text) or "—" for m, text in shown.items()}))
     elif action == "sample" and st.button(t("lesson_try_sample"), key="lesson_try"):
-        for temperature in (1.5, 0.3):
-            outs = [live.decode(num_beams=1, do_sample=True, temperature=temperature,
-                                seed=seed).output_text for seed in range(3)]
+        for temperature in SAMPLE_TEMPERATURES:
+            outs = clean_samples(lambda seed, temp=temperature: live.decode(
+                num_beams=1, do_sample=True, temperature=temp, seed=seed).output_text or "—",
+                blocked_words())
             st.markdown(t("lesson_samples", temperature=temperature,
-                          outputs=token_row(o or "—" for o in outs)))
+                          outputs=token_row(outs) or "—"))
 
 
 def _question(chapter: dict, made: Chapter, qkey: str) -> bool:

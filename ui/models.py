@@ -101,9 +101,15 @@ def task_picker(translator: Translator) -> dict[str, str]:
 
 
 def card_caption(translator: Translator) -> None:
-    """The sidebar's line about the model: its size and, from its card, its test figures
-    (the everyday model's Tatoeba, HSK, grammar, hard-input and classroom sets; a grammar
-    model's exact match and BLEU), or a Hugging Face model's family and size."""
+    """The sidebar's collapsed "About this model": its size and, from its card, its test
+    figures (the everyday model's Tatoeba, HSK, grammar, hard-input and classroom sets; a
+    grammar model's exact match and BLEU), or a Hugging Face model's family and size. A
+    class sees the model's name, not a wall of figures."""
+    with st.sidebar.expander(t("about_model"), icon=":material/info:"):
+        _card_text(translator)
+
+
+def _card_text(translator: Translator) -> None:
     metrics = translator.card.get("metrics")
     card = translator.card.get("test_metrics", {})
     cfg = translator.config
@@ -119,22 +125,22 @@ def card_caption(translator: Translator) -> None:
         if isinstance(test, dict):
             hard += t("model_card_classroom", right=test.get("right", "?"),
                       wrong=test.get("flagged_wrong", "?"), flagged=test.get("flagged_right", "?"))
-        st.sidebar.caption(t("model_card_everyday", enc=cfg.num_encoder_layers,
-                             dec=cfg.num_decoder_layers, heads=cfg.nhead, d_model=cfg.d_model,
-                             params=translator.card.get("parameters", 0),
-                             tatoeba=metric("tatoeba_test", "bleu"),
-                             hsk=metric("hsk_test", "bleu"),
-                             grammar=metric("grammar_test", "exact_match")) + hard)
+        st.caption(t("model_card_everyday", enc=cfg.num_encoder_layers,
+                     dec=cfg.num_decoder_layers, heads=cfg.nhead, d_model=cfg.d_model,
+                     params=translator.card.get("parameters", 0),
+                     tatoeba=metric("tatoeba_test", "bleu"),
+                     hsk=metric("hsk_test", "bleu"),
+                     grammar=metric("grammar_test", "exact_match")) + hard)
     elif card:
-        st.sidebar.caption(t("model_card", enc=cfg.num_encoder_layers,
-                             dec=cfg.num_decoder_layers, heads=cfg.nhead, d_model=cfg.d_model,
-                             params=translator.card.get("parameters", 0),
-                             exact=card.get("exact_match", "?"), bleu=card.get("bleu", "?")))
+        st.caption(t("model_card", enc=cfg.num_encoder_layers,
+                     dec=cfg.num_decoder_layers, heads=cfg.nhead, d_model=cfg.d_model,
+                     params=translator.card.get("parameters", 0),
+                     exact=card.get("exact_match", "?"), bleu=card.get("bleu", "?")))
     elif translator.info.backend == "huggingface":
-        st.sidebar.caption(t("model_card_hf", kind=translator.info.model_type,
-                             enc=cfg.num_encoder_layers, dec=cfg.num_decoder_layers,
-                             heads=cfg.nhead, d_model=cfg.d_model,
-                             params=translator.card.get("parameters", 0)))
+        st.caption(t("model_card_hf", kind=translator.info.model_type,
+                     enc=cfg.num_encoder_layers, dec=cfg.num_decoder_layers,
+                     heads=cfg.nhead, d_model=cfg.d_model,
+                     params=translator.card.get("parameters", 0)))
 
 
 def stronger_model(translator: Translator) -> str | None:

@@ -1,7 +1,7 @@
 """The server's log stays quiet through a session: ``streamlit run serve.py`` as README says
 to run it (every setting from ``.streamlit/config.toml``, the file watcher's included, none
-from the command line), 30 clicks in Chromium, and not one warning, traceback or file-watcher
-line in what the server printed.
+from the command line), 30 clicks in Chromium and links with every decoding setting, and not
+one warning, traceback or file-watcher line in what the server printed.
 
 A checkout that holds its virtual environment (README's first step makes ``.venv`` in the
 repository's folder, and so does CI's ``.ci/run``) has some 5,000 folders beside the app.
@@ -84,5 +84,22 @@ def test_thirty_clicks_leave_the_server_log_quiet(app, app_server):
     log = app_server.output(None)
     assert "You can now view your Streamlit app" in log, log[-3000:]  # the log is read
     found = noise(log)
+    assert not found, f"{len(found)} noisy lines in the server's log, the first ones:\n" + \
+        "\n".join(found[:20])
+
+
+LINKS = ("strategy=beam&num_beams=3&length_penalty=1.2&no_repeat_ngram_size=2"
+         "&repetition_penalty=1.1",
+         "strategy=sampling&temperature=0.7&top_k=5&top_p=0.9&seed=3")
+
+
+def test_links_with_every_setting_leave_the_server_log_quiet(app, app_server):
+    """Links that set every strategy's settings (which the app puts into the widgets'
+    state before drawing them) open without a warning in the server's log: Streamlit logs
+    one, with a stack trace, for a widget given both a default and a state value."""
+    for query in LINKS:
+        app.page.goto(f"{app.url}/?pinyin=false&{query}")
+        app.wait_ready(stepOf="Step 1 of ")
+    found = noise(app_server.output(None))
     assert not found, f"{len(found)} noisy lines in the server's log, the first ones:\n" + \
         "\n".join(found[:20])
