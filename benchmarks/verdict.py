@@ -68,12 +68,10 @@ class Margins:
 
 def margins(trace, counts) -> Margins:
     """The ``Margins`` of one decoding (the same rules as ``verdict.judge``)."""
-    v = judge_trace(trace, counts)
+    v = judge_trace(trace, counts, rare_below=math.inf, coverage_min=math.inf)  # every word
     chosen = [s.prob for s in trace.steps if not s.forced]
-    every = {"rare_below": math.inf, "coverage_min": math.inf}
-    allv = judge_trace(trace, counts, **every)
-    return Margins(rare=min((n for _, n in allv.rare), default=math.inf),
-                   cover=min((c for *_, c in allv.left_out), default=math.inf),
+    return Margins(rare=min((n for _, n in v.rare), default=math.inf),
+                   cover=min((c for *_, c in v.left_out), default=math.inf),
                    low=min(chosen, default=1.0),
                    sure=v.sentence_prob if v.sentence_prob is not None else 1.0,
                    fixed=bool(FIXED & set(v.signals)))
@@ -130,7 +128,7 @@ def main(argv: list[str] | None = None) -> None:
         assert shares(split, thresholds) == (s["flagged_wrong"] or 0.0,
                                              s["flagged_right"] or 0.0), split
         print(f"chosen on calibration: {thresholds}; on {split}:",
-              json.dumps(summary(scored(split, **thresholds)), ensure_ascii=False))
+              json.dumps(s, ensure_ascii=False))
 
 
 if __name__ == "__main__":

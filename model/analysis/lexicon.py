@@ -38,7 +38,8 @@ ENTITIES_FILE = Path(__file__).parents[1] / "training" / "resources" / "entities
 EXTRA_LISTS = ("subjects", "school", "landmarks")  # entities.toml lists of [English, Chinese]
 MAX_HEADWORD = 6  # characters: longer CC-CEDICT headwords (idioms, phrases) are not indexed
 SHOWN = 2  # dictionary translations named per word
-_WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)*")
+LONGEST_SYLLABLE = 6  # letters of the longest pinyin syllable (zhuang, shuang)
+ENGLISH_WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)*")  # a word as the verdict reads one
 _NOTE = re.compile(r"\[.*?\]|^(CL|see|variant of|old variant of|also written)\b.*|.*\bpr\. \[.*")
 _ASIDE = re.compile(r"\(.*?\)")  # an aside in a definition: (informal), (Beijing dialect)
 _LEADS = ("to", "a", "an", "the", "surname")  # a definition's first word that is not its head
@@ -104,9 +105,9 @@ def build_lexicon(entries: Iterable[Mapping], extra: Iterable[tuple[str, str]] =
         text = _NOTE.sub(" ", english)
         ranked = []
         for i, part in enumerate(re.split(r"[,;]", _ASIDE.sub(" ", text))):
-            words = [w for w in _WORD.findall(part) if w.lower() not in _LEADS]
+            words = [w for w in ENGLISH_WORD.findall(part) if w.lower() not in _LEADS]
             ranked += [(w, -1 if listed else 100 * i + len(words)) for w in words]
-        ranked += [(w, 1000) for w in _WORD.findall(" ".join(_ASIDE.findall(text)))]
+        ranked += [(w, 1000) for w in ENGLISH_WORD.findall(" ".join(_ASIDE.findall(text)))]
         for w, r in ranked:
             if w not in lemma_of:
                 lemma_of[w] = lemmas(w)
@@ -167,15 +168,13 @@ def spelt_in(word: str, text: str, lex: Lexicon) -> bool:
     """Whether ``word`` spells pinyin syllables that characters of ``text`` read, one after
     another (``Zhangwei`` or ``Zhang`` in 张伟住在杭州)."""
     w = word.lower().replace("'", "")
-    longest = max(map(len, lex.syllables), default=0)
-
     def match(i: int, k: int) -> bool:  # w[i:] spelt from text[k:]
         if i == len(w):
             return True
         if k >= len(text):
             return False
         return any(w[i:j] in lex.readings.get(text[k], ()) and match(j, k + 1)
-                   for j in range(i + 1, min(len(w), i + longest) + 1))
+                   for j in range(i + 1, min(len(w), i + LONGEST_SYLLABLE) + 1))
 
     return any(match(0, k) for k in range(len(text)))
 
@@ -197,7 +196,7 @@ def syllables_of(word: str, lex: Lexicon) -> tuple[str, ...]:
     w = word.lower().replace("'", "")
     best: list[tuple[str, ...] | None] = [()] + [None] * len(w)  # best[i]: a cut of w[:i]
     for i in range(1, len(w) + 1):
-        cuts = [best[j] + (w[j:i],) for j in range(max(0, i - 6), i)
+        cuts = [best[j] + (w[j:i],) for j in range(max(0, i - LONGEST_SYLLABLE), i)
                 if best[j] is not None and w[j:i] in lex.syllables]
         best[i] = min(cuts, key=len, default=None)
     return best[-1] or ()
@@ -225,7 +224,7 @@ def untranslated(src_text: str, output_text: str, lex: Lexicon | None = None
         return ()
     lex = lex or lexicon()
     out, seen = [], set()
-    for word in _WORD.findall(src_text):
+    for word in ENGLISH_WORD.findall(src_text):
         if word.lower() in seen or not checked(word):
             continue
         seen.add(word.lower())

@@ -47,7 +47,7 @@ import numpy as np
 
 from ..core.counts import TrainCounts
 from .confidence import LOW_PROB, Confidence, assess
-from .lexicon import Lexicon, Missing, function_words, untranslated
+from .lexicon import ENGLISH_WORD, Lexicon, Missing, function_words, untranslated
 
 RARE_BELOW = 1  # a source word seen fewer times than this in training is named (1: never seen)
 TYPO_COMMON = 20  # a typo's correction: a word seen at least this often ...
@@ -60,7 +60,6 @@ SCRIPTS = (  # Unicode name prefixes -> script id (the interface names each)
     ("CYRILLIC", "cyrillic"), ("GREEK", "greek"), ("ARABIC", "arabic"), ("HEBREW", "hebrew"),
     ("THAI", "thai"), ("DEVANAGARI", "devanagari"),
 )
-_LETTERS = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)*")
 NUMBER = re.compile(r"(?<![\d:.,])\d{1,4}(?![\d])")
 
 
@@ -128,7 +127,7 @@ def rare_words(text: str, counts: TrainCounts, below: int = RARE_BELOW
     """(word as typed, training count) for each distinct word of ``text`` seen fewer than
     ``below`` times (``counts.word``), in order of first appearance."""
     out: dict[str, tuple[str, int]] = {}
-    for word in _LETTERS.findall(text):
+    for word in ENGLISH_WORD.findall(text):
         n = counts.word(word)
         if n < below and word.lower() not in out:
             out[word.lower()] = (word, n)
@@ -152,7 +151,7 @@ def typos(text: str, counts: TrainCounts, common: int = TYPO_COMMON,
 
     choices: list[str] | None = None  # built only when a word is unseen (every rerun asks)
     out: dict[str, tuple[str, str]] = {}
-    for m in _LETTERS.finditer(text):
+    for m in ENGLISH_WORD.finditer(text):
         word = m.group()
         low = word.lower()
         if (len(word) < 3 or counts.word(word) > 0 or low in out
@@ -285,8 +284,7 @@ def judge(src_text: str, labels: Sequence[str], word_of: Sequence[int],
         counts: the model's training counts, or None (no word signals);
         expects_english: whether the model's source language is English (the script check);
         rare_below, coverage_min, low_prob, sentence_min: the thresholds (defaults: the
-            calibrated ones;
-            ``benchmarks.verdict`` tries others on the calibration half);
+            calibrated ones; ``benchmarks.verdict`` tries others on the calibration half);
         lexicon: the dictionary of the word check (default ``lexicon.lexicon()``); the check
             runs only on English read into Chinese (``expects_english`` and an output with
             Chinese characters).

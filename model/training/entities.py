@@ -191,8 +191,8 @@ def misspell(word: str, rng: random.Random) -> str:
             return word
         j = rng.choice(vowels)
         return word[:j] + rng.choice([v for v in VOWELS if v != word[j]]) + word[j + 1:]
-    doubles = [j for j in range(1, len(word) - 1) if word[j] == word[j + 1]]
-    if edit == "single" and doubles:
+    if edit == "single" and (doubles := [j for j in range(1, len(word) - 1)
+                                         if word[j] == word[j + 1]]):
         j = rng.choice(doubles)
         return word[:j] + word[j + 1:]
     return word[:i] + word[i] + word[i:]  # a letter written twice
