@@ -24,6 +24,7 @@ from ui import (
     charts,
     compare,
     controls,
+    document,
     gloss,
     heads,
     i18n,
@@ -140,9 +141,10 @@ def header(translator: Translator, trace: DecodeTrace, key: tuple) -> None:
     """The translation, the strategy, the source tokens, whether the sentence is inside
     the grammar the model was trained on, and whether a class can trust the translation
     (``ui.verdict``)."""
-    st.markdown(f"### {md_literal(trace.output_text) or t('empty_output')}")
-    if pinyin.is_on():  # the words with their pinyin over them and English on hover
-        gloss.output_line(trace.output_text, with_pinyin=True)
+    # The translation once: with pinyin on, its words with their pinyin over them and
+    # English on hover are the heading; otherwise Markdown.
+    if not (pinyin.is_on() and gloss.output_line(trace.output_text, with_pinyin=True)):
+        st.markdown(f"### {md_literal(trace.output_text) or t('empty_output')}")
     expected = grammar_translation(key, trace.src_text)
     if translator.info.backend == "huggingface":
         grammar = t("grammar_hf")
@@ -193,6 +195,7 @@ def main() -> None:
     settings = controls.strategy_sidebar({**models.task_picker(translator),
                                           **models.language_pickers(translator)})
     link.remember_settings(settings)
+    document.set_up(mode)  # the page's language; a clicker's keys, with nothing focused
     trace = decode_or_explain(translator, sentence, settings, key, pieces)
     if trace is None:
         return

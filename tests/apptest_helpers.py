@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import html
 import json
 import re
 from pathlib import Path
@@ -52,10 +53,10 @@ def z_array(trace: dict) -> np.ndarray:
     return array_of(trace["z"])
 
 
-# Charts on every decoded page before a tab is picked: the step's overview (top-10 bars and
-# this step's cross- and self-attention rows for every head) and the first tab's four
-# (positional heatmap and curves, position similarity, embedding parts).
-DEFAULT_CHARTS = 5
+# Charts on every decoded page before a view is picked: the step's overview (top-10 bars and
+# this step's cross- and self-attention rows for every head) and the default view's grid of
+# every cross-attention head of layer 0 (ui.i18n.DEFAULT_VIEW).
+DEFAULT_CHARTS = 2
 
 
 def chart_title(fig: dict) -> str:
@@ -109,10 +110,14 @@ def unescape(markdown: str) -> str:
 
 
 def heading(at: AppTest) -> str | None:
-    """The translation heading (``### …``) as the reader sees it, or None."""
+    """The translation heading as the reader sees it, or None: the Markdown ``### …``, or
+    with pinyin on the glossed ``<h3>`` (``ui.gloss``) without its pinyin."""
     for el in at.markdown:
         if el.value.startswith("### "):
             return unescape(el.value[4:])
+    for el in at.html:
+        if el.value.startswith("<h3"):
+            return html.unescape(re.sub(r"<rt>.*?</rt>|<[^>]+>", "", el.value))
     return None
 
 

@@ -13,23 +13,27 @@ from apptest_helpers import (
     charts,
     enter,
     grid_heads,
+    heading,
     heatmaps,
     messages,
     run_app,
     z_array,
 )
 
+from ui.i18n import DEFAULT_VIEW
 from viz.axes import DATA_REVISION
 
 
-def test_default_sentence_is_decoded_with_step_panel_and_first_tab():
+def test_default_sentence_is_decoded_with_step_panel_and_the_cross_attention_view():
     at = run_app()
     assert at.text_input(key="sentence").value == "why do we work ?"
-    assert "我们为什么工作？" in [m.value.replace("\\", "").lstrip("# ") for m in at.markdown]
+    assert heading(at) == "我们为什么工作？"
+    assert at.session_state["view"] == DEFAULT_VIEW == "cross"  # a class came for attention
     figs = charts(at)
     assert len(figs) == DEFAULT_CHARTS
     titles = json.dumps([f["layout"].get("title") for f in figs], ensure_ascii=False)
-    assert "Step 1, layer 0: the next token" in titles and "Positional encoding" in titles
+    assert "Step 1, layer 0: the next token" in titles
+    assert "Cross-attention, layer 0, all heads" in titles
     step = figs[0]["layout"]["annotations"]
     assert [a["text"] for a in step][:2] == ["Top-10 next tokens",
                                               "Query &lt;s&gt; over the source"]

@@ -13,6 +13,7 @@ from apptest_helpers import (
     chart_title,
     charts,
     enter,
+    heading,
     heatmaps,
     run_app,
     z_array,
@@ -79,16 +80,16 @@ def test_sampling_controls_and_sample_again():
     at = run_app()
     at.radio(key="strategy").set_value("sampling").run()
     at.slider(key="temperature").set_value(2.0).run()
-    first = at.markdown[0].value
+    first = heading(at)
     seen = {first}
     for _ in range(4):
         at.button(key="sample_again").click().run()
         assert not at.exception
-        seen.add(at.markdown[0].value)
+        seen.add(heading(at))
     assert at.session_state["seed"] == 4
     assert len(seen) > 1  # hot sampling differs between seeds
     at.number_input(key="seed").set_value(0).run()
-    assert at.markdown[0].value == first  # the same seed gives the same output
+    assert heading(at) == first  # the same seed gives the same output
 
 
 def test_branch_at_step_two_continues_from_another_token():
@@ -160,7 +161,7 @@ def test_a_repetition_control_from_the_sidebar_and_from_a_link(name, value, said
     assert not at.exception
     expected = load_pretrained(at.selectbox(key="model").value).generate(
         sentence, **{name: value}).output_text
-    assert at.markdown[0].value == f"### {expected}"
+    assert heading(at) == expected
     assert any(said in c.value for c in at.caption)
     assert at.query_params[name] in (str(value), [str(value)])
 

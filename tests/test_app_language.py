@@ -203,13 +203,14 @@ def test_switching_to_chinese_changes_sidebar_views_step_panel_and_figures():
     assert at.button(key="prev_step").label == zh("previous")
     assert at.selectbox(key="step_layer").options[:2] == ["第 0 层", "第 1 层"]
     assert zh("step_overview_title", k=1, layer=0) in titles(at)
-    assert zh("pe_curves_title") in titles(at) and len(charts(at)) == DEFAULT_CHARTS
+    grid = zh("view_all_heads_title", view=zh("tab_cross"), layer=0)  # the default view
+    assert grid in titles(at) and len(charts(at)) == DEFAULT_CHARTS
     step = next(f for f in charts(at)
                 if chart_title(f) == zh("step_overview_title", k=1, layer=0))
     panels = [a["text"] for a in step["layout"]["annotations"]]
     assert panels[0] == zh("top_probs_title", n=10) and panels[1].startswith("查询")
     assert step["layout"]["xaxis"]["title"]["text"] == "概率"  # a viz builder's own label
-    assert zh("explain_positional") in [c.value for c in at.caption]
+    assert zh("explain_cross") in [c.value for c in at.caption]
     assert at.text_input(key="sentence").value == "why do we work ?"  # input is kept
 
 

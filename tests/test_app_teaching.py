@@ -57,6 +57,8 @@ def test_padded_batch_zero_weight_on_pad_and_same_as_alone():
 
 def test_positional_encoding_experiment_changes_the_output():
     at = run_app()
+    at.session_state["view"] = "positional"
+    at.run()
     at.radio(key="pe_mode").set_value("shuffled").run()
     assert not at.exception
     (line,) = [m.value for m in at.markdown if "Shuffled:" in m.value]

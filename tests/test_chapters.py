@@ -17,15 +17,17 @@ from model.analysis.headstats import head_stats
 from model.analysis.picks import distinct_heads, is_content
 from model.core.heldout import HELDOUT_SIZE
 from ui import cache
-from ui.chapters import BUILDERS, Chapter, Live
-from ui.i18n import placeholders
+from ui.chapters import BUILDERS, HEADS_TRIED, Chapter, Live
+from ui.i18n import placeholders, t
 from ui.lesson import TEXT_FIELDS, chapters
 from ui.text import token_row
 
 ROOT = Path(__file__).resolve().parents[1] / "pretrained"
 MODELS = ("en-zh-everyday", "en-zh")
-SENTENCES = {"en-zh-everyday": ("why do we work ?", "The museum opened in 1925."),
-             "en-zh": ("why do we work ?", "the teacher reads a book .")}
+SENTENCES = {"en-zh-everyday": ("why do we work ?", "The museum opened in 1925.",
+                                "My grandmother was born in Beijing in 1956."),
+             "en-zh": ("why do we work ?", "the teacher reads a book .",
+                       "i go to school tomorrow .")}
 
 
 def live(model: str, sentence: str) -> Live:
@@ -145,13 +147,26 @@ def test_decoding_positions_and_heads_off_answers_are_what_the_model_does(built)
                                [s.prob for s in tr.steps], atol=1e-6)  # the bars before
     kept = cache.kept_heads(lv.key, HELDOUT_SIZE)
     assert kept is not None  # both shipped models keep their held-out figures
-    kind = max(kept.importance, key=lambda k: float(np.nanmax(kept.importance[k])))
-    v = kept.importance[kind]
-    layer, head = (int(i) for i in np.unravel_index(np.nanargmax(v), v.shape))
-    ablated = model.generate(tr.src_text, heads_off=((kind, layer, head),)).output_text
-    assert c.answer == ("same" if ablated == tr.output_text else "changed")
+    ranked = sorted(((float(v[layer, head]), (kind, layer, head))
+                     for kind, v in kept.importance.items()
+                     for layer, head in np.ndindex(v.shape) if np.isfinite(v[layer, head])),
+                    reverse=True)
+    ranked = [(kind, int(layer), int(head)) for _, (kind, layer, head) in ranked]
+
+    def without(sentence: str, off: tuple) -> str:
+        return model.generate(sentence, heads_off=(off,)).output_text
+
+    changing = [h for h in ranked[:HEADS_TRIED] if without(tr.src_text, h) != tr.output_text]
+    off = changing[0] if changing else ranked[0]
+    assert c.values["head"] == t("lesson_head_name", layer=off[1], head=off[2])
+    assert c.values["rank"] == (ranked.index(off) + 1 if changing else 0)
+    assert c.answer == ("changed" if changing else "same")
+    assert c.variant == ("" if changing else "none")
+    ablated = without(tr.src_text, off)
     assert c.values["ablated"].replace("\\", "") == ablated or (not ablated
                                                                 and c.values["ablated"] == "—")
+    if c.sentence is not None:  # the sentence offered: there the head does change it
+        assert not changing and without(c.sentence, off) != model.generate(c.sentence).output_text
 
 
 def test_positions_outline_the_followed_word_row():

@@ -1,6 +1,6 @@
 """Downloads (ui.export): CSV and NPZ of a view's weights load back equal to the arrays, with
 their tokens; a token that a spreadsheet would run as a formula stays text; the HTML page
-carries plotly.js and the figure."""
+carries plotly.js and the figure; the table of a heatmap's numbers holds its weights."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import viz
 from model import load_pretrained
-from ui.export import CSV_COLUMNS, attention_csv, attention_npz, figure_html
+from ui.export import CSV_COLUMNS, attention_csv, attention_npz, figure_html, weights_table
 
 # Tokens as the models make them: no control characters (the input is normalised first).
 TOKENS = st.lists(st.text(st.characters(exclude_categories=("Cc", "Cs")), min_size=1,
@@ -74,3 +74,19 @@ def test_the_html_page_holds_plotly_and_the_figure(trace):
     page = figure_html(fig)
     assert page.startswith("<html>") and "Cross-attention, layer 0, head 0" in page
     assert "plotly.js v" in page and "<script src=" not in page  # opens offline
+
+
+def test_the_table_holds_the_heatmaps_numbers(trace):
+    """One head: rows are queries, columns keys, each labelled "position: token" (unique
+    although tokens repeat); a grid of heads: a (head, query) row per head and query."""
+    w = trace.cross_attentions[0]  # (H, Tq, S)
+    q, k = list(trace.decoder_input_labels), list(trace.src_labels)
+    one = weights_table(w[1], q, k)
+    np.testing.assert_allclose(one.to_numpy(), w[1], atol=5e-4)
+    assert list(one.columns) == [f"{j}: {tok}" for j, tok in enumerate(k)]
+    assert list(one.index) == [f"{i}: {tok}" for i, tok in enumerate(q)]
+    grid = weights_table(w, q, k)
+    np.testing.assert_allclose(grid.to_numpy(), w.reshape(-1, len(k)), atol=5e-4)
+    assert grid.index[len(q)] == (1, f"0: {q[0]}")  # head 1's first query
+    with pytest.raises(ValueError, match="Tq"):
+        weights_table(w[1], q[:-1], k)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
-from apptest_helpers import APP, chart_title, charts
+from apptest_helpers import APP, chart_title, charts, heading
 from hypothesis import given
 from hypothesis import strategies as st
 from pypinyin import Style, pinyin
@@ -63,7 +63,7 @@ def test_pinyin_starts_on_in_english_and_off_in_chinese_and_the_switch_turns_it_
     at.slider(key="step").set_value(4)
     at.session_state["view"] = "cross"
     at.run()
-    output = at.markdown[0].value.removeprefix("### ")
+    output = heading(at)
     toned = {syl for r in readings([output]) for syl in r.split() if not syl.isascii()}
     assert toned and any(syl in label for syl in toned for label in tick_labels(at))
     at.toggle(key="pinyin").set_value(False).run()
@@ -99,7 +99,7 @@ def test_the_switch_puts_pinyin_on_the_output_line_and_the_cross_attention_rows(
     at.session_state["view"] = "cross"
     at.run()
     assert not at.exception
-    output = at.markdown[0].value.removeprefix("### ")
+    output = heading(at)
     (line,) = at.html  # the translation's words, pinyin over them (ui.gloss)
     spoken = re.findall(r"<rt>(.*?)</rt>", line.value)
     assert spoken and " ".join(spoken) == " ".join(r for r in readings([output]) if r)

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from viz_helpers import softmax_rows
 
 from viz import attention_grid, attention_heatmap, sequence_probabilities, step_overview
-from viz.fit import LINE_EM, PAGE_PX, PRESENT_FONT_PX, fit_layout
+from viz.fit import LINE_EM, PAGE_PX, PRESENT_FONT_PX, PRESENT_PAGE_PX, fit_layout
 
 
 def _words(n: int, seed: int = 0) -> list[str]:
@@ -81,11 +81,28 @@ def test_longer_sentences_never_show_more_labels_per_pixel(n) -> None:
     changes = fit_layout(fig, font_px=PRESENT_FONT_PX)
     lay = fig.layout.to_plotly_json()
     kept = changes["yaxis"].get("tickvals", lay["yaxis"]["tickvals"])
+    assert changes["width"] is None  # Present mode: the column's width
     plot_h = changes["height"] - changes["margin"]["t"] - changes["margin"]["b"]
-    plot_w = changes["width"] - changes["margin"]["l"] - changes["margin"]["r"]
+    plot_w = PAGE_PX - changes["margin"]["l"] - changes["margin"]["r"]
     cell = min(plot_h, plot_w) / n  # square cells
     gaps = np.diff(kept) if len(kept) > 1 else [n]
     assert min(gaps) * cell >= LINE_EM * PRESENT_FONT_PX - 0.5  # heights are whole px
+
+
+@pytest.mark.parametrize("n", [6, 20, 33, 40])
+def test_present_mode_labels_every_token_of_a_heatmap_up_to_40(n) -> None:
+    """In a projector's column, one head's heatmap keeps every label (no thinning), its
+    rows at least a line apart and its columns as far apart as their labels need."""
+    toks = _words(n, seed=n)
+    for queries in (toks, toks[: max(2, n // 2)]):  # square, and fewer queries than keys
+        fig = attention_heatmap(softmax_rows((len(queries), n), seed=n), queries, toks)
+        changes = fit_layout(fig, font_px=PRESENT_FONT_PX, page_px=PRESENT_PAGE_PX)
+        assert "tickvals" not in changes.get("xaxis", {})
+        assert "tickvals" not in changes.get("yaxis", {})
+        m = changes["margin"]
+        cell = min((changes["height"] - m["t"] - m["b"]) / len(queries),
+                   (PRESENT_PAGE_PX - m["l"] - m["r"]) / n)  # square cells
+        assert cell >= LINE_EM * PRESENT_FONT_PX - 0.5
 
 
 @pytest.mark.parametrize("bad", [{"font_px": 0}, {"page_px": -5}])

@@ -67,6 +67,8 @@ class Chapter:
             ``FIELD_VARIANT`` replace ``FIELD``.
         why: a string key saying why the chapter does not apply to this model or sentence;
             when set, nothing else is shown.
+        sentence: a sentence the try-it action offers to open (``changing_sentence``), or
+            None.
     """
 
     values: dict[str, object] = field(default_factory=dict)
@@ -76,6 +78,7 @@ class Chapter:
     action: str | None = None
     variant: str = ""
     why: str | None = None
+    sentence: str | None = None
 
 
 def _token_options(labels, keys: list[int]) -> list[tuple[str, str]]:
@@ -285,28 +288,62 @@ def decoding(live: Live, turn: int) -> Chapter:
                    fig, options, answer, action="sample")
 
 
-def _most_important_head(live: Live) -> tuple[tuple[str, int, int], bool]:
-    """The (kind, layer, head) with the highest held-out importance kept in the model's
-    folder (True), else this sentence's most confident cross-attention head (False)."""
+#: Chapter 9 tries this many heads, the most important first, for one whose switch-off
+#: changes the sentence's translation (each try is one greedy decoding, cached).
+HEADS_TRIED = 6
+
+
+def _ranked_heads(live: Live) -> tuple[list[tuple[str, int, int]], bool]:
+    """(kind, layer, head) triples, the most important first, and True: by the held-out
+    importance kept in the model's folder; else (False) this sentence's cross-attention
+    heads, the most confident first."""
     kept = cache.kept_heads(live.key, HELDOUT_SIZE)
     if kept is not None:
-        kind = max(kept.importance, key=lambda k: float(np.nanmax(kept.importance[k])))
-        v = kept.importance[kind]
-        layer, head = np.unravel_index(np.nanargmax(v), v.shape)
-        return (kind, int(layer), int(head)), True
+        scored = [((kind, int(layer), int(head)), float(v[layer, head]))
+                  for kind, v in kept.importance.items()
+                  for layer, head in np.ndindex(v.shape) if np.isfinite(v[layer, head])]
+        return [h for h, _ in sorted(scored, key=lambda hv: -hv[1])], True
     tr = live.trace
     conf = cache.head_stats(cache.trace_key(live.key, tr), "cross",
                             live.translator.info.eos_token, tr).values["confidence"]
-    layer, head = np.unravel_index(np.nanargmax(conf), conf.shape)
-    return ("cross", int(layer), int(head)), False
+    order = np.argsort(-np.nan_to_num(conf, nan=-np.inf), axis=None)
+    return [("cross", *(int(i) for i in np.unravel_index(o, conf.shape))) for o in order], False
+
+
+def _head_that_matters(live: Live, ranked: list[tuple[str, int, int]]
+                       ) -> tuple[tuple[str, int, int], DecodeTrace, int]:
+    """The first of the ``HEADS_TRIED`` first ``ranked`` heads whose switch-off changes the
+    translation, its decoding and its rank (1 = the most important); when none does, the
+    first head, its (unchanged) decoding and 0."""
+    for rank, off in enumerate(ranked[:HEADS_TRIED], 1):
+        ablated = live.decode(heads_off=(off,))
+        if ablated.output_text != live.trace.output_text:
+            return off, ablated, rank
+    return ranked[0], live.decode(heads_off=(ranked[0],)), 0
+
+
+def sentence_where_it_matters(live: Live, off: tuple[str, int, int]) -> str | None:
+    """The first of the model's example sentences whose translation changes with head
+    ``off`` switched off (the sidebar's settings otherwise), or None."""
+    settings = live.trace.settings
+    for example in live.translator.info.examples:
+        if example == live.trace.src_text:
+            continue
+        before = cache.decode(live.key, example, settings).output_text
+        if cache.decode(live.key, example, settings, heads_off=(off,)).output_text != before:
+            return example
+    return None
 
 
 def heads_off(live: Live, turn: int) -> Chapter:
-    """The most important head switched off: the translation again, and how each of the
-    original tokens' probabilities changed (teacher-forced with the head off)."""
+    """A head whose switch-off changes this sentence's translation (the most important one
+    that does, of the ``HEADS_TRIED`` most important), or, when none does, the most
+    important head and an example sentence where it matters: the translation again, and
+    how each of the original tokens' probabilities changed (teacher-forced with the head
+    off)."""
     tr = live.trace
-    off, kept = _most_important_head(live)
-    ablated = live.decode(heads_off=(off,))
+    ranked, kept = _ranked_heads(live)
+    off, ablated, rank = _head_that_matters(live, ranked)
     tokens = tuple(tr.tgt_tokens[1:])
     forced = cache.teacher_force(live.key, tr.src_text, tokens, tr.settings, (off,))
     before = np.array([s.prob for s in tr.steps])
@@ -316,11 +353,16 @@ def heads_off(live: Live, turn: int) -> Chapter:
                                  step_label=t("heads_off_step_axis"), text=viz_labels())
     kind, layer, head = off
     options, answer = _yes_no(ablated.output_text != tr.output_text)
+    where = sentence_where_it_matters(live, off) if rank == 0 else None
     return Chapter({"head": t("lesson_head_name", layer=layer, head=head),
                     "kind": t(f"tab_{kind}"), "output": md_literal(tr.output_text),
                     "ablated": md_literal(ablated.output_text) or "—",
-                    "chosen_by": t("lesson_chosen_heldout" if kept else "lesson_chosen_sentence")},
-                   fig, options, answer, action="open_heads")
+                    "chosen_by": t("lesson_chosen_heldout" if kept else "lesson_chosen_sentence"),
+                    "rank": rank, "tried": min(HEADS_TRIED, len(ranked)),
+                    "example": code_span(where) if where else t("lesson_no_example")},
+                   fig, options, answer,
+                   action="changing_sentence" if where else "open_heads",
+                   variant="" if rank else "none", sentence=where)
 
 
 BUILDERS: dict[str, Callable[[Live, int], Chapter]] = {

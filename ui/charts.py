@@ -7,15 +7,17 @@ from __future__ import annotations
 
 import streamlit as st
 
-from viz.fit import PRESENT_FONT_PX, fit_layout
+from viz.fit import PRESENT_FONT_PX, PRESENT_PAGE_PX, fit_layout
 
 from .i18n import t
 
 PLOTLY_CONFIG = {"displaylogo": False}
 PRESENT_KEY = "present"  # the Present switch (a link's ``present=true``)
+# Present mode's page: larger text, and less empty room above the page's first line.
 PRESENT_CSS = ("<style>[data-testid='stMain'] [data-testid='stMarkdownContainer'] p, "
                "[data-testid='stMain'] [data-testid='stMarkdownContainer'] li "
-               "{font-size: 1.3rem; line-height: 1.5}</style>")
+               "{font-size: 1.3rem; line-height: 1.5} "
+               "[data-testid='stMainBlockContainer'] {padding-top: 2rem}</style>")
 IMAGE_FORMATS = ("png", "svg")  # what Plotly's camera button can save (the sidebar picks one)
 
 
@@ -35,10 +37,10 @@ def chart(fig, key: str, select: bool = False):
     ``st.session_state[key]``.
 
     In Present mode (``presenting()``), ``viz.fit.fit_layout`` first enlarges the type to
-    ``PRESENT_FONT_PX`` and the figure with it, and thins the token labels that would
-    overlap."""
+    ``PRESENT_FONT_PX``, sets the figure to the column's width and grows it taller until
+    every token has its label (thinning them only where the column is too narrow)."""
     if presenting():
-        fig.update_layout(fit_layout(fig, font_px=PRESENT_FONT_PX))
+        fig.update_layout(fit_layout(fig, font_px=PRESENT_FONT_PX, page_px=PRESENT_PAGE_PX))
     image = {"format": st.session_state.get("image_format", IMAGE_FORMATS[0]), "filename": key,
              "scale": 2}
     extra = dict(on_select="rerun", selection_mode="points") if select else {}

@@ -28,12 +28,13 @@ def trace_confidence(trace: DecodeTrace) -> Confidence:
 
 
 def marked_output(trace: DecodeTrace, uncertain: tuple[int, ...]) -> str:
-    """The output's tokens as Markdown, the uncertain steps' (1-based) on an orange
-    background, ``</s>`` as code; every token shown literally."""
+    """The output's tokens as Markdown, the uncertain steps' (1-based) in bold on an orange
+    background (bold: the mark survives greyscale and colour blindness), ``</s>`` as code;
+    every token shown literally."""
     parts = []
     for k, step in enumerate(trace.steps, 1):
         label = code_span(step.label) if step.token == "</s>" else md_literal(step.label)
-        parts.append(f":orange-background[{label}]" if k in uncertain else label)
+        parts.append(f":orange-background[**{label}**]" if k in uncertain else label)
     return " ".join(parts)
 
 

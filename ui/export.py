@@ -1,6 +1,7 @@
-"""Taking what a view shows out of the app: its attention weights as CSV or NPZ with their
-token labels, and a figure as a standalone interactive HTML page (plotly.js inside, so it
-opens offline). The download buttons build their file only when clicked.
+"""Taking what a view shows out of the app: the heatmap's numbers as a table (for screen
+readers and for copying), its attention weights as CSV or NPZ with their token labels, and
+a figure as a standalone interactive HTML page (plotly.js inside, so it opens offline).
+The download buttons build their file only when clicked.
 
 Shape letters: L layers, H heads, Tq queries, Tk keys.
 """
@@ -63,6 +64,32 @@ def attention_csv(weights: np.ndarray, queries, keys, query_tokens=None, key_tok
     return table.to_csv(index=False, float_format="%.9g")
 
 
+def weights_table(weights: np.ndarray, queries, keys) -> pd.DataFrame:
+    """The numbers of a heatmap as a table: one row per query (per head and query for a
+    grid of heads), one column per key, each labelled with its position and token
+    ("0: why": labels of a sentence repeat), weights rounded to 3 decimals.
+
+    Args:
+        weights: (Tq, Tk) one head's weights, or (H, Tq, Tk) a layer's heads.
+        queries: Tq query labels; keys: Tk key labels.
+
+    Raises:
+        ValueError: weights not (Tq, Tk) or (H, Tq, Tk) for these labels.
+    """
+    w = np.asarray(weights, dtype=np.float32)
+    if w.ndim not in (2, 3) or w.shape[-2:] != (len(queries), len(keys)):
+        raise ValueError(f"weights must be (Tq, Tk) or (H, Tq, Tk) with Tq = {len(queries)} "
+                         f"and Tk = {len(keys)}, got {w.shape}")
+    rows = [f"{i}: {q}" for i, q in enumerate(queries)]
+    columns = [f"{j}: {k}" for j, k in enumerate(keys)]
+    if w.ndim == 2:
+        return pd.DataFrame(w.round(3), index=pd.Index(rows, name=t("table_query")),
+                            columns=columns)
+    index = pd.MultiIndex.from_product([range(w.shape[0]), rows],
+                                       names=[t("table_head"), t("table_query")])
+    return pd.DataFrame(w.reshape(-1, w.shape[-1]).round(3), index=index, columns=columns)
+
+
 def attention_npz(weights: np.ndarray, queries, keys, query_tokens=None, key_tokens=None
                   ) -> bytes:
     """(L, H, Tq, Tk) weights with their tokens and labels as a compressed NumPy archive:
@@ -94,18 +121,22 @@ def figure_html(fig) -> str:
     return fig.to_html(include_plotlyjs=True, full_html=True, config=PLOTLY_CONFIG)
 
 
-def download_row(name: str, weights: np.ndarray, queries, keys, fig, tokens=(None, None)
-                 ) -> None:
-    """CSV, NPZ and HTML download buttons for a view showing ``weights`` (L, H, Tq, Tk) with
-    the labels ``queries`` and ``keys`` (and the model's (query, key) ``tokens``, the labels
-    when None) and the figure ``fig``; ``name`` keys the widgets and names the files. They
-    sit in an expander whose content is built only while it is open; a file is made only
-    when its button is clicked, and clicking reruns nothing."""
+def download_row(name: str, weights: np.ndarray, queries, keys, fig, tokens=(None, None),
+                 shown: np.ndarray | None = None) -> None:
+    """The numbers of the figure as a table (``weights_table`` of ``shown``: (Tq, Tk) or
+    (H, Tq, Tk), the weights the figure draws), then CSV, NPZ and HTML download buttons for
+    a view showing ``weights`` (L, H, Tq, Tk) with the labels ``queries`` and ``keys`` (and
+    the model's (query, key) ``tokens``, the labels when None) and the figure ``fig``;
+    ``name`` keys the widgets and names the files. They sit in an expander whose content is
+    built only while it is open; a file is made only when its button is clicked, and
+    clicking reruns nothing."""
     box = st.expander(t("download_expander"), key=f"{name}_downloads", on_change="rerun",
                       icon=":material/download:")
     if not box.open:  # built only while open: a step click then redraws none of it
         return
     queries, keys = list(queries), list(keys)
+    if shown is not None:
+        box.dataframe(weights_table(shown, queries, keys))
     stem = "".join(c if c.isalnum() else "-" for c in name.lower()).strip("-")
     cols = box.columns(3)
     for col, kind, make, mime in (

@@ -5,7 +5,7 @@ Chinese: CC-CEDICT (CC BY-SA 4.0, https://cc-cedict.org), read from the ``pyccce
 The translation is split into dictionary words by forward maximum matching (at each
 position the longest entry of at most ``MAX_WORD`` characters; a character without an
 entry stands alone) and each word gets its first senses, at most ``GLOSS_CHARS``
-characters. The header shows the translation as these words, each with its pinyin over it
+characters. The header's heading is the translation as these words, each with its pinyin over it
 when the pinyin switch is on (``<ruby>``) and its gloss on hover (the ``title`` of the
 word): the one place the app writes HTML, every text in it escaped.
 """
@@ -21,6 +21,9 @@ import streamlit as st
 from .pinyin import readings
 
 MAX_WORD = 4  # characters: the longest word looked up
+# The glossed line is the page's translation heading (``<h3>``, as large as Markdown's
+# ``###``), its line tall enough for the pinyin over the characters.
+HEADING_STYLE = "font-size:1.75rem;line-height:3rem;margin:0;padding:0.5rem 0 0.25rem"
 GLOSS_CHARS = 60  # the most characters of a gloss
 _NOTE = re.compile(r"^(CL:|variant of|old variant|see |also written|abbr\. for|surname )")
 
@@ -83,11 +86,14 @@ def glossed_html(text: str, known: dict[str, str], with_pinyin: bool) -> str:
             shown = f"<ruby>{shown}<rt>{html.escape(reading)}</rt></ruby>"
         title = f' title="{html.escape(gloss, quote=True)}"' if gloss else ""
         parts.append(f'<span class="gloss"{title}>{shown}</span>')
-    return ('<div style="font-size:1.6rem;line-height:2.6rem">' + "".join(parts) + "</div>")
+    return f'<h3 style="{HEADING_STYLE}">' + "".join(parts) + "</h3>"
 
 
-def output_line(text: str, with_pinyin: bool) -> None:
-    """Draw the translation's words with their glosses on hover (and pinyin over them);
-    nothing for a translation without Chinese characters (a German or English output)."""
-    if any(readings([text])):  # pypinyin reads some of it as Chinese
-        st.html(glossed_html(text, dictionary(), with_pinyin))
+def output_line(text: str, with_pinyin: bool) -> bool:
+    """Draw the translation as the header's heading: its words with their glosses on hover
+    (and pinyin over them). Returns False, drawing nothing, for a translation without
+    Chinese characters (a German or English output), which the caller writes as Markdown."""
+    if not any(readings([text])):  # pypinyin reads none of it as Chinese
+        return False
+    st.html(glossed_html(text, dictionary(), with_pinyin))
+    return True

@@ -60,6 +60,8 @@ VIEW_KEYS = {
     "heads": "tab_heads",
 }
 VIEWS = tuple(VIEW_KEYS)
+# The view a first visit opens: attention, the thing a class came to see (issue 33).
+DEFAULT_VIEW = "cross"
 # Attention kind (model.core.config.ATTENTION_KINDS) -> the view that shows one of its heads.
 KIND_VIEWS = {"encoder": "encoder", "decoder": "decoder", "cross": "cross"}
 EXPLAIN_KEYS = {view: key.replace("tab_", "explain_") for view, key in VIEW_KEYS.items()}

@@ -132,6 +132,9 @@ def _try_action(chapter_id: str, made: Chapter, live: Live) -> None:
         turn = f"lesson_turn_{chapter_id}"
         st.button(t(f"lesson_try_{action}"), key="lesson_try",
                   on_click=lambda: state.update({turn: state.get(turn, 0) + 1}))
+    elif action == "changing_sentence" and made.sentence:
+        st.button(t("lesson_try_changing_sentence"), key="lesson_try",
+                  on_click=lambda: state.update(sentence=made.sentence))
     elif action in ("open_heads", "open_masks", "open_positional"):
         view = action.removeprefix("open_")
         st.button(t(f"lesson_try_{action}"), key="lesson_try", on_click=_open_view(view))

@@ -28,7 +28,7 @@ from model.core.config import layer_counts
 from model.decoding.settings import QUERY_FIELDS, STRATEGY_FIELDS
 
 from .controls import ANY_STRATEGY, in_range, strategy_aliases
-from .i18n import KIND_VIEWS, LANG_KEY, LANGUAGES, URL_ALIASES, VIEWS, t, view_id
+from .i18n import DEFAULT_VIEW, KIND_VIEWS, LANG_KEY, LANGUAGES, URL_ALIASES, t, view_id
 from .lesson import LESSON_KEY, MODE_KEY, chapter_count
 from .panels import ALL_HEADS
 from .text import clip, code_span
@@ -139,7 +139,7 @@ def remember_settings(settings: GenerationSettings) -> None:
 def _link_values() -> dict[str, str]:
     """The values ``write_link`` puts into the URL for the current state."""
     state = st.session_state
-    view = view_id(state.get("view")) or VIEWS[0]
+    view = view_id(state.get("view")) or DEFAULT_VIEW
     values = {**state.get(_SETTINGS, {}), "view": view, "step": str(state.get("step", 1))}
     if view in ATTENTION_VIEWS:
         values["layer"] = str(state.get(f"{view}_layer", 0))

@@ -16,6 +16,7 @@ from model.analysis.words import group_attention, group_labels
 from . import export, teaching
 from .charts import chart, columns, presenting
 from .i18n import (
+    DEFAULT_VIEW,
     STRINGS,
     VIEWS,
     explain,
@@ -71,7 +72,8 @@ def attention_view(view: str, maps: np.ndarray, queries, keys, query_label: str,
                                             layer=layer, head=head),
                                     query_label=query_label, key_label=key_label, text=viz_labels())
     chart(fig, key=f"{view}_chart")
-    export.download_row(view, maps, queries, keys, fig, tokens)
+    export.download_row(view, maps, queries, keys, fig, tokens,
+                        shown=maps[layer] if head == ALL_HEADS else maps[layer, head])
 
 
 GROUP_KEY = "group_words"  # the "group subword pieces into words" switch
@@ -89,7 +91,7 @@ def view_picker() -> str:
     control instead of a tab bar and seven panels (benchmarks/clicks.py)."""
     state = st.session_state
     if state.get(VIEW_KEY) not in VIEWS:  # first run, or a value that is not a view's id
-        state[VIEW_KEY] = view_id(state.get(VIEW_KEY)) or VIEWS[0]
+        state[VIEW_KEY] = view_id(state.get(VIEW_KEY)) or DEFAULT_VIEW
     return st.segmented_control(t("view"), VIEWS, key=VIEW_KEY, required=True,
                                 format_func=labels(VIEWS, view_label))
 

@@ -27,6 +27,9 @@ DEFAULT_SPEED = STRINGS["speed_option"]["en"].format(seconds="1")
 #: main area). A narrower column shrinks it to fit, which costs a second drawing of the
 #: chart on every step click (ui.charts.chart); a wider one leaves room beside it.
 STEP_CHART_PX = 760
+#: Present mode's step text shows the decoder input's last this many tokens (one line on a
+#: projector), and not the output so far (the input and the chosen token give it).
+PRESENT_INPUT_TOKENS = 12
 
 
 def _set_step(value: int) -> None:
@@ -70,7 +73,8 @@ def step_controls(trace: DecodeTrace) -> int:
     cols[4].button(t("last"), icon=":material/last_page:", on_click=_set_step, args=(T,),
                    disabled=k >= T, key="last_step", width="stretch")
     if T > 1:
-        st.slider(t("decoding_step"), 1, T, key="step", help=t("decoding_step_help"))
+        st.slider(t("decoding_step"), 1, T, key="step", help=t("decoding_step_help"),
+                  label_visibility="collapsed" if presenting() else "visible")
     else:
         st.caption(t("only_step"))
     return int(st.session_state["step"])
@@ -82,19 +86,32 @@ def step_panel(trace: DecodeTrace, k: int) -> None:
     step's attention rows for every head of the chosen layer."""
     step = trace.steps[k - 1]
     L, H = trace.cross_attentions.shape[:2]
-    left, right = columns([1, 3])
-    with left:
-        how = t("forced_token") if step.forced else t("chosen_token")
-        note = low_confidence_note(trace, k)
-        st.markdown("\n\n".join((  # paragraphs of one element: one to redraw a step click
-            t("step_of", k=k, n=len(trace.steps)),
-            t("decoder_input_so_far") + token_row(trace.tgt_labels[:k]),
-            t("token_with_probability", how=how, token=code_span(step.label),
-              prob=step.prob, entropy=step.entropy),
-            *((note,) if note else ()),
-            t("output_so_far") + token_row(trace.tgt_labels[1 : k + 1]))))
-        layer = st.selectbox(t("step_layer"), range(L), key="step_layer",
-                             format_func=labels(range(L), layer_label))
+    compact = presenting()  # the text in lines of one paragraph, the layer beside it
+    if compact:
+        text_place, layer_place = st.columns([5, 1], vertical_alignment="bottom")
+        chart_place = st.container()
+    else:
+        text_place, chart_place = columns([1, 3])
+        layer_place = text_place
+
+    def heading(key: str) -> str:  # "Decoder input so far:" over its tokens, or before them
+        return t(key).rstrip() + " " if compact else t(key)
+
+    how = t("forced_token") if step.forced else t("chosen_token")
+    note = low_confidence_note(trace, k)
+    read = trace.tgt_labels[:k]
+    if compact and k > PRESENT_INPUT_TOKENS:  # one line: the input's last tokens
+        read = ("…", *read[-PRESENT_INPUT_TOKENS:])
+    text_place.markdown(("  \n" if compact else "\n\n").join((  # one element to redraw
+        t("step_of", k=k, n=len(trace.steps)),
+        heading("decoder_input_so_far") + token_row(read),
+        t("token_with_probability", how=how, token=code_span(step.label),
+          prob=step.prob, entropy=step.entropy),
+        *((note,) if note else ()),
+        *(() if compact else  # the input and the chosen token say it already
+          (heading("output_so_far") + token_row(trace.tgt_labels[1 : k + 1]),)))))
+    layer = layer_place.selectbox(t("step_layer"), range(L), key="step_layer",
+                                  format_func=labels(range(L), layer_label))
     grouped = bool(st.session_state.get(GROUP_KEY))  # the switch above the view picker
     cross, src = source_axis(trace, trace.cross_attentions[layer, :, k - 1], grouped,
                              queries_too=False)  # (H, S) or (H, words)
@@ -109,7 +126,7 @@ def step_panel(trace: DecodeTrace, k: int) -> None:
         title=t("step_overview_title", k=k, layer=layer),
         width=None if presenting() else STEP_CHART_PX, height=520 if presenting() else 380,
         text=viz_labels())
-    with right:
+    with chart_place:
         chart(fig, key="step_chart")
 
 

@@ -6,7 +6,9 @@ A builder sizes its figure for the tokens it shows (``viz.axes.cell_px``,
 returns the layout changes (for ``fig.update_layout``) under which no two tick labels of an
 axis overlap: every k-th label is shown where they would (the hover still names every
 token), and an x axis whose labels are wider than their columns turns them upright. With
-``font_px`` (Present mode: ``PRESENT_FONT_PX``) it also enlarges the type and the figure.
+``font_px`` (Present mode: ``PRESENT_FONT_PX``) it also enlarges the type, draws the figure
+at the column's width and makes its plot as tall as every token's label needs (up to
+``MAX_GROW`` times), so that labels are thinned only where the column is too narrow.
 
 The label sizes are estimates made in Python, as the margins are (``viz.axes.label_px``):
 Plotly is never asked to measure them (``automargin`` stays off). A tick label's box in
@@ -23,7 +25,7 @@ import plotly.graph_objects as go
 
 from .axes import FONT, text_px
 
-__all__ = ["LINE_EM", "PAGE_PX", "PRESENT_FONT_PX", "fit_layout"]
+__all__ = ["LINE_EM", "PAGE_PX", "PRESENT_FONT_PX", "PRESENT_PAGE_PX", "fit_layout"]
 
 LINE_EM = 1.45  # a line of tick text in Chromium, in units of its font size
 INK_EM = 1.15  # the ink of a line (Chinese characters fill about 1 em): outside Present mode,
@@ -31,6 +33,8 @@ INK_EM = 1.15  # the ink of a line (Chinese characters fill about 1 em): outside
 GAP_PX = 4  # room between two neighbouring labels
 PRESENT_FONT_PX = 16  # Present mode's smallest type (px): readable from the back of a room
 PAGE_PX = 1000  # the page's main column (px) assumed for a chart drawn at the column's width
+PRESENT_PAGE_PX = 1280  # the same in Present mode: a 1920-px-wide projector, sidebar open
+MAX_GROW = 6.0  # Present mode makes a plot at most this many times taller for its labels
 _PLOTLY_MARGIN = dict(l=80, r=80, t=100, b=80)  # plotly.js's defaults
 _PLOTLY_HEIGHT = 450
 _AXIS = re.compile(r"^[xy]axis\d*$")
@@ -45,11 +49,12 @@ def _label_size(label: str, font: float) -> tuple[float, int]:
     return widest * font / FONT["size"], len(lines)
 
 
-def _units(axes: dict[str, dict], plot_w: float, plot_h: float) -> dict[str, float]:
+def _units(axes: dict[str, dict], plot_w: float, plot_h: float, tie: bool = True
+           ) -> dict[str, float]:
     """Pixels per data unit of each token axis (``tickvals`` and ``ticktext``) in a plot area of
     ``plot_w`` x ``plot_h`` px: its domain's share of the area over its range (``range``, or
-    half a unit past its first and last tick, as a heatmap's cells reach); an axis tied to
-    another by ``scaleanchor`` (square cells) gets the smaller of the two."""
+    half a unit past its first and last tick, as a heatmap's cells reach); with ``tie``, an
+    axis tied to another by ``scaleanchor`` (square cells) gets the smaller of the two."""
     units = {}
     for name, axis in axes.items():
         vals, text = axis.get("tickvals"), axis.get("ticktext")
@@ -59,22 +64,59 @@ def _units(axes: dict[str, dict], plot_w: float, plot_h: float) -> dict[str, flo
         d0, d1 = axis.get("domain") or (0.0, 1.0)
         length = (d1 - d0) * (plot_w if name.startswith("x") else plot_h)
         units[name] = length / max(abs(hi - lo), 1e-9)
+    for name, partner in _ties(axes) if tie else ():
+        if name in units and partner in units:
+            units[name] = units[partner] = min(units[name], units[partner])
+    return units
+
+
+def _ties(axes: dict[str, dict]) -> list[tuple[str, str]]:
+    """(axis, the axis it is tied to by ``scaleanchor``) pairs, by layout names."""
+    pairs = []
     for name, axis in axes.items():
         other = axis.get("scaleanchor")
-        if other and name in units:
-            partner = other.replace("x", "xaxis").replace("y", "yaxis")
-            if partner in units:
-                units[name] = units[partner] = min(units[name], units[partner])
-    return units
+        if other:
+            pairs.append((name, other.replace("x", "xaxis").replace("y", "yaxis")))
+    return pairs
+
+
+def _step(axis: dict) -> float:
+    """Data units between neighbouring ticks of a token axis (1 for consecutive tokens)."""
+    ordered = sorted(axis["tickvals"])
+    return min((b - a for a, b in zip(ordered, ordered[1:], strict=False)), default=1) or 1
+
+
+def _need_px(name: str, axis: dict, font: float, line: float) -> float:
+    """Pixels between neighbouring ticks that token axis ``name``'s labels at ``font`` px need:
+    a line (``line`` px) on a y axis; on an x axis the widest label and a gap side by side, or
+    as many lines as a label has when turned upright, whichever is less."""
+    if not name.startswith("x"):
+        return line
+    sizes = [_label_size(t, font) for t in axis["ticktext"]] or [(0.0, 1)]
+    return min(max(w for w, _ in sizes) + GAP_PX, max(n for _, n in sizes) * line)
+
+
+def _taller(axes: dict[str, dict], plot_w: float, plot_h: float, fonts: dict[str, float]
+            ) -> float:
+    """How many times taller (at least 1, at most ``MAX_GROW``) a plot area of ``plot_w`` x
+    ``plot_h`` px must be for every token label of ``axes`` to have its room
+    (``_need_px``): each y axis's rows a line apart, and an x axis tied to a y axis by
+    ``scaleanchor`` (square cells) as wide as its labels need where its width allows."""
+    free = _units(axes, plot_w, plot_h, tie=False)
+    need = {n: _need_px(n, axes[n], fonts[n], LINE_EM * fonts[n]) / _step(axes[n]) for n in free}
+    factor = max([need[n] / free[n] for n in free if n.startswith("y")], default=1.0)
+    for a, b in _ties(axes):
+        if a in free and b in free and a[0] != b[0]:
+            x, y = (a, b) if a.startswith("x") else (b, a)
+            factor = max(factor, min(need[x], free[x]) / free[y])
+    return min(max(factor, 1.0), MAX_GROW)
 
 
 def _fit_ticks(name: str, axis: dict, unit: float, font: float, present: bool) -> dict:
     """The changes to token axis ``name`` (ticks ``tickvals`` / ``ticktext``, ``unit`` px per
     data unit) under which no two of its labels at ``font`` px overlap."""
     vals, text = list(axis["tickvals"]), list(axis["ticktext"])
-    ordered = sorted(vals)
-    step = min((b - a for a, b in zip(ordered, ordered[1:], strict=False)), default=1) or 1
-    spacing = unit * step  # px between neighbouring ticks
+    spacing = unit * _step(axis)  # px between neighbouring ticks
     sizes = [_label_size(t, font) for t in text] or [(0.0, 1)]
     line = (LINE_EM if present else INK_EM) * font
     changes: dict = {"tickfont": dict(size=font)} if present else {}
@@ -88,7 +130,7 @@ def _fit_ticks(name: str, axis: dict, unit: float, font: float, present: bool) -
             changes["tickangle"] = angle
     else:
         need = line
-    every = max(1, math.ceil(need / max(spacing, 1e-9)))
+    every = max(1, math.ceil(need / max(spacing, 1e-9) - 1e-6))  # exactly the room: fits
     if every > 1:
         changes |= dict(tickvals=vals[::every], ticktext=text[::every])
     return changes
@@ -102,18 +144,18 @@ def fit_layout(fig: go.Figure, *, font_px: int | None = None, page_px: int = PAG
         fig: a figure from a ``viz`` builder (token axes from ``viz.axes.token_axis``:
             ``tickvals`` and ``ticktext`` arrays); it is not changed.
         font_px: the smallest font size (px) of every tick label and of the figure's text
-            (Present mode, ``PRESENT_FONT_PX``); None: the sizes as built. The figure, its
-            margins and its annotations' fonts and offsets grow by ``font_px`` / the
-            figure's font size (at least 1), a figure of its own width no wider than
-            ``page_px``.
+            (Present mode, ``PRESENT_FONT_PX``); None: the sizes as built. The margins and
+            the annotations' fonts and offsets grow by ``font_px`` / the figure's font size
+            (at least 1); the figure takes the column's width (``width`` None) and its plot
+            grows taller until each token axis's labels have their room (``_taller``).
         page_px: the width (px) of the page's column: the most a figure may take, and what
-            a figure without a width of its own is drawn at (at least).
+            a figure drawn at the column's width is assumed to get.
 
     Returns:
         A dict for ``fig.update_layout``: per token axis that needs it ``tickvals`` /
         ``ticktext`` (every k-th tick), ``tickangle`` (0 when the labels fit side by side,
-        else -90) and ``tickfont``; with ``font_px`` also ``font``, ``width``, ``height``,
-        ``margin`` and ``annotations``. Empty when nothing changes.
+        else -90) and ``tickfont``; with ``font_px`` also ``font``, ``width`` (None),
+        ``height``, ``margin`` and ``annotations``. Empty when nothing changes.
 
     Raises:
         ValueError: ``font_px`` or ``page_px`` not a positive number.
@@ -129,29 +171,31 @@ def fit_layout(fig: go.Figure, *, font_px: int | None = None, page_px: int = PAG
     width, height = lay.get("width"), lay.get("height") or _PLOTLY_HEIGHT
     axes = {k: v for k, v in lay.items() if _AXIS.match(k)}
     square = any(a.get("scaleanchor") for a in axes.values())
-    if width:
-        new_width = max(min(round(width * scale), page_px), grown["l"] + grown["r"] + 40)
-        plot_w = new_width - grown["l"] - grown["r"]
-        grow = plot_w / max(width - margin["l"] - margin["r"], 1)
-    else:
-        new_width, plot_w, grow = None, page_px - grown["l"] - grown["r"], scale
-    plot_h = (height - margin["t"] - margin["b"]) * (grow if square else scale)
+    fonts = {name: max((axis.get("tickfont") or {}).get("size") or base, font_px or 0)
+             for name, axis in axes.items()}
+    if width and not font_px:
+        sides = margin["l"] + margin["r"]
+        plot_w = max(min(width, page_px), sides + 40) - sides
+        grow = plot_w / max(width - sides, 1)
+        plot_h = (height - margin["t"] - margin["b"]) * (grow if square else 1.0)
+    else:  # the column's width (Present mode: every figure), as tall as its labels need
+        plot_w = page_px - grown["l"] - grown["r"]
+        plot_h = (height - margin["t"] - margin["b"]) * scale
+        if font_px:
+            plot_h *= _taller(axes, plot_w, plot_h, fonts)
     units = _units(axes, plot_w, plot_h)
     changes: dict = {}
     for name, axis in axes.items():
         if name in units:
-            font = max((axis.get("tickfont") or {}).get("size") or base, font_px or 0)
-            axis_changes = _fit_ticks(name, axis, units[name], font, bool(font_px))
+            axis_changes = _fit_ticks(name, axis, units[name], fonts[name], bool(font_px))
             if axis_changes:
                 changes[name] = axis_changes
         elif font_px:  # a numeric axis: Plotly spaces its ticks itself
             changes[name] = {"tickfont": dict(size=max(
                 (axis.get("tickfont") or {}).get("size") or base, font_px))}
     if font_px:
-        changes |= dict(font=dict(size=max(base, font_px)), margin=grown,
-                        height=round(plot_h + grown["t"] + grown["b"]))
-        if new_width is not None:
-            changes["width"] = new_width
+        changes |= dict(font=dict(size=max(base, font_px)), margin=grown, width=None,
+                        height=math.ceil(plot_h + grown["t"] + grown["b"]))
         changes["annotations"] = [_grown_note(note, scale) for note in lay.get("annotations", [])]
     return changes
 

@@ -2,6 +2,8 @@
 decoding step, every view's charts draw their tick labels at least ``PRESENT_FONT_PX`` px
 high and no two labels of one axis overlap, measured as Chromium lays them out
 (``getBoundingClientRect`` of each tick's text). The grids of all heads are measured too.
+On a projector's 1920 x 1080 screen every chart is at least 80 % of its column's width, and
+with the Cross-attention view the first chart starts in the top 650 px.
 
 The sentences' token counts come from the default model's own tokenizer, not from a run.
 """
@@ -40,9 +42,16 @@ BOXES_JS = """
       right: r.right, top: r.top, bottom: r.bottom,
       font: parseFloat(getComputedStyle(label).fontSize)});
   }
-  return {title: (c.querySelector('.gtitle') || {textContent: ''}).textContent, axes};
+  const box = c.getBoundingClientRect();
+  const column = c.closest("[data-testid='stVerticalBlock']").getBoundingClientRect();
+  return {title: (c.querySelector('.gtitle') || {textContent: ''}).textContent, axes,
+          top: box.top + document.querySelector("[data-testid='stMain']").scrollTop,
+          width: box.width, column: column.width};
 })
 """
+PROJECTOR = {"width": 1920, "height": 1080}  # the issue's projector
+FIRST_CHART_TOP_PX = 650  # the first chart starts this high on a projector's first screen
+WIDTH_SHARE = 0.8  # every chart at least this share of its column's width
 
 
 def _problems(charts: list[dict]) -> list[str]:
@@ -69,6 +78,7 @@ def test_present_mode_labels_are_large_and_never_overlap(app, n):
         [p.name for p in pretrained_root().iterdir()]))
     assert len(translator.source(sentence, None, None).tokens) == n
     last = translator.config.max_len  # the stepper clamps the step to the last one
+    app.page.set_viewport_size(PROJECTOR)
     cases = [(view, "") for view in VIEWS] + [(view, "&head=all") for view in KIND_VIEWS]
     problems = []
     for view, extra in cases:
@@ -78,6 +88,12 @@ def test_present_mode_labels_are_large_and_never_overlap(app, n):
         charts = app.page.evaluate(BOXES_JS)
         assert any(c["axes"] for c in charts), f"{view}{extra}: no tick labels measured"
         problems += [f"{view}{extra}: {p}" for p in _problems(charts)]
+        problems += [f"{view}{extra}: {c['title']!r} {c['width']:.0f} of {c['column']:.0f} px"
+                     for c in charts if c["width"] < WIDTH_SHARE * c["column"]]
+        if view == "cross" and not extra:  # the first screen: the step figure starts high
+            first = min(c["top"] for c in charts)
+            if first > FIRST_CHART_TOP_PX:
+                problems.append(f"the first chart starts at {first:.0f} px")
         if n == 40 and view == "cross" and not extra:
             app.screenshot("present-cross-40-tokens")
     assert not problems, "\n".join(problems[:30])

@@ -15,7 +15,7 @@ import pytest
 from benchmarks.harness import CJK, ROOT, chart
 from model import load_pretrained
 from model.analysis.words import group_labels
-from tests.browser.test_browser import PE, models_root
+from tests.browser.test_browser import FIRST, models_root
 
 MODEL = "en-zh-everyday"
 SENTENCE = "Unbelievably, astronauts don't sleep."
@@ -51,7 +51,7 @@ def test_pieces_and_words_in_every_view(app, pieces):
     labels, words = pieces
     assert len(words) < len(labels)  # the sentence really has multi-piece words
     assert app.combobox("Model").input_value() == MODEL  # the default model
-    snap = app.enter_sentence(SENTENCE, stepOf="Step 1 of ", titles=["Step 1, layer", PE])
+    snap = app.enter_sentence(SENTENCE, stepOf="Step 1 of ", titles=["Step 1, layer", FIRST])
     assert snap["sourceTokens"] == labels
     no_byte_marks(snap)
     sidebar = app.page.locator("[data-testid='stSidebar']").inner_text()
@@ -70,16 +70,16 @@ def test_grouping_in_chinese(app, pieces):
     page = app.page
     before = app.runs.done
     page.goto(f"{app.url}/?lang={quote('简体中文')}")
-    app.wait_ready(before, minCharts=5)
+    app.wait_ready(before, minCharts=2)  # the step figure, the default view's chart
     box = page.get_by_role("textbox", name="英文句子", exact=True)
 
     def type_it():
         box.fill(SENTENCE)
         box.press("Enter")
 
-    app.act(type_it, minCharts=5)
+    app.act(type_it, minCharts=2)  # the step figure, the default view's chart
     toggle = page.get_by_text("把子词合并成词", exact=True)
-    app.act(toggle.click, minCharts=5)
+    app.act(toggle.click, minCharts=2)  # the step figure, the default view's chart
     tabs = app.views()
     assert all(CJK.search(t) for t in tabs), tabs
     visit_every_tab(app, expect_source=None)

@@ -17,15 +17,17 @@ MODEL = "en-zh-everyday"
 CANDIDATES = ("The ornithologist photographed a rare kingfisher.",
               "Gleeb the florp zarked 4821 quibbles.", "Zorbly quanked the vintrous mollusk.")
 
-#: The texts of the verdict box's markdown spans drawn on a coloured background (not code
-#: spans; the source tokens above the box mark the words left out in the same way).
+#: The verdict box's markdown spans drawn on a coloured background (not code spans; the
+#: source tokens above the box mark the words left out in the same way): [text, the font
+#: weight of its text] each.
 MARKED_JS = """
 () => Array.from(document.querySelectorAll(
     ".st-key-confidence [data-testid='stMarkdownContainer'] span"))
-  .filter((s) => !s.closest('code') && s.children.length === 0
+  .filter((s) => !s.closest('code') && !s.querySelector('span')
           && getComputedStyle(s).backgroundColor !== 'rgba(0, 0, 0, 0)'
           && s.textContent.trim())
-  .map((s) => s.textContent.trim())
+  .map((s) => [s.textContent.trim(),
+               +getComputedStyle(s.querySelector('strong') || s).fontWeight])
 """
 
 
@@ -48,8 +50,9 @@ def test_uncertain_tokens_are_marked_and_a_button_opens_their_step(app, hard):
     page = app.page
     assert page.get_by_text("The model is guessing at", exact=False).count() == 1
     marked = page.evaluate(MARKED_JS)
-    assert marked == [trace.steps[k - 1].label for k in c.uncertain  # </s> is a code span
-                      if trace.steps[k - 1].token != "</s>"], marked
+    assert [text for text, _ in marked] == [  # </s> is a code span
+        trace.steps[k - 1].label for k in c.uncertain if trace.steps[k - 1].token != "</s>"]
+    assert all(weight >= 600 for _, weight in marked), marked  # bold: more than a colour
     k = c.least_probable(MAX_BUTTONS)[-1]
     button = page.locator(f".st-key-open_step_{k} button")
     assert button.inner_text().startswith(f"Step {k}:")

@@ -1,0 +1,98 @@
+"""What the app sets on the page's document: its language (``<html lang>``, so that a screen
+reader reads a Chinese page as Chinese) and the presenter's keys: a clicker's PageDown /
+PageUp and the arrow keys step through the decoding (Explore) or the lesson, with nothing
+focused (issue 33).
+
+A small Streamlit components-v2 script (no iframe: it runs in the page) sets the language
+and listens for keys on the page's document; a key presses one of the page's own buttons,
+so it does exactly what that button does: the same callback, the same fragment rerun,
+nothing when the button is disabled. ``KEYMAP`` says which buttons (by their widget keys)
+a key presses, in order: the first one on the page and enabled is pressed.
+
+Text boxes, select boxes, sliders, radio groups and other widgets that use these keys keep
+them; Space on a focused button or link presses that one (the browser's own), not Play.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from .i18n import lang, t
+
+#: Mode -> key (``KeyboardEvent.key``) -> the buttons it presses, by widget key; the first
+#: present and enabled is pressed. ``SHOW`` is the lesson question's "show the answer"
+#: button (its key ends in ``_show``, ``ui.lesson._question``).
+SHOW = "lesson_q_*_show"
+_NEXT, _PREV = ("ArrowRight", "PageDown"), ("ArrowLeft", "PageUp")
+KEYMAP: dict[str, dict[str, tuple[str, ...]]] = {
+    "explore": {**dict.fromkeys(_NEXT, ("next_step",)), **dict.fromkeys(_PREV, ("prev_step",)),
+                "Home": ("first_step",), "End": ("last_step",), " ": ("play",)},
+    "lesson": {**dict.fromkeys(_NEXT, (SHOW, "lesson_next")),
+               **dict.fromkeys(_PREV, ("lesson_prev",))},
+}
+
+_JS = """
+const OWNS_KEYS = new Set(["slider", "radio", "radiogroup", "listbox", "option", "combobox",
+                           "tab", "tablist", "menu", "menuitem", "spinbutton", "textbox",
+                           "switch", "checkbox"]);
+
+function ownsKeys(el) {  // a focused element that uses these keys itself
+  if (!el || el === document.body || el === document.documentElement) return false;
+  if (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName)) return true;
+  return OWNS_KEYS.has(el.getAttribute("role") || "");
+}
+
+function selector(key) {  // a widget key -> its button (Streamlit's st-key-<key> class)
+  if (!key.includes("*")) return `.st-key-${key} button`;
+  const [head, tail] = key.split("*");
+  return `[class*="st-key-${head}"][class*="${tail}"] button`;
+}
+
+function press(keys) {  // the first present, enabled button of keys; true if one was
+  for (const key of keys) {
+    const button = [...document.querySelectorAll(selector(key))].find((b) => !b.disabled);
+    if (button) { button.click(); return true; }
+  }
+  return false;
+}
+
+export default function ({ data, parentElement }) {
+  if (data && data.lang) document.documentElement.lang = data.lang;
+  parentElement.__keymap = (data && data.keymap) || {};
+  if (!parentElement.__onKey) {
+    parentElement.__onKey = (event) => {
+      if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
+      const keys = parentElement.__keymap[event.key];
+      const focused = document.activeElement;
+      if (!keys || ownsKeys(focused)) return;
+      const pressable = /^(BUTTON|A|SUMMARY)$/.test(focused.tagName);
+      if (event.key === " " && (event.repeat || pressable)) return;
+      if (press(keys)) event.preventDefault();  // no scrolling by PageDown or Space
+    };
+    document.addEventListener("keydown", parentElement.__onKey);
+  }
+  return () => {
+    document.removeEventListener("keydown", parentElement.__onKey);
+    parentElement.__onKey = null;
+  };
+}
+"""
+
+#: The session's language (``ui.i18n.lang``) -> the page's ``lang`` (BCP 47).
+HTML_LANG = {"en": "en", "zh": "zh-Hans"}
+
+_script = st.components.v2.component("page_document", js=_JS)
+
+
+def set_up(mode: str) -> None:
+    """Set the page's language and its keys for ``mode`` ("explore" or "lesson"), and say in
+    small type, in the sidebar, which keys work.
+
+    Raises:
+        KeyError: ``mode`` is not a key of ``KEYMAP``.
+    """
+    keymap = KEYMAP[mode]
+    with st.sidebar:
+        st.caption(t(f"keys_{mode}"))
+        _script(key="page_document", data={"lang": HTML_LANG[lang()],
+                                           "keymap": {k: list(v) for k, v in keymap.items()}})
