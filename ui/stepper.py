@@ -124,7 +124,7 @@ def step_panel(trace: DecodeTrace, k: int) -> None:
                 t("step_cross_title", query=trace.tgt_labels[k - 1]), t("step_self_title")),
         axis_titles=(t("key_source_token"), t("key_decoder_input")),
         title=t("step_overview_title", k=k, layer=layer),
-        width=None if presenting() else STEP_CHART_PX, height=520 if presenting() else 380,
+        width=None if compact else STEP_CHART_PX, height=520 if compact else 380,
         text=viz_labels())
     with chart_place:
         chart(fig, key="step_chart")

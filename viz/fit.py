@@ -191,8 +191,7 @@ def fit_layout(fig: go.Figure, *, font_px: int | None = None, page_px: int = PAG
             if axis_changes:
                 changes[name] = axis_changes
         elif font_px:  # a numeric axis: Plotly spaces its ticks itself
-            changes[name] = {"tickfont": dict(size=max(
-                (axis.get("tickfont") or {}).get("size") or base, font_px))}
+            changes[name] = {"tickfont": dict(size=fonts[name])}
     if font_px:
         changes |= dict(font=dict(size=max(base, font_px)), margin=grown, width=None,
                         height=math.ceil(plot_h + grown["t"] + grown["b"]))
