@@ -58,15 +58,15 @@ def test_the_dictionary_line_names_exactly_the_nouns_missing_from_the_output(sen
 
 
 def test_a_typo_is_corrected_in_one_click():
-    sentence = "I realy like to lern new langauges."
+    sentence = "I beleive my freind will come tommorow."  # slips the model never saw
     m = load_pretrained("en-zh-everyday")
     fixes = judge_trace(m.generate(sentence), m.info.train_counts).typos
-    assert ("realy", "really") in fixes
+    assert ("freind", "friend") in fixes
     at = enter(run_app(), sentence)
     assert "Likely typos" in _page(at)
     at.button(key="use_corrected").click().run()
     assert not at.exception
-    assert at.text_input(key="sentence").value == "I really like to learn new languages."
+    assert at.text_input(key="sentence").value == "I believe my friend will come tomorrow."
 
 
 def test_a_stronger_model_in_the_cache_is_offered_in_one_click(tmp_path_factory, tmp_path,
@@ -84,3 +84,18 @@ def test_a_stronger_model_in_the_cache_is_offered_in_one_click(tmp_path_factory,
     assert at.selectbox(key="model").value == STRONGER
     assert at.text_input(key="sentence").value == CHINESE
     assert "Not English" in _page(at)  # the cached opus-mt-en-zh reads English too
+
+
+def test_present_mode_keeps_each_verdict_line_to_its_headline():
+    """Present mode: each line of the verdict box is its headline, the explanation in its
+    tooltip; off, the explanation follows the headline."""
+    from ui.charts import PRESENT_KEY
+    from ui.i18n import t
+
+    at = enter(run_app(), CHINESE)
+    why = t("verdict_not_english_why")
+    line = next(m for m in at.markdown if "Not English" in m.value)
+    assert line.value.endswith(why)
+    at.toggle(key=PRESENT_KEY).set_value(True).run()
+    line = next(m for m in at.markdown if "Not English" in m.value)
+    assert why not in line.value and line.help == why

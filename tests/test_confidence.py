@@ -97,7 +97,8 @@ def test_the_header_marks_uncertain_steps_and_a_button_opens_one():
     translator = load_pretrained(at.selectbox(key="model").value)
     seen = set()
     for sentence in ("do you like cats ?", "The ornithologist photographed a rare kingfisher.",
-                     "Gleeb the florp zarked 4821 quibbles."):
+                     "Gleeb the florp zarked 4821 quibbles.",
+                     "Quantum chromodynamics describes gluons."):
         enter(at, sentence)
         v = trace_verdict(translator, translator.generate(sentence))
         c = v.confidence

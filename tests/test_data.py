@@ -107,11 +107,11 @@ def test_the_synthetic_parts_and_hard_test_sets_follow_their_rules():
     pairs included), every term test row has its term in the reference, every number test
     row writes its numbers, the long set joins TEST in threes, rare or unused words
     decide which dictionary nouns are taught, and the focus terms (used in English, nouns
-    with a classifier) are the ones tested and drilled in ``train_focus`` and
-    ``train_drill``, beside every real TRAIN pair twice."""
+    with a classifier) are the ones tested and drilled in ``train_mix``, beside every real
+    TRAIN pair twice."""
     from model.training import synthetic
     from model.training.classroom_set import read_set
-    from model.training.data import DRILL, FOCUS, MIX, add_synthetic, focus_terms, training_terms
+    from model.training.data import MIX, add_synthetic, focus_terms, training_terms
     from model.training.terms import Term
 
     kingfisher = Term("kingfisher", "翠鸟", "noun", counted=True)
@@ -140,20 +140,21 @@ def test_the_synthetic_parts_and_hard_test_sets_follow_their_rules():
     held_en, held_zh = {norm_key(r[0]) for r in held}, {norm_key(r[1]) for r in held}
     held_en.add(norm_key(classroom.en))
     held_zh.add(norm_key(classroom.zh))
-    for name in ("train", "train_focus", "train_drill", "train_mix"):
+    assert {name for name in out if name.startswith("train")} == {"train", "train_mix"}
+    for name in ("train", "train_mix"):
         assert not [p for p in out[name] if norm_key(p[0]) in held_en or norm_key(p[1]) in held_zh]
     real = set(natural["train"]) & set(out["train"])  # the real pairs that stayed in TRAIN
     # the one-stage mix: Chinese names and places put into the real sentences
     assert any(re.fullmatch(r"[A-Z][a-z]+ [A-Z][a-z]+ went to Boston\.", e) for e, _ in
                out["train_mix"])
     assert any(e.startswith("Tom went to ") and "波士顿" not in z for e, z in out["train_mix"])
-    for name, mix in (("train_focus", FOCUS), ("train_drill", DRILL), ("train_mix", MIX)):
-        assert real and all(out[name].count(p) >= mix["real_repeat"] for p in real)
-        assert ("kingfisher", "翠鸟") in out[name]
-        assert not [p for p in out[name] if "轰轰" in p[1]]
-    # the drill: each focus term in DRILL["term_frames"] sentences, stage-3 frames among them
-    framed = [e for e, z in out["train_drill"] if "翠鸟" in z and e != "kingfisher"]
-    assert DRILL["term_frames"] - 2 <= len(framed) <= DRILL["term_frames"]  # VALID's one removed
+    mix = out["train_mix"]
+    assert real and all(mix.count(p) >= MIX["real_repeat"] for p in real)
+    assert ("kingfisher", "翠鸟") in mix
+    assert not [p for p in mix if "轰轰" in p[1]]
+    # each focus term in MIX["term_frames"] sentences, stage-3 frames among them
+    framed = [e for e, z in mix if "翠鸟" in z and e != "kingfisher"]
+    assert len(framed) >= MIX["term_frames"] - 2  # VALID's one removed; names put in add more
     stage3 = set(synthetic.frames("noun", "train", 3)) - set(synthetic.frames("noun", "train"))
     assert any(e == synthetic.fill(f, random.Random(0), kingfisher)[0]
                for e in framed for f in stage3)

@@ -37,7 +37,10 @@ def test_card_states_sources_splits_hardware_time_and_metrics(everyday):
     assert all(src["licence"] for src in manifest["sources"].values())
     assert "zh_id % 10 == 0" in manifest["split_rules"]["tatoeba"]
     assert manifest["files"]["test_tatoeba.tsv"]["pairs"] > 5000
-    assert card["training"]["wall_time_minutes"] <= 180 and card["training"]["device"]
+    training = card["training"]
+    assert not training.get("earlier_stages")  # one recipe, one stage (issue 32)
+    assert training["wall_time_minutes"] <= training["total_wall_time_minutes"] <= 180
+    assert training["device"] == "cpu" and training["threads"] == 2
     metrics = card["metrics"]
     for name in ("tatoeba_test", "hsk_test", "grammar_test",
                  *(f"hsk{lv}_test" for lv in range(1, 7))):

@@ -24,6 +24,7 @@ from model.analysis.verdict import (
 )
 
 from . import models
+from .charts import presenting
 from .confidence import guessing_lines
 from .i18n import t
 from .text import clip, code_span, md_literal
@@ -63,6 +64,20 @@ def _missing_item(m: Missing) -> str:
     return t("verdict_untranslated_pinyin", word=word, pinyin=" ".join(m.pinyin))
 
 
+FULL_STOPS = ("。", "！", "？")  # Chinese sentence ends: the next sentence follows with no space
+
+
+def _say(key: str, **fmt) -> None:
+    """One verdict line: string ``key``'s headline (what fires, naming the words) and its
+    ``key_why`` (what it means, what to do) after it; in Present mode the headline only, the
+    explanation in its tooltip, so the box stays short on a projector."""
+    head, why = t(key, **fmt), t(f"{key}_why", **fmt)
+    if presenting():
+        st.markdown(head, help=why)
+    else:
+        st.markdown(head + ("" if head.endswith(FULL_STOPS) else " ") + why)
+
+
 def _use_sentence(text: str) -> None:
     st.session_state["sentence"] = text
 
@@ -83,11 +98,11 @@ def verdict_banner(translator: Translator, trace: DecodeTrace, v: Verdict) -> No
         return
     with st.container(border=True, key="confidence"):
         if v.script is not None:
-            st.markdown(t("verdict_not_english", script=t(f"script_{v.script}")))
+            _say("verdict_not_english", script=t(f"script_{v.script}"))
         if v.typos:
             fixes = t("word_separator").join(f"*{md_literal(a)}* → *{md_literal(b)}*"
                                              for a, b in v.typos)
-            st.markdown(t("verdict_typos", fixes=fixes))
+            _say("verdict_typos", fixes=fixes)
             fixed = corrected(trace.src_text, v.typos)
             st.button(t("verdict_typo_button", sentence=md_literal(clip(fixed, 80))),
                       key="use_corrected",
@@ -95,21 +110,21 @@ def verdict_banner(translator: Translator, trace: DecodeTrace, v: Verdict) -> No
         if v.rare:
             words = t("word_separator").join(
                 t("verdict_rare_item", word=f"*{md_literal(w)}*", n=n) for w, n in v.rare)
-            st.markdown(t("verdict_rare", words=words))
+            _say("verdict_rare", words=words)
         if v.numbers:
-            st.markdown(t("verdict_number", numbers=t("word_separator").join(
-                code_span(n) for n in v.numbers)))
+            _say("verdict_number", numbers=t("word_separator").join(
+                code_span(n) for n in v.numbers))
         if v.untranslated:
-            st.markdown(t("verdict_untranslated", words=t("word_separator").join(
-                _missing_item(m) for m in v.untranslated)))
+            _say("verdict_untranslated", words=t("word_separator").join(
+                _missing_item(m) for m in v.untranslated))
         named = {m.word for m in v.untranslated}  # named once, by the stronger evidence
         if low := [w for _, w, _ in v.left_out if w not in named]:
-            st.markdown(t("verdict_left_out", min=COVERAGE_MIN, words=t("word_separator").join(
-                map(code_span, low))))
+            _say("verdict_left_out", min=COVERAGE_MIN, words=t("word_separator").join(
+                map(code_span, low)))
         guessing_lines(trace, v.confidence)
         if v.unsure:
-            st.markdown(t("verdict_unsure", pct=round(100 * v.sentence_prob),
-                          min=round(100 * SENTENCE_MIN)))
+            _say("verdict_unsure", pct=round(100 * v.sentence_prob),
+                 min=round(100 * SENTENCE_MIN))
         if (name := models.stronger_model(translator)) is not None:
             st.button(t("verdict_stronger", name=name), key="open_stronger",
                       icon=":material/upgrade:", help=t("verdict_stronger_help"),

@@ -2,7 +2,7 @@
 decoding, and the loop test of the evaluation (``loops_against``).
 
 A step is *uncertain* when the token the decoder chose had probability below
-``LOW_PROB`` (the softmax of the step's logits, as ``DecodeStep.prob``): below 0.1 the
+``LOW_PROB`` (the softmax of the step's logits, as ``DecodeStep.prob``): below 0.05 the
 model spread nearly all of its probability over other tokens. A *loop* is a 2-6 character string
 written again and again (``朋友`` five times in ``…我们的朋友来和朋友来看我们的朋友们的朋友好…``);
 a *runaway* output is much longer than its source, or stopped by the length limit with no
@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-LOW_PROB = 0.1  # a chosen token less probable than this marks its step uncertain (calibrated:
+LOW_PROB = 0.05  # a chosen token less probable than this marks its step uncertain (calibrated:
 # model.analysis.verdict; at 0.3 it flagged half the right translations of the classroom set)
 LOOP_MIN_REPEATS = 4  # a loop: some 2-6 character string at least this many times ...
 LOOP_MIN_SHARE = 1 / 3  # ... covering at least this share of the output (no reference)

@@ -52,8 +52,8 @@ from .lexicon import ENGLISH_WORD, Lexicon, Missing, function_words, untranslate
 RARE_BELOW = 1  # a source word seen fewer times than this in training is named (1: never seen)
 TYPO_COMMON = 20  # a typo's correction: a word seen at least this often ...
 TYPO_MAX_EDITS = 2  # ... at most this many edits away (1 for words of up to 4 letters)
-COVERAGE_MIN = 0.8  # a content word whose summed cross-attention stays below this
-SENTENCE_MIN = 0.0  # a translation whose chosen tokens' geometric-mean probability is below this
+COVERAGE_MIN = 0.2  # a content word whose summed cross-attention stays below this
+SENTENCE_MIN = 0.7  # a translation whose chosen tokens' geometric-mean probability is below this
 NOT_ENGLISH_SHARE = 0.3  # a sentence with at least this share of non-Latin letters
 SCRIPTS = (  # Unicode name prefixes -> script id (the interface names each)
     ("CJK", "han"), ("HIRAGANA", "kana"), ("KATAKANA", "kana"), ("HANGUL", "hangul"),

@@ -16,8 +16,7 @@ TRAIN = the rest; HSK TEST = sentence number % 10 == 0, VALID = % 10 == 1. Every
 whose normalised English or Chinese (``norm_key``) equals a TEST or VALID pair's is removed.
 
 Files written (tab-separated English, Chinese; one pair per line): ``train.tsv``,
-``train_focus.tsv`` (the second training stage's mix, ``FOCUS``), ``train_drill.tsv`` (the
-third's, ``DRILL``), ``valid.tsv``,
+``train_mix.tsv`` (what the ``en-zh-classroom`` recipe trains on, ``MIX``), ``valid.tsv``,
 ``test_tatoeba.tsv``, ``test_hsk{1..6}.tsv``, ``test_grammar.tsv``, the hard-input tests
 ``test_numbers.tsv``, ``test_terms.tsv`` (a third column: the required term) and
 ``test_long.tsv``, and ``manifest.json`` (counts, sources, licences, split rules and the
@@ -51,18 +50,13 @@ SYNTHETIC = {  # pairs of each synthetic part (train, valid, test)
     "numbers": (16_000, 100, 300), "terms": (2, 100, 300), "joined": (12_000, 100, 120),
 }
 FOCUS_ZIPF = 3.0  # a focus term: English uses it at least this often (``focus_terms``)
-FOCUS = {  # train_focus.tsv, the second stage's mix (``add_synthetic``)
-    "real_repeat": 2, "numbers": 30_000, "term_frames": 8, "joined": 12_000, "grammar": 10_000,
-}
-DRILL = {  # train_drill.tsv, the third stage's mix: FOCUS's parts with the stage-3 frames
-    "real_repeat": 2, "numbers": 40_000, "repeats": 0.5, "term_frames": 16, "joined": 12_000,
-    "grammar": 5_000,
-}
-MIX = {  # train_mix.tsv, the one-stage recipe's mix: the drill's parts, fewer frames, and the
-    # classroom part (``entities.classroom_pairs``: real sentences with Chinese names, places,
-    # school words, and spelling noise; every listed word alone ``words`` times)
+MIX = {  # train_mix.tsv, the one-stage recipe's mix (``add_synthetic``): real pairs repeated,
+    # number sentences (a share with a repeated digit), focus terms in frames of every stage,
+    # joined pairs, grammar pairs, and the classroom part (``entities.classroom_pairs``: real
+    # sentences with Chinese names, places, school words, and spelling noise; every listed
+    # word alone ``words`` times)
     "real_repeat": 2, "numbers": 30_000, "repeats": 0.5, "term_frames": 12, "joined": 12_000,
-    "grammar": 12_000, "names": 12_000, "places": 8_000, "school": 4_000, "noisy": 16_000,
+    "grammar": 10_000, "names": 12_000, "places": 8_000, "school": 4_000, "noisy": 16_000,
     "words": 3,
 }
 HSK_LEVELS = range(1, 7)
@@ -106,23 +100,13 @@ SPLIT_RULES = {
     "joined": "TRAIN: 2-4 consecutive Tatoeba/HSK TRAIN pairs joined (seed 3); VALID: the "
               "same from VALID; TEST (test_long): the first 360 Tatoeba TEST pairs joined "
               "in consecutive threes",
-    "focus": f"the focus terms (VALID, TEST and train_focus.tsv): the taught terms whose "
+    "focus": f"the focus terms (VALID, TEST and train_mix.tsv): the taught terms whose "
              f"English has a Zipf frequency of at least {FOCUS_ZIPF} (wordfreq), nouns only "
              "when CC-CEDICT gives a classifier (CL:), and the classroom glossary",
-    "train_focus": "the second stage's mix: the Tatoeba/HSK TRAIN pairs twice, 30,000 number "
-                   "pairs (seed 4), each focus term alone and in 8 train frames (seed 5), "
-                   "12,000 joined pairs (seed 6), the first 10,000 grammar TRAIN pairs and the "
-                   "classroom sentences 10 times; shuffled (seed 0), held-out rows removed",
-    "train_drill": f"the third stage's mix: the Tatoeba/HSK TRAIN pairs twice, "
-                   f"{DRILL['numbers']:,} number pairs from the train frames of stages 1-3 (seed "
-                   f"7; each number slot given a repeated digit with probability "
-                   f"{DRILL['repeats']}: 1911, 88), each focus term alone and in "
-                   f"{DRILL['term_frames']} train frames of stages 1-3 (seed 8), "
-                   f"{DRILL['joined']:,} joined pairs (seed 9), the first {DRILL['grammar']:,} "
-                   "grammar TRAIN pairs and the classroom sentences 10 times; shuffled (seed 0), "
-                   "held-out rows removed",
     "train_mix": f"the one-stage mix: the Tatoeba/HSK TRAIN pairs twice, {MIX['numbers']:,} "
-                 f"number pairs as in train_drill (seed 10), each focus term alone and in "
+                 f"number pairs from the train frames of stages 1-3 (seed 10; each number slot "
+                 f"given a repeated digit with probability {MIX['repeats']}: 1911, 88), each "
+                 f"focus term alone and in "
                  f"{MIX['term_frames']} train frames of stages 1-3 (seed 11), {MIX['joined']:,} "
                  f"joined pairs (seed 12), the first {MIX['grammar']:,} grammar TRAIN pairs, the "
                  f"classroom sentences 10 times, and the classroom part (model.training.entities, "
@@ -257,10 +241,10 @@ def add_synthetic(out: dict[str, list], terms: list[Term],
     """Add the synthetic parts (``SYNTHETIC`` sizes, ``synthetic``'s builders) to the
     splits of ``split_corpus``: numbers, terms and joined pairs to TRAIN (shuffled again
     with seed 0; then, as in ``split_corpus``, every TRAIN pair whose normalised English or
-    Chinese equals a VALID or TEST row's is removed) and VALID; ``train_focus``, the second
-    stage's mix (``FOCUS``: real pairs repeated, fresh number draws, the focus terms in
-    more frames); ``train_drill``, the third's (``DRILL``: the same parts with the stage-3
-    frames, repeated digits, 16 frames per focus term); the tests ``test_numbers``
+    Chinese equals a VALID or TEST row's is removed) and VALID; ``train_mix``, the
+    ``en-zh-classroom`` recipe's mix (``MIX``: real pairs repeated, fresh number draws with
+    repeated digits, the focus terms in the frames of every stage, the classroom part); the
+    tests ``test_numbers``
     (English, Chinese), ``test_terms`` (English, Chinese, required focus term) and
     ``test_long`` (joined threes).
     ``natural``: the TRAIN and VALID pairs of real sentences (no grammar), to join;
@@ -269,7 +253,7 @@ def add_synthetic(out: dict[str, list], terms: list[Term],
     focus = focus_terms(taught, zipf)
     _, sentences = synthetic.classroom()
     real, real_set = natural["train"], set(natural["train"])
-    grammar = [p for p in out["train"] if p not in real_set][: FOCUS["grammar"]]
+    grammar = [p for p in out["train"] if p not in real_set][: MIX["grammar"]]
     (n_tr, n_va, n_te), (per_term, t_va, t_te) = SYNTHETIC["numbers"], SYNTHETIC["terms"]
     rng = random.Random(102)
     out["train"] += (synthetic.number_pairs(n_tr, "train", 1)
@@ -277,25 +261,13 @@ def add_synthetic(out: dict[str, list], terms: list[Term],
                      + synthetic.joined_pairs(natural["train"], SYNTHETIC["joined"][0], 3)
                      + sentences * 10)
     random.Random(0).shuffle(out["train"])
-    out["train_focus"] = (real * FOCUS["real_repeat"]
-                          + synthetic.number_pairs(FOCUS["numbers"], "train", 4)
-                          + synthetic.term_pairs(focus, "train", FOCUS["term_frames"], 5)
-                          + synthetic.joined_pairs(real, FOCUS["joined"], 6)
-                          + grammar + sentences * 10)
-    random.Random(0).shuffle(out["train_focus"])
-
-    def stage3(mix: dict, seed: int) -> list[tuple[str, str]]:  # the drill's parts, seeds +0..2
-        return (real * mix["real_repeat"]
-                + synthetic.number_pairs(mix["numbers"], "train", seed, stage=3,
-                                         repeats=mix["repeats"])
-                + synthetic.term_pairs(focus, "train", mix["term_frames"], seed + 1, stage=3,
-                                       reuse=True)
-                + synthetic.joined_pairs(real, mix["joined"], seed + 2)
-                + grammar[: mix["grammar"]] + sentences * 10)
-
-    out["train_drill"] = stage3(DRILL, 7)
-    random.Random(0).shuffle(out["train_drill"])
-    out["train_mix"] = stage3(MIX, 10) + entities.classroom_pairs(real, MIX, 13)
+    out["train_mix"] = (real * MIX["real_repeat"]
+                        + synthetic.number_pairs(MIX["numbers"], "train", 10, stage=3,
+                                                 repeats=MIX["repeats"])
+                        + synthetic.term_pairs(focus, "train", MIX["term_frames"], 11, stage=3,
+                                               reuse=True)
+                        + synthetic.joined_pairs(real, MIX["joined"], 12)
+                        + grammar + sentences * 10 + entities.classroom_pairs(real, MIX, 13))
     random.Random(0).shuffle(out["train_mix"])
     valid_terms = random.Random(202).sample(focus, min(t_va, len(focus)))
     out["valid"] += (synthetic.number_pairs(n_va, "train", 201)
@@ -311,14 +283,14 @@ def add_synthetic(out: dict[str, list], terms: list[Term],
     held = [row for name, rows in out.items() if not name.startswith("train") for row in rows]
     held += [(item.en, item.zh) for item in read_set()]  # the classroom set: never trained on
     held_en, held_zh = {norm_key(r[0]) for r in held}, {norm_key(r[1]) for r in held}
-    for name in ("train", "train_focus", "train_drill", "train_mix"):  # drawn pairs may be held out
+    for name in ("train", "train_mix"):  # drawn pairs may be held out
         out[name] = [(e, z) for e, z in out[name]
                      if norm_key(e) not in held_en and norm_key(z) not in held_zh]
     return out
 
 
 def focus_terms(taught: list[Term], zipf: Callable[[str], float] | None = None) -> list[Term]:
-    """The taught terms a class is likely to type, which the second stage drills and the
+    """The taught terms a class is likely to type, which ``train_mix`` drills and the
     tests measure: English uses them at least FOCUS_ZIPF often (``museum``, ``dinosaur``,
     ``Beethoven``; not ``tachometer``), and a noun must have a classifier in CC-CEDICT
     (``Term.counted``: rules out adjectives read as nouns, ``booming`` -> ``轰轰``); the

@@ -2,7 +2,7 @@
 settings, validation and card; the loop is ``trainer.train_loop``.
 
     python -m model.training.train --pairs train.tsv --valid valid.tsv --out runs/mine
-    python -m model.training.train --recipe en-zh-everyday --out pretrained/en-zh-everyday
+    python -m model.training.train --recipe en-zh-classroom --out runs/classroom
 
 A TSV has one ``source<TAB>target`` pair per line. The source side gets a byte-level BPE
 tokenizer (``model.core.subword``, never an unknown token); the target side one token per

@@ -4,7 +4,7 @@ train with the one loop, ``trainer.train_loop``.
 
     python -m model.training.train --task en-zh --out pretrained/en-zh
     python -m model.training.train --pairs FILE.tsv --out DIR               # any parallel text file
-    python -m model.training.train --recipe en-zh-everyday --out pretrained/en-zh-everyday
+    python -m model.training.train --recipe en-zh-classroom --out runs/classroom
     python -m model.training.train --task en-zh --out /tmp/quick --steps 300   # a quick smoke run
 
 The grammar task (``--task``): fixed seeds, a post-LN Transformer as in the paper, Adam with

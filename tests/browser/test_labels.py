@@ -24,8 +24,8 @@ SENTENCES = {
     6: "Why do we work?",
     20: "My mother is a doctor, and my father teaches history at a small school near our home.",
     40: "When I was a child, my grandmother told me stories about her village in the "
-        "mountains, where people grew rice and tea, and every autumn the whole family came "
-        "home to help with the harvest.",
+        "mountains, where people grew rice and tea, and every autumn the family came home "
+        "to help with the harvest.",
 }
 OVERLAP_PX = 1.0  # two boxes sharing more than this in both directions overlap
 

@@ -15,7 +15,8 @@ from ui.confidence import MAX_BUTTONS, trace_confidence
 
 MODEL = "en-zh-everyday"
 CANDIDATES = ("The ornithologist photographed a rare kingfisher.",
-              "Gleeb the florp zarked 4821 quibbles.", "Zorbly quanked the vintrous mollusk.")
+              "Gleeb the florp zarked 4821 quibbles.", "Zorbly quanked the vintrous mollusk.",
+              "Quantum chromodynamics describes gluons.")
 
 #: The verdict box's markdown spans drawn on a coloured background (not code spans; the
 #: source tokens above the box mark the words left out in the same way): [text, the font
