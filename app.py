@@ -138,9 +138,9 @@ def decode_or_explain(translator: Translator, sentence: str, settings: Generatio
 
 
 def header(translator: Translator, trace: DecodeTrace, key: tuple) -> None:
-    """The translation, the strategy, the source tokens, whether the sentence is inside
-    the grammar the model was trained on, and whether a class can trust the translation
-    (``ui.verdict``)."""
+    """The translation, the strategy, the source tokens (in Present mode only when a word
+    is marked left out), whether the sentence is inside the grammar the model was trained
+    on, and whether a class can trust the translation (``ui.verdict``)."""
     # The translation once: with pinyin on, its words with their pinyin over them and
     # English on hover are the heading; otherwise Markdown.
     if not (pinyin.is_on() and gloss.output_line(trace.output_text, with_pinyin=True)):
@@ -158,7 +158,8 @@ def header(translator: Translator, trace: DecodeTrace, key: tuple) -> None:
         grammar = t("grammar_differs", expected=md_literal(expected))
     st.caption(t("decoded_with", how=controls.describe(trace.settings), grammar=grammar))
     judged = verdict.trace_verdict(translator, trace)
-    st.caption(t("source_tokens") + verdict.source_line(trace, judged))
+    if judged.left_out or not charts.presenting():  # Present mode: the axes show the tokens
+        st.caption(t("source_tokens") + verdict.source_line(trace, judged))
     verdict.verdict_banner(translator, trace, judged)
 
 

@@ -31,8 +31,9 @@ WARM_SENTENCE = "why do we work ?"
 def warm_up():
     """What the first visit would otherwise wait for: import torch, plotly and the app's
     modules, load the default model into the app's own cache (``ui.cache.load_model``), run
-    it once and build one figure, build the verdict's dictionary (``model.analysis.lexicon``,
-    about 4 s), then freeze the heap as the app does after its first run.
+    it once and build one figure, read the prebuilt CC-CEDICT index (the glosses and the
+    verdict's dictionary, ``model.analysis.cedict``), then freeze the heap as the app does
+    after its first run.
 
     Returns:
         The default model (a ``model.Translator``), or None when there is none or it could
@@ -68,9 +69,10 @@ def warm_up():
             trace = translator.generate(WARM_SENTENCE)
             viz.attention_heatmap(trace.cross_attentions[0, 0], trace.decoder_input_tokens,
                                   trace.src_labels)
+        from model.analysis.cedict import gloss_dictionary
         from model.analysis.lexicon import lexicon
 
-        lexicon()
+        lexicon(), gloss_dictionary()  # the prebuilt CC-CEDICT index: the header needs both
         freeze_new_imports()
         return translator
     except Exception:  # a broken model folder must not stop the server

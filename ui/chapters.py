@@ -354,10 +354,12 @@ def heads_off(live: Live, turn: int) -> Chapter:
     kind, layer, head = off
     options, answer = _yes_no(ablated.output_text != tr.output_text)
     where = sentence_where_it_matters(live, off) if rank == 0 else None
-    return Chapter({"head": t("lesson_head_name", layer=layer, head=head),
-                    "kind": t(f"tab_{kind}"), "output": md_literal(tr.output_text),
+    named = {"head": t("lesson_head_name", layer=layer, head=head), "kind": t(f"tab_{kind}"),
+             "chosen_by": t("lesson_chosen_heldout" if kept else "lesson_chosen_sentence")}
+    choice = (t("lesson_heads_off_found", rank=rank, **named) if rank else
+              t("lesson_heads_off_none", tried=min(HEADS_TRIED, len(ranked)), **named))
+    return Chapter({**named, "choice": choice, "output": md_literal(tr.output_text),
                     "ablated": md_literal(ablated.output_text) or "—",
-                    "chosen_by": t("lesson_chosen_heldout" if kept else "lesson_chosen_sentence"),
                     "rank": rank, "tried": min(HEADS_TRIED, len(ranked)),
                     "example": code_span(where) if where else t("lesson_no_example")},
                    fig, options, answer,

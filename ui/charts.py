@@ -13,6 +13,8 @@ from .i18n import t
 
 PLOTLY_CONFIG = {"displaylogo": False}
 PRESENT_KEY = "present"  # the Present switch (a link's ``present=true``)
+DOCUMENT_KEY = "page_document"  # ui.document's script: it reports the column's width
+MIN_COLUMN_PX = 300  # a reported column narrower than this is not believed
 # Present mode's page: larger text, and less empty room above the page's first line.
 PRESENT_CSS = ("<style>[data-testid='stMain'] [data-testid='stMarkdownContainer'] p, "
                "[data-testid='stMain'] [data-testid='stMarkdownContainer'] li "
@@ -40,7 +42,9 @@ def chart(fig, key: str, select: bool = False):
     ``PRESENT_FONT_PX``, sets the figure to the column's width and grows it taller until
     every token has its label (thinning them only where the column is too narrow)."""
     if presenting():
-        fig.update_layout(fit_layout(fig, font_px=PRESENT_FONT_PX, page_px=PRESENT_PAGE_PX))
+        page_px = column_px()  # in ``meta``: what a browser test waits for
+        fig.update_layout(fit_layout(fig, font_px=PRESENT_FONT_PX, page_px=page_px),
+                          meta={"page_px": page_px})
     image = {"format": st.session_state.get("image_format", IMAGE_FORMATS[0]), "filename": key,
              "scale": 2}
     extra = dict(on_select="rerun", selection_mode="points") if select else {}
@@ -48,6 +52,15 @@ def chart(fig, key: str, select: bool = False):
     return st.plotly_chart(fig, width=width,
                            config=PLOTLY_CONFIG | {"toImageButtonOptions": image}, key=key,
                            theme=None, **extra)
+
+
+def column_px() -> int:
+    """The width (px) of the page's main column as the browser last reported it
+    (``ui.document``, Present mode only), or ``PRESENT_PAGE_PX`` before it has (the first
+    run) or when the value is not a plausible width."""
+    px = (st.session_state.get(DOCUMENT_KEY) or {}).get("column_px")
+    ok = isinstance(px, int | float) and not isinstance(px, bool) and MIN_COLUMN_PX <= px <= 8000
+    return int(px) if ok else PRESENT_PAGE_PX
 
 
 def image_format_picker() -> None:

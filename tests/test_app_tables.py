@@ -1,0 +1,59 @@
+"""Every view's numbers as tables (ui.export.tables_expander), in the real app with the
+default model: the step panel's tables hold the step's top-k probabilities and its attention
+rows, the Masks view's say "blocked" exactly where each mask is True, the Positional encoding
+view's hold the table the heatmap draws."""
+
+from __future__ import annotations
+
+import numpy as np
+from apptest_helpers import enter, run_app
+
+from model import load_pretrained
+
+SENTENCE = "Why do we work?"
+
+
+def _tables(at, name: str) -> list:
+    at.session_state[f"{name}_tables"] = True  # the expander, opened
+    at.run()
+    assert not at.exception
+    return [d.value for d in at.dataframe]
+
+
+def test_the_step_tables_hold_the_steps_numbers():
+    at = enter(run_app(), SENTENCE)
+    trace = load_pretrained(at.selectbox(key="model").value).generate(SENTENCE)
+    step = trace.steps[0]
+    top, cross, own = _tables(at, "step")
+    np.testing.assert_allclose(top.iloc[:, 1].to_numpy(), step.top_probs, atol=1e-4)
+    assert list(top.iloc[:, 0]) == list(step.top_labels)
+    np.testing.assert_allclose(cross.to_numpy(), trace.cross_attentions[0, :, 0], atol=1e-3)
+    np.testing.assert_allclose(own.to_numpy(), trace.decoder_attentions[0, :, 0, :1], atol=1e-3)
+    assert list(cross.columns) == [f"{j}: {s}" for j, s in enumerate(trace.src_labels)]
+
+
+def test_the_mask_tables_say_blocked_where_the_masks_are_true():
+    at = enter(run_app(), SENTENCE)
+    translator = load_pretrained(at.selectbox(key="model").value)
+    trace = translator.generate(SENTENCE)
+    at.session_state["view"] = "masks"
+    shown = [d for d in _tables(at, "masks")  # the padded batch above has tables of ids
+             if set(np.unique(d.to_numpy().astype(str))) <= {"blocked", "open"}]
+    m = translator.mask_views(list(trace.src_tokens), list(trace.decoder_input_tokens[:1]), 2)
+    masks = [m["source_padding"][None, :], m["encoder"], m["cross"], m["subsequent"],
+             m["decoder"]]
+    assert len(shown) == len(masks)
+    for table, mask in zip(shown, masks, strict=True):
+        assert ((table.to_numpy() == "blocked") == mask).all()
+        assert ((table.to_numpy() == "open") == ~mask).all()
+
+
+def test_the_positional_table_is_the_heatmaps_table():
+    at = enter(run_app(), SENTENCE)
+    translator = load_pretrained(at.selectbox(key="model").value)
+    trace = translator.generate(SENTENCE)
+    at.session_state["view"] = "positional"
+    (table,) = _tables(at, "pe")
+    pe = translator.positional_encoding(len(trace.src_tokens), "source")
+    np.testing.assert_allclose(table.to_numpy(), pe, atol=1e-3)
+    assert list(table.index) == [f"{i}: {s}" for i, s in enumerate(trace.src_labels)]
