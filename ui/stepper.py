@@ -119,28 +119,38 @@ def step_panel(trace: DecodeTrace, k: int) -> None:
     cross, src = source_axis(trace, trace.cross_attentions[layer, :, k - 1], grouped,
                              queries_too=False)  # (H, S) or (H, words)
     chosen = step.top_tokens.index(step.token) if step.token in step.top_tokens else None
-    fig = viz.step_overview(
-        list(pinyin.alone(step.top_labels)), step.top_probs, chosen, cross, src,
-        trace.decoder_attentions[layer, :, k - 1, :k], list(trace.decoder_input_labels[:k]),
-        [t("head_tick", head=h) for h in range(H)],
-        titles=(t("top_probs_title", n=len(step.top_tokens)),
-                t("step_cross_title", query=trace.tgt_labels[k - 1]), t("step_self_title")),
-        axis_titles=(t("key_source_token"), t("key_decoder_input")),
-        title=t("step_overview_title", k=k, layer=layer),
-        width=None if compact else STEP_CHART_PX, height=520 if compact else 380,
-        text=viz_labels())
+    heads = [t("head_tick", head=h) for h in range(H)]
+    own = trace.decoder_attentions[layer, :, k - 1, :k]  # (H, k)
+    decoder_input = list(trace.decoder_input_labels[:k])
+    titles = (t("top_probs_title", n=len(step.top_tokens)),
+              t("step_cross_title", query=trace.tgt_labels[k - 1]), t("step_self_title"))
     with chart_place:
-        chart(fig, key="step_chart")
-        heads = [t("head_tick", head=h) for h in range(H)]
+        if compact:  # Present mode: each part its own chart at the column's width, so that
+            # every token of both attention rows has its label
+            chart(viz.probability_bars(list(pinyin.alone(step.top_labels)), step.top_probs,
+                                       chosen, t("step_overview_title", k=k, layer=layer)
+                                       + " · " + titles[0], text=viz_labels()),
+                  key="step_chart")
+            for rows, keys, title, axis, key in (
+                    (cross, src, titles[1], "key_source_token", "step_cross_chart"),
+                    (own, decoder_input, titles[2], "key_decoder_input", "step_self_chart")):
+                chart(viz.attention_heatmap(rows, heads, keys, title=title,
+                                            query_label=t("table_head"), key_label=t(axis),
+                                            text=viz_labels()), key=key)
+        else:
+            chart(viz.step_overview(
+                list(pinyin.alone(step.top_labels)), step.top_probs, chosen, cross, src, own,
+                decoder_input, heads, titles=titles,
+                axis_titles=(t("key_source_token"), t("key_decoder_input")),
+                title=t("step_overview_title", k=k, layer=layer), width=STEP_CHART_PX,
+                height=380, text=viz_labels()), key="step_chart")
         export.tables_expander("step", lambda: [
-            (t("top_probs_title", n=len(step.top_tokens)), pd.DataFrame(
+            (titles[0], pd.DataFrame(
                 {t("table_token"): list(step.top_labels),
                  t("table_probability"): np.round(step.top_probs, 4)})),
-            (t("step_cross_title", query=trace.tgt_labels[k - 1]),
-             export.grid_table(np.round(cross, 3), heads, src, t("table_head"))),
-            (t("step_self_title"),
-             export.grid_table(trace.decoder_attentions[layer, :, k - 1, :k].round(3), heads,
-                               trace.decoder_input_labels[:k], t("table_head")))])
+            (titles[1], export.grid_table(np.round(cross, 3), heads, src, t("table_head"))),
+            (titles[2], export.grid_table(own.round(3), heads, decoder_input,
+                                          t("table_head")))])
 
 
 def speed_picker() -> None:
