@@ -4,11 +4,13 @@
     apt-get install chromium fonts-noto-cjk
     python docs/screenshot.py docs/screenshot.png
     python docs/screenshot.py docs/lesson.png --lesson 7     # a chapter of the lesson
+    python docs/screenshot.py docs/present.png --present     # Present mode on a projector
 
 Starts ``streamlit run app.py`` on a free loopback port, opens it in Debian's Chromium,
 steps the decoder forward, opens the Cross-attention view and saves a PNG; with
 ``--lesson N``, opens chapter N of the lesson (``?lesson=N``), presses "Just show me" and
-saves that page.
+saves that page; with ``--present``, opens a 33-token sentence in Present mode at step 12
+in a 1920x1080 window (a projector) and saves its first screen.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -41,8 +44,12 @@ def wait_idle(page) -> None:
     page.wait_for_timeout(1500)
 
 
-def main(out: str, tab: str = "Cross-attention", steps: int = 4, lesson: int | None = None
-         ) -> None:
+PRESENT_SENTENCE = ("When I was a child, my grandmother told me stories about her village in "
+                    "the mountains, where people grew rice and tea.")
+
+
+def main(out: str, tab: str = "Cross-attention", steps: int = 4, lesson: int | None = None,
+         present: bool = False) -> None:
     port = free_port()
     server = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port",
@@ -58,6 +65,16 @@ def main(out: str, tab: str = "Cross-attention", steps: int = 4, lesson: int | N
                 time.sleep(0.5)
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+            if present:  # the first screen of a projector, after the column's width is known
+                page = browser.new_page(viewport={"width": 1920, "height": 1080})
+                page.goto(f"http://127.0.0.1:{port}/?present=true&view=cross&step=12&sentence="
+                          + urllib.parse.quote(PRESENT_SENTENCE))
+                wait_idle(page)
+                page.wait_for_timeout(3000)
+                wait_idle(page)
+                page.screenshot(path=out)
+                browser.close()
+                return
             height = int(os.environ.get("SHOT_HEIGHT", "1250"))
             page = browser.new_page(viewport={"width": 1500, "height": height})
             if lesson is not None:
@@ -89,4 +106,6 @@ if __name__ == "__main__":
         at = args.index("--lesson")
         chapter = int(args[at + 1])
         del args[at:at + 2]
-    main(*args[:1] or ["docs/screenshot.png"], *args[1:2], lesson=chapter)
+    presenting = "--present" in args
+    args = [a for a in args if a != "--present"]
+    main(*args[:1] or ["docs/screenshot.png"], *args[1:2], lesson=chapter, present=presenting)

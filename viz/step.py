@@ -25,6 +25,7 @@ from .validate import check_matrix, check_px, check_range, check_tokens, escape_
 __all__ = ["step_overview"]
 
 BARS_SHARE = 0.3  # of the width, for the probability bars; the heatmaps share the rest
+PANEL_TITLE_LINE_PX = 20  # a line of a panel title (14 px type): the source block's goes up one
 
 
 def step_overview(
@@ -126,11 +127,15 @@ def step_overview(
     columns = max(S, 4) + 1 + max(len(dec), 8)  # the self block gets room for its labels
     parts = side_by_side([bars, rows], [columns * BARS_SHARE / (1 - BARS_SHARE), columns],
                          title=title, gap=0.09)
-    # The self-attention block's own title, over its columns (paper x of the heatmap's axis)
+    # The self-attention block's own title, over its columns (paper x of the heatmap's axis);
+    # the source block's a line higher, so that two long titles over narrow blocks never
+    # run into each other (or into the bars' title) at any width the figure is drawn at
     x0, x1 = parts["layout"]["xaxis2"]["domain"]
     centre = x0 + (x1 - x0) * (S + 1 + len(dec) / 2) / z.shape[1]
-    parts["layout"]["annotations"][1]["x"] = x0 + (x1 - x0) * (S / 2) / z.shape[1]
+    cross_title = parts["layout"]["annotations"][1]
     parts["layout"]["annotations"].append(
-        parts["layout"]["annotations"][1] | dict(text=escape_html(titles[2]), x=centre))
+        cross_title | dict(text=escape_html(titles[2]), x=centre))
+    cross_title |= dict(x=x0 + (x1 - x0) * (S / 2) / z.shape[1],
+                        yshift=cross_title["yshift"] + PANEL_TITLE_LINE_PX)
     parts["layout"] |= {"width": width, "height": height or parts["layout"]["height"]}
     return figure(**parts)
