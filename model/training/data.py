@@ -106,9 +106,9 @@ SPLIT_RULES = {
     "train_mix": f"the one-stage mix: the Tatoeba/HSK TRAIN pairs twice, {MIX['numbers']:,} "
                  f"number pairs from the train frames of stages 1-3 (seed 10; each number slot "
                  f"given a repeated digit with probability {MIX['repeats']}: 1911, 88), each "
-                 f"focus term alone and in "
-                 f"{MIX['term_frames']} train frames of stages 1-3 (seed 11), {MIX['joined']:,} "
-                 f"joined pairs (seed 12), the first {MIX['grammar']:,} grammar TRAIN pairs, the "
+                 f"focus term alone and in {MIX['term_frames']} train frames of stages 1-3 "
+                 f"(seed 11), {MIX['joined']:,} joined pairs (seed 12), the first "
+                 f"{MIX['grammar']:,} grammar TRAIN pairs, the "
                  f"classroom sentences 10 times, and the classroom part (model.training.entities, "
                  f"seed 13): {MIX['names']:,} real TRAIN pairs with a Chinese name in pinyin for "
                  f"a Western name, {MIX['places']:,} with a Chinese place (CC-CEDICT) or landmark "
@@ -244,9 +244,8 @@ def add_synthetic(out: dict[str, list], terms: list[Term],
     Chinese equals a VALID or TEST row's is removed) and VALID; ``train_mix``, the
     ``en-zh-classroom`` recipe's mix (``MIX``: real pairs repeated, fresh number draws with
     repeated digits, the focus terms in the frames of every stage, the classroom part); the
-    tests ``test_numbers``
-    (English, Chinese), ``test_terms`` (English, Chinese, required focus term) and
-    ``test_long`` (joined threes).
+    tests ``test_numbers`` (English, Chinese), ``test_terms`` (English, Chinese, required
+    focus term) and ``test_long`` (joined threes).
     ``natural``: the TRAIN and VALID pairs of real sentences (no grammar), to join;
     ``zipf``: as ``training_terms``."""
     taught = training_terms(out["train"], terms, zipf)
