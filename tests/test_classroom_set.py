@@ -3,6 +3,7 @@ that no sentence of it was written by a training frame or is a training pair."""
 
 from __future__ import annotations
 
+import difflib
 import re
 import tomllib
 from collections import Counter
@@ -22,6 +23,8 @@ from model.training.classroom_set import (
 )
 from model.training.data import norm_key
 from model.training.synthetic import RESOURCES
+
+CLOSE = 0.75  # difflib ratio from which a training sentence counts as a set sentence's twin
 
 
 def test_the_set_has_80_test_sentences_in_every_category():
@@ -80,6 +83,16 @@ def test_no_sentence_of_the_set_was_written_by_a_training_frame():
     assert not hits
     _, sentences = synthetic.classroom()
     assert not {norm_key(i.en) for i in read_set()} & {norm_key(e) for e, _ in sentences}
+
+
+def test_no_training_classroom_sentence_is_close_to_a_set_sentence():
+    # The hand-written training sentences were written apart from the set; one that reads
+    # almost like a set sentence (difflib ratio 0.75 or more) would teach its answer.
+    _, sentences = synthetic.classroom()
+    train = [norm_key(e) for e, _ in sentences]
+    close = [(i.en, t) for i in read_set() for t in train
+             if difflib.SequenceMatcher(None, norm_key(i.en), t).ratio() >= CLOSE]
+    assert not close
 
 
 @pytest.mark.parametrize("bad, what", [

@@ -7,6 +7,7 @@ on them.
 
 from __future__ import annotations
 
+import collections
 import random
 import re
 
@@ -140,8 +141,9 @@ def test_the_synthetic_parts_and_hard_test_sets_follow_their_rules():
     held_en, held_zh = {norm_key(r[0]) for r in held}, {norm_key(r[1]) for r in held}
     held_en.add(norm_key(classroom.en))
     held_zh.add(norm_key(classroom.zh))
-    assert {name for name in out if name.startswith("train")} == {"train", "train_mix"}
-    for name in ("train", "train_mix"):
+    assert {name for name in out if name.startswith("train")} == {"train", "train_mix",
+                                                                  "train_mix_noise"}
+    for name in ("train", "train_mix", "train_mix_noise"):
         assert not [p for p in out[name] if norm_key(p[0]) in held_en or norm_key(p[1]) in held_zh]
     real = set(natural["train"]) & set(out["train"])  # the real pairs that stayed in TRAIN
     # the one-stage mix: Chinese names and places put into the real sentences
@@ -149,6 +151,12 @@ def test_the_synthetic_parts_and_hard_test_sets_follow_their_rules():
                out["train_mix"])
     assert any(e.startswith("Tom went to ") and "波士顿" not in z for e, z in out["train_mix"])
     mix = out["train_mix"]
+    # the spelling noise: in the mix, and its English is a slip of a real or classroom pair's
+    noise, mix_count = out["train_mix_noise"], collections.Counter(mix)
+    assert noise and all(mix_count[p] >= noise.count(p) for p in noise)
+    sources = {z: e for e, z in natural["train"] + synthetic.classroom()[1]}
+    assert all(z in sources for _, z in noise)
+    assert sum(e != sources[z] for e, z in noise) > len(noise) / 2
     assert real and all(mix.count(p) >= MIX["real_repeat"] for p in real)
     assert ("kingfisher", "翠鸟") in mix
     assert not [p for p in mix if "轰轰" in p[1]]

@@ -374,3 +374,17 @@ def test_a_two_stage_recipe_trains_its_first_stage_then_starts_from_it(pairs_fil
         np.testing.assert_array_equal(a[k], b[k], err_msg=k)
     card = json.loads((out / "card.json").read_text())
     assert card["task"] == "tiny-two" and card["examples"] == ["Hi."]
+
+
+def test_the_word_counts_leave_the_spelling_noise_out(tmp_path):
+    """``counts.without_noise``: a sentence of ``X_noise.tsv`` is taken out of ``X.tsv``'s
+    sources once per time it is listed there (a slip stays unseen); no noise file, no change."""
+    from model.training.counts import noise_file, without_noise
+    from model.training.data import write_pairs
+
+    train = tmp_path / "train_mix.tsv"
+    sources = ["I like cats.", "I lkie cats.", "I lkie cats.", "We wokr.", "We work."]
+    assert without_noise(sources, train) == sources
+    assert noise_file(train).name == "train_mix_noise.tsv"
+    write_pairs(noise_file(train), [("I lkie cats.", "我喜欢猫。"), ("We wokr.", "我们工作。")])
+    assert without_noise(sources, train) == ["I like cats.", "I lkie cats.", "We work."]

@@ -5,8 +5,10 @@
 
 By default the files are the card's ``data.train_file`` and those of the stages before it
 (``training.earlier_stages``), relative to the repository; every source sentence of every
-stage counts (a sentence in two stages' files counts twice: the model saw it twice). A
-grammar model's sources are its task's TRAIN split, rebuilt from the card (``grammar_sources``).
+stage counts (a sentence in two stages' files counts twice: the model saw it twice), except
+the spelling-noise sentences a file keeps beside it (``train_mix.tsv`` -> ``train_mix_noise.tsv``,
+``without_noise``): a deliberate slip is not a word of the language, so it stays unseen and the
+verdict can still name it as a likely typo. A grammar model's sources are its task's TRAIN split, rebuilt from the card (``grammar_sources``).
 The trainer writes the same file for every new model trained on pairs (``pairs.write_folder``).
 """
 
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -35,6 +38,29 @@ def card_train_files(folder: Path) -> list[Path]:
     stages = card.get("training", {}).get("earlier_stages", [])
     names = [s.get("train_file", "") for s in stages] + [card.get("data", {}).get("train_file", "")]
     return [ROOT / n.split(" (")[0] for n in names if n]
+
+
+def noise_file(train_file: Path) -> Path:
+    """Where the spelling-noise pairs of ``train_file`` are kept (``train_mix.tsv`` ->
+    ``train_mix_noise.tsv``, written by ``python -m model.training.data everyday``)."""
+    train_file = Path(train_file)
+    return train_file.with_name(f"{train_file.stem}_noise{train_file.suffix}")
+
+
+def without_noise(sources: Iterable[str], train_file: Path) -> list[str]:
+    """``sources`` (the English of ``train_file``) less one occurrence of each sentence of its
+    noise file (``noise_file``); all of them when there is no such file."""
+    sources, path = list(sources), noise_file(train_file)
+    if not path.is_file():
+        return sources
+    left = Counter(row[0] for row in read_pairs(path))
+    kept = []
+    for s in sources:
+        if left[s] > 0:
+            left[s] -= 1
+        else:
+            kept.append(s)
+    return kept
 
 
 def source_counts(sources: Iterable[str], tok=None) -> TrainCounts:
@@ -74,7 +100,8 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     grammar = None if args.pairs else grammar_sources(args.folder)
     files = [] if grammar is not None else args.pairs or card_train_files(args.folder)
-    sources = grammar if grammar is not None else [row[0] for f in files for row in read_pairs(f)]
+    sources = grammar if grammar is not None else [
+        s for f in files for s in without_noise((row[0] for row in read_pairs(f)), f)]
     path = write_counts(args.folder, source_counts(sources, folder_tokenizer(args.folder)))
     where = "the grammar's TRAIN split" if grammar is not None else f"{len(files)} file(s)"
     print(f"{len(sources):,} sources from {where} -> {path}")

@@ -56,8 +56,8 @@ MIX = {  # train_mix.tsv, the one-stage recipe's mix (``add_synthetic``): real p
     # sentences with Chinese names, places, school words, and spelling noise; every listed
     # word alone ``words`` times)
     "real_repeat": 2, "numbers": 30_000, "repeats": 0.5, "term_frames": 12, "joined": 12_000,
-    "grammar": 10_000, "names": 12_000, "places": 8_000, "school": 4_000, "noisy": 16_000,
-    "words": 3,
+    "grammar": 10_000, "names": 12_000, "places": 8_000, "school": 4_000, "noisy": 32_000,
+    "words": 3, "classroom_repeat": 10, "classroom_noisy": 4,
 }
 HSK_LEVELS = range(1, 7)
 
@@ -109,12 +109,14 @@ SPLIT_RULES = {
                  f"focus term alone and in {MIX['term_frames']} train frames of stages 1-3 "
                  f"(seed 11), {MIX['joined']:,} joined pairs (seed 12), the first "
                  f"{MIX['grammar']:,} grammar TRAIN pairs, the "
-                 f"classroom sentences 10 times, and the classroom part (model.training.entities, "
+                 f"classroom sentences {MIX['classroom_repeat']} times, and the classroom part (model.training.entities, "
                  f"seed 13): {MIX['names']:,} real TRAIN pairs with a Chinese name in pinyin for "
                  f"a Western name, {MIX['places']:,} with a Chinese place (CC-CEDICT) or landmark "
                  f"for a city, {MIX['school']:,} with a school subject or word swapped in, "
-                 f"{MIX['noisy']:,} with one or two spelling slips in the English (Karpukhin et "
-                 f"al. 2019), every listed word alone {MIX['words']} times; shuffled (seed 0), "
+                 f"every listed word alone {MIX['words']} times; {MIX['noisy']:,} real TRAIN pairs and "
+                 f"the classroom sentences {MIX['classroom_noisy']} times with one or two "
+                 f"spelling slips in the English (Karpukhin et al. 2019; also written to "
+                 f"train_mix_noise.tsv, which train_counts leave out); shuffled (seed 0), "
                  "held-out rows removed",
 }
 
@@ -266,7 +268,15 @@ def add_synthetic(out: dict[str, list], terms: list[Term],
                         + synthetic.term_pairs(focus, "train", MIX["term_frames"], 11, stage=3,
                                                reuse=True)
                         + synthetic.joined_pairs(real, MIX["joined"], 12)
-                        + grammar + sentences * 10 + entities.classroom_pairs(real, MIX, 13))
+                        + grammar + sentences * MIX["classroom_repeat"]
+                        + entities.classroom_pairs(real, MIX, 13))
+    # spelling slips (Karpukhin et al. 2019) in real and classroom sentences, kept apart too:
+    # the folder's train_counts leave their English out (counts.without_noise), so a slip
+    # stays a word the model never saw and the verdict can name it as a likely typo
+    out["train_mix_noise"] = (entities.noisy_pairs(real, MIX["noisy"], 63)
+                              + entities.noisy_pairs(sentences * MIX["classroom_noisy"],
+                                                     len(sentences) * MIX["classroom_noisy"], 64))
+    out["train_mix"] += out["train_mix_noise"]
     random.Random(0).shuffle(out["train_mix"])
     valid_terms = random.Random(202).sample(focus, min(t_va, len(focus)))
     out["valid"] += (synthetic.number_pairs(n_va, "train", 201)
@@ -282,7 +292,7 @@ def add_synthetic(out: dict[str, list], terms: list[Term],
     held = [row for name, rows in out.items() if not name.startswith("train") for row in rows]
     held += [(item.en, item.zh) for item in read_set()]  # the classroom set: never trained on
     held_en, held_zh = {norm_key(r[0]) for r in held}, {norm_key(r[1]) for r in held}
-    for name in ("train", "train_mix"):  # drawn pairs may be held out
+    for name in ("train", "train_mix", "train_mix_noise"):  # drawn pairs may be held out
         out[name] = [(e, z) for e, z in out[name]
                      if norm_key(e) not in held_en and norm_key(z) not in held_zh]
     return out

@@ -229,8 +229,8 @@ def classroom_pairs(real: Sequence[Pair], sizes: dict[str, int], seed: int) -> l
     a Chinese place (``chinese_places`` and the landmarks) for a city, ``sizes["school"]``
     with one subject for another (only ``subject_slots`` are replaced: ``rock music`` stays)
     or a school word for the everyday word of its group (``school_swaps``),
-    ``sizes["noisy"]`` with spelling noise, and every listed word alone ``sizes["words"]``
-    times."""
+    and every listed word alone ``sizes["words"]`` times (the spelling noise is drawn by
+    ``noisy_pairs``, apart, so that it can be left out of the word counts)."""
     words = lists()
     places = chinese_places(corpus_zh=[zh for _, zh in real])
     landmarks = [tuple(p) for p in words["landmarks"]]
@@ -247,6 +247,5 @@ def classroom_pairs(real: Sequence[Pair], sizes: dict[str, int], seed: int) -> l
     for i, (new, old) in enumerate(words["school_swaps"].items()):
         out += substitute(real, [tuple(old)], lambda rng, new=new: (new, school[new]),
                           sizes["school"] // (2 * len(words["school_swaps"])), seed + 3 + i)
-    out += noisy_pairs(real, sizes["noisy"], seed + 50)
     out += word_pairs(places) * sizes["words"]
     return out

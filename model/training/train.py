@@ -36,7 +36,7 @@ from ..core.transformer import Transformer
 from ..core.vocab import BOS, EOS, Vocab
 from ..tasks import get_task
 from . import pairs as text_pairs
-from .counts import source_counts
+from .counts import source_counts, without_noise
 from .evaluate import evaluate_everyday, evaluate_pairs
 from .recipes import RECIPES
 from .trainer import (
@@ -219,7 +219,8 @@ def train_pairs(args: argparse.Namespace, command: str) -> bool:
     print(f"{len(train):,} training pairs, {len(valid):,} validation pairs, vocab "
           f"{c.src_vocab_size:,} / {c.tgt_vocab_size:,}, "
           f"{model.num_parameters():,} parameters, ready in {time.time() - t_start:.0f} s")
-    counts = source_counts((s for s, _ in train_texts), src_tok)  # the folder's train_counts
+    counts = source_counts(without_noise((s for s, _ in train_texts), args.pairs),
+                           src_tok)  # the folder's train_counts, its spelling slips left out
     meta = train_loop(
         model, opt, train, lambda epoch: token_batches(train, args.max_tokens, args.seed + epoch),
         lambda step, used: cosine_lr(step, args.lr, args.warmup, args.steps, used),
