@@ -16,7 +16,7 @@ SENTENCES = ("why do we work ?",
              "goes to bed tonight.")
 ACTIONS = ("next step", "head change", "layer change", "view change", "language change")
 LANGS = {"English": "en", "简体中文": "zh"}  # the language radio's options (ui.i18n.LANGUAGES)
-CROSS = "Cross-attention"  # the view (its id names its pickers' keys) the clicks happen in
+CROSS = "cross"  # the view the clicks happen in: its id (ui.i18n.VIEWS) names its widgets' keys
 #: The widget keys of the charts that show the current step: a step or language change must
 #: redraw each of them that the page has.
 STEP_CHARTS = ("step_chart", f"{CROSS}_chart")

@@ -6,9 +6,10 @@
 By default the files are the card's ``data.train_file`` and those of the stages before it
 (``training.earlier_stages``), relative to the repository; every source sentence of every
 stage counts (a sentence in two stages' files counts twice: the model saw it twice), except
-the spelling-noise sentences a file keeps beside it (``train_mix.tsv`` -> ``train_mix_noise.tsv``,
-``without_noise``): a deliberate slip is not a word of the language, so it stays unseen and the
-verdict can still name it as a likely typo. A grammar model's sources are its task's TRAIN split, rebuilt from the card (``grammar_sources``).
+the spelling-noise sentences a file keeps beside it (``train_mix.tsv`` ->
+``train_mix_noise.tsv``, ``without_noise``): a deliberate slip is not a word of the language,
+so it stays unseen and the verdict can still name it as a likely typo. A grammar model's
+sources are its task's TRAIN split, rebuilt from the card (``grammar_sources``).
 The trainer writes the same file for every new model trained on pairs (``pairs.write_folder``).
 """
 
