@@ -153,3 +153,18 @@ def test_unsure_fires_below_sentence_min_and_counts_only_chosen_tokens():
                        **args).unsure
     forced = V.judge("Hi", probs=[0.01, 0.9], forced=[True, False], sentence_min=0.6, **args)
     assert not forced.unsure and forced.sentence_prob == pytest.approx(0.9)
+
+
+def test_a_typo_is_named_once_and_flags_only_with_typo_flags():
+    attn = np.full((1, 1, 3, 3), 1 / 3)  # (L, H, T, S): every word looked at
+    args = dict(labels=["▁I", "▁realy", "</s>"], word_of=[0, 1, 2], cross_attentions=attn,
+                probs=[0.9, 0.9, 0.9], forced=[False] * 3, output_text="我真的", finished=True,
+                counts=COUNTS)
+    flagging = V.judge("I realy", **args)
+    assert flagging.typos == (("realy", "really"),) and flagging.typo_flags
+    assert flagging.rare == ()  # named by the typo line, not again as barely seen
+    assert flagging.signals == ("typo",) and flagging.flagged
+    note = V.judge("I realy", typo_flags=False, **args)
+    assert note.signals == ("typo",) and not note.flagged  # a note beside "Confident"
+    both = V.judge("I realy zzzzqqq", typo_flags=False, **args)  # an unseen word, no typo
+    assert both.rare == (("zzzzqqq", 0),) and both.flagged

@@ -86,27 +86,38 @@ def _use_model(name: str) -> None:
     st.session_state["model"] = name
 
 
+def _typo_lines(trace: DecodeTrace, v: Verdict) -> None:
+    """The likely typos with their corrections, and a button that puts the corrected
+    sentence in the box (nothing when there is no typo)."""
+    if not v.typos:
+        return
+    fixes = t("word_separator").join(f"*{md_literal(a)}* → *{md_literal(b)}*"
+                                     for a, b in v.typos)
+    _say("verdict_typos", fixes=fixes)
+    fixed = corrected(trace.src_text, v.typos)
+    st.button(t("verdict_typo_button", sentence=md_literal(clip(fixed, 80))),
+              key="use_corrected", on_click=_use_sentence, args=(fixed,))
+
+
 def verdict_banner(translator: Translator, trace: DecodeTrace, v: Verdict) -> None:
     """The verdict ``v`` (``trace_verdict``) under the translation: one caption when nothing
-    fires, else a box with a line per signal (``Verdict.signals`` order) and the buttons that
-    act on them."""
+    fires (with a likely typo's note, when a typo alone does not flag: ``Verdict.typo_flags``),
+    else a box with a line per signal (``Verdict.signals`` order) and the buttons that act on
+    them."""
     pct = round(100 * LOW_PROB)
     if not v.flagged:
         avg = round(100 * (v.sentence_prob if v.sentence_prob is not None else 1.0))
-        st.caption(t("confidence_ok", n=RARE_BELOW, pct=pct, avg=avg) if v.counts_known
-                   else t("confidence_ok_no_counts", pct=pct, avg=avg))
+        if v.typos:
+            st.caption(t("confidence_ok_typo", pct=pct, avg=avg))
+        else:
+            st.caption(t("confidence_ok", n=RARE_BELOW, pct=pct, avg=avg) if v.counts_known
+                       else t("confidence_ok_no_counts", pct=pct, avg=avg))
+        _typo_lines(trace, v)
         return
     with st.container(border=True, key="confidence"):
         if v.script is not None:
             _say("verdict_not_english", script=t(f"script_{v.script}"))
-        if v.typos:
-            fixes = t("word_separator").join(f"*{md_literal(a)}* → *{md_literal(b)}*"
-                                             for a, b in v.typos)
-            _say("verdict_typos", fixes=fixes)
-            fixed = corrected(trace.src_text, v.typos)
-            st.button(t("verdict_typo_button", sentence=md_literal(clip(fixed, 80))),
-                      key="use_corrected",
-                      on_click=_use_sentence, args=(fixed,))
+        _typo_lines(trace, v)
         if v.rare:
             words = t("word_separator").join(
                 t("verdict_rare_item", word=f"*{md_literal(w)}*", n=n) for w, n in v.rare)

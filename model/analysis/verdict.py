@@ -8,7 +8,9 @@ points at.
   counts, and the verdict says so (``counts_known``).
 - **likely typos** (``typos``): a word never seen in training, one or two edits (optimal
   string alignment: a swap of neighbours is one edit; ``rapidfuzz``) from a word seen at least
-  TYPO_COMMON times (``realy`` -> ``really``).
+  TYPO_COMMON times (``realy`` -> ``really``). Such a word is named here, not again among the
+  words barely seen. With TYPO_FLAGS off, a typo is a note with its correction: the model
+  often reads through a slip, and the other signals judge the translation itself.
 - **maybe left out** (``coverage``, ``left_out``): the coverage of a source word is the
   cross-attention it received, summed over every decoding step (Tu et al. 2016, "Modeling
   Coverage for Neural Machine Translation"), here averaged over layers and heads, and summed
@@ -27,7 +29,7 @@ points at.
   unsure (Fomicheva et al. 2020 found this length-normalised probability among the best
   unsupervised estimates of translation quality).
 
-The thresholds (RARE_BELOW, COVERAGE_MIN, SENTENCE_MIN and ``confidence.LOW_PROB``) were
+The thresholds (RARE_BELOW, COVERAGE_MIN, SENTENCE_MIN, TYPO_FLAGS, ``confidence.LOW_PROB``) were
 chosen on the CALIBRATION half of the classroom set for the shipped default model
 (``training.classroom_set``; ``python -m benchmarks.verdict --search``: of the settings
 flagging at most 20 % of the right translations, the one flagging the most wrong ones), never
@@ -54,6 +56,7 @@ TYPO_COMMON = 20  # a typo's correction: a word seen at least this often ...
 TYPO_MAX_EDITS = 2  # ... at most this many edits away (1 for words of up to 4 letters)
 COVERAGE_MIN = 0.2  # a content word whose summed cross-attention stays below this
 SENTENCE_MIN = 0.7  # a translation whose chosen tokens' geometric-mean probability is below this
+TYPO_FLAGS = True  # a likely typo alone marks the translation not confident (False: a note)
 NOT_ENGLISH_SHARE = 0.3  # a sentence with at least this share of non-Latin letters
 SCRIPTS = (  # Unicode name prefixes -> script id (the interface names each)
     ("CJK", "han"), ("HIRAGANA", "kana"), ("KATAKANA", "kana"), ("HANGUL", "hangul"),
@@ -233,6 +236,8 @@ class Verdict:
         sentence_prob: ``sentence_prob`` of the decoding (None: no chosen token).
         unsure: ``sentence_prob`` is below the ``sentence_min`` it was judged with.
         confidence: low-probability steps, loop, runaway (``confidence.assess``).
+        typo_flags: whether a likely typo alone marks the translation not confident (the
+            ``typo_flags`` it was judged with); False: the typo line is a note.
     """
 
     script: str | None
@@ -246,6 +251,7 @@ class Verdict:
     sentence_prob: float | None
     unsure: bool
     confidence: Confidence
+    typo_flags: bool = TYPO_FLAGS
 
     @property
     def signals(self) -> tuple[str, ...]:
@@ -264,8 +270,9 @@ class Verdict:
 
     @property
     def flagged(self) -> bool:
-        """Any signal at all: the translation is not marked confident."""
-        return bool(self.signals)
+        """Any signal (a likely typo only with ``typo_flags``): the translation is not marked
+        confident."""
+        return any(s != "typo" or self.typo_flags for s in self.signals)
 
 
 def judge(src_text: str, labels: Sequence[str], word_of: Sequence[int],
@@ -273,7 +280,8 @@ def judge(src_text: str, labels: Sequence[str], word_of: Sequence[int],
           output_text: str, finished: bool, counts: TrainCounts | None,
           expects_english: bool = True, rare_below: int = RARE_BELOW,
           coverage_min: float = COVERAGE_MIN, low_prob: float = LOW_PROB,
-          sentence_min: float = SENTENCE_MIN, lexicon: Lexicon | None = None) -> Verdict:
+          sentence_min: float = SENTENCE_MIN, typo_flags: bool = TYPO_FLAGS,
+          lexicon: Lexicon | None = None) -> Verdict:
     """Every signal of one decoding.
 
     Args:
@@ -283,33 +291,38 @@ def judge(src_text: str, labels: Sequence[str], word_of: Sequence[int],
             probability and whether it was forced; output_text, finished: as the trace;
         counts: the model's training counts, or None (no word signals);
         expects_english: whether the model's source language is English (the script check);
-        rare_below, coverage_min, low_prob, sentence_min: the thresholds (defaults: the
-            calibrated ones; ``benchmarks.verdict`` tries others on the calibration half);
+        rare_below, coverage_min, low_prob, sentence_min, typo_flags: the thresholds
+            (defaults: the calibrated ones; ``benchmarks.verdict`` tries others on the
+            calibration half);
         lexicon: the dictionary of the word check (default ``lexicon.lexicon()``); the check
             runs only on English read into Chinese (``expects_english`` and an output with
             Chinese characters).
     """
     cover = coverage(cross_attentions)
     sure = sentence_prob(probs, forced)
+    slips = typos(src_text, counts) if counts is not None else ()
+    typed = {w.lower() for w, _ in slips}  # named once, with their correction
     return Verdict(
         script=script_of(src_text) if expects_english else None,
         counts_known=counts is not None,
-        rare=rare_words(src_text, counts, rare_below) if counts is not None else (),
-        typos=typos(src_text, counts) if counts is not None else (),
+        rare=tuple(r for r in rare_words(src_text, counts, rare_below)
+                   if r[0].lower() not in typed) if counts is not None else (),
+        typos=slips,
         left_out=left_out(labels, word_of, cover, coverage_min),
         numbers=missing_numbers(src_text, output_text),
         untranslated=untranslated(src_text, output_text, lexicon) if expects_english else (),
         coverage=cover,
         sentence_prob=sure,
         unsure=sure is not None and sure < sentence_min,
-        confidence=assess(probs, forced, output_text, len(labels), finished, low_prob))
+        confidence=assess(probs, forced, output_text, len(labels), finished, low_prob),
+        typo_flags=typo_flags)
 
 
 def judge_trace(trace, counts: TrainCounts | None, expects_english: bool = True,
                 **thresholds) -> Verdict:
     """``judge`` of a ``DecodeTrace`` (its sentence, source labels and words, cross-attention,
     steps, output); ``thresholds``: ``rare_below``, ``coverage_min``, ``low_prob``,
-    ``sentence_min``."""
+    ``sentence_min``, ``typo_flags``."""
     return judge(trace.src_text, trace.src_labels, trace.src_words, trace.cross_attentions,
                  [s.prob for s in trace.steps], [s.forced for s in trace.steps],
                  trace.output_text or "", trace.finished, counts, expects_english, **thresholds)
