@@ -34,6 +34,7 @@ from ui import (
     panels,
     pinyin,
     stepper,
+    take_home,
     teaching,
     verdict,
 )
@@ -157,6 +158,13 @@ def header(translator: Translator, trace: DecodeTrace, key: tuple) -> None:
     else:
         grammar = t("grammar_differs", expected=md_literal(expected))
     st.caption(t("decoded_with", how=controls.describe(trace.settings), grammar=grammar))
+    if not charts.presenting():  # the take-home page: built only when clicked, no rerun
+        language = i18n.lang()
+        st.download_button(t("home_download"),
+                           lambda: take_home.page_html(trace, translator.name, language),
+                           file_name=take_home.file_name(trace), mime="text/html",
+                           key="take_home", on_click="ignore", help=t("home_download_help"),
+                           icon=":material/download:")
     judged = verdict.trace_verdict(translator, trace)
     if judged.left_out or not charts.presenting():  # Present mode: the axes show the tokens
         st.caption(t("source_tokens") + verdict.source_line(trace, judged))

@@ -20,7 +20,7 @@ from __future__ import annotations
 import streamlit as st
 
 from .charts import DOCUMENT_KEY, presenting
-from .i18n import lang, t
+from .i18n import HTML_LANG, lang, t
 from .stepper import SLOWEST_SPEED
 
 #: Mode -> key (``KeyboardEvent.key``) -> the buttons it presses, by widget key; the first
@@ -119,7 +119,6 @@ export default function ({ data, parentElement, setStateValue }) {
 """
 
 #: The session's language (``ui.i18n.lang``) -> the page's ``lang`` (BCP 47).
-HTML_LANG = {"en": "en", "zh": "zh-Hans"}
 
 _script = st.components.v2.component("page_document", js=_JS)
 

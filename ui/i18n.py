@@ -49,6 +49,10 @@ STRINGS: dict[str, dict[str, str]] = _CATALOGUE["strings"]  # key -> {"en": ...,
 # {"en": ..., "zh": ...}. The builders get it as their ``text`` argument (``viz_labels()``).
 VIZ_LABELS: dict[str, dict[str, str]] = _CATALOGUE["viz"]
 
+# <html lang> of each interface language (a Chinese page declares zh-Hans: screen readers,
+# fonts and hyphenation follow it).
+HTML_LANG = {"en": "en", "zh": "zh-Hans"}
+
 # The views, by their ids (the English labels); the keys of their labels in ``STRINGS``.
 VIEW_KEYS = {
     "positional": "tab_positional",
@@ -75,10 +79,16 @@ def lang() -> str:
         return "en"
 
 
+def text_in(key: str, language: str, **fmt) -> str:
+    """String ``key`` in ``language`` ("en" or "zh"; English where it has none), formatted
+    with ``fmt``."""
+    entry = STRINGS[key]
+    return entry.get(language, entry["en"]).format(**fmt)
+
+
 def t(key: str, **fmt) -> str:
     """String ``key`` in the session's language, formatted with ``fmt``."""
-    entry = STRINGS[key]
-    return entry.get(lang(), entry["en"]).format(**fmt)
+    return text_in(key, lang(), **fmt)
 
 
 def explain(view: str) -> str:

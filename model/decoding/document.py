@@ -1,0 +1,196 @@
+"""The trace document: one decoding (``DecodeTrace``) as versioned JSON, for readers outside
+Python (the take-home page's player, ``ui/player/``). Its JSON Schema is
+``trace_document.schema.json`` beside this file (``SCHEMA_FILE``).
+
+What it holds: the sentence and translation, the source and target tokens with their labels
+(and, when the caller gives them, the pinyin of the target labels), the decoding settings
+(``GenerationSettings.to_query``: stable ids), every step's chosen token, probability,
+entropy and top-k, every layer's and head's encoder self-, decoder self- and cross-attention,
+and with beam search the beam tree and n-best list. Not the full next-token distributions
+(T x V floats): the top-k is what a reader shows.
+
+Attention weights are stored as integers: round(weight x 10^decimals), each array flattened
+in C order with its shape beside it (``{"shape": [L, H, S, S], "decimals": 4, "data": [...]}``),
+so a weight comes back within 0.5 x 10^-decimals (5e-5 with the default 4 decimals; a 40-token
+sentence of a 4-layer, 8-head model is then under 1 MB of JSON). Probabilities are rounded to
+6 decimals.
+
+Shape letters: S source length, T decoder steps, L layers, H heads, K top-k.
+
+>>> doc = to_document(trace, model="en-zh-everyday")           # doctest: +SKIP
+>>> back = read_document(json.loads(dumps(doc)))               # doctest: +SKIP
+>>> np.abs(back.cross_attentions - trace.cross_attentions).max() <= 5e-5  # doctest: +SKIP
+True
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .trace import DecodeTrace
+
+FORMAT = "attention-trace"
+VERSION = 1
+SCHEMA_FILE = Path(__file__).with_name("trace_document.schema.json")
+KINDS = ("encoder", "decoder", "cross")  # the attention arrays, as the document names them
+PROB_DECIMALS = 6
+
+
+def _array(a: np.ndarray, decimals: int) -> dict:
+    """``a`` as ``{"shape", "decimals", "data"}``: integers round(a x 10^decimals), C order."""
+    a = np.asarray(a, dtype=np.float64)
+    return {"shape": list(a.shape), "decimals": decimals,
+            "data": np.rint(a * 10.0 ** decimals).astype(np.int64).ravel().tolist()}
+
+
+def _prob(p: float) -> float:
+    return round(float(p), PROB_DECIMALS)
+
+
+def to_document(trace: DecodeTrace, model: str = "", tgt_pinyin: Sequence[str] | None = None,
+                decimals: int = 4) -> dict:
+    """The document of ``trace`` (a plain dict of JSON types; ``dumps`` writes it).
+
+    Args:
+        trace: the decoding; its arrays: encoder (L, H, S, S), decoder (L, H, T, T),
+            cross (L, H, T, S).
+        model: the model's name, as the app lists it.
+        tgt_pinyin: (T + 1,) the pinyin of each target label ("" where none), or None.
+        decimals: the attention weights' decimals (the round trip's precision).
+
+    Raises:
+        ValueError: ``decimals`` outside 1..8, or ``tgt_pinyin`` of another length than the
+            target tokens.
+    """
+    if not 1 <= decimals <= 8:
+        raise ValueError(f"decimals must be 1..8, got {decimals}")
+    if tgt_pinyin is not None and len(tgt_pinyin) != len(trace.tgt_tokens):
+        raise ValueError(f"tgt_pinyin has {len(tgt_pinyin)} entries for "
+                         f"{len(trace.tgt_tokens)} target tokens")
+    steps = [{"token": s.token, "label": s.label, "token_id": int(s.token_id),
+              "prob": _prob(s.prob), "entropy": round(float(s.entropy), 4),
+              "forced": bool(s.forced), "top_labels": list(s.top_labels),
+              "top_ids": [int(i) for i in s.top_ids],
+              "top_probs": [_prob(p) for p in s.top_probs]} for s in trace.steps]
+    doc = {
+        "format": FORMAT, "version": VERSION, "model": model,
+        "src_text": trace.src_text, "output_text": trace.output_text or "",
+        "src_tokens": list(trace.src_tokens), "src_labels": list(trace.src_labels),
+        "src_words": [int(w) for w in trace.src_words],
+        "tgt_tokens": list(trace.tgt_tokens), "tgt_labels": list(trace.tgt_labels),
+        "tgt_pinyin": list(tgt_pinyin) if tgt_pinyin is not None else None,
+        "settings": trace.settings.to_query(), "finished": bool(trace.finished),
+        "teacher_forced": bool(trace.teacher_forced), "n_forced": int(trace.n_forced),
+        "heads_off": [list(k) for k in trace.heads_off],
+        "steps": steps,
+        "attention": {kind: _array(getattr(trace, f"{kind}_attentions"), decimals)
+                      for kind in KINDS},
+        "beam": None,
+    }
+    if trace.beam is not None:
+        b = trace.beam
+        doc["beam"] = {
+            "num_beams": b.num_beams, "length_penalty": b.length_penalty,
+            "steps": [[{"step": c.step, "parent": c.parent, "token_id": int(c.token_id),
+                        "label": c.label, "logprob": round(float(c.logprob), 6),
+                        "status": c.status} for c in cands] for cands in b.steps],
+            "hypotheses": [{"tokens": list(h.tokens), "text": h.text,
+                            "logprob": round(float(h.logprob), 6),
+                            "score": round(float(h.score), 6), "finished": h.finished,
+                            "end": list(h.end)} for h in b.hypotheses]}
+    return doc
+
+
+def dumps(doc: Mapping) -> str:
+    """``doc`` as compact JSON text (UTF-8 characters kept, no NaN)."""
+    return json.dumps(doc, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+@dataclass(frozen=True)
+class TraceDocument:
+    """A document read back (``read_document``): its fields, the attention arrays as float32.
+
+    Attributes:
+        raw: the document itself (every field, as JSON types).
+        encoder_attentions: (L, H, S, S); decoder_attentions: (L, H, T, T);
+        cross_attentions: (L, H, T, S).
+        probs: (T,) each step's chosen-token probability.
+        top_probs: T arrays (K,) of each step's top-k probabilities.
+    """
+
+    raw: dict
+    encoder_attentions: np.ndarray
+    decoder_attentions: np.ndarray
+    cross_attentions: np.ndarray
+    probs: np.ndarray
+    top_probs: tuple[np.ndarray, ...]
+
+    @property
+    def src_labels(self) -> list[str]:
+        return self.raw["src_labels"]
+
+    @property
+    def tgt_labels(self) -> list[str]:
+        return self.raw["tgt_labels"]
+
+
+def _need(ok: bool, what: str) -> None:
+    if not ok:
+        raise ValueError(f"not a trace document: {what}")
+
+
+def _read_array(node, name: str) -> np.ndarray:
+    _need(isinstance(node, dict) and {"shape", "decimals", "data"} <= set(node),
+          f"attention.{name} needs shape, decimals and data")
+    shape, data = node["shape"], node["data"]
+    _need(isinstance(shape, list) and len(shape) == 4
+          and all(isinstance(n, int) and n >= 0 for n in shape), f"attention.{name}.shape")
+    _need(isinstance(data, list) and len(data) == math.prod(shape),
+          f"attention.{name}.data has {len(data) if isinstance(data, list) else 'no'} "
+          f"numbers for shape {shape}")
+    _need(isinstance(node["decimals"], int) and 1 <= node["decimals"] <= 8,
+          f"attention.{name}.decimals")
+    return (np.asarray(data, dtype=np.float64) / 10.0 ** node["decimals"]).astype(
+        np.float32).reshape(shape)
+
+
+def read_document(doc: Mapping | str) -> TraceDocument:
+    """Read a trace document (a dict, or its JSON text) and check what its readers rely on.
+
+    Raises:
+        ValueError: not JSON, another format or version, a missing field, or arrays whose
+            shapes disagree with the tokens (S source tokens, T steps); the message names it.
+    """
+    if isinstance(doc, str):
+        try:
+            doc = json.loads(doc)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"not a trace document: not JSON ({exc.msg})") from None
+    _need(isinstance(doc, dict), "not a JSON object")
+    _need(doc.get("format") == FORMAT, f"format must be {FORMAT!r}")
+    _need(doc.get("version") == VERSION, f"version {doc.get('version')!r}, this reader "
+          f"reads {VERSION}")
+    for field in ("src_labels", "tgt_labels", "steps", "attention"):
+        _need(field in doc, f"no {field}")
+    att = doc["attention"]
+    _need(isinstance(att, dict), "attention must be an object")
+    arrays = {kind: _read_array(att.get(kind), kind) for kind in KINDS}
+    s, t = len(doc["src_labels"]), len(doc["steps"])
+    enc, dec, cross = arrays["encoder"], arrays["decoder"], arrays["cross"]
+    _need(enc.shape[2:] == (s, s), f"encoder attention {enc.shape} for {s} source tokens")
+    _need(dec.shape[2:] == (t, t), f"decoder attention {dec.shape} for {t} steps")
+    _need(cross.shape[2:] == (t, s), f"cross attention {cross.shape} for {t} steps, {s} "
+          f"source tokens")
+    _need(dec.shape[:2] == cross.shape[:2], "decoder and cross attention have different "
+          "layers or heads")
+    _need(len(doc["tgt_labels"]) == t + 1, f"{len(doc['tgt_labels'])} target labels for {t} "
+          f"steps (T + 1: <s> and every step's token)")
+    probs = np.asarray([st["prob"] for st in doc["steps"]], dtype=np.float32)
+    top = tuple(np.asarray(st["top_probs"], dtype=np.float32) for st in doc["steps"])
+    return TraceDocument(doc, enc, dec, cross, probs, top)

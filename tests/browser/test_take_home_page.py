@@ -1,0 +1,124 @@
+"""The take-home page in Chromium, opened from file:// with every network request blocked: it
+asks for nothing but itself, logs no console error, steps with the keys, and draws the numbers
+of the trace (heatmap cells, top-k bars); a sentence's markup stays text; the app's header
+downloads the page of the sentence on screen."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from model import load_pretrained
+from model.decoding.document import read_document
+from ui import take_home
+from ui.i18n import STRINGS
+
+MODEL = "en-zh-everyday"
+SENTENCE = "Why do we work?"
+
+
+@pytest.fixture(scope="module")
+def model():
+    return load_pretrained(MODEL)
+
+
+def _wait(page, expression: str, timeout_s: float = 10.0) -> None:
+    """Poll ``expression`` until it is true (``page.wait_for_function`` evaluates a string,
+    which the page's Content-Security-Policy refuses; ``evaluate`` goes through DevTools)."""
+    end = time.monotonic() + timeout_s
+    while not page.evaluate(expression):
+        if time.monotonic() > end:
+            raise AssertionError(f"not true after {timeout_s} s: {expression}")
+        time.sleep(0.02)
+
+
+def _open(browser, path):
+    """The page at ``path`` in a fresh context whose every request but the file is aborted;
+    (page, requests seen, console errors and page errors)."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    requests, errors = [], []
+    url = path.as_uri()
+
+    def route(r):
+        requests.append(r.request.url)
+        return r.continue_() if r.request.url == url else r.abort()
+
+    context.route("**/*", route)
+    page = context.new_page()
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(url)
+    _wait(page, "!!window.tracePlayer && document.body.dataset.step === '1'")
+    return page, requests, errors
+
+
+def _heatmap(page) -> np.ndarray:
+    z = page.evaluate("document.getElementById('heatmap').data[0].z")
+    return np.array([[np.nan if v is None else v for v in row] for row in z], dtype=float)
+
+
+def _step(page, key: str, want: int) -> None:
+    page.keyboard.press(key)
+    _wait(page, f"document.body.dataset.step === '{want}'")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_page_steps_offline_and_draws_the_traces_numbers(browser, model, tmp_path, lang):
+    trace = model.generate(SENTENCE)
+    path = tmp_path / "page.html"
+    path.write_text(take_home.page_html(trace, MODEL, lang), encoding="utf-8")
+    page, requests, errors = _open(browser, path)
+    assert requests == [path.as_uri()] and not errors
+    assert page.evaluate("document.documentElement.lang") == {"en": "en", "zh": "zh-Hans"}[lang]
+    assert page.locator("#next").inner_text() == STRINGS["home_next"][lang]
+    T = len(trace.steps)
+    # step 1, Cross-attention, layer 1, mean of heads: one row
+    np.testing.assert_allclose(_heatmap(page), trace.cross_attentions[0, :, :1].mean(0),
+                               atol=1e-4)
+    _step(page, "ArrowRight", 2)
+    np.testing.assert_allclose(_heatmap(page), trace.cross_attentions[0, :, :2].mean(0),
+                               atol=1e-4)
+    bars = page.evaluate("document.getElementById('topk').data[0].x")
+    np.testing.assert_allclose(bars, 100 * trace.steps[1].top_probs, atol=1e-3)
+    _step(page, "End", T)
+    _step(page, "PageUp", T - 1)
+    _step(page, "Home", 1)
+    _step(page, "PageDown", 2)
+    page.select_option("#view", "decoder")
+    page.select_option("#layer", "1")
+    page.select_option("#head", "3")
+    want = np.where(np.tril(np.ones((2, 2))) > 0, trace.decoder_attentions[1, 3, :2, :2], np.nan)
+    np.testing.assert_allclose(_heatmap(page), want, atol=1e-4)  # the look-ahead mask blank
+    page.select_option("#view", "encoder")
+    np.testing.assert_allclose(_heatmap(page), trace.encoder_attentions[1, 3], atol=1e-4)
+    page.locator("#player").click(position={"x": 5, "y": 5})  # focus off the pickers
+    _step(page, "ArrowRight", 3)
+    assert not errors
+
+
+def test_play_runs_to_the_end_and_markup_stays_text(browser, model, tmp_path):
+    sentence = "I like <b>cats</b> </script><script>alert(1)</script>"
+    trace = model.generate(sentence)
+    path = tmp_path / "markup.html"
+    path.write_text(take_home.page_html(trace, MODEL, "en"), encoding="utf-8")
+    page, requests, errors = _open(browser, path)
+    assert page.locator("#source b").count() == 0
+    assert sentence in page.locator("#source").inner_text()
+    page.select_option("#speed", "10")
+    page.locator("#play").click()
+    _wait(page, f"document.body.dataset.step === '{len(trace.steps)}'")
+    assert requests == [path.as_uri()] and not errors
+
+
+def test_the_headers_button_downloads_the_page_of_the_sentence_on_screen(app, model):
+    app.enter_sentence(SENTENCE)
+    with app.page.expect_download() as info:
+        app.page.get_by_role("button", name=STRINGS["home_download"]["en"]).click()
+    page_text = open(info.value.path(), encoding="utf-8").read()
+    start = page_text.index('id="trace-document">') + len('id="trace-document">')
+    doc = read_document(page_text[start:page_text.index("</script>", start)])
+    trace = model.generate(SENTENCE)
+    assert doc.raw["src_text"] == SENTENCE and doc.raw["output_text"] == trace.output_text
+    np.testing.assert_allclose(doc.cross_attentions, trace.cross_attentions, atol=1e-4)

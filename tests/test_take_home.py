@@ -1,0 +1,112 @@
+"""The take-home page (ui.take_home): one HTML file whose trace document reads back equal to
+the decoding, with pinyin; within 8 MB at 40 tokens; a sentence's markup stays text; every
+string the player asks for is there in both languages; the command line writes it."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+import numpy as np
+import pytest
+
+from model import load_pretrained
+from model.decoding.document import KINDS, read_document
+from ui import take_home
+from ui.pinyin import readings
+
+SENTENCE = "why do we work ?"
+
+
+class _Scripts(HTMLParser):
+    """The page's script elements (their ids and text), its <title> and <html lang>."""
+
+    def __init__(self):
+        super().__init__()
+        self.scripts, self.title, self.lang, self._in = {}, "", None, None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "html":
+            self.lang = attrs.get("lang")
+        if tag in ("script", "title"):
+            self._in = (tag, attrs.get("id", f"#{len(self.scripts)}"))
+            if tag == "script":
+                self.scripts[self._in[1]] = ""
+
+    def handle_data(self, data):
+        if self._in and self._in[0] == "script":
+            self.scripts[self._in[1]] += data
+        elif self._in:
+            self.title += data
+
+    def handle_endtag(self, tag):
+        self._in = None
+
+
+def _parse(page: str) -> _Scripts:
+    p = _Scripts()
+    p.feed(page)
+    return p
+
+
+@pytest.fixture(scope="module")
+def everyday():
+    return load_pretrained("en-zh-everyday")
+
+
+def test_the_page_holds_the_decoding_with_its_pinyin(everyday):
+    trace = everyday.generate(SENTENCE)
+    page = _parse(take_home.page_html(trace, "en-zh-everyday", "en"))
+    back = read_document(page.scripts["trace-document"])
+    for kind in KINDS:
+        np.testing.assert_allclose(getattr(back, f"{kind}_attentions"),
+                                   getattr(trace, f"{kind}_attentions"), atol=5e-5 + 1e-7)
+    assert back.raw["tgt_pinyin"] == readings(trace.tgt_labels)
+    assert any(back.raw["tgt_pinyin"])  # the translation is Chinese: it has readings
+    assert back.raw["model"] == "en-zh-everyday" and page.lang == "en"
+
+
+def test_a_forty_token_sentence_fits_in_8_mb(everyday):
+    words = ("the students in our class read a long book about the history of the old city "
+             "and wrote what they learned in their notebooks before the teacher came back "
+             "to the room at four o'clock with the results of the test").split()
+    trace = everyday.generate(" ".join(words))
+    assert len(trace.src_tokens) >= 40
+    page = take_home.page_html(trace, "en-zh-everyday", "zh")
+    assert len(page.encode("utf-8")) <= take_home.MAX_BYTES
+
+
+def test_markup_in_a_sentence_stays_text(everyday):
+    sentence = "I like <b>cats</b> </script><script>alert(1)</script> <!-- a"
+    page_text = take_home.page_html(everyday.generate(sentence), "x", "en")
+    page = _parse(page_text)
+    template = (take_home.PLAYER / "page.html").read_text(encoding="utf-8")
+    assert len(page.scripts) == len(re.findall("<script", template))  # no element added
+    assert read_document(page.scripts["trace-document"]).raw["src_text"] == sentence
+    assert sentence in page.title  # the title: escaped text, read back as the sentence
+    assert "default-src 'none'" in page_text  # the page may request nothing
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_string_the_player_reads_is_there(lang):
+    strings = take_home.page_strings(lang)
+    js = (take_home.PLAYER / "player.js").read_text(encoding="utf-8")
+    html = (take_home.PLAYER / "page.html").read_text(encoding="utf-8")
+    asked = set(re.findall(r"\bS\.(\w+)", js)) | set(re.findall(r'data-s="(\w+)"', html))
+    asked |= {f"{p}_{kind}" for p in ("view", "explain") for kind in take_home.VIEW_KINDS}
+    assert asked <= set(strings)
+    assert all(isinstance(strings[k], str) and strings[k] for k in asked - {"legend"})
+    assert [len(item["texts"]) for item in strings["legend"]] == [2, 2, 2]  # both languages
+    assert (re.search(r"[\u4e00-\u9fff]", strings["home_next"]) is not None) == (lang == "zh")
+
+
+def test_the_command_line_writes_the_page_and_names_a_bad_model(tmp_path, capsys):
+    out = tmp_path / "why.html"
+    assert take_home.main([SENTENCE, "--out", str(out), "--model", "en-zh-small",
+                           "--lang", "zh"]) == 0
+    page = _parse(out.read_text(encoding="utf-8"))
+    assert page.lang == "zh-Hans"
+    assert read_document(page.scripts["trace-document"]).raw["src_text"] == SENTENCE
+    assert take_home.main([SENTENCE, "--out", str(out), "--model", "no-such-model"]) == 2
+    assert "no-such-model" in capsys.readouterr().err

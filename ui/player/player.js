@@ -1,0 +1,227 @@
+// The player of a trace document (model/decoding/document.py): steps through one decoding in
+// the browser, with no server. Reads the document and the page's strings from two JSON script
+// elements, draws with the plotly.js of the page, and never puts the document's text into
+// HTML (textContent, and escaped tick labels: Plotly reads <b>, <br> in labels as markup).
+// Shape letters: S source tokens, T steps, L layers, H heads, K top-k.
+(function () {
+  "use strict";
+  const doc = JSON.parse(document.getElementById("trace-document").textContent);
+  const S = JSON.parse(document.getElementById("page-strings").textContent);
+  const T = doc.steps.length;
+  const SPEEDS = [1, 2, 5, 10]; // steps a second
+  const KINDS = ["cross", "encoder", "decoder"];
+  const $ = (id) => document.getElementById(id);
+
+  function fmt(template, values) {
+    return template.replace(/\{(\w+)\}/g, (m, k) => (k in values ? String(values[k]) : m));
+  }
+  function esc(text) { // for Plotly's tick and hover text: its pseudo-HTML must stay text
+    return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  }
+  function unpack(node) { // {shape, decimals, data} -> {shape, w: Float64Array}
+    const scale = Math.pow(10, node.decimals);
+    const w = new Float64Array(node.data.length);
+    for (let i = 0; i < w.length; i++) w[i] = node.data[i] / scale;
+    return { shape: node.shape, w: w };
+  }
+  const att = {};
+  KINDS.forEach((k) => { att[k] = unpack(doc.attention[k]); });
+
+  // One head's (rows x cols) map of kind `kind`, or the mean over heads (head < 0).
+  function headMap(kind, layer, head, rows) {
+    const a = att[kind], H = a.shape[1], R = a.shape[2], C = a.shape[3];
+    const out = [];
+    for (let i = 0; i < rows; i++) {
+      const row = new Array(C).fill(0);
+      const heads = head < 0 ? [...Array(H).keys()] : [head];
+      heads.forEach((h) => {
+        const base = ((layer * H + h) * R + i) * C;
+        for (let j = 0; j < C; j++) row[j] += a.w[base + j] / heads.length;
+      });
+      out.push(row);
+    }
+    return out;
+  }
+
+  const pinyin = doc.tgt_pinyin;
+  function tgtLabel(i, withPinyin) {
+    const label = doc.tgt_labels[i];
+    return withPinyin && pinyin && pinyin[i] ? label + "\n" + pinyin[i] : label;
+  }
+  function tick(text) { return esc(text).replace(/\n/g, "<br>"); }
+
+  const state = { k: 1, view: "cross", layer: 0, head: -1, timer: null, speed: 2 };
+  if (window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches) {
+    state.speed = SPEEDS[0];
+  }
+
+  // --- static text -------------------------------------------------------------------
+  document.querySelectorAll("[data-s]").forEach((el) => { el.textContent = S[el.dataset.s]; });
+  $("source").textContent = fmt(S.home_source, { sentence: doc.src_text });
+  $("made").textContent = fmt(S.home_made, { model: doc.model || "?" });
+  const legend = $("legend");
+  S.legend.forEach((item) => { // every view in both languages
+    const dt = document.createElement("dt");
+    dt.textContent = item.title;
+    legend.append(dt);
+    item.texts.forEach((text) => {
+      const dd = document.createElement("dd");
+      dd.textContent = text;
+      legend.append(dd);
+    });
+  });
+  function option(select, value, text) {
+    const o = document.createElement("option");
+    o.value = String(value);
+    o.textContent = text;
+    select.append(o);
+  }
+  KINDS.forEach((k) => option($("view"), k, S["view_" + k]));
+  const L = att.cross.shape[0], H = att.cross.shape[1];
+  for (let l = 0; l < L; l++) option($("layer"), l, fmt(S.home_layer_n, { n: l + 1 }));
+  option($("head"), -1, S.home_mean);
+  for (let h = 0; h < H; h++) option($("head"), h, fmt(S.home_head_n, { n: h + 1 }));
+  SPEEDS.forEach((v) => option($("speed"), v, fmt(S.home_speed_n, { n: v })));
+  $("speed").value = String(state.speed);
+  $("slider").max = String(T);
+
+  // --- drawing -------------------------------------------------------------------------
+  const CONFIG = { displaylogo: false, responsive: true, modeBarButtonsToRemove: ["toImage"] };
+  const BLUES = [[0, "#f7fbff"], [0.25, "#c6dbef"], [0.5, "#6baed6"], [0.75, "#2171b5"],
+                 [1, "#08306b"]]; // light = little weight, as the app draws it
+  const FONT = { family: "Noto Sans CJK SC, Noto Sans, sans-serif", size: 14, color: "#111" };
+
+  function drawTranslation() {
+    const line = $("translation");
+    line.replaceChildren();
+    for (let i = 1; i <= T; i++) {
+      if (doc.tgt_tokens[i] === "</s>") continue;
+      const ruby = document.createElement("ruby");
+      ruby.textContent = doc.tgt_labels[i];
+      if (pinyin && pinyin[i]) {
+        const rt = document.createElement("rt");
+        rt.textContent = pinyin[i];
+        ruby.append(rt);
+      }
+      ruby.className = i === state.k ? "current" : i > state.k ? "future" : "";
+      line.append(ruby);
+    }
+  }
+
+  function drawStep() {
+    const st = doc.steps[state.k - 1];
+    $("chosen").textContent = fmt(S.home_chosen, {
+      token: st.label, prob: (100 * st.prob).toFixed(1), entropy: st.entropy.toFixed(2),
+      k: state.k, input: doc.tgt_labels.slice(0, state.k).join(" ") });
+    const n = st.top_probs.length;
+    const labels = st.top_labels.map((t) => t);
+    Plotly.react($("topk"), [{
+      type: "bar", orientation: "h", x: st.top_probs.map((p) => 100 * p),
+      y: [...Array(n).keys()], text: st.top_probs.map((p) => (100 * p).toFixed(1) + " %"),
+      textposition: "outside", cliponaxis: false, hoverinfo: "none",
+      marker: { color: st.top_labels.map((t) => (t === st.label ? "#c0182b" : "#4a78b5")) },
+    }], {
+      title: { text: esc(S.home_topk), font: FONT }, font: FONT, height: 60 + 30 * n,
+      margin: { l: 60, r: 60, t: 40, b: 30 },
+      xaxis: { range: [0, 115], ticksuffix: " %", fixedrange: true },
+      yaxis: { tickvals: [...Array(n).keys()], ticktext: labels.map((t) => tick(t)),
+               autorange: "reversed", fixedrange: true },
+    }, CONFIG);
+  }
+
+  function drawMap() {
+    const kind = state.view, k = state.k;
+    let z, x, y;
+    if (kind === "encoder") {
+      const s = doc.src_labels.length;
+      z = headMap("encoder", state.layer, state.head, s);
+      x = doc.src_labels; y = doc.src_labels;
+    } else {
+      z = headMap(kind, state.layer, state.head, k);
+      y = [...Array(k).keys()].map((i) => tgtLabel(i, false) + " → " + tgtLabel(i + 1, false));
+      if (kind === "decoder") {
+        z = z.map((row, i) => row.map((w, j) => (j > i ? null : w))); // the look-ahead mask
+        x = [...Array(k).keys()].map((i) => tgtLabel(i, true));
+      } else {
+        x = doc.src_labels;
+      }
+    }
+    const cols = kind === "decoder" ? k : x.length;
+    x = x.slice(0, cols);
+    z = z.map((row) => row.slice(0, cols));
+    $("explain").textContent = S["explain_" + kind];
+    const rowPx = 34, colPx = 52;
+    Plotly.react($("heatmap"), [{
+      type: "heatmap", z: z, x: [...Array(cols).keys()], y: [...Array(z.length).keys()],
+      zmin: 0, zmax: 1, colorscale: BLUES, xgap: 1, ygap: 1, hoverongaps: false,
+      customdata: z.map((row, i) => row.map((_, j) => [tick(y[i]), tick(x[j])])),
+      hovertemplate: "%{customdata[0]} → %{customdata[1]}: %{z:.3f}<extra></extra>",
+      colorbar: { title: { text: esc(S.home_weight) } },
+    }], {
+      font: FONT, height: Math.max(260, 140 + rowPx * z.length),
+      width: Math.max(420, 240 + colPx * cols),
+      margin: { l: 170, r: 30, t: 20, b: 100 },
+      xaxis: { tickvals: [...Array(cols).keys()], ticktext: x.map(tick), tickangle: -60,
+               side: "bottom", fixedrange: true },
+      yaxis: { tickvals: [...Array(z.length).keys()], ticktext: y.map(tick),
+               autorange: "reversed", fixedrange: true },
+    }, CONFIG);
+  }
+
+  function draw() {
+    $("slider").value = String(state.k);
+    $("step-label").textContent = fmt(S.home_step, { k: state.k, n: T });
+    $("play").textContent = state.timer ? S.home_pause : S.home_play;
+    drawTranslation();
+    drawStep();
+    drawMap();
+    document.body.dataset.step = String(state.k);
+  }
+
+  // --- stepping --------------------------------------------------------------------------
+  function go(k) {
+    state.k = Math.min(T, Math.max(1, k));
+    draw();
+  }
+  function stop() {
+    if (state.timer) clearInterval(state.timer);
+    state.timer = null;
+  }
+  function play() {
+    if (state.timer) { stop(); draw(); return; }
+    if (state.k >= T) state.k = 1;
+    state.timer = setInterval(() => {
+      if (state.k >= T) { stop(); draw(); return; }
+      go(state.k + 1);
+    }, 1000 / state.speed);
+    draw();
+  }
+  $("first").addEventListener("click", () => { stop(); go(1); });
+  $("prev").addEventListener("click", () => { stop(); go(state.k - 1); });
+  $("next").addEventListener("click", () => { stop(); go(state.k + 1); });
+  $("last").addEventListener("click", () => { stop(); go(T); });
+  $("play").addEventListener("click", play);
+  $("slider").addEventListener("input", (e) => { stop(); go(Number(e.target.value)); });
+  $("speed").addEventListener("change", (e) => {
+    state.speed = Number(e.target.value);
+    if (state.timer) { stop(); play(); }
+  });
+  $("view").addEventListener("change", (e) => { state.view = e.target.value; draw(); });
+  $("layer").addEventListener("change", (e) => { state.layer = Number(e.target.value); draw(); });
+  $("head").addEventListener("change", (e) => { state.head = Number(e.target.value); draw(); });
+
+  const KEYS = { ArrowRight: () => go(state.k + 1), PageDown: () => go(state.k + 1),
+                 ArrowLeft: () => go(state.k - 1), PageUp: () => go(state.k - 1),
+                 Home: () => go(1), End: () => go(T) };
+  document.addEventListener("keydown", (e) => {
+    const tag = (e.target && e.target.tagName) || "";
+    if (["INPUT", "SELECT", "TEXTAREA"].includes(tag) || e.altKey || e.ctrlKey || e.metaKey) {
+      return; // a widget keeps its own keys
+    }
+    if (e.key === " " && tag !== "BUTTON") { e.preventDefault(); play(); return; }
+    if (KEYS[e.key]) { e.preventDefault(); stop(); KEYS[e.key](); }
+  });
+
+  window.tracePlayer = { doc: doc, state: state, go: go, T: T };
+  draw();
+})();

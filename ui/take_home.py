@@ -1,0 +1,125 @@
+"""The take-home page: one self-contained HTML file that steps through a decoding offline, in
+any browser, with no Python (issue 34). It holds the trace document
+(``model.decoding.document``, with the pinyin of the target labels), the player
+(``ui/player/player.js`` and ``player.css``), plotly.js (plotly's own ``plotly.min.js``) and
+the page's strings in one language, with a short legend of each view in both. A
+Content-Security-Policy allows no request at all: the file works from ``file://`` with the
+network off.
+
+    python -m ui.take_home "Why do we work?" --out why.html [--lang zh] [--model NAME]
+
+NAME: a folder name of ``pretrained/``, a folder, or a hub name in the local Hugging Face cache
+(``model.load_pretrained``); the default is the app's default model.
+
+The app's header offers the same file ("HTML page" / "HTML 网页"), built only when clicked.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import json
+import sys
+from pathlib import Path
+from string import Template
+
+from model import DecodeTrace
+from model.decoding.document import dumps, to_document
+
+from .i18n import HTML_LANG, text_in
+from .pinyin import readings
+
+PLAYER = Path(__file__).with_name("player")
+VIEW_KINDS = ("encoder", "decoder", "cross")  # the attention views the player draws
+MAX_BYTES = 8 * 1024 * 1024  # the page's budget (issue 34): plotly.js is about 4.8 MB of it
+
+
+def plotly_js() -> str:
+    """plotly's own ``plotly.min.js`` (the one ``fig.to_html(include_plotlyjs=True)`` inlines)."""
+    from plotly.offline import get_plotlyjs
+
+    return get_plotlyjs()
+
+
+def page_strings(lang: str) -> dict:
+    """The player's strings in ``lang`` ("en" or "zh"): every ``home_*`` string of the
+    catalogue, the views' names and explanations, and the legend of each view in both
+    languages (``legend``: [{"title", "texts"}])."""
+    from .i18n import STRINGS
+
+    # the templates themselves: the player fills in their {fields} (str.format's syntax)
+    out = {key: entry.get(lang, entry["en"]) for key, entry in STRINGS.items()
+           if key.startswith("home_")}
+    for kind in VIEW_KINDS:
+        out[f"view_{kind}"] = text_in(f"tab_{kind}", lang)
+        out[f"explain_{kind}"] = text_in(f"explain_{kind}", lang)
+    order = ("en", "zh") if lang == "en" else ("zh", "en")
+    out["legend"] = [{"title": " · ".join(text_in(f"tab_{kind}", o) for o in order),
+                      "texts": [text_in(f"explain_{kind}", o) for o in order]}
+                     for kind in VIEW_KINDS]
+    return out
+
+
+def _script_json(value) -> str:
+    """JSON safe inside a ``<script>`` element: ``<`` written as ``\\u003c`` (so no
+    ``</script>`` or ``<!--`` in a sentence can end or bend the element)."""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return text.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
+def page_html(trace: DecodeTrace, model: str, lang: str = "en") -> str:
+    """The take-home page of ``trace`` (decoded by ``model``, a name as the app lists it) in
+    ``lang`` ("en" or "zh").
+
+    Raises:
+        ValueError: ``lang`` is neither "en" nor "zh".
+    """
+    if lang not in HTML_LANG:
+        raise ValueError(f"lang must be one of {sorted(HTML_LANG)}, got {lang!r}")
+    doc = to_document(trace, model, tgt_pinyin=readings(trace.tgt_labels))
+    template = Template((PLAYER / "page.html").read_text(encoding="utf-8"))
+    return template.substitute(
+        html_lang=HTML_LANG[lang],
+        title=html.escape(text_in("home_title", lang, sentence=trace.src_text)),
+        css=(PLAYER / "player.css").read_text(encoding="utf-8"),
+        document=_script_json(dumps(doc)),
+        strings=_script_json(page_strings(lang)),
+        plotly=plotly_js().replace("</script", "<\\/script"),
+        player=(PLAYER / "player.js").read_text(encoding="utf-8"))
+
+
+def file_name(trace: DecodeTrace) -> str:
+    """A file name for the page of ``trace``: the sentence's first letters and digits."""
+    stem = "".join(c if c.isalnum() else "-" for c in trace.src_text.lower())
+    stem = "-".join(p for p in stem.split("-") if p)[:40] or "decoding"
+    return f"attention-{stem}.html"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line (module docstring): decode SENTENCE greedily with the model and write the
+    page; a bad model or sentence is one line on stderr and exit status 2."""
+    from model import CheckpointError, InputError, load_pretrained
+    from model.backends.load import DEFAULT_MODELS
+
+    ap = argparse.ArgumentParser(prog="python -m ui.take_home",
+                                 description="Write a decoding as one offline HTML page.")
+    ap.add_argument("sentence")
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--lang", choices=sorted(HTML_LANG), default="en")
+    ap.add_argument("--model", default=DEFAULT_MODELS[0])  # as load_pretrained reads it
+    args = ap.parse_args(argv)
+    try:
+        translator = load_pretrained(args.model)
+        trace = translator.generate(args.sentence)
+    except (CheckpointError, InputError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    page = page_html(trace, args.model, args.lang)
+    args.out.write_text(page, encoding="utf-8")
+    print(f"wrote {args.out} ({len(page.encode('utf-8')) / 2**20:.1f} MB): "
+          f"{trace.src_text} -> {trace.output_text}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
