@@ -118,3 +118,19 @@ def test_generate_takes_the_settings_whole_or_as_keywords(en_zh):
     for bad in ({"num_beams": 0}, {"top_p": 0}, {"beams": 2}, {"max_new_tokens": 999}):
         with pytest.raises(InputError):
             en_zh.generate("why do we work ?", **bad)
+
+
+def test_everything_the_sidebar_offers_is_valid_and_its_bounds_are_the_settings_own():
+    from model.decoding import settings as S
+    from ui.controls import RANGES
+
+    for name, (low, high, default, step) in RANGES.items():
+        assert low <= default <= high and step > 0, name
+        for value in (low, high, default):  # each one a valid GenerationSettings
+            GenerationSettings(**{name: value})
+    assert RANGES["num_beams"][1] == S.MAX_BEAMS and RANGES["seed"][1] == S.MAX_SEED
+    assert RANGES["repetition_penalty"][1] == S.OFFERED_REPETITION_PENALTY <= (
+        S.MAX_REPETITION_PENALTY)
+    assert RANGES["no_repeat_ngram_size"][1] == S.OFFERED_NO_REPEAT_NGRAM
+    with pytest.raises(InputError):
+        GenerationSettings(seed=S.MAX_SEED + 1)

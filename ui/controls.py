@@ -9,6 +9,12 @@ import streamlit as st
 
 from model import GenerationSettings
 from model.decoding import STRATEGIES
+from model.decoding.settings import (
+    MAX_BEAMS,
+    MAX_SEED,
+    OFFERED_NO_REPEAT_NGRAM,
+    OFFERED_REPETITION_PENALTY,
+)
 
 from .i18n import STRINGS, labels, t
 
@@ -16,10 +22,11 @@ STRATEGY_KEYS = {"greedy": "strategy_greedy", "beam": "strategy_beam",
                  "sampling": "strategy_sampling"}  # strategy id -> the key of its label
 # Each widget's (min, max, default, step): what the sidebar offers, within what
 # GenerationSettings accepts; a link's value outside it is not applied (``ui.link``).
-RANGES = {"num_beams": (2, 8, 4, 1), "length_penalty": (0.0, 2.0, 1.0, 0.1),
+RANGES = {"num_beams": (2, MAX_BEAMS, 4, 1), "length_penalty": (0.0, 2.0, 1.0, 0.1),
           "temperature": (0.0, 2.0, 1.0, 0.05), "top_k": (0, 100, 0, 1),
-          "top_p": (0.05, 1.0, 1.0, 0.05), "seed": (0, 2**31 - 1, 0, 1),
-          "no_repeat_ngram_size": (0, 6, 0, 1), "repetition_penalty": (1.0, 2.0, 1.0, 0.05)}
+          "top_p": (0.05, 1.0, 1.0, 0.05), "seed": (0, MAX_SEED, 0, 1),
+          "no_repeat_ngram_size": (0, OFFERED_NO_REPEAT_NGRAM, 0, 1),
+          "repetition_penalty": (1.0, OFFERED_REPETITION_PENALTY, 1.0, 0.05)}
 ANY_STRATEGY = ("no_repeat_ngram_size", "repetition_penalty")  # widgets under every strategy
 
 

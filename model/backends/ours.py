@@ -457,7 +457,7 @@ class Translator:
             positional_seed: the seed of the ``"shuffled"`` permutations.
 
         Raises:
-            InputError: an unknown mode, a seed that is not an integer in [0, 2**63), or S
+            InputError: an unknown mode, a seed that is not an integer in [0, MAX_SEED], or S
                 outside 1..max_len.
         """
         GenerationSettings(positional=positional, positional_seed=positional_seed)  # checks

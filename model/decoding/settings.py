@@ -26,9 +26,13 @@ from ..errors import InputError
 from ..errors import short_repr as _short
 
 STRATEGIES = ("greedy", "beam", "sampling")  # the strategy ids, as links hold them
+# Every bound of a decoding setting lives here; ui.controls.RANGES (what the sidebar offers)
+# reads them, and a test checks that everything it offers is valid.
 MAX_BEAMS = 8
-MAX_SEED = 2**63 - 1
-MAX_REPETITION_PENALTY = 10.0
+MAX_SEED = 2**31 - 1  # the sidebar's number box and a link's seed: one bound for both
+MAX_REPETITION_PENALTY = 10.0  # what GenerationSettings accepts (Hugging Face: any > 0)
+OFFERED_REPETITION_PENALTY = 2.0  # what the sidebar offers: stronger only garbles the output
+OFFERED_NO_REPEAT_NGRAM = 6  # the sidebar's largest no_repeat_ngram_size
 # The query parameters of each strategy (besides ``strategy``), in the order links list them.
 STRATEGY_FIELDS = {"greedy": (), "beam": ("num_beams", "length_penalty"),
                    "sampling": ("temperature", "top_k", "top_p", "seed")}
