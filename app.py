@@ -33,6 +33,7 @@ from ui import (
     models,
     panels,
     pinyin,
+    side_by_side,
     stepper,
     take_home,
     teaching,
@@ -84,6 +85,7 @@ def sidebar() -> tuple[Translator | None, str, tuple, st.delta_generator.DeltaGe
     sentence = st.sidebar.text_input(t("sentence"), key="sentence", help=t("sentence_help"),
                                      bind=link.BIND)
     pieces = st.sidebar.empty()  # filled once the sentence is read (decode_or_explain)
+    side_by_side.sidebar_inputs()
     models.card_caption(translator)
     models.stronger_hint(translator)
     return translator, sentence, key, pieces
@@ -187,6 +189,7 @@ def views(translator: Translator, trace: DecodeTrace, k: int, key: tuple) -> Non
         "cross": lambda: panels.cross_view(trace, k, grouped),
         "inside": lambda: teaching.inside_head_view(translator, trace, k, key),
         "heads": lambda: heads.heads_view(translator, trace, k, key),
+        "compare": lambda: side_by_side.compare_view(translator, trace, key),
     }
     with st.container(key=panels.VIEW_PANEL):
         draw[view]()

@@ -62,6 +62,7 @@ VIEW_KEYS = {
     "cross": "tab_cross",
     "inside": "tab_inside",
     "heads": "tab_heads",
+    "compare": "tab_compare",
 }
 VIEWS = tuple(VIEW_KEYS)
 # The view a first visit opens: attention, the thing a class came to see (issue 33).
@@ -178,7 +179,7 @@ _KEEP_ON_SWITCH = ("model", "view", "strategy", "speed", "step_layer", "pe_side"
                    "branch_layer", "branch_head", "ref_layer", "ref_head", "hypothesis",
                    "heads_scope", "heads_kind", "heads_stat", "heads_off", "importance_kind",
                    "page_mode", "lesson_pick",
-                   "lines_kind", "lines_layer", "lines_heads",
+                   "lines_kind", "lines_layer", "lines_heads", "compare_model",
                    *(f"{view}_{part}" for view in VIEWS for part in ("layer", "head")))
 
 

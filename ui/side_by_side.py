@@ -1,0 +1,236 @@
+"""Two decodings side by side (issue 35): a second sentence on the same model, or the same
+sentence (or a second one) on a second model. The sidebar holds the second sentence and
+model (``compare=`` and ``compare_model=`` in links); the Side by side view shows both
+translations, both cross-attention maps and both encoder self-attentions for one layer and
+head (or the mean of the heads), the step where the translations part, A's translation scored
+after each sentence (teacher forcing, same model), and where the sentences share tokens, a
+difference map of the encoder self-attention on them, with its largest change in words.
+
+Every sentence of the text is computed from the arrays drawn beside it.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import viz
+from model import CheckpointError, DecodeTrace, GenerationSettings, InputError, Translator
+from model.backends.hf_load import cache_snapshot, hub_cache_dir
+from model.backends.load import available_models, pretrained_root
+
+from . import pinyin
+from .cache import decode, load_model, model_key, teacher_force
+from .charts import chart, columns
+from .i18n import explain, head_label, labels, layer_label, t, view_label, viz_labels
+from .link import BIND
+from .models import hub_models
+from .text import clip, code_span, md_literal
+
+SENTENCE_KEY, MODEL_KEY = "compare", "compare_model"
+LAYER_KEY, HEAD_KEY = "compare_layer", "compare_head"
+SAME = ""  # the second model's option: the model of the page
+MEAN = -1  # the head option: the mean of the layer's heads
+MAX_CHARS = 500  # a longer second sentence is refused with a message, as the first is
+# A minimal pair the Illustrated Transformer made famous: which noun does "it" attend to?
+EXAMPLE = ("The animal didn't cross the street because it was too tired.",
+           "The animal didn't cross the street because it was too wide.")
+
+
+def sidebar_inputs() -> None:
+    """The second sentence and the second model, under the sentence box (both in links)."""
+    st.sidebar.text_input(t("compare_sentence"), key=SENTENCE_KEY, help=t("compare_help"),
+                          placeholder=t("compare_placeholder"), bind=BIND)
+    options = [SAME, *available_models(), *hub_models(str(hub_cache_dir()))]
+    if st.session_state.get(MODEL_KEY, SAME) not in options:  # a link's unknown model
+        st.session_state[MODEL_KEY] = SAME
+    st.sidebar.selectbox(t("compare_model"), options, key=MODEL_KEY, bind=BIND,
+                         format_func=labels(options, lambda o: t("compare_model_same")
+                                            if o == SAME else o))
+
+
+def _use_example() -> None:
+    st.session_state["sentence"], st.session_state[SENTENCE_KEY] = EXAMPLE
+
+
+def _second_model(key: tuple) -> tuple[str, tuple, Translator] | None:
+    """(name, cache key, model) of the second model; None with a message when it fails."""
+    name = st.session_state.get(MODEL_KEY, SAME) or SAME
+    if name == SAME:
+        return SAME, key, load_model(*key)
+    try:
+        folder = (pretrained_root() / name if name in available_models()
+                  else cache_snapshot(name))
+        other = model_key(folder)
+        return name, other, load_model(*other)
+    except CheckpointError as exc:
+        st.error(t("model_failed", name=code_span(clip(name)),
+                   error=md_literal(clip(str(exc), 240))))
+        return None
+
+
+def _map(att: np.ndarray, layer: int, head: int) -> np.ndarray:
+    """One head's map of ``att`` (L, H, Tq, Tk), or the mean of the layer's heads."""
+    return att[layer].mean(axis=0) if head == MEAN else att[layer, head]
+
+
+def shared_tokens(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int]]:
+    """(index in ``a``, index in ``b``) of the tokens the two sequences share, in order
+    (``difflib.SequenceMatcher``'s matching blocks: the longest common runs)."""
+    m = difflib.SequenceMatcher(a=list(a), b=list(b), autojunk=False)
+    return [(i + k, j + k) for i, j, n in m.get_matching_blocks() for k in range(n)]
+
+
+def difference(a: np.ndarray, b: np.ndarray, pairs: Sequence[tuple[int, int]]) -> np.ndarray:
+    """``b`` minus ``a`` on the shared tokens ``pairs``: (P, P) where P = len(pairs), cell
+    (p, q) = b[jp, jq] - a[ip, iq].
+
+    Args:
+        a: (Sa, Sa), b: (Sb, Sb) attention maps of two sentences.
+    """
+    ia, ib = [i for i, _ in pairs], [j for _, j in pairs]
+    return b[np.ix_(ib, ib)] - a[np.ix_(ia, ia)]
+
+
+def first_difference(a: Sequence[str], b: Sequence[str]) -> int | None:
+    """The 0-based index of the first token where two outputs differ (the shorter one's
+    length when one is the other's beginning); None when they are equal."""
+    for i, (x, y) in enumerate(zip(a, b, strict=False)):
+        if x != y:
+            return i
+    return None if len(a) == len(b) else min(len(a), len(b))
+
+
+def _pickers(a: DecodeTrace, b: DecodeTrace) -> tuple[int, int]:
+    """Layer and head pickers within what both models have (the mean of the heads first)."""
+    layers = min(a.cross_attentions.shape[0], b.cross_attentions.shape[0])
+    heads = min(a.cross_attentions.shape[1], b.cross_attentions.shape[1])
+    c1, c2 = st.columns(2)
+    layer = c1.selectbox(t("layer"), range(layers), key=LAYER_KEY,
+                         format_func=labels(range(layers), layer_label))
+    options = [MEAN, *range(heads)]
+    head = c2.selectbox(t("head"), options, key=HEAD_KEY, format_func=labels(
+        options, lambda h: t("compare_mean_heads") if h == MEAN else head_label(h)))
+    return int(layer), int(head)
+
+
+def _head_name(head: int) -> str:
+    return t("compare_mean_heads") if head == MEAN else head_label(head)
+
+
+def _side(trace: DecodeTrace, side: str, model: str, layer: int, head: int) -> None:
+    """One column: the sentence, its translation, its cross- and encoder self-attention."""
+    st.markdown(t("compare_side", side=side, model=md_literal(model),
+                  sentence=md_literal(trace.src_text)))
+    st.markdown(f"### {md_literal(trace.output_text) or t('empty_output')}")
+    where = t("compare_map_title", view=view_label("cross"), layer=layer_label(layer),
+              head=_head_name(head))
+    chart(viz.attention_heatmap(_map(trace.cross_attentions, layer, head),
+                                list(trace.step_labels), list(trace.src_labels), title=where,
+                                query_label=t("query_decoder_input"),
+                                key_label=t("key_source_token"), text=viz_labels()),
+          key=f"compare_{side}_cross")
+    where = t("compare_map_title", view=view_label("encoder"), layer=layer_label(layer),
+              head=_head_name(head))
+    chart(viz.attention_heatmap(_map(trace.encoder_attentions, layer, head),
+                                list(trace.src_labels), list(trace.src_labels), title=where,
+                                query_label=t("query_source_token"),
+                                key_label=t("key_source_token"), text=viz_labels()),
+          key=f"compare_{side}_encoder")
+
+
+def _where_they_part(a: DecodeTrace, b: DecodeTrace) -> None:
+    """The step where the translations part, named with the tokens each writes there."""
+    out_a, out_b = list(a.tgt_labels[1:]), list(b.tgt_labels[1:])
+    i = first_difference(out_a, out_b)
+    if i is None:
+        st.markdown(t("compare_same_output", n=len(out_a)))
+        return
+    end = t("compare_ended")
+    st.markdown(t("compare_first_diff", k=i, step=i + 1,
+                  a=code_span(out_a[i]) if i < len(out_a) else end,
+                  b=code_span(out_b[i]) if i < len(out_b) else end))
+
+
+def _scored_after_both(key: tuple, a: DecodeTrace, b: DecodeTrace,
+                       settings: GenerationSettings) -> None:
+    """A's translation, token by token: its probability after sentence A (as decoded) and
+    after sentence B (teacher forcing A's tokens on sentence B): where B would not have
+    written it."""
+    forced = teacher_force(key, b.src_text, tuple(a.tgt_tokens[1:]), settings)
+    rows = [(label, s.prob, f.prob) for label, s, f in
+            zip(a.tgt_labels[1:], a.steps, forced.steps, strict=False)]
+    frame = pd.DataFrame(rows, columns=[t("compare_col_token"), t("compare_col_a"),
+                                        t("compare_col_b")])
+    st.markdown(t("compare_probs_title"))
+    st.dataframe(frame, hide_index=True, column_config={
+        c: st.column_config.NumberColumn(format="%.3f") for c in frame.columns[1:]})
+    low = min(range(len(rows)), key=lambda r: rows[r][2] - rows[r][1], default=None)
+    if low is not None and rows[low][2] < rows[low][1]:
+        st.caption(t("compare_probs_claim", token=code_span(rows[low][0]),
+                     a=f"{rows[low][1]:.2f}", b=f"{rows[low][2]:.2f}"))
+
+
+def _difference_map(a: DecodeTrace, b: DecodeTrace, layer: int, head: int) -> None:
+    """The encoder self-attention of B minus A on the tokens both sentences share, and its
+    largest change in words."""
+    pairs = shared_tokens(a.src_labels, b.src_labels)
+    if len(pairs) < 2 or len(pairs) == len(a.src_labels) == len(b.src_labels):
+        st.caption(t("compare_no_shared"))
+        return
+    ma, mb = _map(a.encoder_attentions, layer, head), _map(b.encoder_attentions, layer, head)
+    diff = difference(ma, mb, pairs)
+    shared = [a.src_labels[i] for i, _ in pairs]
+    chart(viz.matrix_heatmap(diff, shared, shared,
+                             title=t("compare_diff_title", layer=layer_label(layer),
+                                     head=_head_name(head)),
+                             row_label=t("query_axis"), col_label=t("key_axis"),
+                             text=viz_labels()),
+          key="compare_difference")
+    p, q = np.unravel_index(int(np.abs(diff).argmax()), diff.shape)
+    (ia, ja), (ib, jb) = (pairs[p][0], pairs[q][0]), (pairs[p][1], pairs[q][1])
+    st.caption(t("compare_diff_claim", query=code_span(shared[p]), target=code_span(shared[q]),
+                 a=f"{ma[ia, ja]:.2f}", b=f"{mb[ib, jb]:.2f}"))
+
+
+def compare_view(translator: Translator, trace: DecodeTrace, key: tuple) -> None:
+    """The Side by side view: ``trace`` (A, the page's decoding) beside the decoding of the
+    sidebar's second sentence on the second model (B). Without either, a hint and an example
+    pair; a second sentence or model that fails gets a message, never a traceback."""
+    st.caption(explain("compare"))
+    second = (st.session_state.get(SENTENCE_KEY) or "").strip()
+    other = _second_model(key)
+    if other is None:
+        return
+    name, other_key, model_b = other
+    if not second and name == SAME:
+        st.info(t("compare_hint"))
+        st.button(t("compare_example", a=md_literal(EXAMPLE[0]), b=md_literal(EXAMPLE[1])),
+                  key="compare_example", on_click=_use_example)
+        return
+    if len(second) > MAX_CHARS:
+        st.warning(t("compare_too_long", n=len(second), limit=MAX_CHARS))
+        return
+    sentence = second or trace.src_text
+    settings = trace.settings if name == SAME else GenerationSettings()
+    try:
+        b = decode(other_key, sentence, settings)
+    except InputError as exc:
+        st.info(t("input_error", error=md_literal(str(exc))))
+        return
+    b = pinyin.annotate(b)
+    layer, head = _pickers(trace, b)
+    _where_they_part(trace, b)
+    left, right = columns(2)
+    with left:
+        _side(trace, "A", translator.name, layer, head)
+    with right:
+        _side(b, "B", model_b.name, layer, head)
+    if name == SAME and trace.beam is None:
+        _scored_after_both(key, trace, b, GenerationSettings(
+            src_lang=settings.src_lang, tgt_lang=settings.tgt_lang, task=settings.task))
+    _difference_map(trace, b, layer, head)
