@@ -127,20 +127,14 @@ def _side(trace: DecodeTrace, side: str, model: str, layer: int, head: int) -> N
     st.markdown(t("compare_side", side=side, model=md_literal(model),
                   sentence=md_literal(trace.src_text)))
     st.markdown(f"### {md_literal(trace.output_text) or t('empty_output')}")
-    where = t("compare_map_title", view=view_label("cross"), layer=layer_label(layer),
-              head=_head_name(head))
-    chart(viz.attention_heatmap(_map(trace.cross_attentions, layer, head),
-                                list(trace.step_labels), list(trace.src_labels), title=where,
-                                query_label=t("query_decoder_input"),
-                                key_label=t("key_source_token"), text=viz_labels()),
-          key=f"compare_{side}_cross")
-    where = t("compare_map_title", view=view_label("encoder"), layer=layer_label(layer),
-              head=_head_name(head))
-    chart(viz.attention_heatmap(_map(trace.encoder_attentions, layer, head),
-                                list(trace.src_labels), list(trace.src_labels), title=where,
-                                query_label=t("query_source_token"),
-                                key_label=t("key_source_token"), text=viz_labels()),
-          key=f"compare_{side}_encoder")
+    for kind, rows, query in (("cross", trace.step_labels, "query_decoder_input"),
+                              ("encoder", trace.src_labels, "query_source_token")):
+        where = t("compare_map_title", view=view_label(kind), layer=layer_label(layer),
+                  head=_head_name(head))
+        chart(viz.attention_heatmap(_map(getattr(trace, f"{kind}_attentions"), layer, head),
+                                    list(rows), list(trace.src_labels), title=where,
+                                    query_label=t(query), key_label=t("key_source_token"),
+                                    text=viz_labels()), key=f"compare_{side}_{kind}")
 
 
 def _where_they_part(a: DecodeTrace, b: DecodeTrace) -> None:
