@@ -11,6 +11,7 @@ from apptest_helpers import APP, heatmaps, markdown_sources, messages, unescape,
 from streamlit.testing.v1 import AppTest
 
 from model import load_pretrained
+from model.analysis.compare import changed_tokens, difference, first_difference, shared_tokens
 from ui import side_by_side as S
 from ui.i18n import STRINGS
 
@@ -28,12 +29,13 @@ def _open(**params) -> AppTest:
 
 
 def test_pure_helpers_on_constructed_input():
-    assert S.shared_tokens("a b c d".split(), "a x c d".split()) == [(0, 0), (2, 2), (3, 3)]
-    assert S.first_difference(["我", "们"], ["我", "们"]) is None
-    assert S.first_difference(["我", "们"], ["我", "你"]) == 1
-    assert S.first_difference(["我"], ["我", "们"]) == 1
+    assert shared_tokens("a b c d".split(), "a x c d".split()) == [(0, 0), (2, 2), (3, 3)]
+    assert changed_tokens("a b c d".split(), "a x c d e".split()) == [1, 4]
+    assert first_difference(["我", "们"], ["我", "们"]) is None
+    assert first_difference(["我", "们"], ["我", "你"]) == 1
+    assert first_difference(["我"], ["我", "们"]) == 1
     a, b = np.arange(9.0).reshape(3, 3), np.arange(16.0).reshape(4, 4)
-    diff = S.difference(a, b, [(0, 0), (2, 3)])
+    diff = difference(a, b, [(0, 0), (2, 3)])
     assert diff.tolist() == [[b[0, 0] - a[0, 0], b[0, 3] - a[0, 2]],
                              [b[3, 0] - a[2, 0], b[3, 3] - a[2, 2]]]
 
@@ -45,7 +47,7 @@ def test_a_minimal_pair_side_by_side_is_the_models_own():
     text = "\n".join(unescape(s) for s in markdown_sources(at))
     assert f"### {ta.output_text}" in text and f"### {tb.output_text}" in text
     out_a, out_b = list(ta.tgt_tokens[1:]), list(tb.tgt_tokens[1:])
-    i = S.first_difference(out_a, out_b)
+    i = first_difference(out_a, out_b)
     assert i is not None  # the pair parts somewhere
     assert STRINGS["compare_first_diff"]["en"].split("{k}")[0] + str(i) in text
     enc = heatmaps(at, "Encoder self-attention, Layer 0")
@@ -53,8 +55,8 @@ def test_a_minimal_pair_side_by_side_is_the_models_own():
     np.testing.assert_allclose(z_array(enc[1]), tb.encoder_attentions[0].mean(0), atol=1e-6)
     cross = heatmaps(at, "Cross-attention, Layer 0")
     np.testing.assert_allclose(z_array(cross[1]), tb.cross_attentions[0].mean(0), atol=1e-6)
-    pairs = S.shared_tokens(ta.src_labels, tb.src_labels)
-    diff = S.difference(ta.encoder_attentions[0].mean(0), tb.encoder_attentions[0].mean(0), pairs)
+    pairs = shared_tokens(ta.src_labels, tb.src_labels)
+    diff = difference(ta.encoder_attentions[0].mean(0), tb.encoder_attentions[0].mean(0), pairs)
     (shown,) = heatmaps(at, "Encoder self-attention on the tokens both")
     np.testing.assert_allclose(z_array(shown), diff, atol=1e-6)
     p, q = np.unravel_index(int(np.abs(diff).argmax()), diff.shape)

@@ -220,3 +220,16 @@ def test_every_chapter_builds_or_says_why_for_hugging_face_models(family, tmp_pa
             entry = chapter.get(f"{name}_{c.variant}", chapter[name])
             for lang in ("en", "zh"):
                 entry[lang].format(**c.values)
+
+
+def test_the_minimal_pair_parts_and_its_answer_is_the_rows_largest(built):
+    lv, made = built
+    c = made["minimal_pair"]
+    a, b = (lv.translator.generate(s) for s in (c.sentence, c.compare))
+    assert a.output_text != b.output_text  # the pair really is translated differently
+    (j,) = [int(y) for y in figure_mark(c)[1][0][:1]]  # the outlined row: the changed word
+    row = b.encoder_attentions[-1].mean(axis=0)[j]  # computed again, from the model
+    others = [k for k in range(len(row)) if k != j and is_content(b.src_labels[k])]
+    assert c.answer == str(max(others, key=lambda k: row[k]))
+    assert c.values["weight"] == f"{row[int(c.answer)]:.0%}"
+    assert b.src_labels[j] not in a.src_labels  # it is the word that was changed

@@ -14,12 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import plotly.graph_objects as go
 
 import viz
-from model import DecodeTrace, Translator
+from model import DecodeTrace, GenerationSettings, InputError, Translator
+from model.analysis.compare import changed_tokens, first_difference
 from model.analysis.internals import pe_similarity
 from model.analysis.picks import (
     clearest_row,
@@ -69,6 +71,8 @@ class Chapter:
             when set, nothing else is shown.
         sentence: a sentence the try-it action offers to open (``changing_sentence``), or
             None.
+        compare: the second sentence the try-it action puts beside ``sentence`` in the
+            Side by side view (``open_compare``), or None.
     """
 
     values: dict[str, object] = field(default_factory=dict)
@@ -79,6 +83,7 @@ class Chapter:
     variant: str = ""
     why: str | None = None
     sentence: str | None = None
+    compare: str | None = None
 
 
 def _token_options(labels, keys: list[int]) -> list[tuple[str, str]]:
@@ -367,8 +372,82 @@ def heads_off(live: Live, turn: int) -> Chapter:
                    variant="" if rank else "none", sentence=where)
 
 
+PAIRS_FILE = Path(__file__).with_name("minimal_pairs.tsv")
+
+
+def minimal_pairs() -> list[tuple[str, str]]:
+    """The candidate pairs of chapter 10 (``minimal_pairs.tsv``), in order."""
+    lines = PAIRS_FILE.read_text(encoding="utf-8").splitlines()
+    return [tuple(line.split("\t")) for line in lines if line and not line.startswith("#")]
+
+
+def _changed_word(a: DecodeTrace, b: DecodeTrace) -> int | None:
+    """The first content token of ``b``'s source that ``a``'s does not share, or None."""
+    return next((j for j in changed_tokens(a.src_labels, b.src_labels)
+                 if is_content(b.src_labels[j])), None)
+
+
+def pair_that_parts(live: Live) -> tuple[DecodeTrace, DecodeTrace] | None:
+    """The traces of the first candidate pair the model reads without unknown words and
+    translates differently, with a changed content word on each side (the sidebar's
+    languages and task, greedy), or None."""
+    s = live.trace.settings
+    greedy = GenerationSettings(src_lang=s.src_lang, tgt_lang=s.tgt_lang, task=s.task)
+    for a, b in minimal_pairs():
+        try:
+            ta, tb = (cache.decode(live.key, x, greedy) for x in (a, b))
+        except InputError:
+            continue
+        if (not (ta.unknown_words or tb.unknown_words) and ta.output_text != tb.output_text
+                and None not in (_changed_word(ta, tb), _changed_word(tb, ta))):
+            return ta, tb
+    return None
+
+
+def looked_at(trace: DecodeTrace, query: int) -> tuple[np.ndarray, list[int]]:
+    """The last encoder layer's attention of source token ``query``, averaged over the heads
+    (S,), and the tokens it may be asked about: the content tokens other than itself."""
+    row = trace.encoder_attentions[-1].mean(axis=0)[query]  # (S,)
+    keys = [j for j, label in enumerate(trace.src_labels) if j != query and is_content(label)]
+    return row, keys
+
+
+def minimal_pair(live: Live, turn: int) -> Chapter:
+    """One word changed: the first candidate pair the model translates differently, where
+    the translations part, and which other word the changed word attends to most in the
+    last encoder layer (the mean of its heads), in B and in A."""
+    found = pair_that_parts(live)
+    if found is None:
+        return Chapter(why="lesson_no_pair")
+    ta, tb = found
+    j, i = _changed_word(ta, tb), _changed_word(tb, ta)
+    row, keys = looked_at(tb, j)
+    best = max(keys, key=lambda k: row[k])
+    row_a, keys_a = looked_at(ta, i)
+    best_a = max(keys_a, key=lambda k: row_a[k])
+    part = first_difference(list(ta.tgt_labels[1:]), list(tb.tgt_labels[1:]))
+    layers = tb.encoder_attentions.shape[0]
+    att = tb.encoder_attentions[-1].mean(axis=0)  # (S, S)
+    fig = viz.attention_heatmap(att, list(tb.src_labels), list(tb.src_labels),
+                                title=t("lesson_pair_title", layer=layers - 1),
+                                query_label=t("query_source_token"),
+                                key_label=t("key_source_token"), marked=[(j, best)],
+                                text=viz_labels())
+    options = [(str(k), f"{code_span(tb.src_labels[k])} ({k})")
+               for k in sorted(sorted(keys, key=lambda k: -row[k])[:4])]
+    return Chapter({"a": md_literal(ta.src_text), "b": md_literal(tb.src_text),
+                    "out_a": md_literal(ta.output_text), "out_b": md_literal(tb.output_text),
+                    "changed": code_span(tb.src_labels[j]),
+                    "changed_a": code_span(ta.src_labels[i]), "step": part + 1,
+                    "best": code_span(tb.src_labels[best]), "weight": f"{row[best]:.0%}",
+                    "best_a": code_span(ta.src_labels[best_a]),
+                    "weight_a": f"{row_a[best_a]:.0%}", "layer": layers - 1},
+                   fig, options, str(best), action="open_compare", sentence=ta.src_text,
+                   compare=tb.src_text)
+
+
 BUILDERS: dict[str, Callable[[Live, int], Chapter]] = {
     "whole": whole, "positions": positions, "one_head": one_head, "heads": heads,
     "masks": masks, "sublayers": sublayers, "cross": cross, "decoding": decoding,
-    "heads_off": heads_off,
+    "heads_off": heads_off, "minimal_pair": minimal_pair,
 }

@@ -135,6 +135,10 @@ def _try_action(chapter_id: str, made: Chapter, live: Live) -> None:
     elif action == "changing_sentence" and made.sentence:
         st.button(t("lesson_try_changing_sentence"), key="lesson_try",
                   on_click=lambda: state.update(sentence=made.sentence))
+    elif action == "open_compare" and made.sentence and made.compare:
+        st.button(t("lesson_try_open_compare"), key="lesson_try", on_click=lambda: state.update(
+            {MODE_KEY: "explore", "view": "compare", "sentence": made.sentence,
+             "compare": made.compare}))
     elif action in ("open_heads", "open_masks", "open_positional"):
         view = action.removeprefix("open_")
         st.button(t(f"lesson_try_{action}"), key="lesson_try", on_click=_open_view(view))

@@ -11,15 +11,13 @@ Every sentence of the text is computed from the arrays drawn beside it.
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Sequence
-
 import numpy as np
 import pandas as pd
 import streamlit as st
 
 import viz
 from model import CheckpointError, DecodeTrace, GenerationSettings, InputError, Translator
+from model.analysis.compare import difference, first_difference, shared_tokens
 from model.backends.hf_load import cache_snapshot, hub_cache_dir
 from model.backends.load import available_models, pretrained_root
 
@@ -76,33 +74,6 @@ def _second_model(key: tuple) -> tuple[str, tuple, Translator] | None:
 def _map(att: np.ndarray, layer: int, head: int) -> np.ndarray:
     """One head's map of ``att`` (L, H, Tq, Tk), or the mean of the layer's heads."""
     return att[layer].mean(axis=0) if head == MEAN else att[layer, head]
-
-
-def shared_tokens(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int]]:
-    """(index in ``a``, index in ``b``) of the tokens the two sequences share, in order
-    (``difflib.SequenceMatcher``'s matching blocks: the longest common runs)."""
-    m = difflib.SequenceMatcher(a=list(a), b=list(b), autojunk=False)
-    return [(i + k, j + k) for i, j, n in m.get_matching_blocks() for k in range(n)]
-
-
-def difference(a: np.ndarray, b: np.ndarray, pairs: Sequence[tuple[int, int]]) -> np.ndarray:
-    """``b`` minus ``a`` on the shared tokens ``pairs``: (P, P) where P = len(pairs), cell
-    (p, q) = b[jp, jq] - a[ip, iq].
-
-    Args:
-        a: (Sa, Sa), b: (Sb, Sb) attention maps of two sentences.
-    """
-    ia, ib = [i for i, _ in pairs], [j for _, j in pairs]
-    return b[np.ix_(ib, ib)] - a[np.ix_(ia, ia)]
-
-
-def first_difference(a: Sequence[str], b: Sequence[str]) -> int | None:
-    """The 0-based index of the first token where two outputs differ (the shorter one's
-    length when one is the other's beginning); None when they are equal."""
-    for i, (x, y) in enumerate(zip(a, b, strict=False)):
-        if x != y:
-            return i
-    return None if len(a) == len(b) else min(len(a), len(b))
 
 
 def _pickers(a: DecodeTrace, b: DecodeTrace) -> tuple[int, int]:
