@@ -254,6 +254,7 @@ class MultiHeadAttention(nn.Module):
         return_scores: bool = False,
         past_key_value: tuple[torch.Tensor, torch.Tensor] | None = None,
         precomputed_key_value: tuple[torch.Tensor, torch.Tensor] | None = None,
+        zero_values: torch.Tensor | None = None,
     ) -> AttentionOutput:
         """Attend from ``query`` positions to ``key``/``value`` positions.
 
@@ -268,6 +269,8 @@ class MultiHeadAttention(nn.Module):
                 positions; the new ones are appended (incremental self-attention).
             precomputed_key_value: projected keys and values (B, H, Tk, Dh) to use as they are
                 (cross-attention over a memory projected once).
+            zero_values: (B, Tk) bool, True = that key position's value vector is zeroed in
+                every head (value zeroing, Mohebbi et al. 2023; the weights are unchanged).
 
         Returns:
             AttentionOutput with output (B, Tq, D), weights (B, H, Tq, Tk) (before attention
@@ -297,6 +300,8 @@ class MultiHeadAttention(nn.Module):
                 k = torch.cat([past_key_value[0], k], dim=2)  # (B, H, Tk_past + Tn, Dh)
                 v = torch.cat([past_key_value[1], v], dim=2)
         Tk = k.size(2)
+        if zero_values is not None:
+            v = v.masked_fill(zero_values[:, None, :, None], 0.0)  # (B, H, Tk, Dh)
         scores = (q @ k.transpose(-2, -1)) / math.sqrt(Dh)  # (B, H, Tq, Tk)
         mask = combine_masks(B, Tq, Tk, key_padding_mask, attn_mask)  # (B, 1, Tq, Tk)
         weights = masked_softmax(scores, mask)  # (B, H, Tq, Tk)
@@ -425,6 +430,8 @@ class DecoderLayer(nn.Module):
         memory_key_padding_mask: torch.Tensor | None = None,
         return_scores: bool = False,
         cache: LayerCache | None = None,
+        zero_self_values: torch.Tensor | None = None,
+        zero_cross_values: torch.Tensor | None = None,
     ) -> DecoderLayerOutput:
         """Run one decoder layer.
 
@@ -435,17 +442,22 @@ class DecoderLayer(nn.Module):
                 look-ahead mask over all T_all = T_past + T key positions.
             memory_key_padding_mask: (B, S) bool, True = padded source key.
             cache: keys/values of earlier positions and of the memory (None = no cache).
+            zero_self_values: (B, T_all) bool, decoder positions whose self-attention value
+                vectors are zeroed; zero_cross_values: (B, S) bool, the same for the memory's
+                (value zeroing, ``model.analysis.value_zeroing``).
         """
 
         def self_attend(h: torch.Tensor):
             a = self.self_attn(h, h, h, attn_mask=self_attn_mask, return_scores=return_scores,
-                               past_key_value=cache.self_kv if cache else None)
+                               past_key_value=cache.self_kv if cache else None,
+                               zero_values=zero_self_values)
             return a.output, (a, h)
 
         def cross_attend(h: torch.Tensor):
             a = self.cross_attn(h, memory, memory, key_padding_mask=memory_key_padding_mask,
                                 return_scores=return_scores,
-                                precomputed_key_value=cache.cross_kv if cache else None)
+                                precomputed_key_value=cache.cross_kv if cache else None,
+                                zero_values=zero_cross_values)
             return a.output, (a, h)
 
         x, (self_attn, self_input) = self.sublayer1(x, self_attend)  # (B, T, D)

@@ -1,0 +1,98 @@
+"""Value zeroing for the encoder-decoder (Mohebbi et al. 2023, "Quantifying Context Mixing in
+Transformers"), written here for our Transformer: how much decoder layer l's output at step t
+changes when one token's value vectors are zeroed in that layer, in every head.
+
+- **cross**: source token j's value vectors zeroed in the cross-attention;
+- **decoder**: decoder position j's value vectors zeroed in the masked self-attention (only
+  j <= t can matter; the look-ahead mask hides the rest, whose scores are 0).
+
+The score is the cosine distance between the layer's output with and without the zeroing,
+with the layer's input left as it was (the paper's per-layer definition; attention weights are
+not changed, only what they average). ``ValueZeroing.normalised`` divides each step's scores
+by their sum over the source tokens and the decoder positions together, so a row is a share
+of the step's context mixing, and ``source_share`` is the part that came from the sentence
+(as ALTI+ reports, Ferrando et al. 2022).
+
+Shape letters: S source tokens, T decoder steps, L decoder layers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from ..core.masks import decoder_self_attention_mask
+from ..core.transformer import Transformer
+
+
+@dataclass(frozen=True)
+class ValueZeroing:
+    """The scores of one decoding.
+
+    Attributes:
+        cross: (L, T, S) cosine distances, source tokens' values zeroed.
+        decoder: (L, T, T) cosine distances, decoder positions' values zeroed; 0 above the
+            diagonal.
+    """
+
+    cross: np.ndarray
+    decoder: np.ndarray
+
+    def normalised(self) -> tuple[np.ndarray, np.ndarray]:
+        """(cross (L, T, S), decoder (L, T, T)) each row divided by the sum of both parts'
+        row (a row of zeros stays zero)."""
+        total = self.cross.sum(-1, keepdims=True) + self.decoder.sum(-1, keepdims=True)
+        total = np.where(total > 0, total, 1.0)
+        return self.cross / total, self.decoder / total
+
+    def source_share(self) -> np.ndarray:
+        """(L, T) the share of each step's normalised scores on the source tokens."""
+        return self.normalised()[0].sum(-1)
+
+
+def _distance(base: torch.Tensor, changed: torch.Tensor) -> torch.Tensor:
+    """1 - cos(base[t], changed[j, t]) for (T, D) ``base`` and (J, T, D) ``changed``:
+    (J, T), clipped at 0."""
+    return (1.0 - F.cosine_similarity(changed, base.unsqueeze(0), dim=-1)).clamp_min(0.0)
+
+
+def value_zeroing(model: Transformer, src_ids: torch.Tensor, tgt_ids: torch.Tensor
+                  ) -> ValueZeroing:
+    """Value zeroing of one sentence and its decoder inputs (no padding).
+
+    Args:
+        model: our Transformer (in ``eval()`` mode).
+        src_ids: (S,) int64 the source ids, ``</s>`` included.
+        tgt_ids: (T,) int64 the decoder inputs, ``<s>`` first.
+
+    Returns:
+        ``ValueZeroing`` with cross (L, T, S) and decoder (L, T, T) float32.
+
+    Raises:
+        ValueError: ids that are not 1-D, or empty.
+    """
+    if src_ids.dim() != 1 or tgt_ids.dim() != 1 or not len(src_ids) or not len(tgt_ids):
+        raise ValueError(f"expected 1-D, non-empty ids, got {tuple(src_ids.shape)} and "
+                         f"{tuple(tgt_ids.shape)}")
+    S, T = len(src_ids), len(tgt_ids)
+    cross, decoder = [], []
+    with torch.inference_mode():
+        enc = model.encode(src_ids[None])
+        memory, pad = enc.memory, enc.key_padding_mask  # (1, S, D), (1, S)
+        self_mask = decoder_self_attention_mask(tgt_ids[None], model.config.pad_id)[0]  # (T, T)
+        x = model.positional(model.tgt_embed(tgt_ids[None]))  # (1, T, D)
+        for layer in model.decoder_layers:
+            base = layer(x, memory, self_mask, pad).output[0]  # (T, D)
+            zero_src = torch.eye(S, dtype=torch.bool)  # (S, S): batch row j zeroes token j
+            out = layer(x.expand(S, T, -1), memory.expand(S, S, -1), self_mask,
+                        pad.expand(S, S), zero_cross_values=zero_src).output  # (S, T, D)
+            cross.append(_distance(base, out).T)  # (T, S)
+            zero_tgt = torch.eye(T, dtype=torch.bool)  # (T, T): batch row j zeroes position j
+            out = layer(x.expand(T, T, -1), memory.expand(T, S, -1), self_mask,
+                        pad.expand(T, S), zero_self_values=zero_tgt).output  # (T, T, D)
+            decoder.append(torch.tril(_distance(base, out).T))  # (T, T): j <= t only
+            x = base[None]  # the next layer's input, as it was (1, T, D)
+    return ValueZeroing(torch.stack(cross).float().numpy(), torch.stack(decoder).float().numpy())
