@@ -21,6 +21,7 @@ import torch
 from model import CheckpointError, DecodeTrace, GenerationSettings, InputError, Translator
 from model.backends.records import SourceSentence
 from ui import (
+    attribution,
     charts,
     compare,
     controls,
@@ -189,6 +190,7 @@ def views(translator: Translator, trace: DecodeTrace, k: int, key: tuple) -> Non
         "cross": lambda: panels.cross_view(trace, k, grouped),
         "inside": lambda: teaching.inside_head_view(translator, trace, k, key),
         "heads": lambda: heads.heads_view(translator, trace, k, key),
+        "attribution": lambda: attribution.attribution_view(translator, trace, k, key),
         "compare": lambda: side_by_side.compare_view(translator, trace, key),
     }
     with st.container(key=panels.VIEW_PANEL):

@@ -118,8 +118,6 @@ export default function ({ data, parentElement, setStateValue }) {
 }
 """
 
-#: The session's language (``ui.i18n.lang``) -> the page's ``lang`` (BCP 47).
-
 _script = st.components.v2.component("page_document", js=_JS)
 
 

@@ -62,6 +62,7 @@ VIEW_KEYS = {
     "cross": "tab_cross",
     "inside": "tab_inside",
     "heads": "tab_heads",
+    "attribution": "tab_attribution",
     "compare": "tab_compare",
 }
 VIEWS = tuple(VIEW_KEYS)

@@ -1,0 +1,54 @@
+"""The Attribution view (ui.attribution) in AppTest: it opens from ?view=attribution on every
+shipped model, its maps are the model's cross-attention and value zeroing, its text's
+numbers are computed from them, its grid is each head's agreement, in English and Chinese."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from apptest_helpers import APP, heatmaps, markdown_sources, unescape, z_array
+from streamlit.testing.v1 import AppTest
+
+from model import load_pretrained
+from model.analysis.agreement import head_agreement
+from model.analysis.value_zeroing import value_zeroing
+from ui.i18n import STRINGS
+
+CASES = [("en-zh-everyday", "Why do we work?"), ("en-zh", "why do we work ?"),
+         ("en-zh-small", "why do we work ?")]
+
+
+@pytest.mark.parametrize("name, sentence", CASES)
+def test_the_view_draws_attention_and_value_zeroing_of_the_model(name, sentence):
+    at = AppTest.from_file(APP, default_timeout=120)
+    for param, value in {"view": "attribution", "model": name, "sentence": sentence,
+                         "step": "2"}.items():
+        at.query_params[param] = value
+    at.run()
+    assert not at.exception, at.exception
+    m = load_pretrained(name)
+    trace = m.generate(sentence)
+    vz = value_zeroing(m.model, torch.as_tensor(trace.src_ids),
+                       torch.as_tensor(trace.tgt_ids[:-1]))
+    last = trace.cross_attentions.shape[0] - 1
+    (att,) = heatmaps(at, "Cross-attention, Layer")
+    np.testing.assert_allclose(z_array(att), trace.cross_attentions[last].mean(0), atol=1e-6)
+    (shown,) = heatmaps(at, "Value zeroing")
+    cross, _ = vz.normalised()
+    np.testing.assert_allclose(z_array(shown), cross[last], atol=1e-5)
+    share = round(100 * float(vz.source_share()[last, 1]))
+    text = "\n".join(unescape(s) for s in markdown_sources(at))
+    assert f"{share} % of its mixing came from the sentence" in text
+    (grid,) = heatmaps(at, "Agreement with value zeroing")
+    rho, _ = head_agreement(trace.cross_attentions, cross)
+    np.testing.assert_allclose(z_array(grid), rho, atol=1e-5)
+
+
+def test_the_view_in_chinese():
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params["view"], at.query_params["lang"] = "attribution", "zh"
+    at.run()
+    assert not at.exception, at.exception
+    assert any(STRINGS["tab_attribution"]["zh"] not in s and "值置零" in s
+               for s in markdown_sources(at))

@@ -1,0 +1,111 @@
+"""The Attribution view (``view=attribution``; issue 35): what each step used, beside where it
+looked. For one decoder layer: its cross-attention (the mean of its heads) and value zeroing
+(``model.analysis.value_zeroing``: how far the layer's output moves when one source token's
+values are zeroed), both as (T, S) maps on the same axes; the current step's share drawn from
+the sentence and from the translation so far; and for every head, how well its
+cross-attention agrees with value zeroing (``model.analysis.agreement``: Spearman's rho and
+the same top token), as a layer x head grid and a sortable table. Every sentence of the text
+is computed from the arrays drawn beside it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+import torch
+
+import viz
+from model import DecodeTrace, Translator
+from model.analysis.agreement import head_agreement
+from model.analysis.value_zeroing import ValueZeroing, value_zeroing
+
+from . import cache
+from .charts import chart, columns
+from .i18n import explain, head_label, labels, layer_label, t, viz_labels
+from .text import code_span
+
+LAYER_KEY = "attribution_layer"
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def zeroing(trace_id: tuple, _trace: DecodeTrace) -> ValueZeroing:
+    """``value_zeroing`` of ``_trace`` (whose ``cache.trace_key`` is ``trace_id``) on our
+    model: one pass per layer and intervention kind, once per trace."""
+    model = cache.load_model(*trace_id[0]).model
+    return value_zeroing(model, torch.as_tensor(_trace.src_ids),
+                         torch.as_tensor(_trace.tgt_ids[:-1]))
+
+
+def _step_claim(trace: DecodeTrace, k: int, layer: int, attention: np.ndarray,
+                vz_cross: np.ndarray, share: np.ndarray) -> str:
+    """What step k drew on in ``layer``: the sentence's share and each map's top token."""
+    row = k - 1
+    return t("attr_step_claim", k=k, token=code_span(trace.tgt_labels[k]),
+             layer=layer_label(layer), src=round(100 * float(share[row])),
+             tgt=100 - round(100 * float(share[row])),
+             att=code_span(trace.src_labels[int(attention[row].argmax())]),
+             vz=code_span(trace.src_labels[int(vz_cross[row].argmax())]))
+
+
+def _agreement(trace: DecodeTrace, vz_cross: np.ndarray) -> None:
+    """Each head's agreement with value zeroing of its layer: grid, table and the best and
+    least agreeing heads named."""
+    rho, top1 = head_agreement(trace.cross_attentions, vz_cross)  # (L, H) each
+    st.markdown(t("attr_agree_title"))
+    chart(viz.head_grid(rho, t("attr_agree_grid"), row_label=t("col_layer"),
+                        col_label=t("col_head"), value_label=t("attr_col_rho"), zmin=-1.0,
+                        zmax=1.0, text=viz_labels()), key="attribution_grid")
+    rows = [(layer_label(i), head_label(h), rho[i, h], 100 * top1[i, h])
+            for i in range(rho.shape[0]) for h in range(rho.shape[1])]
+    frame = pd.DataFrame(rows, columns=[t("col_layer"), t("col_head"), t("attr_col_rho"),
+                                        t("attr_col_top1")])
+    st.dataframe(frame, hide_index=True, column_config={
+        t("attr_col_rho"): st.column_config.NumberColumn(format="%.2f"),
+        t("attr_col_top1"): st.column_config.NumberColumn(format="%.0f")})
+    if np.isfinite(rho).any():
+        best = np.unravel_index(int(np.nanargmax(rho)), rho.shape)
+        worst = np.unravel_index(int(np.nanargmin(rho)), rho.shape)
+        st.caption(t("attr_agree_claim", best=f"{layer_label(best[0])}, {head_label(best[1])}",
+                     rho=f"{rho[best]:.2f}", top=round(100 * top1[best]),
+                     worst=f"{layer_label(worst[0])}, {head_label(worst[1])}",
+                     rho_worst=f"{rho[worst]:.2f}"))
+
+
+def _attention_chart(trace: DecodeTrace, k: int, layer: int, attention: np.ndarray) -> None:
+    chart(viz.attention_heatmap(attention, list(trace.step_labels), list(trace.src_labels),
+                                title=t("attr_att_title", layer=layer_label(layer)),
+                                query_label=t("query_decoder_input"),
+                                key_label=t("key_source_token"),
+                                marked=[(k - 1, int(attention[k - 1].argmax()))],
+                                text=viz_labels()), key="attribution_attention")
+
+
+def attribution_view(translator: Translator, trace: DecodeTrace, k: int, key: tuple) -> None:
+    """The view at step ``k`` (1-based) of ``trace``; for a model it cannot take apart (a
+    Hugging Face one, for now), the attention side and a message."""
+    st.caption(explain("attribution"))
+    L = trace.cross_attentions.shape[0]
+    layer = int(st.selectbox(t("layer"), range(L), index=L - 1, key=LAYER_KEY,
+                             format_func=labels(range(L), layer_label)))
+    attention = trace.cross_attentions[layer].mean(axis=0)  # (T, S)
+    if translator.info.backend != "ours":
+        st.info(t("attr_not_ours"))
+        _attention_chart(trace, k, layer, attention)
+        return
+    vz = zeroing(cache.trace_key(key, trace), trace)
+    vz_cross, _ = vz.normalised()  # (L, T, S)
+    share = vz.source_share()  # (L, T)
+    st.markdown(_step_claim(trace, k, layer, attention, vz_cross[layer], share[layer]))
+    left, right = columns(2)
+    with left:
+        _attention_chart(trace, k, layer, attention)
+    with right:
+        chart(viz.attention_heatmap(vz_cross[layer], list(trace.step_labels),
+                                    list(trace.src_labels),
+                                    title=t("attr_vz_title", layer=layer_label(layer)),
+                                    query_label=t("query_decoder_input"),
+                                    key_label=t("key_source_token"),
+                                    marked=[(k - 1, int(vz_cross[layer][k - 1].argmax()))],
+                                    text=viz_labels()), key="attribution_value_zeroing")
+    _agreement(trace, vz_cross)
