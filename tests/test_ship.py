@@ -1,0 +1,53 @@
+"""Shipping a run (model.training.ship): a run that fails a bar, or does worse on the classroom
+set than the shipped model, is refused; a shipped folder holds the run's model, keeps its own
+held-out pairs, drops its stale head figures and loads."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from model import load_pretrained
+from model.core.checkpoint import CARD, WEIGHTS
+from model.training import ship as S
+
+SMALL = Path(__file__).resolve().parents[1] / "pretrained" / "en-zh-small"
+GOOD = {"tatoeba_bleu": 31.0, "hsk_bleu": 26.0, "numbers_correct": 91.0,
+        "terms_correct": 86.0, "long_chrf_kept": 86.0, "long_loops": 1}
+SCORES = {"test": {"right": 65.0}, "calibration": {"right": 55.0}}
+
+
+def test_every_bar_and_the_classroom_set_decide():
+    assert all(ok for *_, ok in S.checks({"test_metrics": GOOD}, SCORES, SCORES))
+    for key, bad in (("tatoeba_bleu", 29.9), ("long_loops", 4), ("terms_correct", None)):
+        rows = S.checks({"test_metrics": {**GOOD, key: bad}}, SCORES, SCORES)
+        assert [w for w, *_, ok in rows if not ok] == [key]
+    worse = {"test": {"right": 70.0}, "calibration": {"right": 50.0}}  # shipped: better TEST
+    rows = S.checks({"test_metrics": GOOD}, SCORES, worse)
+    assert [w for w, *_, ok in rows if not ok] == ["classroom test right"]
+    assert all(ok for *_, ok in S.checks({"test_metrics": GOOD}, SCORES, None))
+    with pytest.raises(ValueError, match="test_metrics"):
+        S.checks({}, SCORES, SCORES)
+
+
+def test_a_shipped_folder_holds_the_run_and_keeps_its_heldout_pairs(tmp_path):
+    run = shutil.copytree(SMALL, tmp_path / "run")
+    card = json.loads((run / CARD).read_text(encoding="utf-8"))
+    (run / CARD).write_text(json.dumps({**card, "test_metrics": GOOD}), encoding="utf-8")
+    into = tmp_path / "en-zh-new"
+    into.mkdir()
+    (into / "heldout.tsv").write_text("hi\t你好\n", encoding="utf-8")
+    (into / "heads.npz").write_bytes(b"stale")
+    written = S.ship(run, into, SCORES)
+    assert (into / WEIGHTS).read_bytes() == (run / WEIGHTS).read_bytes()
+    assert (into / "heldout.tsv").read_text(encoding="utf-8") == "hi\t你好\n"
+    assert not (into / "heads.npz").exists()
+    assert written["name"] == "en-zh-new" and written["metrics"]["classroom"] == SCORES
+    assert written["test_metrics"]["classroom_test_right"] == 65.0
+    back = load_pretrained(into)
+    assert back.card["name"] == "en-zh-new"
+    assert back.generate("why do we work ?").output_text == load_pretrained(
+        run).generate("why do we work ?").output_text
