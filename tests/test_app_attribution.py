@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from model import load_pretrained
 from model.analysis.agreement import head_agreement
+from model.analysis.attribution import MAX_COMPLETENESS_ERROR, attribute
 from model.analysis.value_zeroing import value_zeroing
 from ui.i18n import STRINGS
 
@@ -43,6 +44,26 @@ def test_the_view_draws_attention_and_value_zeroing_of_the_model(name, sentence)
     (grid,) = heatmaps(at, "Agreement with value zeroing")
     rho, _ = head_agreement(trace.cross_attentions, cross)
     np.testing.assert_allclose(z_array(grid), rho, atol=1e-5)
+    gxi = attribute(m.model, torch.as_tensor(trace.src_ids), torch.as_tensor(trace.tgt_ids),
+                    "input_x_gradient")
+    (shown,) = heatmaps(at, "Gradient × input")
+    np.testing.assert_allclose(z_array(shown), gxi.normalised()[0], atol=1e-5)
+
+
+@pytest.mark.slow
+def test_integrated_gradients_on_request_with_their_completeness():
+    at = AppTest.from_file(APP, default_timeout=600)
+    for param, value in {"view": "attribution", "model": "en-zh-small",
+                         "sentence": "why do we work ?"}.items():
+        at.query_params[param] = value
+    at.run()
+    assert not heatmaps(at, "Integrated gradients")  # not before it is asked for
+    at.button(key="attribution_ig").click().run()
+    assert not at.exception, at.exception
+    assert len(heatmaps(at, "Integrated gradients")) == 1
+    claim = next(c.value for c in at.caption if c.value.startswith("Completeness"))
+    error = float(claim.split("within ")[1].split(" %")[0])
+    assert error <= 100 * MAX_COMPLETENESS_ERROR
 
 
 def test_the_view_in_chinese():

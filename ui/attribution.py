@@ -18,6 +18,7 @@ import torch
 import viz
 from model import DecodeTrace, Translator
 from model.analysis.agreement import head_agreement
+from model.analysis.attribution import Attribution, attribute
 from model.analysis.value_zeroing import ValueZeroing, value_zeroing
 
 from . import cache
@@ -26,6 +27,7 @@ from .i18n import explain, head_label, labels, layer_label, t, viz_labels
 from .text import code_span
 
 LAYER_KEY = "attribution_layer"
+IG_KEY = "attribution_ig"  # the integrated-gradients button
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -35,6 +37,42 @@ def zeroing(trace_id: tuple, _trace: DecodeTrace) -> ValueZeroing:
     model = cache.load_model(*trace_id[0]).model
     return value_zeroing(model, torch.as_tensor(_trace.src_ids),
                          torch.as_tensor(_trace.tgt_ids[:-1]))
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def gradients(trace_id: tuple, method: str, _trace: DecodeTrace) -> Attribution:
+    """``attribution.attribute`` of ``_trace`` by ``method`` on our model, once per trace."""
+    model = cache.load_model(*trace_id[0]).model
+    return attribute(model, torch.as_tensor(_trace.src_ids), torch.as_tensor(_trace.tgt_ids),
+                     method)
+
+
+def _gradient_chart(trace: DecodeTrace, k: int, a: Attribution, title: str, key: str) -> None:
+    src, _ = a.normalised()  # (T, S)
+    chart(viz.attention_heatmap(src, list(trace.step_labels), list(trace.src_labels),
+                                title=title, query_label=t("query_decoder_input"),
+                                key_label=t("key_source_token"),
+                                marked=[(k - 1, int(src[k - 1].argmax()))],
+                                text=viz_labels()), key=key)
+
+
+def _gradients(trace: DecodeTrace, k: int, trace_id: tuple) -> None:
+    """Gradient x input at once; integrated gradients when asked (a minute or two), with
+    their completeness error."""
+    left, right = columns(2)
+    with left:
+        _gradient_chart(trace, k, gradients(trace_id, "input_x_gradient", trace),
+                        t("attr_gxi_title"), "attribution_gxi")
+    with right:
+        if not (st.session_state.get(IG_KEY) or st.button(t("attr_ig_button"), key=IG_KEY,
+                                                           help=t("attr_ig_help"))):
+            return
+        with st.spinner(t("attr_ig_spinner")):
+            ig = gradients(trace_id, "integrated_gradients", trace)
+        _gradient_chart(trace, k, ig, t("attr_ig_title"), "attribution_ig_chart")
+        st.caption(t("attr_ig_claim", error=f"{100 * float(ig.completeness_error.max()):.1f}",
+                     points=int(ig.n_steps.max()),
+                     share=round(100 * float(ig.source_share()[k - 1])), k=k))
 
 
 def _step_claim(trace: DecodeTrace, k: int, layer: int, attention: np.ndarray,
@@ -108,4 +146,5 @@ def attribution_view(translator: Translator, trace: DecodeTrace, k: int, key: tu
                                     key_label=t("key_source_token"),
                                     marked=[(k - 1, int(vz_cross[layer][k - 1].argmax()))],
                                     text=viz_labels()), key="attribution_value_zeroing")
+    _gradients(trace, k, cache.trace_key(key, trace))
     _agreement(trace, vz_cross)

@@ -111,8 +111,8 @@ class Transformer(nn.Module):
                 emb.weight[self.config.pad_id].zero_()
 
     def encode(self, src_ids: torch.Tensor, return_scores: bool = False,
-               return_layers: bool = False, pe_table: torch.Tensor | None = None
-               ) -> EncoderOutput:
+               return_layers: bool = False, pe_table: torch.Tensor | None = None,
+               src_embeds: torch.Tensor | None = None) -> EncoderOutput:
         """Encode a padded batch of source ids.
 
         A query whose keys are all ``<pad>`` (a source row of nothing but padding) gets
@@ -124,13 +124,17 @@ class Transformer(nn.Module):
             return_layers: also keep each layer's ``EncoderLayerOutput``.
             pe_table: (P >= S, D) positional encodings to add instead of the sinusoidal
                 table (see ``PositionalEncoding.forward``); None = the normal table.
+            src_embeds: (B, S, D) scaled token embeddings to use instead of
+                ``src_embed(src_ids)`` (attribution: the input a gradient method varies);
+                ``src_ids`` still gives the padding mask.
 
         Returns:
             EncoderOutput: memory (B, S, D), per-layer attentions (B, H, S, S), the padding
             mask (B, S).
         """
         key_padding_mask = padding_mask(src_ids, self.config.pad_id)  # (B, S)
-        x = self.positional(self.src_embed(src_ids), pe_table=pe_table)  # (B, S, D)
+        emb = self.src_embed(src_ids) if src_embeds is None else src_embeds  # (B, S, D)
+        x = self.positional(emb, pe_table=pe_table)  # (B, S, D)
         attentions, scores, layers = [], [], []
         for layer in self.encoder_layers:
             out = layer(x, key_padding_mask, return_scores)
@@ -153,6 +157,7 @@ class Transformer(nn.Module):
         past_key_values: tuple[LayerCache, ...] | None = None,
         return_layers: bool = False,
         pe_table: torch.Tensor | None = None,
+        tgt_embeds: torch.Tensor | None = None,
     ) -> DecoderOutput:
         """Run the decoder over (shifted) target ids.
 
@@ -174,6 +179,8 @@ class Transformer(nn.Module):
             pe_table: (P, D) positional encodings to add instead of the sinusoidal table,
                 row p at decoder position p (pass the same table at every cached step);
                 None = the normal table.
+            tgt_embeds: (B, T, D) scaled token embeddings to use instead of
+                ``tgt_embed(tgt_ids)`` (attribution); ``tgt_ids`` still gives the masks.
 
         Returns:
             DecoderOutput with logits (B, T, V_tgt): position t predicts token t + 1; its
@@ -186,7 +193,8 @@ class Transformer(nn.Module):
         else:
             past = cache[0].self_kv[0].size(2)
             self_mask = subsequent_mask(tgt_ids.size(1), tgt_ids.device, past)  # (T, past+T)
-        x = self.positional(self.tgt_embed(tgt_ids), offset=past, pe_table=pe_table)  # (B,T,D)
+        emb = self.tgt_embed(tgt_ids) if tgt_embeds is None else tgt_embeds  # (B, T, D)
+        x = self.positional(emb, offset=past, pe_table=pe_table)  # (B, T, D)
         self_attn, cross_attn, self_scores, cross_scores, caches = [], [], [], [], []
         layers = []
         for i, layer in enumerate(self.decoder_layers):
