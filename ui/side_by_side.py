@@ -172,10 +172,14 @@ def compare_view(translator: Translator, trace: DecodeTrace, key: tuple) -> None
     if other is None:
         return
     name, other_key, model_b = other
-    if not second and name == SAME:
+    if not second and name == SAME:  # A alone, where B will stand beside it
         st.info(t("compare_hint"))
         st.button(t("compare_example", a=md_literal(EXAMPLE[0]), b=md_literal(EXAMPLE[1])),
                   key="compare_example", on_click=_use_example)
+        layer, head = _pickers(trace, trace)
+        left, _ = columns(2)
+        with left:
+            _side(trace, "A", translator.name, layer, head)
         return
     if len(second) > MAX_CHARS:
         st.warning(t("compare_too_long", n=len(second), limit=MAX_CHARS))
