@@ -3,6 +3,9 @@
 often the two put the same key first (Ferrando & Costa-jussà 2021 ask this of translation
 models' cross-attention). Pure numpy and pandas (its rank with average ties).
 
+Weights are compared to TIE_DECIMALS decimals: keys closer than that are ties (their order
+is float noise: the same model on one thread or two orders near-zero weights differently).
+
 Shape letters: L layers, H heads, T query rows (decoder steps), S keys (source tokens).
 """
 
@@ -10,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+
+TIE_DECIMALS = 3
 
 
 def _ranks(x: np.ndarray) -> np.ndarray:
@@ -45,14 +50,15 @@ def head_agreement(attention: np.ndarray, attribution: np.ndarray
             every layer (a gradient method's).
 
     Returns:
-        (rho (L, H): Spearman's rho averaged over the T rows, NaN rows left out;
+        (rho (L, H): Spearman's rho averaged over the T rows, NaN rows left out, both
+        rounded to TIE_DECIMALS first;
         top1 (L, H): the share of rows whose largest key is the attribution's largest).
 
     Raises:
         ValueError: shapes that do not match.
     """
-    att = np.asarray(attention, dtype=np.float64)
-    attr = np.asarray(attribution, dtype=np.float64)
+    att = np.round(np.asarray(attention, dtype=np.float64), TIE_DECIMALS)
+    attr = np.round(np.asarray(attribution, dtype=np.float64), TIE_DECIMALS)
     if attr.ndim == 2:
         attr = np.broadcast_to(attr, (att.shape[0], *attr.shape))
     if att.ndim != 4 or attr.shape != (att.shape[0], *att.shape[2:]):
