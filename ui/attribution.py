@@ -47,12 +47,12 @@ def gradients(trace_id: tuple, method: str, _trace: DecodeTrace) -> Attribution:
                      method)
 
 
-def _gradient_chart(trace: DecodeTrace, k: int, a: Attribution, title: str, key: str) -> None:
-    src, _ = a.normalised()  # (T, S)
-    chart(viz.attention_heatmap(src, list(trace.step_labels), list(trace.src_labels),
+def _map_chart(trace: DecodeTrace, k: int, z: np.ndarray, title: str, key: str) -> None:
+    """A (T, S) map on the Cross-attention view's axes, step k's largest cell outlined."""
+    chart(viz.attention_heatmap(z, list(trace.step_labels), list(trace.src_labels),
                                 title=title, query_label=t("query_decoder_input"),
                                 key_label=t("key_source_token"),
-                                marked=[(k - 1, int(src[k - 1].argmax()))],
+                                marked=[(k - 1, int(z[k - 1].argmax()))],
                                 text=viz_labels()), key=key)
 
 
@@ -61,15 +61,15 @@ def _gradients(trace: DecodeTrace, k: int, trace_id: tuple) -> None:
     their completeness error."""
     left, right = columns(2)
     with left:
-        _gradient_chart(trace, k, gradients(trace_id, "input_x_gradient", trace),
-                        t("attr_gxi_title"), "attribution_gxi")
+        _map_chart(trace, k, gradients(trace_id, "input_x_gradient", trace).normalised()[0],
+                   t("attr_gxi_title"), "attribution_gxi")
     with right:
         if not (st.session_state.get(IG_KEY) or st.button(t("attr_ig_button"), key=IG_KEY,
                                                            help=t("attr_ig_help"))):
             return
         with st.spinner(t("attr_ig_spinner")):
             ig = gradients(trace_id, "integrated_gradients", trace)
-        _gradient_chart(trace, k, ig, t("attr_ig_title"), "attribution_ig_chart")
+        _map_chart(trace, k, ig.normalised()[0], t("attr_ig_title"), "attribution_ig_chart")
         st.caption(t("attr_ig_claim", error=f"{100 * float(ig.completeness_error.max()):.1f}",
                      points=int(ig.n_steps.max()),
                      share=round(100 * float(ig.source_share()[k - 1])), k=k))
@@ -110,15 +110,6 @@ def _agreement(trace: DecodeTrace, vz_cross: np.ndarray) -> None:
                      rho_worst=f"{rho[worst]:.2f}"))
 
 
-def _attention_chart(trace: DecodeTrace, k: int, layer: int, attention: np.ndarray) -> None:
-    chart(viz.attention_heatmap(attention, list(trace.step_labels), list(trace.src_labels),
-                                title=t("attr_att_title", layer=layer_label(layer)),
-                                query_label=t("query_decoder_input"),
-                                key_label=t("key_source_token"),
-                                marked=[(k - 1, int(attention[k - 1].argmax()))],
-                                text=viz_labels()), key="attribution_attention")
-
-
 def attribution_view(translator: Translator, trace: DecodeTrace, k: int, key: tuple) -> None:
     """The view at step ``k`` (1-based) of ``trace``; for a model it cannot take apart (a
     Hugging Face one, for now), the attention side and a message."""
@@ -129,7 +120,8 @@ def attribution_view(translator: Translator, trace: DecodeTrace, k: int, key: tu
     attention = trace.cross_attentions[layer].mean(axis=0)  # (T, S)
     if translator.info.backend != "ours":
         st.info(t("attr_not_ours"))
-        _attention_chart(trace, k, layer, attention)
+        _map_chart(trace, k, attention, t("attr_att_title", layer=layer_label(layer)),
+                   "attribution_attention")
         return
     vz = zeroing(cache.trace_key(key, trace), trace)
     vz_cross, _ = vz.normalised()  # (L, T, S)
@@ -137,14 +129,10 @@ def attribution_view(translator: Translator, trace: DecodeTrace, k: int, key: tu
     st.markdown(_step_claim(trace, k, layer, attention, vz_cross[layer], share[layer]))
     left, right = columns(2)
     with left:
-        _attention_chart(trace, k, layer, attention)
+        _map_chart(trace, k, attention, t("attr_att_title", layer=layer_label(layer)),
+                   "attribution_attention")
     with right:
-        chart(viz.attention_heatmap(vz_cross[layer], list(trace.step_labels),
-                                    list(trace.src_labels),
-                                    title=t("attr_vz_title", layer=layer_label(layer)),
-                                    query_label=t("query_decoder_input"),
-                                    key_label=t("key_source_token"),
-                                    marked=[(k - 1, int(vz_cross[layer][k - 1].argmax()))],
-                                    text=viz_labels()), key="attribution_value_zeroing")
+        _map_chart(trace, k, vz_cross[layer], t("attr_vz_title", layer=layer_label(layer)),
+                   "attribution_value_zeroing")
     _gradients(trace, k, cache.trace_key(key, trace))
     _agreement(trace, vz_cross)

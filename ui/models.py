@@ -31,10 +31,17 @@ def hub_models(cache_dir: str) -> list[str]:
     return cached_models(Path(cache_dir))
 
 
+def listed_models() -> tuple[list[str], list[str]]:
+    """(the folders of ``pretrained/``, the encoder-decoder models of the Hugging Face cache:
+    ``hub_models``, scanned at most every 30 s): what the model picker and the Side by side
+    view's second picker both list."""
+    return available_models(), hub_models(str(hub_cache_dir()))
+
+
 def model_choice() -> tuple[str, Path, bool] | None:
     """The model picker. Returns (the choice's name, its folder, whether pickle weights may
     be loaded), or None (with a message) when nothing usable is chosen."""
-    ours, hub = available_models(), hub_models(str(hub_cache_dir()))
+    ours, hub = listed_models()
     options = [*ours, *hub, FOLDER]
     if not ours and not hub:
         st.sidebar.warning(t("no_models", path=code_span(str(pretrained_root()))))

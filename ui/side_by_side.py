@@ -18,15 +18,15 @@ import streamlit as st
 import viz
 from model import CheckpointError, DecodeTrace, GenerationSettings, InputError, Translator
 from model.analysis.compare import difference, first_difference, shared_tokens
-from model.backends.hf_load import cache_snapshot, hub_cache_dir
-from model.backends.load import available_models, pretrained_root
+from model.backends.hf_load import cache_snapshot
+from model.backends.load import pretrained_root
 
 from . import pinyin
 from .cache import decode, load_model, model_key, teacher_force
 from .charts import chart, columns
 from .i18n import explain, head_label, labels, layer_label, t, view_label, viz_labels
 from .link import BIND
-from .models import hub_models
+from .models import listed_models
 from .text import clip, code_span, md_literal
 
 SENTENCE_KEY, MODEL_KEY = "compare", "compare_model"
@@ -43,7 +43,8 @@ def sidebar_inputs() -> None:
     """The second sentence and the second model, under the sentence box (both in links)."""
     st.sidebar.text_input(t("compare_sentence"), key=SENTENCE_KEY, help=t("compare_help"),
                           placeholder=t("compare_placeholder"), bind=BIND)
-    options = [SAME, *available_models(), *hub_models(str(hub_cache_dir()))]
+    ours, hub = listed_models()
+    options = [SAME, *ours, *hub]
     if st.session_state.get(MODEL_KEY, SAME) not in options:  # a link's unknown model
         st.session_state[MODEL_KEY] = SAME
     st.sidebar.selectbox(t("compare_model"), options, key=MODEL_KEY, bind=BIND,
@@ -61,7 +62,7 @@ def _second_model(key: tuple) -> tuple[str, tuple, Translator] | None:
     if name == SAME:
         return SAME, key, load_model(*key)
     try:
-        folder = (pretrained_root() / name if name in available_models()
+        folder = (pretrained_root() / name if name in listed_models()[0]
                   else cache_snapshot(name))
         other = model_key(folder)
         return name, other, load_model(*other)
