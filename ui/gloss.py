@@ -13,6 +13,7 @@ word): the one place the app writes HTML, every text in it escaped.
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping
 
 import streamlit as st
 
@@ -25,7 +26,7 @@ from .pinyin import readings
 HEADING_STYLE = "font-size:1.75rem;line-height:3rem;margin:0;padding:0.5rem 0 0.25rem"
 
 
-def words(text: str, known: dict[str, str]) -> list[tuple[str, str]]:
+def words(text: str, known: Mapping[str, str]) -> list[tuple[str, str]]:
     """``text`` split into (word, gloss) pairs by forward maximum matching against
     ``known``; a character that starts no known word is a word of its own with gloss ""
     (so the words joined give ``text`` back)."""
@@ -40,7 +41,7 @@ def words(text: str, known: dict[str, str]) -> list[tuple[str, str]]:
     return out
 
 
-def glossed_html(text: str, known: dict[str, str], with_pinyin: bool) -> str:
+def glossed_html(text: str, known: Mapping[str, str], with_pinyin: bool) -> str:
     """The translation ``text`` as HTML: each word of ``words`` a ``<span>`` whose
     ``title`` (its hover) is its gloss, with its pinyin over it (``<ruby>``) when
     ``with_pinyin``. Every text is escaped; no other markup."""

