@@ -29,6 +29,7 @@ from ui import (
     gloss,
     heads,
     i18n,
+    in_browser,
     lesson,
     link,
     models,
@@ -48,6 +49,7 @@ from ui.cache import (
     model_key,
     read_source,
     teacher_force,
+    trace_key,
 )
 from ui.i18n import t
 from ui.text import clip, code_span, md_literal
@@ -237,7 +239,12 @@ def main() -> None:
         views(translator, tr, k, key)
 
     charts.image_format_picker()
-    stepper.step_through(pinyin.annotate(shown), body)
+    if in_browser.switch():  # the player steps in the page; the server hears its step later
+        k = stepper.current_step(len(shown.steps))
+        in_browser.player(shown, trace_key(key, shown), translator.name, i18n.lang(), k)
+        link.write_link()
+    else:
+        stepper.step_through(pinyin.annotate(shown), body)
     compare.reference_view(shown, lambda ref: teacher_force(key, sentence, ref, settings))
     st.caption(t("link_hint"))  # the step-through fragment keeps the link current
     link.report_dropped(notice)

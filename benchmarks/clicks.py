@@ -11,6 +11,10 @@ model the app preselects. Measured:
 * the first visit: from ``page.goto`` until the first heatmap is in the page and until the
   page has settled, on a fresh server (the model loads then) in a fresh browser, ``--cold``
   times (a new server and browser each time), and then on new pages of the first server;
+  ``--cold`` times more once a new server has finished its start-up work (``serve.py``'s
+  warm-up: its CPU idle for a second), as a class meets a server started before it comes;
+  and the trivial app's first heatmap (``benchmarks/floor_app.py``, 2 heatmaps), ``--cold``
+  times, new server and browser each time, so the app's first visit reads against it;
 * for each of two sentences (the app's default and a ~20-token one), ``--clicks`` times
   each: "Next ▶" (walking through the sentence; going back to step 1 with the "First" button
   at the end is not counted), a head change and a layer change in the Cross-attention view,
@@ -33,8 +37,9 @@ any children, ``/proc/<pid>/stat``), the browser's (Chromium's processes; Playwr
 driver apart), the page's main-thread time by kind (Chrome's ``Performance.getMetrics``),
 the websocket bytes both ways (payload lengths, from ``page.on("websocket")``), what the
 server sent (whole-script or fragment runs, elements, Plotly charts) and how many charts
-Plotly drew again. The server's RSS is read at the start, after the first visit and at the
-end; the load average at the start (a warning above 1.0) and the CPU other processes used
+Plotly drew again. The server's RSS is read at the start, after the first visit, after the
+clicks (every view has been opened) and at the end, after every lesson chapter was opened by
+its link; the load average at the start (a warning above 1.0) and the CPU other processes used
 during the run are reported with the figures. Only figures are printed; nothing is asserted
 about them.
 """
@@ -82,6 +87,7 @@ from benchmarks.procs import (
     process_cpu,
     top_others,
 )
+from ui.lesson import chapter_count
 
 # ---------------------------------------------------------------------------------------------
 # One user
@@ -383,6 +389,21 @@ class User:
             state = await self.state()
         return state
 
+    async def tour_lesson(self, chapters: int) -> None:
+        """Open each of the lesson's ``chapters`` by its link (``?lesson=N``) on this page and
+        wait until its run has finished and the page is idle (not timed: the server's memory
+        after the lesson is what is read). A chapter that does not settle is an error."""
+        for n in range(1, chapters + 1):
+            deadline = time.monotonic() + max(self.timeout, 60.0)
+            try:
+                runs = int(self.wire.counters()["runs"])
+                await self.page.goto(f"{self.url}/?lesson={n}", wait_until="commit")
+                await self.wire.wait_run(runs, deadline)
+                await self.settle({}, deadline)
+            except Exception as exc:
+                self.errors.append(f"lesson chapter {n}: {type(exc).__name__}: "
+                                   f"{first_line(exc)}")
+
     async def session(self, sentence: str, clicks: int,
                       actions: tuple[str, ...] = ACTIONS) -> SentenceRun:
         """The measured ``actions`` on ``sentence``, ``clicks`` times each. An action that
@@ -432,10 +453,27 @@ async def new_context(browser, timeout: float):
     return context
 
 
-async def cold_visit(timeout: float) -> tuple[Click, list[str]]:
+async def until_idle(meters: Meters, quiet: float = 1.0, limit: float = 60.0) -> float:
+    """Wait until the server has used no CPU for ``quiet`` seconds (its start-up work, such
+    as ``serve.py``'s warm-up, is done), at most ``limit`` seconds; returns the seconds
+    waited."""
+    start = last_busy = time.monotonic()
+    used = meters.read()["server"]
+    while time.monotonic() - last_busy < quiet and time.monotonic() - start < limit:
+        await asyncio.sleep(0.1)
+        now = meters.read()["server"]
+        if now - used > 0.02:  # more than two clock ticks
+            last_busy, used = time.monotonic(), now
+    return time.monotonic() - start
+
+
+async def cold_visit(timeout: float, idle: bool = False) -> tuple[Click, list[str]]:
     """One first visit to a server started for it, in a browser launched for it (nothing
-    cached): the visit's record and its errors."""
+    cached), at once or (``idle``) once the server has finished its start-up work: the
+    visit's record and its errors."""
     with streamlit_server() as server:
+        if idle:
+            await until_idle(Meters(server.pid))
         async with chromium() as browser:
             context = await new_context(browser, timeout)
             user = User(await context.new_page(), server.url, Meters(server.pid), timeout)
@@ -443,6 +481,27 @@ async def cold_visit(timeout: float) -> tuple[Click, list[str]]:
             await user.visit(record, timeout=max(timeout, 120.0))
             await context.close()
     return record[0], user.errors + user.page_errors
+
+
+async def floor_visit(timeout: float, charts: int = 2) -> Click:
+    """One first visit to the trivial app (``benchmarks/floor_app.py`` with ``charts``
+    heatmaps) on a server started for it, in a browser launched for it: from ``page.goto``
+    to its first heatmap in the page, timed as the app's first visits are."""
+    click = Click("floor visit", started=time.perf_counter())
+    with streamlit_server(script="benchmarks/floor_app.py") as server:
+        async with chromium() as browser:
+            context = await new_context(browser, timeout)
+            page = await context.new_page()
+            try:
+                await page.goto(f"{server.url}/?charts={charts}", wait_until="commit")
+                handle = await page.wait_for_function(
+                    "() => window.__firstHeatmapAt", polling="raf", timeout=120_000)
+                click.first_heatmap = click.seconds = await handle.json_value() / 1000
+                click.wall = time.perf_counter() - click.started
+            except Exception as exc:
+                click.error = f"floor visit: {type(exc).__name__}: {first_line(exc)}"
+            await context.close()
+    return click
 
 
 #: ``(n) => false | {now, pressAt}``: the floor app idle with every chart titled "Step n".
@@ -516,6 +575,8 @@ async def run(url: str, meters: Meters, sentences: tuple[str, ...], clicks: int,
             except Exception as exc:  # the sentence could not be set up: say so, go on
                 user.errors.append(f"{sentence!r}: {type(exc).__name__}: "
                                    f"{first_line(exc)}")
+        out["rss_views"] = meters.server_rss()
+        await user.tour_lesson(chapter_count())
         out["errors"] += user.errors
         out["page_errors"] += user.page_errors
         out["seconds"] = time.perf_counter() - start
@@ -568,10 +629,17 @@ def main(argv: list[str] | None = None) -> int:
     raw["floor"] = asyncio.run(floor_clicks(tuple(args.floor), args.clicks, args.timeout))
     raw["errors"] += [f"floor, {n} charts: {c.error}" for n, record in raw["floor"].items()
                       for c in record if c.error]
-    for _ in range(args.cold - 1):  # after the first server has stopped, one at a time
-        visit, errors = asyncio.run(cold_visit(args.timeout))
-        raw["visits_cold"].append(visit)
+    raw["visits_floor"], raw["visits_idle"] = [], []
+    for i in range(args.cold):  # after the first server has stopped, one at a time
+        if i:
+            visit, errors = asyncio.run(cold_visit(args.timeout))
+            raw["visits_cold"].append(visit)
+            raw["errors"] += errors
+        visit, errors = asyncio.run(cold_visit(args.timeout, idle=True))
+        raw["visits_idle"].append(visit)
         raw["errors"] += errors
+        raw["visits_floor"].append(asyncio.run(floor_visit(args.timeout)))  # the same run
+        raw["errors"] += [c.error for c in raw["visits_floor"][-1:] if c.error]
     publish(report(raw, info, args, watcher.seen), HEADING, args.write)
     return 0
 

@@ -94,6 +94,8 @@ def tables(raw: dict) -> str:
             f"{view} {_ms(percentile(v, 50))}" for view, v in views.items()))
     visits = []
     for label, record in (("cold: a new server, a new browser", raw["visits_cold"]),
+                          ("cold: a new server once idle (warmed up), a new browser",
+                           raw.get("visits_idle", [])),
                           ("warm server, a new page", raw["visits_warm"])):
         f = figures(record)
         if f["n"]:
@@ -102,6 +104,19 @@ def tables(raw: dict) -> str:
                 f"{_ms(f['first_heatmap_max'])} | {_ms(f['p50'])} | "
                 f"{_ms(f['p95'])} | {_ms(f['mean_server'])} | {_ms(f['mean_chromium'])} | "
                 f"{_kib(f['bytes_in'])} | {f['charts']:.0f} | {f['errors']} |")
+    floor = figures(raw.get("visits_floor", []))
+    if floor["n"]:
+        visits.append(f"| cold: the trivial app (`benchmarks/floor_app.py`, 2 heatmaps), a new "
+                      f"server, a new browser | {floor['n']} | {_ms(floor['first_heatmap'])} | "
+                      f"{_ms(floor['first_heatmap_max'])} | – | – | – | – | – | 2 | "
+                      f"{floor['errors']} |")
+    cold, idle = figures(raw["visits_cold"]), figures(raw.get("visits_idle", []))
+    behind = (f"\n\nThe app's first heatmap comes "
+              f"{_ms(idle['first_heatmap'] - floor['first_heatmap'])} ms after the trivial "
+              f"app's on a new server once warmed up, and "
+              f"{_ms(cold['first_heatmap'] - floor['first_heatmap'])} ms after it on a server "
+              f"visited as soon as it answers (medians, in the same run)."
+              if cold["n"] and idle["n"] and floor["n"] else "")
     floors = [f"| a trivial app, {n} chart{'s' * (n > 1)} redrawn a click | {f['n']} | "
               f"{_ms(f['p50'])} | {_ms(f['p95'])} | {f['errors']} |"
               for n, f in ((n, figures(c)) for n, c in raw.get("floor", {}).items())]
@@ -127,7 +142,7 @@ reference) | Plotly charts sent (KiB sent in full) | charts Plotly redrew, of th
 | First visit, from `page.goto` | n | first heatmap ms (median) | first heatmap ms (max) | \
 settled p50 ms | settled p95 ms | server CPU ms | Chromium CPU ms | WS KiB in | charts | errors |
 | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
-{nl.join(visits)}"""
+{nl.join(visits)}{behind}"""
 
 
 def default_model() -> str:
@@ -195,14 +210,18 @@ Plotly drew after the click (a new chart, or Plotly's `plotly_afterplot` event o
 
 A first visit is timed from `page.goto`. "Cold" visits are the first page of a server just
 started and of a browser just launched (nothing cached), {args.cold} times, each with a new
-server and browser; "warm" visits are new pages of the first server once it has served one.
+server and browser, visited as soon as the server answers and again once it has finished its
+start-up work (its CPU idle for a second: `serve.py` warms the model up in the background);
+"warm" visits are new pages of the first server once it has served one. The trivial app's
+first visits are cold ones too.
 
 {tables(raw)}
 
 | Run | |
 | --- | --- |
-| Server RSS: start, after the first visit, end | {raw['rss_start']:.0f} MiB, \
-{raw.get('rss_loaded', float('nan')):.0f} MiB, {raw['rss_end']:.0f} MiB |
+| Server RSS: start, after the first visit, after every view, after every lesson chapter \
+(the end) | {raw['rss_start']:.0f} MiB, {raw.get('rss_loaded', float('nan')):.0f} MiB, \
+{raw.get('rss_views', float('nan')):.0f} MiB, {raw['rss_end']:.0f} MiB |
 | Errors (clicks that did not settle in {args.timeout:.0f} s, page errors) | {len(problems)} |
 | Playwright's driver (node), CPU per click | {_ms(driver_cpu(raw))} ms |
 | CPU used during the run: the whole machine; this benchmark, the server and the browser; \

@@ -15,12 +15,13 @@ from hf_tiny import tiny_folder
 from model import GenerationSettings
 from model.analysis.headstats import head_stats
 from model.analysis.picks import distinct_heads, is_content
+from model.analysis.value_zeroing import value_zeroing
 from model.core.heldout import HELDOUT_SIZE
 from ui import cache
 from ui.chapters import BUILDERS, HEADS_TRIED, Chapter, Live
 from ui.i18n import placeholders, t
 from ui.lesson import TEXT_FIELDS, chapters
-from ui.text import token_row
+from ui.text import code_span, token_row
 
 ROOT = Path(__file__).resolve().parents[1] / "pretrained"
 MODELS = ("en-zh-everyday", "en-zh")
@@ -211,11 +212,11 @@ def test_every_chapter_builds_or_says_why_for_hugging_face_models(family, tmp_pa
     for chapter in chapters():
         c = BUILDERS[chapter["id"]](lv, 0)
         if c.why is not None:
-            assert chapter["id"] == "sublayers" or (
+            assert chapter["id"] in ("sublayers", "attention_story") or (
                 chapter["id"] == "positions" and translator.info.positional_scheme == "relative")
             continue
         assert c.answer in [o for o, _ in c.options] and c.figure is not None
-        assert chapter["id"] != "sublayers"  # not taken apart for a Hugging Face model
+        assert chapter["id"] not in ("sublayers", "attention_story")  # not taken apart
         for name in TEXT_FIELDS:
             entry = chapter.get(f"{name}_{c.variant}", chapter[name])
             for lang in ("en", "zh"):
@@ -233,3 +234,23 @@ def test_the_minimal_pair_parts_and_its_answer_is_the_rows_largest(built):
     assert c.answer == str(max(others, key=lambda k: row[k]))
     assert c.values["weight"] == f"{row[int(c.answer)]:.0%}"
     assert b.src_labels[j] not in a.src_labels  # it is the word that was changed
+
+
+def test_attention_story_sets_attention_against_value_zeroing_from_the_model(built):
+    lv, made = built
+    c, tr = made["attention_story"], lv.trace
+    k, layer = c.values["k"], c.values["layer"]
+    assert layer == tr.cross_attentions.shape[0] - 1
+    att = tr.cross_attentions[layer].mean(axis=0)[k - 1]  # (S,)
+    vz = value_zeroing(lv.translator.model, torch.as_tensor(tr.src_ids),
+                       torch.as_tensor(tr.tgt_ids[:-1]))  # computed again, from the model
+    used = vz.cross[layer, k - 1] / vz.cross[layer, k - 1].sum()
+    np.testing.assert_allclose(c.figure.data[0].y, att, atol=1e-6)  # the bars are the numbers
+    np.testing.assert_allclose(c.figure.data[1].y, used, atol=1e-4)
+    assert c.answer == ("same" if att.argmax() == used.argmax() else "other")
+    assert c.values["att_best"] == code_span(tr.src_labels[int(att.argmax())])
+    assert c.values["used_best"] == code_span(tr.src_labels[int(used.argmax())])
+    assert c.values["att_weight"] == f"{att.max():.0%}"
+    assert c.values["src"] == round(100 * float(vz.source_share()[layer, k - 1]))
+    assert c.values["src"] + c.values["tgt"] == 100
+    assert is_content(tr.tgt_labels[k])  # a step that writes a content token

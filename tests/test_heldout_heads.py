@@ -40,6 +40,35 @@ def test_saved_figures_read_back_equal(kept):
     assert back.curve.order == heads.curve.order
     np.testing.assert_array_equal(back.curve.bleu, heads.curve.bleu)
     np.testing.assert_array_equal(back.curve.pruned, heads.curve.pruned)
+    assert heads.agreement is not None and set(back.agreement) == set(heads.agreement)
+    for method, (rho, top1) in heads.agreement.items():
+        np.testing.assert_array_equal(back.agreement[method][0], rho)
+        np.testing.assert_array_equal(back.agreement[method][1], top1)
+
+
+def test_heldout_agreement_pools_each_sentences_agreement_by_its_steps(kept):
+    """The kept agreement is the step-weighted mean of each pair's own head_agreement with
+    value zeroing (computed again here, sentence by sentence)."""
+    import torch
+
+    from model.analysis.agreement import head_agreement
+    from model.analysis.value_zeroing import value_zeroing
+    from model.core.heldout import sample_pairs
+
+    folder, heads = kept
+    translator = load_pretrained(folder)
+    rho_sum, top_sum, steps = 0.0, 0.0, 0
+    for src, _ in sample_pairs(translator, N):
+        tr = translator.generate(src)
+        vz = value_zeroing(translator.model, torch.as_tensor(tr.src_ids),
+                           torch.as_tensor(tr.tgt_ids[:-1])).normalised()[0]
+        rho, top1 = head_agreement(tr.cross_attentions, vz)
+        T = tr.cross_attentions.shape[2]
+        rho_sum, top_sum, steps = rho_sum + T * np.nan_to_num(rho), top_sum + T * top1, steps + T
+    np.testing.assert_allclose(heads.agreement["value_zeroing"][0], rho_sum / steps, atol=1e-6)
+    np.testing.assert_allclose(heads.agreement["value_zeroing"][1], top_sum / steps, atol=1e-6)
+    assert np.all((heads.agreement["input_x_gradient"][1] >= 0)
+                  & (heads.agreement["input_x_gradient"][1] <= 1))
 
 
 def test_stale_or_damaged_files_read_as_none(kept, tmp_path):

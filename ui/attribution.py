@@ -19,7 +19,9 @@ import viz
 from model import DecodeTrace, Translator
 from model.analysis.agreement import head_agreement
 from model.analysis.attribution import Attribution, attribute
+from model.analysis.heldout_heads import AGREEMENT_METHODS
 from model.analysis.value_zeroing import ValueZeroing, value_zeroing
+from model.core.heldout import HELDOUT_SIZE
 
 from . import cache
 from .charts import chart, columns
@@ -110,6 +112,27 @@ def _agreement(trace: DecodeTrace, vz_cross: np.ndarray) -> None:
                      rho_worst=f"{rho[worst]:.2f}"))
 
 
+def _heldout_agreement(key: tuple) -> None:
+    """Each head's agreement with value zeroing and with gradient x input over the model's
+    held-out pairs, as its folder keeps them (``heldout_heads``): grid and table; a note
+    when the folder keeps none."""
+    kept = cache.kept_heads(key, HELDOUT_SIZE)
+    if kept is None or kept.agreement is None:
+        st.caption(t("attr_heldout_none"))
+        return
+    (rho, top1), (rho_g, top1_g) = (kept.agreement[m] for m in AGREEMENT_METHODS)
+    chart(viz.head_grid(rho, t("attr_heldout_grid", n=kept.n), row_label=t("col_layer"),
+                        col_label=t("col_head"), value_label=t("attr_col_rho"), zmin=-1.0,
+                        zmax=1.0, text=viz_labels()), key="attribution_heldout_grid")
+    rows = [(layer_label(i), head_label(h), rho[i, h], 100 * top1[i, h], rho_g[i, h],
+             100 * top1_g[i, h]) for i in range(rho.shape[0]) for h in range(rho.shape[1])]
+    names = [t("col_layer"), t("col_head"), t("attr_col_rho"), t("attr_col_top1"),
+             t("attr_col_rho_gxi"), t("attr_col_top1_gxi")]
+    st.dataframe(pd.DataFrame(rows, columns=names), hide_index=True, column_config={
+        name: st.column_config.NumberColumn(format="%.2f" if i % 2 == 0 else "%.0f")
+        for i, name in enumerate(names[2:])})
+
+
 def attribution_view(translator: Translator, trace: DecodeTrace, k: int, key: tuple) -> None:
     """The view at step ``k`` (1-based) of ``trace``; for a model it cannot take apart (a
     Hugging Face one, for now), the attention side and a message."""
@@ -136,3 +159,4 @@ def attribution_view(translator: Translator, trace: DecodeTrace, k: int, key: tu
                    "attribution_value_zeroing")
     _gradients(trace, k, cache.trace_key(key, trace))
     _agreement(trace, vz_cross)
+    _heldout_agreement(key)

@@ -446,8 +446,43 @@ def minimal_pair(live: Live, turn: int) -> Chapter:
                    compare=tb.src_text)
 
 
+def attention_story(live: Live, turn: int) -> Chapter:
+    """Attention is not the whole story: at the step whose last-layer cross-attention (the
+    mean of the heads) is clearest on a content token, the source token attention weighs
+    most against the one value zeroing finds the step used most (Mohebbi et al. 2023; each
+    source token's cosine distance as a share of the source's), and how much of the step
+    came from the sentence rather than from what it had written. Our models only (value
+    zeroing goes through our layers)."""
+    tr = live.trace
+    if live.translator.info.backend != "ours":
+        return Chapter(why="lesson_story_not_ours")
+    from .attribution import zeroing  # the Attribution view's cache: computed once
+
+    vz = zeroing(cache.trace_key(live.key, tr), tr)
+    layer = tr.cross_attentions.shape[0] - 1
+    att = tr.cross_attentions[layer].mean(axis=0)  # (T, S)
+    row = clearest_row(att, [is_content(label) for label in tr.tgt_labels[1:]])
+    dist = vz.cross[layer, row]  # (S,) cosine distances
+    used = dist / dist.sum() if dist.sum() > 0 else dist
+    a_best, u_best = int(att[row].argmax()), int(used.argmax())
+    src = round(100 * float(vz.source_share()[layer, row]))
+    fig = viz.grouped_bars(list(tr.src_labels),
+                           {t("lesson_story_attention"): att[row], t("lesson_story_used"): used},
+                           t("lesson_story_title", k=row + 1, layer=layer),
+                           group_label=t("key_source_token"), value_label=t("lesson_story_axis"),
+                           mark=a_best, text=viz_labels())
+    options = [("same", t("lesson_story_same")), ("other", t("lesson_story_other"))]
+    return Chapter({"k": row + 1, "token": code_span(tr.tgt_labels[row + 1]), "layer": layer,
+                    "att_best": code_span(tr.src_labels[a_best]),
+                    "att_weight": f"{att[row, a_best]:.0%}",
+                    "used_best": code_span(tr.src_labels[u_best]),
+                    "used_weight": f"{used[u_best]:.0%}", "src": src, "tgt": 100 - src},
+                   fig, options, "same" if a_best == u_best else "other",
+                   action="open_attribution", variant="" if a_best == u_best else "other")
+
+
 BUILDERS: dict[str, Callable[[Live, int], Chapter]] = {
     "whole": whole, "positions": positions, "one_head": one_head, "heads": heads,
     "masks": masks, "sublayers": sublayers, "cross": cross, "decoding": decoding,
-    "heads_off": heads_off, "minimal_pair": minimal_pair,
+    "heads_off": heads_off, "minimal_pair": minimal_pair, "attention_story": attention_story,
 }

@@ -139,7 +139,7 @@ def _try_action(chapter_id: str, made: Chapter, live: Live) -> None:
         st.button(t("lesson_try_open_compare"), key="lesson_try", on_click=lambda: state.update(
             {MODE_KEY: "explore", "view": "compare", "sentence": made.sentence,
              "compare": made.compare}))
-    elif action in ("open_heads", "open_masks", "open_positional"):
+    elif action in ("open_heads", "open_masks", "open_positional", "open_attribution"):
         view = action.removeprefix("open_")
         st.button(t(f"lesson_try_{action}"), key="lesson_try", on_click=_open_view(view))
     elif action == "positions_off" and st.button(t("lesson_try_positions"), key="lesson_try"):

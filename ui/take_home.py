@@ -1,7 +1,8 @@
 """The take-home page: one self-contained HTML file that steps through a decoding offline, in
 any browser, with no Python (issue 34). It holds the trace document
 (``model.decoding.document``, with the pinyin of the target labels), the player
-(``ui/player/player.js`` and ``player.css``), plotly.js (plotly's own ``plotly.min.js``) and
+(``ui/player/player.js``, ``player.html`` and ``player.css``, as the app's in-browser
+stepping uses them, ``ui.in_browser``), plotly.js (plotly's own ``plotly.min.js``) and
 the page's strings in one language, with a short legend of each view in both. A
 Content-Security-Policy allows no request at all: the file works from ``file://`` with the
 network off.
@@ -20,6 +21,7 @@ import argparse
 import html
 import json
 import sys
+from functools import lru_cache
 from pathlib import Path
 from string import Template
 
@@ -34,8 +36,10 @@ VIEW_KINDS = ("encoder", "decoder", "cross")  # the attention views the player d
 MAX_BYTES = 8 * 1024 * 1024  # the page's budget (issue 34): plotly.js is about 4.8 MB of it
 
 
+@lru_cache(maxsize=1)
 def plotly_js() -> str:
-    """plotly's own ``plotly.min.js`` (the one ``fig.to_html(include_plotlyjs=True)`` inlines)."""
+    """plotly's own ``plotly.min.js`` (the one ``fig.to_html(include_plotlyjs=True)`` inlines),
+    read once per process."""
     from plotly.offline import get_plotlyjs
 
     return get_plotlyjs()
@@ -82,6 +86,7 @@ def page_html(trace: DecodeTrace, model: str, lang: str = "en") -> str:
         html_lang=HTML_LANG[lang],
         title=html.escape(text_in("home_title", lang, sentence=trace.src_text)),
         css=(PLAYER / "player.css").read_text(encoding="utf-8"),
+        body=(PLAYER / "player.html").read_text(encoding="utf-8"),
         document=_script_json(dumps(doc)),
         strings=_script_json(page_strings(lang)),
         plotly=plotly_js().replace("</script", "<\\/script"),

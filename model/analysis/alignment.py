@@ -33,7 +33,7 @@ Link = tuple[int, int]  # (source word index, target character index)
 Links = frozenset[Link]
 
 
-def _gold_pair(sentence: str) -> Pair | None:
+def gold_pair(sentence: str) -> Pair | None:
     """The grammar's `Pair` for ``sentence`` (tokenised with ``vocab.tokenize_en``, as
     ``Translator.grammar_translation`` does), or None outside the grammar (or ambiguous)."""
     try:
@@ -69,7 +69,7 @@ def gold_links(sentence: str) -> Links | None:
         The frozenset of (word index, character index) links, or None when the grammar
         cannot parse the sentence (or finds it ambiguous).
     """
-    pair = _gold_pair(sentence)
+    pair = gold_pair(sentence)
     return None if pair is None else frozenset(pair.alignment)
 
 
@@ -126,13 +126,13 @@ def head_links(cross_attentions: np.ndarray, src_words: Sequence[int] | None = N
             for l in range(L) for h in range(H)}
 
 
-def _counts(predicted: Links, sure: Links, possible: Links) -> np.ndarray:
+def link_counts(predicted: Links, sure: Links, possible: Links) -> np.ndarray:
     """(4,) int64 [|A|, |S|, |A ∩ S|, |A ∩ P|], the numbers AER is made of."""
     return np.array([len(predicted), len(sure), len(predicted & sure),
                      len(predicted & possible)], np.int64)
 
 
-def _aer(counts: np.ndarray) -> np.ndarray:
+def corpus_aer(counts: np.ndarray) -> np.ndarray:
     """AER from ``(..., 4)`` counts; 0.0 where |A| + |S| = 0 (nothing to find, none made)."""
     a, s, a_s, a_p = np.moveaxis(np.asarray(counts, np.float64), -1, 0)
     total = a + s
@@ -165,7 +165,7 @@ def alignment_error_rate(predicted: Iterable[Link], sure: Iterable[Link],
     if not S <= P:
         raise ValueError(f"sure links must be a subset of the possible links; "
                          f"{sorted(S - P)} are sure but not possible")
-    return float(_aer(_counts(A, S, P)))
+    return float(corpus_aer(link_counts(A, S, P)))
 
 
 @dataclass(frozen=True)
@@ -254,7 +254,7 @@ def head_aer(translator, sentences: Iterable[str]) -> HeadAER:
     total: np.ndarray | None = None  # (L, H, 4) summed counts
     n_used = n_skipped = 0
     for sentence in sentences:
-        pair = _gold_pair(sentence)
+        pair = gold_pair(sentence)
         reference = translator.grammar_translation(sentence)
         if pair is None or reference is None:
             n_skipped += 1
@@ -270,7 +270,7 @@ def head_aer(translator, sentences: Iterable[str]) -> HeadAER:
                            grammar_word_ids(trace.src_labels, pair.src))
         gold = frozenset(pair.alignment)
         L, H = trace.cross_attentions.shape[:2]
-        counts = np.stack([np.stack([_counts(links[l, h], gold, gold) for h in range(H)])
+        counts = np.stack([np.stack([link_counts(links[l, h], gold, gold) for h in range(H)])
                            for l in range(L)])  # (L, H, 4)
         total = counts if total is None else total + counts
         n_used += 1
@@ -278,7 +278,7 @@ def head_aer(translator, sentences: Iterable[str]) -> HeadAER:
         raise ValueError(f"no gold alignments: none of the {n_skipped} sentences is inside "
                          f"the model's grammar (or the model has none), so head AER cannot "
                          f"be computed")
-    aer = _aer(total)  # (L, H)
+    aer = corpus_aer(total)  # (L, H)
     return HeadAER(aer=aer, best_heads=tuple(int(h) for h in aer.argmin(-1)),
                    n_sentences=n_used, n_skipped=n_skipped)
 
@@ -296,7 +296,7 @@ def gold_cells(sentence: str, src_labels: Sequence[str]) -> tuple[tuple[int, int
     Raises:
         ValueError: as `grammar_word_ids`.
     """
-    pair = _gold_pair(sentence)
+    pair = gold_pair(sentence)
     if pair is None:
         return None
     owner = grammar_word_ids(src_labels, pair.src)

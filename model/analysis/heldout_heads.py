@@ -1,6 +1,8 @@
 """What the Heads view shows over held-out sentences, computed once and kept in the model's
 folder: per-head statistics (``headstats``), Michel et al.'s importance and the pruning
-curve (``pruning``), over the first ``HELDOUT_SIZE`` held-out pairs.
+curve (``pruning``), over the first ``HELDOUT_SIZE`` held-out pairs; for our own models also
+what the Attribution view shows over them: each cross-attention head's agreement with value
+zeroing and with gradient x input (``agreement.head_agreement``).
 
     python -m model.analysis.heldout_heads pretrained/en-zh-everyday pretrained/en-zh
 
@@ -12,7 +14,9 @@ figures. ``load`` returns None for a folder without the file, for stale or damag
 Array names: ``stats/{kind}/{statistic}`` (L, H) float64 and ``stats/{kind}/rows``,
 ``stats/{kind}/sentences``; ``importance/{kind}`` (L, H) float64; ``curve/kinds`` (P0,) str,
 ``curve/heads`` (P0, 2) int64 (layer, head) in pruning order; ``curve/pruned`` (P,) int64,
-``curve/bleu`` (P,) float64, ``curve/n_pairs``; ``n`` the pairs asked for and ``sha256``.
+``curve/bleu`` (P,) float64, ``curve/n_pairs``; ``agreement/{method}/rho`` and
+``agreement/{method}/top1`` (L, H) float64 (methods ``AGREEMENT_METHODS``; absent for a
+Hugging Face model and in older files); ``n`` the pairs asked for and ``sha256``.
 """
 
 from __future__ import annotations
@@ -29,11 +33,13 @@ import numpy as np
 from ..core.checkpoint import WEIGHTS, sha256_file
 from ..core.config import layer_counts
 from ..core.heldout import HELDOUT_SIZE, sample_pairs
+from .agreement import head_agreement
 from .headstats import STATISTICS, HeadStats, head_stats_over
 from .pruning import PruningCurve, importance, pruning_curve
 
 HEADS_FILE = "heads.npz"
 MAX_BYTES = 5_000_000  # a heads.npz larger than this is not read
+AGREEMENT_METHODS = ("value_zeroing", "input_x_gradient")  # compared with each head
 
 
 @dataclass(frozen=True, eq=False)
@@ -45,12 +51,17 @@ class HeldoutHeads:
         importance: kind -> (L, H) float64 head importance.
         curve: the pruning curve.
         n: the number of held-out pairs asked for.
+        agreement: method (``AGREEMENT_METHODS``) -> (rho, top1), each (L, H) float64: every
+            cross-attention head's Spearman rho with the method's map, and the share of steps
+            whose top source token is the method's, pooled over the pairs' steps; None for a
+            Hugging Face model (or a file written before).
     """
 
     stats: dict[str, HeadStats]
     importance: dict[str, np.ndarray]
     curve: PruningCurve
     n: int
+    agreement: dict[str, tuple[np.ndarray, np.ndarray]] | None = None
 
 
 def compute(translator, n: int = HELDOUT_SIZE, progress=None) -> HeldoutHeads | None:
@@ -64,11 +75,42 @@ def compute(translator, n: int = HELDOUT_SIZE, progress=None) -> HeldoutHeads | 
     def report(stage):
         return None if progress is None else (lambda i, m: progress(stage, i, m))
 
-    stats = head_stats_over((translator.generate(src) for src, _ in pairs),
-                            eos=translator.info.eos_token, progress=report("heads"))
+    traces = [translator.generate(src) for src, _ in pairs]
+    stats = head_stats_over(iter(traces), eos=translator.info.eos_token,
+                            progress=report("heads"))
     imp = importance(translator, pairs, report("importance"))
     curve = pruning_curve(translator, pairs, imp, progress=report("pruning"))
-    return HeldoutHeads(stats, imp, curve, n)
+    agreement = (heldout_agreement(translator.model, traces, report("agreement"))
+                 if translator.info.backend == "ours" else None)
+    return HeldoutHeads(stats, imp, curve, n, agreement)
+
+
+def heldout_agreement(model, traces, progress=None) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Every cross-attention head's agreement (``agreement.head_agreement``) with value
+    zeroing of its layer and with gradient x input, over ``traces`` (our model's decodings):
+    each sentence's (L, H) rho and top-1 share weighted by its steps. ``progress(i, m)``
+    after each sentence."""
+    import torch
+
+    from .attribution import attribute
+    from .value_zeroing import value_zeroing
+
+    sums = {m: [0.0, 0.0] for m in AGREEMENT_METHODS}
+    weight = 0
+    for i, trace in enumerate(traces):
+        src, tgt = torch.as_tensor(trace.src_ids), torch.as_tensor(trace.tgt_ids)
+        maps = {"value_zeroing": value_zeroing(model, src, tgt[:-1]).normalised()[0],
+                "input_x_gradient": attribute(model, src, tgt, "input_x_gradient")
+                .normalised()[0]}
+        T = trace.cross_attentions.shape[2]
+        for method, attribution in maps.items():
+            rho, top1 = head_agreement(trace.cross_attentions, attribution)
+            sums[method][0] = sums[method][0] + T * np.nan_to_num(rho)
+            sums[method][1] = sums[method][1] + T * top1
+        weight += T
+        if progress is not None:
+            progress(i + 1, len(traces))
+    return {m: (np.asarray(r) / weight, np.asarray(p) / weight) for m, (r, p) in sums.items()}
 
 
 def save(folder: Path, heads: HeldoutHeads) -> Path:
@@ -87,6 +129,9 @@ def save(folder: Path, heads: HeldoutHeads) -> Path:
     arrays["curve/pruned"] = np.asarray(c.pruned, dtype=np.int64)
     arrays["curve/bleu"] = np.asarray(c.bleu, dtype=np.float64)
     arrays["curve/n_pairs"] = np.array(c.n_pairs)
+    for method, (rho, top1) in (heads.agreement or {}).items():
+        arrays[f"agreement/{method}/rho"] = np.asarray(rho, dtype=np.float64)
+        arrays[f"agreement/{method}/top1"] = np.asarray(top1, dtype=np.float64)
     path = Path(folder) / HEADS_FILE
     np.savez(path, **arrays)
     return path
@@ -140,7 +185,15 @@ def load(folder: Path, translator, n: int = HELDOUT_SIZE) -> HeldoutHeads | None
                              a["curve/bleu"].astype(np.float64), int(a["curve/n_pairs"]))
         if curve.pruned.shape != curve.bleu.shape:
             return None
-        return HeldoutHeads(stats, imp, curve, n)
+        agreement = None
+        if all(f"agreement/{m}/rho" in a for m in AGREEMENT_METHODS):
+            shape = (counts["cross"], nhead)
+            agreement = {m: (a[f"agreement/{m}/rho"].astype(np.float64),
+                             a[f"agreement/{m}/top1"].astype(np.float64))
+                         for m in AGREEMENT_METHODS}
+            if any(x.shape != shape for pair in agreement.values() for x in pair):
+                return None
+        return HeldoutHeads(stats, imp, curve, n, agreement)
     except (KeyError, ValueError, TypeError, OSError, EOFError, zipfile.BadZipFile):
         return None
 

@@ -1,16 +1,25 @@
 // The player of a trace document (model/decoding/document.py): steps through one decoding in
-// the browser, with no server. Reads the document and the page's strings from two JSON script
-// elements, draws with the plotly.js of the page, and never puts the document's text into
-// HTML (textContent, and escaped tick labels: Plotly reads <b>, <br> in labels as markup).
+// the browser, with no server. ``mountTracePlayer`` builds it inside a root element that holds
+// the player's markup (ui/player/player.html): the take-home page mounts it on its <main>, the
+// app's in-browser stepping (ui/in_browser.py) inside its component. It draws with the given
+// plotly.js and never puts the document's text into HTML (textContent, and escaped tick
+// labels: Plotly reads <b>, <br> in labels as markup).
 // Shape letters: S source tokens, T steps, L layers, H heads, K top-k.
-(function () {
+
+// root: the element holding the markup; doc: the trace document; S: the page's strings;
+// options: {Plotly, step (1-based, where to start), kept ({view, layer, head, speed} of an
+// earlier mount), marker (the element whose data-step says the step drawn; default root),
+// keysCapture (take the keys before the page's own listeners), onStep(k) (after every step
+// drawn)}. Returns {state, go, play, stop, destroy}.
+function mountTracePlayer(root, doc, S, options) {
   "use strict";
-  const doc = JSON.parse(document.getElementById("trace-document").textContent);
-  const S = JSON.parse(document.getElementById("page-strings").textContent);
+  options = options || {};
+  const Plotly = options.Plotly || window.Plotly;
   const T = doc.steps.length;
   const SPEEDS = [1, 2, 5, 10]; // steps a second
   const KINDS = ["cross", "encoder", "decoder"];
-  const $ = (id) => document.getElementById(id);
+  const $ = (id) => root.querySelector("#" + id);
+  const marker = options.marker || root;
 
   function fmt(template, values) {
     return template.replace(/\{(\w+)\}/g, (m, k) => (k in values ? String(values[k]) : m));
@@ -50,13 +59,17 @@
   }
   function tick(text) { return esc(text).replace(/\n/g, "<br>"); }
 
-  const state = { k: 1, view: "cross", layer: 0, head: -1, timer: null, speed: 2 };
+  const state = { k: Math.min(T, Math.max(1, options.step || 1)), view: "cross", layer: 0,
+                  head: -1, timer: null, speed: 2 };
   if (window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches) {
     state.speed = SPEEDS[0];
   }
+  const kept = options.kept || {}; // the pickers' choices of an earlier mount, where they fit
+  if (KINDS.includes(kept.view)) state.view = kept.view;
+  if (SPEEDS.includes(kept.speed)) state.speed = kept.speed;
 
   // --- static text -------------------------------------------------------------------
-  document.querySelectorAll("[data-s]").forEach((el) => { el.textContent = S[el.dataset.s]; });
+  root.querySelectorAll("[data-s]").forEach((el) => { el.textContent = S[el.dataset.s]; });
   $("source").textContent = fmt(S.home_source, { sentence: doc.src_text });
   $("made").textContent = fmt(S.home_made, { model: doc.model || "?" });
   const legend = $("legend");
@@ -82,7 +95,12 @@
   option($("head"), -1, S.home_mean);
   for (let h = 0; h < H; h++) option($("head"), h, fmt(S.home_head_n, { n: h + 1 }));
   SPEEDS.forEach((v) => option($("speed"), v, fmt(S.home_speed_n, { n: v })));
+  if (kept.layer >= 0 && kept.layer < L) state.layer = kept.layer;
+  if (kept.head >= -1 && kept.head < H) state.head = kept.head;
   $("speed").value = String(state.speed);
+  $("view").value = state.view;
+  $("layer").value = String(state.layer);
+  $("head").value = String(state.head);
   $("slider").max = String(T);
 
   // --- drawing -------------------------------------------------------------------------
@@ -175,7 +193,8 @@
     drawTranslation();
     drawStep();
     drawMap();
-    document.body.dataset.step = String(state.k);
+    marker.dataset.step = String(state.k);
+    if (options.onStep) options.onStep(state.k);
   }
 
   // --- stepping --------------------------------------------------------------------------
@@ -213,15 +232,27 @@
   const KEYS = { ArrowRight: () => go(state.k + 1), PageDown: () => go(state.k + 1),
                  ArrowLeft: () => go(state.k - 1), PageUp: () => go(state.k - 1),
                  Home: () => go(1), End: () => go(T) };
-  document.addEventListener("keydown", (e) => {
-    const tag = (e.target && e.target.tagName) || "";
-    if (["INPUT", "SELECT", "TEXTAREA"].includes(tag) || e.altKey || e.ctrlKey || e.metaKey) {
+  const OWNS_KEYS = /^(slider|radio|radiogroup|listbox|option|combobox|tab|tablist|menu|menuitem|spinbutton|textbox|switch|checkbox)$/;
+  function onKey(e) {
+    const el = e.target && e.target.nodeType === 1 ? e.target : null;
+    const tag = (el && el.tagName) || "";
+    if (["INPUT", "SELECT", "TEXTAREA"].includes(tag) || (el && el.isContentEditable)
+        || OWNS_KEYS.test((el && el.getAttribute("role")) || "")
+        || e.altKey || e.ctrlKey || e.metaKey || e.defaultPrevented) {
       return; // a widget keeps its own keys
     }
-    if (e.key === " " && tag !== "BUTTON") { e.preventDefault(); play(); return; }
+    if (e.key === " " && tag !== "BUTTON" && tag !== "A") {
+      e.preventDefault(); play(); return;
+    }
     if (KEYS[e.key]) { e.preventDefault(); stop(); KEYS[e.key](); }
-  });
+  }
+  document.addEventListener("keydown", onKey, !!options.keysCapture);
 
-  window.tracePlayer = { doc: doc, state: state, go: go, T: T };
+  function destroy() {
+    stop();
+    document.removeEventListener("keydown", onKey, !!options.keysCapture);
+    [$("topk"), $("heatmap")].forEach((el) => { if (el && Plotly.purge) Plotly.purge(el); });
+  }
   draw();
-})();
+  return { doc: doc, state: state, go: go, play: play, stop: stop, destroy: destroy, T: T };
+}

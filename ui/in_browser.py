@@ -1,0 +1,86 @@
+"""Stepping in the browser (issue 34): the decoding's trace document, sent once, played by the
+take-home page's player (``ui/player/``) inside the app as a Streamlit components-v2
+component. Next, Previous, the slider, Play (up to 10 steps a second), the keys, the view,
+layer and head pickers and the top-k bars then run in the page, with no rerun and no message
+to the server; a step repaints in milliseconds where a server round trip takes ~190 ms.
+
+The switch ``IN_BROWSER_KEY`` (``?in_browser=true`` in links) puts the player where the
+step-through panel stands. The player's step reaches the server only when the user next turns
+to the rest of the page (``ui/player/component.js``); ``_step_changed`` then sets the
+stepper's step, so the server's views (Inside one head, Heads, branching...) open at the step
+the player showed, and the link keeps it.
+
+plotly.js is plotly's own ``plotly.min.js`` (``take_home.plotly_js``), put on the page by a
+second component (``ui/player/loader.js``) whose element never changes: Streamlit's message
+cache sends it once per session and afterwards only its hash. Nothing comes from the internet.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import streamlit as st
+
+from model import DecodeTrace
+from model.decoding.document import dumps, to_document
+
+from . import pinyin
+from .i18n import t
+from .pinyin import readings
+from .take_home import PLAYER, page_strings, plotly_js
+
+IN_BROWSER_KEY = "in_browser"  # the switch (a link's ``in_browser=true``)
+PLAYER_KEY = "browser_player"  # the player's component: its state ``{"step": k}``
+LOADER_KEY = "plotly_loader"
+
+
+@lru_cache(maxsize=1)
+def _player_js() -> str:
+    """player.js and its component wrapper as one module (read once per process)."""
+    return "\n".join((PLAYER / name).read_text(encoding="utf-8")
+                     for name in ("player.js", "component.js"))
+
+
+_loader = st.components.v2.component("plotly_loader",
+                                     js=(PLAYER / "loader.js").read_text(encoding="utf-8"))
+_player = st.components.v2.component(
+    "trace_player", html=f'<div class="player in-app">'
+                         f'{(PLAYER / "player.html").read_text(encoding="utf-8")}</div>',
+    css=(PLAYER / "player.css").read_text(encoding="utf-8")
+    + ".player.in-app header, .player.in-app .legend { display: none; }",
+    js=_player_js(), isolate_styles=False)  # plotly.js styles its charts from <head>
+
+
+def switch() -> bool:
+    """The switch for stepping in the browser (off by default; ``?in_browser=true``). True
+    when on."""
+    return st.toggle(t("in_browser_switch"), key=IN_BROWSER_KEY, help=t("in_browser_help"),
+                     bind="query-params")
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def document_json(trace_id: tuple, model: str, with_pinyin: bool, _trace: DecodeTrace) -> str:
+    """The trace document of ``_trace`` (whose ``cache.trace_key`` is ``trace_id``) as JSON,
+    with the pinyin of its target labels when ``with_pinyin``: built once per decoding."""
+    pinyin = readings(_trace.tgt_labels) if with_pinyin else None
+    return dumps(to_document(_trace, model, tgt_pinyin=pinyin))
+
+
+def _step_changed() -> None:
+    """The player's step arrived: the stepper's step follows it."""
+    step = (st.session_state.get(PLAYER_KEY) or {}).get("step")
+    if isinstance(step, int) and not isinstance(step, bool) and step >= 1:
+        st.session_state["step"] = step  # clamped to the decoding by stepper.current_step
+
+
+def player(trace: DecodeTrace, trace_id: tuple, model: str, lang: str, k: int) -> None:
+    """The player of ``trace`` (decoded by ``model``; its ``cache.trace_key`` is
+    ``trace_id``) in the interface language ``lang``, starting at step ``k`` (1-based), with
+    pinyin when the pinyin switch is on. ``trace`` carries its plain labels (not
+    ``pinyin.annotate``'s: the player adds the pinyin itself)."""
+    _loader(key=LOADER_KEY, data={"source": plotly_js()})
+    with_pinyin = pinyin.is_on()
+    doc = document_json(trace_id, model, with_pinyin, trace)
+    _player(key=PLAYER_KEY, data={"doc": doc, "id": f"{hash(trace_id)}:{lang}:{with_pinyin}",
+                                  "strings": page_strings(lang), "step": k},
+            default={"step": k}, on_step_change=_step_changed)
