@@ -52,9 +52,12 @@ def _press(page, key: str, want: int) -> None:
     page.wait_for_function(f"{STEP} === '{want}'", timeout=5_000)
 
 
-def _heatmap(page) -> np.ndarray:
+def _heatmap(page, rows: int) -> np.ndarray:
+    """The heatmap's first ``rows`` rows; the rest (steps not yet taken) must be blank."""
     z = page.evaluate(f"document.querySelector('{ROOT} #heatmap').data[0].z")
-    return np.array([[np.nan if v is None else v for v in row] for row in z], dtype=float)
+    z = np.array([[np.nan if v is None else v for v in row] for row in z], dtype=float)
+    assert np.isnan(z[rows:]).all()
+    return z[:rows]
 
 
 def test_keys_step_in_the_page_with_no_message_and_the_server_follows(browser, app_url, trace):
@@ -67,7 +70,7 @@ def test_keys_step_in_the_page_with_no_message_and_the_server_follows(browser, a
     for k in range(2, 12):
         _press(page, "ArrowRight", k)
     assert frames == before, "stepping sent or received websocket messages"
-    np.testing.assert_allclose(_heatmap(page), trace.cross_attentions[0, :, :11].mean(0),
+    np.testing.assert_allclose(_heatmap(page, 11), trace.cross_attentions[0, :, :11].mean(0),
                                atol=1e-4)
     bars = page.evaluate(f"document.querySelector('{ROOT} #topk').data[0].x")
     np.testing.assert_allclose(bars, 100 * trace.steps[10].top_probs, atol=1e-3)

@@ -54,9 +54,14 @@ def _open(browser, path):
     return page, requests, errors
 
 
-def _heatmap(page) -> np.ndarray:
+def _heatmap(page, rows: int | None = None, cols: int | None = None) -> np.ndarray:
+    """The heatmap's numbers, its first ``rows`` x ``cols``; the rest (steps not yet taken)
+    must be blank."""
     z = page.evaluate("document.getElementById('heatmap').data[0].z")
-    return np.array([[np.nan if v is None else v for v in row] for row in z], dtype=float)
+    z = np.array([[np.nan if v is None else v for v in row] for row in z], dtype=float)
+    rows, cols = rows or z.shape[0], cols or z.shape[1]
+    assert np.isnan(z[rows:]).all() and np.isnan(z[:, cols:]).all()
+    return z[:rows, :cols]
 
 
 def _step(page, key: str, want: int) -> None:
@@ -75,11 +80,13 @@ def test_the_page_steps_offline_and_draws_the_traces_numbers(browser, model, tmp
     assert page.locator("#next").inner_text() == STRINGS["home_next"][lang]
     T = len(trace.steps)
     # step 1, Cross-attention, layer 1, mean of heads: one row
-    np.testing.assert_allclose(_heatmap(page), trace.cross_attentions[0, :, :1].mean(0),
+    np.testing.assert_allclose(_heatmap(page, 1), trace.cross_attentions[0, :, :1].mean(0),
                                atol=1e-4)
     _step(page, "ArrowRight", 2)
-    np.testing.assert_allclose(_heatmap(page), trace.cross_attentions[0, :, :2].mean(0),
+    np.testing.assert_allclose(_heatmap(page, 2), trace.cross_attentions[0, :, :2].mean(0),
                                atol=1e-4)
+    shown = page.locator("#map-labels .map-y:not([hidden])").all_inner_texts()
+    assert len(shown) == 2 and shown[1].startswith(trace.tgt_labels[1])  # rows up to the step
     bars = page.evaluate("document.getElementById('topk').data[0].x")
     np.testing.assert_allclose(bars, 100 * trace.steps[1].top_probs, atol=1e-3)
     _step(page, "End", T)
@@ -90,7 +97,7 @@ def test_the_page_steps_offline_and_draws_the_traces_numbers(browser, model, tmp
     page.select_option("#layer", "1")
     page.select_option("#head", "3")
     want = np.where(np.tril(np.ones((2, 2))) > 0, trace.decoder_attentions[1, 3, :2, :2], np.nan)
-    np.testing.assert_allclose(_heatmap(page), want, atol=1e-4)  # the look-ahead mask blank
+    np.testing.assert_allclose(_heatmap(page, 2, 2), want, atol=1e-4)  # the look-ahead mask
     page.select_option("#view", "encoder")
     np.testing.assert_allclose(_heatmap(page), trace.encoder_attentions[1, 3], atol=1e-4)
     page.locator("#player").click(position={"x": 5, "y": 5})  # focus off the pickers
