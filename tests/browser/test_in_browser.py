@@ -72,7 +72,8 @@ def test_keys_step_in_the_page_with_no_message_and_the_server_follows(browser, a
     assert frames == before, "stepping sent or received websocket messages"
     np.testing.assert_allclose(_heatmap(page, 11), trace.cross_attentions[0, :, :11].mean(0),
                                atol=1e-4)
-    bars = page.evaluate(f"document.querySelector('{ROOT} #topk').data[0].x")
+    bars = page.evaluate(f"[...document.querySelectorAll('{ROOT} #topk .topk-row:not([hidden])')]"
+                         ".map((r) => 100 * Number(r.dataset.prob))")
     np.testing.assert_allclose(bars, 100 * trace.steps[10].top_probs, atol=1e-3)
     _press(page, "PageUp", 10)
     _press(page, "End", T)

@@ -87,7 +87,8 @@ def test_the_page_steps_offline_and_draws_the_traces_numbers(browser, model, tmp
                                atol=1e-4)
     shown = page.locator("#map-labels .map-y:not([hidden])").all_inner_texts()
     assert len(shown) == 2 and shown[1].startswith(trace.tgt_labels[1])  # rows up to the step
-    bars = page.evaluate("document.getElementById('topk').data[0].x")
+    bars = page.evaluate("[...document.querySelectorAll('#topk .topk-row:not([hidden])')]"
+                         ".map((r) => 100 * Number(r.dataset.prob))")
     np.testing.assert_allclose(bars, 100 * trace.steps[1].top_probs, atol=1e-3)
     _step(page, "End", T)
     _step(page, "PageUp", T - 1)

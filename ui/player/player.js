@@ -131,20 +131,40 @@ function mountTracePlayer(root, doc, S, options) {
     $("chosen").textContent = fmt(S.home_chosen, {
       token: st.label, prob: (100 * st.prob).toFixed(1), entropy: st.entropy.toFixed(2),
       k: state.k, input: doc.tgt_labels.slice(0, state.k).join(" ") });
-    const n = st.top_probs.length;
-    const labels = st.top_labels.map((t) => t);
-    Plotly.react($("topk"), [{
-      type: "bar", orientation: "h", x: st.top_probs.map((p) => 100 * p),
-      y: [...Array(n).keys()], text: st.top_probs.map((p) => (100 * p).toFixed(1) + " %"),
-      textposition: "outside", cliponaxis: false, hoverinfo: "none",
-      marker: { color: st.top_labels.map((t) => (t === st.label ? "#c0182b" : "#4a78b5")) },
-    }], {
-      title: { text: esc(S.home_topk), font: FONT }, font: FONT, height: 60 + 30 * n,
-      margin: { l: 60, r: 60, t: 40, b: 30 },
-      xaxis: { range: [0, 115], ticksuffix: " %", fixedrange: true },
-      yaxis: { tickvals: [...Array(n).keys()], ticktext: labels.map((t) => tick(t)),
-               autorange: "reversed", fixedrange: true },
-    }, CONFIG);
+    // The top-k as the page's own bars (a Plotly chart redrew its tick labels at each step):
+    // a row per candidate, its bar as wide as its probability, the chosen one marked.
+    const box = $("topk");
+    if (!box.__rows) {
+      const title = document.createElement("p");
+      title.className = "topk-title";
+      title.textContent = S.home_topk;
+      box.append(title);
+      box.__rows = [];
+    }
+    while (box.__rows.length < st.top_probs.length) {
+      const row = document.createElement("div"), label = document.createElement("span");
+      const track = document.createElement("span"), bar = document.createElement("span");
+      const value = document.createElement("span");
+      row.className = "topk-row";
+      label.className = "topk-label";
+      track.className = "topk-track";
+      bar.className = "topk-bar";
+      value.className = "topk-value";
+      track.append(bar);
+      row.append(label, track, value);
+      box.append(row);
+      box.__rows.push({ row: row, label: label, bar: bar, value: value });
+    }
+    box.__rows.forEach((r, i) => {
+      r.row.hidden = i >= st.top_probs.length;
+      if (r.row.hidden) return;
+      const p = st.top_probs[i];
+      r.label.textContent = st.top_labels[i];
+      r.bar.style.width = (100 * p).toFixed(2) + "%";
+      r.value.textContent = (100 * p).toFixed(1) + " %";
+      r.row.dataset.prob = String(p);
+      r.row.classList.toggle("chosen", st.top_labels[i] === st.label);
+    });
   }
 
   // The map keeps one size per view (every row and column of the whole decoding), so that a
@@ -297,7 +317,8 @@ function mountTracePlayer(root, doc, S, options) {
   function destroy() {
     stop();
     document.removeEventListener("keydown", onKey, !!options.keysCapture);
-    [$("topk"), $("heatmap")].forEach((el) => { if (el && Plotly.purge) Plotly.purge(el); });
+    const map = $("heatmap");
+    if (map && Plotly.purge) Plotly.purge(map);
   }
   draw();
   return { doc: doc, state: state, go: go, play: play, stop: stop, destroy: destroy, T: T };
