@@ -134,3 +134,26 @@ def test_everything_the_sidebar_offers_is_valid_and_its_bounds_are_the_settings_
     assert RANGES["no_repeat_ngram_size"][1] == S.OFFERED_NO_REPEAT_NGRAM
     with pytest.raises(InputError):
         GenerationSettings(seed=S.MAX_SEED + 1)
+
+
+@given(st.one_of(st.none(), st.integers(1, 500)), st.one_of(st.none(), st.booleans()),
+       st.integers(1, 500), st.booleans())
+def test_resolved_fills_only_what_is_left_to_the_model(max_new, early, default_max, default_early):
+    s = GenerationSettings(max_new_tokens=max_new, early_stopping=early, num_beams=3)
+    r = s.resolved(default_max, default_early)
+    assert r.max_new_tokens == (default_max if max_new is None else max_new)
+    assert r.early_stopping is (default_early if early is None else early)
+    assert r.replace(max_new_tokens=max_new, early_stopping=early) == s  # nothing else moves
+    assert r.resolved(1, not default_early) == r  # resolving twice changes nothing
+
+
+def test_the_processor_chain_needs_resolved_settings():
+    class Target:
+        def processor(self, max_new_tokens, tgt_lang):
+            return None
+
+    with pytest.raises(ValueError):
+        GenerationSettings().logits_processor(Target())
+    assert GenerationSettings().resolved(5, True).logits_processor(Target()) is None
+    assert GenerationSettings(repetition_penalty=1.5).resolved(5, True).logits_processor(
+        Target()) is not None

@@ -34,8 +34,6 @@ from ..decoding import (
     DecodeTrace,
     GenerationSettings,
     beam_search,
-    chain,
-    for_settings,
     greedy_decode,
     run_decoder,
     sample_decode,
@@ -292,19 +290,17 @@ class Translator:
         settings.check_for(self.config.max_len, self.info.languages, len(forced),
                            self.info.task_prefixes)
         s = settings
-        max_new_tokens = self.info.default_max_new_tokens if s.max_new_tokens is None \
-            else s.max_new_tokens
+        run = s.resolved(self.info.default_max_new_tokens, self.info.early_stopping)
+        max_new_tokens = run.max_new_tokens
         src_ids = torch.from_numpy(src.ids)[None]  # (1, S)
         tables = self._pe_tables(src_ids.size(1), s.positional, s.positional_seed)
-        processor = chain(self.target.processor(max_new_tokens, s.tgt_lang),
-                          for_settings(s))
+        processor = run.logits_processor(self.target)
         labels = dict(tgt_itos=self.target.vocab.itos, num_candidates=num_candidates)
         with ablation_heads_off(self.model, off, self.config.nhead):  # decoding only
             beam = None
             if s.num_beams > 1:
-                early = self.info.early_stopping if s.early_stopping is None else s.early_stopping
                 beam = beam_search(self.model, src_ids, s.num_beams, max_new_tokens,
-                                   s.length_penalty, forced, tables, processor, early,
+                                   s.length_penalty, forced, tables, processor, run.early_stopping,
                                    tgt_itos=self.target.vocab.itos)
                 best = beam.hypotheses[0].ids  # its maps: one pass that forces its tokens
                 result = run_decoder(self.model, src_ids, len(best), None, best, tables, processor,

@@ -15,8 +15,6 @@ import torch
 from ..decoding import (
     GenerationSettings,
     beam_search,
-    chain,
-    for_settings,
     greedy_batch,
     pad_rows,
 )
@@ -85,11 +83,9 @@ def translate_batch(translator, texts: Sequence[str], settings: GenerationSettin
         text = target.text(np.array([c.bos_id, *ids]))
         return text if text is not None else "".join(target.vocab.decode(ids))
 
-    max_new_tokens = info.default_max_new_tokens if s.max_new_tokens is None \
-        else s.max_new_tokens
-    processor = chain(target.processor(max_new_tokens, s.tgt_lang),
-                      for_settings(s))
-    early = info.early_stopping if s.early_stopping is None else s.early_stopping
+    run = s.resolved(info.default_max_new_tokens, info.early_stopping)
+    max_new_tokens, early = run.max_new_tokens, run.early_stopping
+    processor = run.logits_processor(target)
     step = batch_size if s.num_beams == 1 else 1
     with torch.inference_mode(), switched_off(translator.model, off, c.nhead):
         for start in range(0, len(rows), step):

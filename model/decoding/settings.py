@@ -140,6 +140,37 @@ class GenerationSettings:
             raise InputError(f"unknown generation setting {_short(unknown[0], 30)}")
         return dataclasses.replace(self, **changes)
 
+    def resolved(self, default_max_new_tokens: int, default_early_stopping: bool
+                 ) -> GenerationSettings:
+        """These settings as a decoding runs them: ``max_new_tokens`` and ``early_stopping``
+        left to the model (None) filled with its own (``ModelInfo.default_max_new_tokens``,
+        ``ModelInfo.early_stopping``). The one place both are resolved, for ``generate``
+        and ``translate_batch`` alike.
+
+        Raises:
+            InputError: a default out of range (a ``max_new_tokens`` below 1).
+        """
+        return self.replace(
+            max_new_tokens=default_max_new_tokens if self.max_new_tokens is None
+            else self.max_new_tokens,
+            early_stopping=bool(default_early_stopping) if self.early_stopping is None
+            else self.early_stopping)
+
+    def logits_processor(self, target):
+        """The decoding's processor chain for these resolved settings: the target side's
+        (``target.processor(max_new_tokens, tgt_lang)``: its forced tokens) then the
+        settings' own (``processors.for_settings``: repetition penalty, no-repeat n-grams),
+        a ``processors.LogitsProcessor`` or None.
+
+        Raises:
+            ValueError: settings not ``resolved`` (no ``max_new_tokens``).
+        """
+        from .processors import chain, for_settings
+
+        if self.max_new_tokens is None:
+            raise ValueError("resolve the settings first (GenerationSettings.resolved)")
+        return chain(target.processor(self.max_new_tokens, self.tgt_lang), for_settings(self))
+
     def check_for(self, max_len: int, languages: tuple[str, ...] = (),
                   n_forced: int = 0, tasks: Collection[str] = ()) -> None:
         """The checks that depend on the model: ``max_new_tokens`` within its positions
