@@ -100,8 +100,8 @@ STATE_JS = """
     tab: tab ? tab.innerText.trim() : null,
     tabs: [...document.querySelectorAll("%VIEW_OPTIONS%")].map((t) => t.innerText.trim()),
     lang: lang ? lang.innerText.trim() : null,
-    layer: box('Cross-attention_layer'),
-    head: box('Cross-attention_head'),
+    layer: box('%CROSS%_layer'),
+    head: box('%CROSS%_head'),
     source: (() => {
       const md = [...document.querySelectorAll("[data-testid='stCaptionContainer']")]
         .find((e) => e.innerText.trim().startsWith('Source tokens:'));
@@ -113,7 +113,7 @@ STATE_JS = """
   };
 }
 """
-STATE_JS = with_views(STATE_JS)
+STATE_JS = with_views(STATE_JS).replace("%CROSS%", CROSS)
 
 # ---------------------------------------------------------------------------------------------
 # Processes: CPU time and memory from /proc
