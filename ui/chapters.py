@@ -34,6 +34,7 @@ from model.analysis.picks import (
 from model.core.heldout import HELDOUT_SIZE
 
 from . import cache
+from .attribution import zeroing  # the Attribution view's cache: computed once a trace
 from .i18n import t, viz_labels
 from .text import code_span, md_literal, token_row
 
@@ -456,8 +457,6 @@ def attention_story(live: Live, turn: int) -> Chapter:
     tr = live.trace
     if live.translator.info.backend != "ours":
         return Chapter(why="lesson_story_not_ours")
-    from .attribution import zeroing  # the Attribution view's cache: computed once
-
     vz = zeroing(cache.trace_key(live.key, tr), tr)
     layer = tr.cross_attentions.shape[0] - 1
     att = tr.cross_attentions[layer].mean(axis=0)  # (T, S)

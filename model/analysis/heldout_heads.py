@@ -76,7 +76,7 @@ def compute(translator, n: int = HELDOUT_SIZE, progress=None) -> HeldoutHeads | 
         return None if progress is None else (lambda i, m: progress(stage, i, m))
 
     traces = [translator.generate(src) for src, _ in pairs]
-    stats = head_stats_over(iter(traces), eos=translator.info.eos_token,
+    stats = head_stats_over(traces, eos=translator.info.eos_token,
                             progress=report("heads"))
     imp = importance(translator, pairs, report("importance"))
     curve = pruning_curve(translator, pairs, imp, progress=report("pruning"))
