@@ -43,12 +43,12 @@ from ui import (
 )
 from ui.cache import (
     decode,
-    freeze_new_imports,
     grammar_translation,
     load_model,
     model_key,
     read_source,
     teacher_force,
+    tidy_heap,
     trace_key,
 )
 from ui.i18n import t
@@ -263,4 +263,4 @@ try:
 except Exception:  # a user never sees a traceback; the log keeps it for us
     log.exception("unexpected error")
     st.error(t("page_error"))
-freeze_new_imports()  # after every whole run, however it ended (a fragment run: ui.stepper)
+tidy_heap()  # after every whole run, however it ended (a fragment run: ui.stepper)

@@ -32,8 +32,8 @@ def warm_up():
     """What the first visit would otherwise wait for: import torch, plotly and the app's
     modules, load the default model into the app's own cache (``ui.cache.load_model``), run
     it once and build one figure, read the prebuilt CC-CEDICT index (the glosses and the
-    verdict's dictionary, ``model.analysis.cedict``), then freeze the heap as the app does
-    after its first run.
+    verdict's dictionary, ``model.analysis.cedict``) and the English lemmas
+    (``model.analysis.lemmas``), then tidy the heap as the app does after every run.
 
     Returns:
         The default model (a ``model.Translator``), or None when there is none or it could
@@ -60,7 +60,7 @@ def warm_up():
             stepper,
             teaching,
         )
-        from ui.cache import freeze_new_imports, load_model, model_key
+        from ui.cache import load_model, model_key, tidy_heap
 
         name = default_model(available_models())
         translator = None
@@ -70,10 +70,12 @@ def warm_up():
             viz.attention_heatmap(trace.cross_attentions[0, 0], trace.decoder_input_tokens,
                                   trace.src_labels)
         from model.analysis.cedict import gloss_dictionary
+        from model.analysis.lemmas import lemma_table
         from model.analysis.lexicon import lexicon
 
-        lexicon(), gloss_dictionary()  # the prebuilt CC-CEDICT index: the header needs both
-        freeze_new_imports()
+        # The prebuilt CC-CEDICT index and the English lemmas: the header's verdict needs them.
+        lexicon(), gloss_dictionary(), lemma_table()
+        tidy_heap()
         return translator
     except Exception:  # a broken model folder must not stop the server
         log.exception("warm-up failed; the first visit will load the model itself")

@@ -1,6 +1,7 @@
-"""Gradient attributions (model.analysis.attribution, Captum): integrated gradients are
-complete within 2 % on the shipped models (post-LN and pre-LN), gradient x input equals the
-gradient computed by hand times the embeddings, and the shares are shares."""
+"""Gradient attributions (model.analysis.attribution): integrated gradients (Captum) are
+complete within 2 % on the shipped models (post-LN and pre-LN), gradient x input (ours)
+equals Captum's InputXGradient and the gradient computed by hand times the embeddings, and
+the shares are shares."""
 
 from __future__ import annotations
 
@@ -32,6 +33,26 @@ def test_integrated_gradients_are_complete(name, sentence):
     src_n, pre_n = a.normalised()
     np.testing.assert_allclose(src_n.sum(-1) + pre_n.sum(-1), 1.0, atol=1e-5)
     assert np.all((a.source_share() >= 0) & (a.source_share() <= 1 + 1e-6))
+
+
+def test_gradient_times_input_equals_captums_input_x_gradient():
+    from captum.attr import InputXGradient
+
+    from model.analysis.attribution import _step_function
+
+    model, src, tgt = _ids("en-zh-everyday", "Why do we work?")
+    a = attribute(model, src, tgt, "input_x_gradient")
+    with torch.inference_mode(False), torch.enable_grad():
+        src_e = model.src_embed(src[None]).detach()  # (1, S, D)
+        tgt_all = model.tgt_embed(tgt[None, :-1]).detach()  # (1, T, D)
+        for t in range(len(tgt) - 1):
+            f = _step_function(model, src, tgt, t, int(tgt[t + 1]))
+            ref = InputXGradient(f).attribute((src_e.clone().requires_grad_(True),
+                                               tgt_all[:, : t + 1].clone().requires_grad_(True)))
+            np.testing.assert_allclose(a.source[t], ref[0][0].sum(-1).detach().numpy(),
+                                       atol=1e-5)
+            np.testing.assert_allclose(a.prefix[t, : t + 1], ref[1][0].sum(-1).detach().numpy(),
+                                       atol=1e-5)
 
 
 def test_gradient_times_input_is_the_gradient_by_hand():

@@ -3,7 +3,12 @@ drawn as a second line on token axes (viz.axes)."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 from apptest_helpers import APP, chart_title, charts, heading
@@ -12,7 +17,7 @@ from hypothesis import strategies as st
 from pypinyin import Style, pinyin
 from streamlit.testing.v1 import AppTest
 
-from ui.pinyin import readings, with_pinyin
+from ui.pinyin import PHRASES_FILE, phrase_readings, readings, with_pinyin
 from viz import attention_heatmap
 from viz.axes import label_px
 
@@ -23,6 +28,33 @@ def test_readings_follow_the_word_a_character_is_in():
     assert got == ["", "wǒ", "men", "wèi", "shén", "me", "gōng", "zuò", "", ""]
     assert readings(["为什么"]) == ["wèi shén me"]  # 为 in 为什么 is wèi, not wéi
     assert readings(["1998", "年"]) == ["", "nián"]
+
+
+def test_the_phrase_dictionary_read_entry_by_entry_equals_pypinyins_own():
+    with open(PHRASES_FILE, encoding="utf-8") as f:
+        assert phrase_readings() == json.load(f)
+
+
+def test_a_server_that_imports_pinyin_here_first_reads_as_pypinyin_with_its_own_phrases():
+    # One fresh process imports pypinyin itself first (its own json.loads of every phrase),
+    # the other imports ui.pinyin first (phrase_readings); neither leaves the environment
+    # variables that turn pypinyin's phrases off to the processes it starts.
+    root = Path(__file__).resolve().parents[1]
+    with open(root / "pretrained" / "en-zh-everyday" / "heldout.tsv", encoding="utf-8") as f:
+        texts = [line.rstrip("\n").split("\t")[1] for line in f]
+    code = ("import json, os, sys; {first}; import ui.pinyin as p;"
+            "from pypinyin.constants import PHRASES_DICT;"
+            "assert not any(k.startswith('PYPINYIN') for k in os.environ);"
+            "texts = json.load(sys.stdin);"
+            "print(json.dumps([len(PHRASES_DICT), [p.readings([t]) for t in texts]]))")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYPINYIN")}
+    got = [json.loads(subprocess.run(
+        [sys.executable, "-c", code.format(first=first)], input=json.dumps(texts), cwd=root,
+        env=env, capture_output=True, text=True, check=True).stdout)
+        for first in ("import pypinyin", "pass")]
+    assert got[0][0] == got[1][0] == len(phrase_readings())
+    assert got[0][1] == got[1][1]
+    assert sum(any(r) for r in got[0][1]) > len(texts) / 2  # Chinese sentences, read
 
 
 @given(st.lists(st.text(alphabet="我们你好为什么行长abc123 <>/s？。", min_size=1, max_size=4),

@@ -5,6 +5,8 @@ warm-up: the loaded models (``st.cache_resource``) and the decoding traces
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import gc
 import sys
 import threading
@@ -76,6 +78,35 @@ def freeze_new_imports() -> None:
     them. A check of ``len(sys.modules)`` otherwise: free."""
     if len(sys.modules) != _frozen["modules"]:
         _freeze_heap()
+
+
+def _glibc() -> ctypes.CDLL | None:
+    """The C library when it is glibc (it has ``malloc_trim``), else None (musl, macOS)."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+    except OSError:
+        return None
+    return libc if hasattr(libc, "malloc_trim") and hasattr(libc, "mallopt") else None
+
+
+_LIBC = _glibc()
+M_ARENA_MAX = -8  # glibc's mallopt parameter: how many malloc arenas threads may spread over
+if _LIBC is not None:
+    # Streamlit runs each script run in a thread of its own; glibc gives busy threads arenas
+    # of their own (up to 8 per core), and the memory freed in each stays with that arena.
+    _LIBC.mallopt(M_ARENA_MAX, 2)
+
+
+def tidy_heap() -> None:
+    """After a run (whole page or fragment), and after ``serve.py``'s warm-up:
+    ``freeze_new_imports``, then glibc's ``malloc_trim(0)``, which hands the pages that
+    malloc holds free (left by a run's arrays, tensors and figures) back to the operating
+    system: the server then holds what it uses (about 13 MB less after every view was
+    opened, ``benchmarks/clicks.py``; the call takes well under a millisecond). Off glibc
+    only the freeze."""
+    freeze_new_imports()
+    if _LIBC is not None:
+        _LIBC.malloc_trim(0)
 
 
 @st.cache_data(max_entries=512, show_spinner=False)

@@ -13,16 +13,51 @@ page is in English (a reader of the English page may not read Chinese) and off i
 from __future__ import annotations
 
 import dataclasses
+import json
+import os
+import re
 from collections.abc import Sequence
 
-import streamlit as st
-from pypinyin import Style, pinyin
+# pypinyin builds its phrase dictionary when first imported, from one json.loads of its
+# 2 MB file: about 40 MB of objects that stay resident after the parse. Told not to (for
+# this import only: child processes get the environment as it was), it starts empty and
+# ``phrase_readings`` gives it the same entries, read one at a time.
+_TOLD = {k: "1" for k in ("PYPINYIN_NO_PHRASES", "PYPINYIN_NO_DICT_COPY") if k not in os.environ}
+os.environ.update(_TOLD)  # NO_DICT_COPY: its dictionaries, not copies of them
+try:
+    import pypinyin
+    from pypinyin import Style, load_phrases_dict, pinyin
+    from pypinyin.constants import PHRASES_DICT
+finally:
+    for _k in _TOLD:
+        del os.environ[_k]
 
-from model import DecodeTrace
+import streamlit as st  # noqa: E402
 
-from .i18n import lang, t
+from model import DecodeTrace  # noqa: E402
+
+from .i18n import lang, t  # noqa: E402
 
 PINYIN_KEY = "pinyin"
+PHRASES_FILE = os.path.join(os.path.dirname(pypinyin.__file__), "phrases_dict.json")
+_ENTRY = re.compile(r'("(?:[^"\\]|\\.)*")\s*:\s*(\[(?:\s*\[[^\]]*\]\s*,?)*\s*\])')
+
+
+def phrase_readings(path: str = PHRASES_FILE) -> dict[str, list[list[str]]]:
+    """pypinyin's phrase dictionary (``{"为什么": [["wèi"], ["shén"], ["me"]], ...}``, its
+    ``phrases_dict.json``), parsed one entry at a time so that no whole-file object tree
+    is built and left behind; equal lists of readings are one shared list (pypinyin
+    deep-copies what it looks up). Raises ``OSError`` if the file cannot be read and
+    ``json.JSONDecodeError`` on a malformed entry."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    shared: dict[tuple[str, ...], list[str]] = {}
+    return {json.loads(m[1]): [shared.setdefault(tuple(r), r) for r in json.loads(m[2])]
+            for m in _ENTRY.finditer(text)}
+
+
+if not PHRASES_DICT:  # pypinyin was imported here first, without its phrases
+    load_phrases_dict(phrase_readings())
 
 
 def _syllables(text: str) -> list[str]:

@@ -14,7 +14,7 @@ import viz
 from model import DecodeTrace
 
 from . import export, pinyin
-from .cache import freeze_new_imports
+from .cache import tidy_heap
 from .charts import chart, columns, presenting
 from .confidence import low_confidence_note
 from .i18n import STRINGS, labels, layer_label, t, viz_labels
@@ -197,6 +197,6 @@ def step_through(trace: DecodeTrace, body: Callable[[DecodeTrace, int], None]) -
         step_panel(trace, k)
         body(trace, k)
         write_link()  # a step click reruns only this fragment: keep the link's step current
-        freeze_new_imports()  # a view's first use may import modules (the Heads view)
+        tidy_heap()  # a view's first use may import modules (the Heads view)
 
     st.fragment(panel, run_every=interval)()

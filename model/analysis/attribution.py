@@ -1,8 +1,10 @@
 """Gradient attributions of each generated token to the source tokens and to the decoder's
 earlier inputs, by Captum (a maintained PyTorch library), on the scaled token embeddings.
 
-- **gradient x input** (``captum.attr.InputXGradient``; Shrikumar et al. 2016): each embedding
-  times the gradient of the chosen token's log-probability with respect to it;
+- **gradient x input** (Shrikumar et al. 2016): each embedding times the gradient of the
+  chosen token's log-probability with respect to it, by ``torch.autograd`` (one backward
+  pass; the tests hold it equal to ``captum.attr.InputXGradient``, whose import, with the
+  matplotlib Captum imports, costs the server about 26 MB);
 - **integrated gradients** (``captum.attr.IntegratedGradients``; Sundararajan et al. 2017):
   the gradient averaged along the straight path from a baseline to the input, times
   (input - baseline). The baseline is the ``<pad>`` embedding at every position (all zeros:
@@ -101,8 +103,6 @@ def attribute(model: Transformer, src_ids: torch.Tensor, tgt_ids: torch.Tensor,
     Raises:
         ValueError: an unknown method, or ids that are not 1-D or too short.
     """
-    from captum.attr import InputXGradient, IntegratedGradients
-
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     if src_ids.dim() != 1 or tgt_ids.dim() != 1 or len(src_ids) < 1 or len(tgt_ids) < 2:
@@ -118,9 +118,12 @@ def attribute(model: Transformer, src_ids: torch.Tensor, tgt_ids: torch.Tensor,
             f = _step_function(model, src_ids, tgt_ids, t, int(tgt_ids[t + 1]))
             inputs = (src_e, tgt_all[:, : t + 1])
             if method == "input_x_gradient":
-                a_src, a_tgt = InputXGradient(f).attribute(
-                    tuple(x.clone().requires_grad_(True) for x in inputs))
+                xs = tuple(x.clone().requires_grad_(True) for x in inputs)
+                grads = torch.autograd.grad(f(*xs).sum(), xs)  # (1, S, D), (1, t + 1, D)
+                a_src, a_tgt = (g * x for g, x in zip(grads, xs, strict=True))
             else:
+                from captum.attr import IntegratedGradients  # asked for: Captum, matplotlib
+
                 base = tuple(pad.expand_as(x).clone() for x in inputs)
                 n = N_STEPS
                 while True:

@@ -33,6 +33,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
+from .lemmas import all_lemmas
 from .packed import PackedMap, split, split_set
 
 FUNCTION_WORDS_FILE = Path(__file__).with_name("resources") / "function_words.txt"
@@ -84,10 +85,8 @@ def lemmas(word: str) -> frozenset[str]:
     """The forms a word meets a definition in: itself in lower case, its lemmas
     (``lemminflect``, every part of speech), and each with British ``-tre``/``-bre`` and
     ``-our`` spelt ``-ter``/``-ber`` and ``-or`` (*centre*, *colour*; not *more*, *four*)."""
-    from lemminflect import getAllLemmas
-
     low = word.lower()
-    forms = {low} | {lemma for found in getAllLemmas(low).values() for lemma in found}
+    forms = {low} | {lemma for found in all_lemmas(low).values() for lemma in found}
     for form in list(forms):
         forms.add(_BRITISH_RE.sub("er", form))  # centre, metre, theatre
         forms.add(_BRITISH_OUR.sub("or", form))  # colour, favourite, neighbour
@@ -158,19 +157,15 @@ def lexicon() -> Lexicon:
 
 def is_name(word: str) -> bool:
     """A capitalised word ``lemminflect`` does not know: a name (*Zhang*, *Hangzhou*)."""
-    from lemminflect import getAllLemmas
-
-    return word[:1].isupper() and not getAllLemmas(word.lower())
+    return word[:1].isupper() and not all_lemmas(word.lower())
 
 
 def checked(word: str) -> bool:
     """Whether the check judges ``word``: a noun (``lemminflect`` knows it as one) or a
     capitalised word it does not know (a name), of two letters or more, not a function word."""
-    from lemminflect import getAllLemmas
-
     if len(word) < 2 or word.lower() in function_words():
         return False
-    return "NOUN" in getAllLemmas(word.lower()) or is_name(word)
+    return "NOUN" in all_lemmas(word.lower()) or is_name(word)
 
 
 def spelt_in(word: str, text: str, lex: Lexicon) -> bool:

@@ -14,7 +14,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import sacrebleu
 import torch
 
 from ..backends.heads import HeadKey
@@ -83,6 +82,8 @@ def pruning_curve(translator, pairs: Sequence[tuple[str, str]],
     Raises:
         ValueError: no pairs, or ``points`` below 2.
     """
+    import sacrebleu  # here: the server imports this module with every page (7 MB)
+
     if not pairs:
         raise ValueError("pruning_curve needs at least one sentence pair.")
     if isinstance(points, bool) or not isinstance(points, int) or points < 2:
