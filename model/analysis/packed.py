@@ -69,8 +69,8 @@ class PackedMap(Mapping[str, V], Generic[V]):
             for a tuple, ``split_set`` for a set).
 
     Raises:
-        ValueError: a line has no tab, the text does not end with a newline, or the keys
-            are not strictly increasing.
+        ValueError: a line has no tab, the text does not end with a newline, the keys
+            are not strictly increasing, or the text is 4 GiB or more (offsets are 32-bit).
     """
 
     def __init__(self, text: str | bytes,
@@ -78,9 +78,11 @@ class PackedMap(Mapping[str, V], Generic[V]):
         data = text.encode("utf-8") if isinstance(text, str) else text
         if data and not data.endswith(b"\n"):
             raise ValueError("a packed map's text ends with a newline")
+        if len(data) >= 1 << 32:
+            raise ValueError("a packed map's text is under 4 GiB")
         self._data, self._decode = data, decode  # UTF-8 keeps the keys' order, in 1/4 the room
-        self._start = array("L", [0])  # (n + 1,) where each line starts, then the end
-        self._tab = array("L")  # (n,) where each key ends
+        self._start = array("I", [0])  # (n + 1,) where each line starts, then the end (uint32)
+        self._tab = array("I")  # (n,) where each key ends
         for end in _LINE_END.finditer(data):
             tab = data.find(b"\t", self._start[-1], end.start())
             if tab < 0:
