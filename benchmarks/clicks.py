@@ -39,8 +39,9 @@ the websocket bytes both ways (payload lengths, from ``page.on("websocket")``), 
 server sent (whole-script or fragment runs, elements, Plotly charts) and how many charts
 Plotly drew again. The server's RSS is read at the start, after the first visit, after the
 clicks (every view has been opened) and at the end, after the lesson's first chapter was
-opened by its link and the others by its "Next chapter" button; the load average at the start (a warning above 1.0) and the CPU other processes used
-during the run are reported with the figures. Only figures are printed; nothing is asserted
+opened by its link and the others by its "Next chapter" button; the load average at the
+start (a warning above 1.0) and the CPU other processes used during the run are reported
+with the figures. Only figures are printed; nothing is asserted
 about them.
 """
 from __future__ import annotations

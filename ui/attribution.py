@@ -34,7 +34,7 @@ IG_KEY = "attribution_ig"  # the integrated-gradients button
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def zeroing(trace_id: tuple, _trace: DecodeTrace) -> ValueZeroing:
-    """``value_zeroing`` of ``_trace`` (whose ``cache.trace_key`` is ``trace_id``) on our
+    """``value_zeroing`` of ``_trace`` (whose ``cache.trace_key`` is ``trace_id``) on its
     model: one pass per layer and intervention kind, once per trace."""
     model = cache.load_model(*trace_id[0]).model
     return value_zeroing(model, torch.as_tensor(_trace.src_ids),
@@ -43,7 +43,7 @@ def zeroing(trace_id: tuple, _trace: DecodeTrace) -> ValueZeroing:
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def gradients(trace_id: tuple, method: str, _trace: DecodeTrace) -> Attribution:
-    """``attribution.attribute`` of ``_trace`` by ``method`` on our model, once per trace."""
+    """``attribution.attribute`` of ``_trace`` by ``method`` on its model, once per trace."""
     model = cache.load_model(*trace_id[0]).model
     return attribute(model, torch.as_tensor(_trace.src_ids), torch.as_tensor(_trace.tgt_ids),
                      method)
@@ -134,18 +134,13 @@ def _heldout_agreement(key: tuple) -> None:
 
 
 def attribution_view(translator: Translator, trace: DecodeTrace, k: int, key: tuple) -> None:
-    """The view at step ``k`` (1-based) of ``trace``; for a model it cannot take apart (a
-    Hugging Face one, for now), the attention side and a message."""
+    """The view at step ``k`` (1-based) of ``trace``, for our models and Hugging Face ones
+    (their layers taken apart by hooks, ``model.backends.hf_attribution``)."""
     st.caption(explain("attribution"))
     L = trace.cross_attentions.shape[0]
     layer = int(st.selectbox(t("layer"), range(L), index=L - 1, key=LAYER_KEY,
                              format_func=labels(range(L), layer_label)))
     attention = trace.cross_attentions[layer].mean(axis=0)  # (T, S)
-    if translator.info.backend != "ours":
-        st.info(t("attr_not_ours"))
-        _map_chart(trace, k, attention, t("attr_att_title", layer=layer_label(layer)),
-                   "attribution_attention")
-        return
     vz = zeroing(cache.trace_key(key, trace), trace)
     vz_cross, _ = vz.normalised()  # (L, T, S)
     share = vz.source_share()  # (L, T)

@@ -452,11 +452,8 @@ def attention_story(live: Live, turn: int) -> Chapter:
     mean of the heads) is clearest on a content token, the source token attention weighs
     most against the one value zeroing finds the step used most (Mohebbi et al. 2023; each
     source token's cosine distance as a share of the source's), and how much of the step
-    came from the sentence rather than from what it had written. Our models only (value
-    zeroing goes through our layers)."""
+    came from the sentence rather than from what it had written."""
     tr = live.trace
-    if live.translator.info.backend != "ours":
-        return Chapter(why="lesson_story_not_ours")
     vz = zeroing(cache.trace_key(live.key, tr), tr)
     layer = tr.cross_attentions.shape[0] - 1
     att = tr.cross_attentions[layer].mean(axis=0)  # (T, S)

@@ -1,5 +1,6 @@
 """Gradient attributions of each generated token to the source tokens and to the decoder's
-earlier inputs, by Captum (a maintained PyTorch library), on the scaled token embeddings.
+earlier inputs, on the token embeddings, for our models and Hugging Face ones
+(``attribution_inputs``).
 
 - **gradient x input** (Shrikumar et al. 2016): each embedding times the gradient of the
   chosen token's log-probability with respect to it, by ``torch.autograd`` (one backward
@@ -7,12 +8,13 @@ earlier inputs, by Captum (a maintained PyTorch library), on the scaled token em
   matplotlib Captum imports, costs the server about 26 MB);
 - **integrated gradients** (``captum.attr.IntegratedGradients``; Sundararajan et al. 2017):
   the gradient averaged along the straight path from a baseline to the input, times
-  (input - baseline). The baseline is the ``<pad>`` embedding at every position (all zeros:
-  the pad row is zero), positions kept. Completeness: the attributions sum to
-  f(input) - f(baseline); ``completeness_error`` is the gap relative to that difference.
-  A step whose gap is above MAX_COMPLETENESS_ERROR is integrated again with twice the
-  points, up to MAX_STEPS (the trapezoid rule: on these models the path from the zero
-  embedding bends sharply near it, and Gauss-Legendre points converged more slowly there).
+  (input - baseline). The baseline is each side's ``<pad>`` embedding at every position
+  (all zeros in our models: the pad row is zero), positions kept. Completeness: the
+  attributions sum to f(input) - f(baseline); ``completeness_error`` is the gap relative
+  to that difference. A step whose gap is above MAX_COMPLETENESS_ERROR is integrated
+  again with twice the points, up to MAX_STEPS (the trapezoid rule: on these models the
+  path from the zero embedding bends sharply near it, and Gauss-Legendre points converged
+  more slowly there).
 
 f is the log-probability of the token the decoding chose at step t, given the sentence and
 the decoder inputs up to t (teacher forcing the trace's tokens). A token's score is its
@@ -31,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from ..backends.records import AttributionInputs
 from ..core.transformer import Transformer
 
 METHODS = ("input_x_gradient", "integrated_gradients")
@@ -87,12 +90,36 @@ def _step_function(model: Transformer, src_ids: torch.Tensor, tgt_ids: torch.Ten
     return f
 
 
-def attribute(model: Transformer, src_ids: torch.Tensor, tgt_ids: torch.Tensor,
+def attribution_inputs(model, src_ids: torch.Tensor, tgt_ids: torch.Tensor
+                       ) -> AttributionInputs:
+    """The decoding's embeddings and step functions of ``model``: our Transformer (its
+    scaled token embeddings, through ``encode`` / ``decode``'s ``src_embeds`` /
+    ``tgt_embeds``) or a Hugging Face ``HFSeq2Seq`` (``backends.hf_attribution``: hooks on
+    its ``embed_tokens``). Call it where autograd may run (not under inference mode)."""
+    if not isinstance(model, Transformer):
+        from ..backends.hf_attribution import attribution_inputs as hf_inputs
+
+        return hf_inputs(model, src_ids, tgt_ids)
+    pad = model.config.pad_id
+
+    def step_function(step: int, token: int):
+        return _step_function(model, src_ids, tgt_ids, step, token)
+
+    return AttributionInputs(
+        model.src_embed(src_ids[None]).detach(),  # (1, S, D)
+        model.tgt_embed(tgt_ids[None, :-1]).detach(),  # (1, T, D)
+        model.src_embed.lut.weight[pad].detach() * model.src_embed.scale,  # (D,)
+        model.tgt_embed.lut.weight[pad].detach() * model.tgt_embed.scale,
+        step_function)
+
+
+def attribute(model, src_ids: torch.Tensor, tgt_ids: torch.Tensor,
               method: str = "integrated_gradients") -> Attribution:
     """Attribute every step of one decoding.
 
     Args:
-        model: our Transformer (``eval()``); its weights are not changed and need no grad.
+        model: our Transformer or a Hugging Face ``HFSeq2Seq`` (``eval()``; a
+            ``Translator``'s ``model``); its weights are not changed.
         src_ids: (S,) int64 the source ids, ``</s>`` included.
         tgt_ids: (T + 1,) int64 ``<s>`` and the T tokens chosen (the trace's ``tgt_ids``).
         method: one of METHODS.
@@ -111,12 +138,10 @@ def attribute(model: Transformer, src_ids: torch.Tensor, tgt_ids: torch.Tensor,
     source, prefix = np.zeros((T, S), np.float32), np.zeros((T, T), np.float32)
     errors, points = np.zeros(T, np.float32), np.zeros(T, np.int64)
     with torch.inference_mode(False), torch.enable_grad():
-        src_e = model.src_embed(src_ids[None]).detach()  # (1, S, D)
-        tgt_all = model.tgt_embed(tgt_ids[None, :-1]).detach()  # (1, T, D)
-        pad = model.src_embed.lut.weight[model.config.pad_id].detach() * model.src_embed.scale
+        given = attribution_inputs(model, src_ids, tgt_ids)
         for t in range(T):
-            f = _step_function(model, src_ids, tgt_ids, t, int(tgt_ids[t + 1]))
-            inputs = (src_e, tgt_all[:, : t + 1])
+            f = given.step_function(t, int(tgt_ids[t + 1]))
+            inputs = (given.src, given.tgt[:, : t + 1])  # (1, S, D), (1, t + 1, D)
             if method == "input_x_gradient":
                 xs = tuple(x.clone().requires_grad_(True) for x in inputs)
                 grads = torch.autograd.grad(f(*xs).sum(), xs)  # (1, S, D), (1, t + 1, D)
@@ -124,7 +149,8 @@ def attribute(model: Transformer, src_ids: torch.Tensor, tgt_ids: torch.Tensor,
             else:
                 from captum.attr import IntegratedGradients  # asked for: Captum, matplotlib
 
-                base = tuple(pad.expand_as(x).clone() for x in inputs)
+                base = tuple(pad.expand_as(x).clone()
+                             for pad, x in zip((given.src_pad, given.tgt_pad), inputs, strict=True))
                 n = N_STEPS
                 while True:
                     (a_src, a_tgt), delta = IntegratedGradients(f).attribute(

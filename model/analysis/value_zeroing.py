@@ -1,6 +1,7 @@
 """Value zeroing for the encoder-decoder (Mohebbi et al. 2023, "Quantifying Context Mixing in
-Transformers"), written here for our Transformer: how much decoder layer l's output at step t
-changes when one token's value vectors are zeroed in that layer, in every head.
+Transformers"), written here for our Transformer and, through hooks, for Hugging Face models:
+how much decoder layer l's output at step t changes when one token's value vectors are zeroed
+in that layer, in every head.
 
 - **cross**: source token j's value vectors zeroed in the cross-attention;
 - **decoder**: decoder position j's value vectors zeroed in the masked self-attention (only
@@ -59,12 +60,12 @@ def _distance(base: torch.Tensor, changed: torch.Tensor) -> torch.Tensor:
     return (1.0 - F.cosine_similarity(changed, base.unsqueeze(0), dim=-1)).clamp_min(0.0)
 
 
-def value_zeroing(model: Transformer, src_ids: torch.Tensor, tgt_ids: torch.Tensor
-                  ) -> ValueZeroing:
+def value_zeroing(model, src_ids: torch.Tensor, tgt_ids: torch.Tensor) -> ValueZeroing:
     """Value zeroing of one sentence and its decoder inputs (no padding).
 
     Args:
-        model: our Transformer (in ``eval()`` mode).
+        model: our Transformer, or a Hugging Face ``HFSeq2Seq`` (its layers' value
+            projections zeroed by hooks, ``backends.hf_attribution``), in ``eval()`` mode.
         src_ids: (S,) int64 the source ids, ``</s>`` included.
         tgt_ids: (T,) int64 the decoder inputs, ``<s>`` first.
 
@@ -77,6 +78,13 @@ def value_zeroing(model: Transformer, src_ids: torch.Tensor, tgt_ids: torch.Tens
     if src_ids.dim() != 1 or tgt_ids.dim() != 1 or not len(src_ids) or not len(tgt_ids):
         raise ValueError(f"expected 1-D, non-empty ids, got {tuple(src_ids.shape)} and "
                          f"{tuple(tgt_ids.shape)}")
+    if not isinstance(model, Transformer):
+        from ..backends.hf_attribution import zeroed_layer_outputs
+
+        scores = [(_distance(base, out_s).T, torch.tril(_distance(base, out_t).T))
+                  for base, out_s, out_t in zeroed_layer_outputs(model, src_ids, tgt_ids)]
+        return ValueZeroing(torch.stack([c for c, _ in scores]).float().numpy(),
+                            torch.stack([d for _, d in scores]).float().numpy())
     S, T = len(src_ids), len(tgt_ids)
     cross, decoder = [], []
     with torch.inference_mode():

@@ -1,12 +1,14 @@
-"""What a backend hands to the analysis code: the inputs of one attention head and the
-parts of the first layer's input. Both backends (``ours.Translator``, ``hf.HFTranslator``)
-return these same types, so the analysis never asks which backend it has.
+"""What a backend hands to the analysis code: the inputs of one attention head, the
+parts of the first layer's input and a decoding as embeddings for attribution. Both
+backends (``ours.Translator``, ``hf.HFTranslator``) return these same types, so the
+analysis never asks which backend it has.
 
-Shape letters: T tokens, Tq / Tk query / key length, D d_model.
+Shape letters: B batch, S source tokens, T tokens, Tq / Tk query / key length, D d_model.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -149,3 +151,24 @@ class ModelInfo:
     heldout: tuple[tuple[str, str], ...] = field(default=(), repr=False)
     trained_source_tokens: int | None = None
     train_counts: TrainCounts | None = field(default=None, repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class AttributionInputs:
+    """One decoding as embeddings, and the model as a function of them: what gradient
+    attributions (``analysis.attribution``) need of either backend.
+
+    Attributes:
+        src: (1, S, D) the source tokens' embeddings, as the model reads them.
+        tgt: (1, T, D) the decoder inputs' embeddings (``<s>`` and the tokens chosen but
+            the last), in the same space.
+        src_pad, tgt_pad: (D,) each side's ``<pad>`` embedding in that space: the baseline.
+        step_function: ``step_function(t, token)`` is f(src (B, S, D), tgt (B, t + 1, D))
+            -> (B,) the log-probability of ``token`` after decoder inputs 0..t.
+    """
+
+    src: torch.Tensor
+    tgt: torch.Tensor
+    src_pad: torch.Tensor
+    tgt_pad: torch.Tensor
+    step_function: Callable[[int, int], Callable[[torch.Tensor, torch.Tensor], torch.Tensor]]

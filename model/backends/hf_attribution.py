@@ -1,0 +1,133 @@
+"""What attribution and value zeroing need of a Hugging Face model (``hf.HFSeq2Seq``), taken
+through forward hooks on its own modules, as ``hf_hooks`` takes the heads' inputs.
+
+- Gradients (``analysis.attribution``): the embeddings are the outputs of the model's own
+  ``embed_tokens`` modules. f replaces those outputs with the embeddings it is given, so the
+  model scales them (Marian, BART's ``embed_scale``), adds its positions and normalises as it
+  does for ids, and the encoder and the decoder are run as two calls: a family whose two
+  stacks share one embedding module (Marian, T5) is replaced in the right one.
+- Value zeroing (``analysis.value_zeroing``): decoder layer l's value projection of the
+  cross-attention (or of the self-attention) gives batch row j's token j a zero value vector
+  in every head; the layers before l are untouched, so layer l's input is as it was and its
+  output is compared with the unchanged pass.
+
+Hooks act only on calls from the thread that set them and are removed before returning,
+so the shared model keeps no state and other sessions' passes are never changed.
+
+Shape letters: B batch, S source length, T decoder inputs, D d_model, L decoder layers.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+
+import torch
+
+from .records import AttributionInputs
+
+
+@contextmanager
+def _hooked(module: torch.nn.Module, change):
+    """During the block, ``module``'s output is ``change(output)`` for calls from this thread
+    (unchanged where ``change`` returns None)."""
+    me = threading.get_ident()
+
+    def hook(_module, _args, output):
+        return change(output) if threading.get_ident() == me else None
+
+    handle = module.register_forward_hook(hook)
+    try:
+        yield
+    finally:
+        handle.remove()
+
+
+def _zero_own_token(output: torch.Tensor) -> torch.Tensor:
+    """(B, K, H * Dh) values with row j's token j zeroed (B <= K)."""
+    out = output.clone()
+    rows = torch.arange(out.shape[0])
+    out[rows, rows] = 0.0
+    return out
+
+
+def _decoder_layers(model) -> list[torch.nn.Module]:
+    if model.model_type in ("t5", "mt5"):
+        return list(model.hf.decoder.block)
+    return list(model.hf.get_decoder().layers)
+
+
+def _encoder_outputs(memory: torch.Tensor):
+    from transformers.modeling_outputs import BaseModelOutput
+
+    return BaseModelOutput(last_hidden_state=memory)
+
+
+def attribution_inputs(model, src_ids: torch.Tensor, tgt_ids: torch.Tensor
+                       ) -> AttributionInputs:
+    """``AttributionInputs`` of one decoding: ``src_ids`` (S,), ``tgt_ids`` (T + 1,) the
+    decoder start and the T tokens chosen. Embeddings are the ``embed_tokens`` outputs
+    (module docstring); gradients and IG's straight path are taken in that space, which
+    differs from the scaled one by a constant factor only (gradient x input and integrated
+    gradients do not change under it)."""
+    hf, pad_id = model.hf, model.config.pad_id
+    encoder, decoder = hf.get_encoder(), hf.get_decoder()
+    with torch.no_grad():
+        src = encoder.embed_tokens(src_ids[None]).detach()  # (1, S, D)
+        tgt = decoder.embed_tokens(tgt_ids[None, :-1]).detach()  # (1, T, D)
+        pad = torch.tensor([[pad_id]])
+        src_pad = encoder.embed_tokens(pad)[0, 0].detach()  # (D,)
+        tgt_pad = decoder.embed_tokens(pad)[0, 0].detach()
+
+    def step_function(step: int, token: int):
+        def f(src_e: torch.Tensor, tgt_e: torch.Tensor) -> torch.Tensor:
+            b = src_e.shape[0]
+            with _hooked(encoder.embed_tokens, lambda _out: src_e):
+                memory = encoder(input_ids=src_ids[None].expand(b, -1),
+                                 return_dict=True).last_hidden_state  # (B, S, D)
+            with _hooked(decoder.embed_tokens, lambda _out: tgt_e):
+                out = hf(encoder_outputs=_encoder_outputs(memory),
+                         decoder_input_ids=tgt_ids[None, : step + 1].expand(b, -1),
+                         use_cache=False, return_dict=True)
+            logits = out.logits[:, step]  # (B, V); half precision read as float32
+            logits = logits if logits.dtype == torch.float64 else logits.float()
+            return torch.log_softmax(logits, dim=-1)[:, token]  # (B,)
+        return f
+
+    return AttributionInputs(src, tgt, src_pad, tgt_pad, step_function)
+
+
+def zeroed_layer_outputs(model, src_ids: torch.Tensor, tgt_ids: torch.Tensor
+                         ) -> Iterator[tuple[torch.Tensor, torch.Tensor, torch.Tensor]]:
+    """For each decoder layer: its output (T, D) in the unchanged teacher-forced pass of
+    ``src_ids`` (S,) and decoder inputs ``tgt_ids`` (T,); (S, T, D) with source token j's
+    cross-attention values zeroed in row j; (T, T, D) with decoder position j's
+    self-attention values zeroed in row j."""
+    hf = model.hf
+    layers = _decoder_layers(model)
+    with torch.inference_mode():
+        memory = hf.get_encoder()(input_ids=src_ids[None], return_dict=True).last_hidden_state
+
+        def outputs(batch: int, upto: int) -> list[torch.Tensor]:
+            seen: list[torch.Tensor] = []
+
+            def keep(out) -> None:  # records, changes nothing
+                seen.append(out[0] if isinstance(out, tuple) else out)
+
+            with ExitStack() as stack:
+                for layer in layers[: upto + 1]:
+                    stack.enter_context(_hooked(layer, keep))
+                hf(encoder_outputs=_encoder_outputs(memory.expand(batch, -1, -1)),
+                   decoder_input_ids=tgt_ids[None].expand(batch, -1), use_cache=False,
+                   return_dict=True)
+            return seen  # (batch, T, D) per layer up to ``upto``
+
+        base = outputs(1, len(layers) - 1)
+        for i in range(len(layers)):
+            zeroed = []
+            for kind, batch in (("cross", len(src_ids)), ("decoder", len(tgt_ids))):
+                module, names = model.attention(kind, i)
+                with _hooked(getattr(module, names[2]), _zero_own_token):
+                    zeroed.append(outputs(batch, i)[i])
+            yield base[i][0], zeroed[0], zeroed[1]
