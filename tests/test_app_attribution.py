@@ -1,6 +1,7 @@
 """The Attribution view (ui.attribution) in AppTest: it opens from ?view=attribution on every
-shipped model, its maps are the model's cross-attention and value zeroing, its text's
-numbers are computed from them, its grid is each head's agreement, in English and Chinese."""
+shipped model and on a tiny Hugging Face model from the hub cache, its maps are the model's
+cross-attention, value zeroing and gradient x input, its text's numbers are computed from
+them, its grid is each head's agreement, in English and Chinese."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import numpy as np
 import pytest
 import torch
 from apptest_helpers import APP, heatmaps, markdown_sources, unescape, z_array
+from hf_tiny import tiny_folder, to_hf_cache
 from streamlit.testing.v1 import AppTest
 
 from model import load_pretrained
@@ -51,6 +53,35 @@ def test_the_view_draws_attention_and_value_zeroing_of_the_model(name, sentence)
                     "input_x_gradient")
     (shown,) = heatmaps(at, "Gradient × input")
     np.testing.assert_allclose(z_array(shown), gxi.normalised()[0], atol=1e-3)
+
+
+def test_the_view_opens_from_a_link_on_a_hugging_face_model(tmp_path_factory, tmp_path,
+                                                            monkeypatch):
+    snapshot = to_hf_cache(tiny_folder("marian", tmp_path_factory), tmp_path / "hub",
+                           "tiny-org/opus-mt-tiny")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+    at = AppTest.from_file(APP, default_timeout=120)
+    sentence = "My mother is a doctor."
+    for param, value in {"view": "attribution", "model": "tiny-org/opus-mt-tiny",
+                         "sentence": sentence, "step": "2"}.items():
+        at.query_params[param] = value
+    at.run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    m = load_pretrained(snapshot)
+    trace = m.generate(sentence)
+    src, tgt = torch.as_tensor(trace.src_ids), torch.as_tensor(trace.tgt_ids)
+    last = trace.cross_attentions.shape[0] - 1
+    (att,) = heatmaps(at, "Cross-attention, Layer")
+    np.testing.assert_allclose(z_array(att), trace.cross_attentions[last].mean(0), atol=1e-6)
+    (shown,) = heatmaps(at, "Value zeroing")
+    np.testing.assert_allclose(z_array(shown), value_zeroing(m.model, src, tgt[:-1])
+                               .normalised()[0][last], atol=1e-3)
+    (shown,) = heatmaps(at, "Gradient × input")
+    np.testing.assert_allclose(z_array(shown), attribute(m.model, src, tgt, "input_x_gradient")
+                               .normalised()[0], atol=1e-3)
+    assert len(heatmaps(at, "Agreement with value zeroing")) == 1
+    assert at.button(key="attribution_ig")  # integrated gradients, when asked for
 
 
 @pytest.mark.slow

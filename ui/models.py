@@ -48,8 +48,9 @@ def model_choice() -> tuple[str, Path, bool] | None:
     first = default_model(ours) or (hub[0] if hub else FOLDER)
 
     def label(option: str) -> str:
-        return t("model_folder_option") if option == FOLDER else (
-            t("model_hub_option", name=option) if option in hub else option)
+        # A bound selectbox writes the label into the link: a model's label is its name
+        # (a hub model's org/name), so a link names it by its id in either language.
+        return t("model_folder_option") if option == FOLDER else option
 
     name = st.sidebar.selectbox(t("model"), options, index=options.index(first), key="model",
                                 format_func=labels(options, label), help=t("model_help"),

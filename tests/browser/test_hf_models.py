@@ -2,11 +2,11 @@
 
 Tiny random-weight models (``tests/hf_tiny.py``): a T5 and a Marian model put into a
 Hugging Face cache of this module's own (the server's ``HF_HUB_CACHE``) and picked in the
-sidebar by their "🤗 org/name" label, and a BART folder opened by typing its path into the
-"Model folder" box. Each draws every view with no error in English and in 简体中文, steps
-through its decoding, and shows its positions as its family encodes them (T5: the learned
-relative-position bias; Marian: a sinusoidal table, sines in the first half of the
-dimensions and cosines in the second).
+sidebar by their hub name ("org/name", also their id in links), and a BART folder opened
+by typing its path into the "Model folder" box. Each draws every view with no error in
+English and in 简体中文, steps through its decoding, and shows its positions as its family
+encodes them (T5: the learned relative-position bias; Marian: a sinusoidal table, sines in
+the first half of the dimensions and cosines in the second).
 
 The expected source tokens come from the model's own tokenizer, never from a run; nothing is
 asserted about what the random weights translate to.
@@ -92,8 +92,8 @@ def z_matrix(app, title: str) -> list[list[float]]:
 
 
 def pick_hub_model(app, family: str, source: list[str]) -> dict:
-    """Pick the family's cached model by its "🤗" label and type the sentence."""
-    label = f"🤗 {HUB[family]}"
+    """Pick the family's cached model by its hub name and type the sentence."""
+    label = HUB[family]
     options = app.options("Model")
     assert label in options and options[-1] == FOLDER_OPTION, options
     app.select("Model", label, stepOf="Step 1 of ", titles=["Step 1, layer"])
@@ -111,7 +111,7 @@ def switch_to_chinese(app) -> dict:
 
 @pytest.mark.parametrize("family", ["t5", "marian"])
 def test_cached_model_draws_every_view_in_english_and_chinese(app, family, source_labels):
-    """Picked from the Hugging Face cache by its 🤗 label, the model decodes the sentence as
+    """Picked from the Hugging Face cache by its hub name, the model decodes the sentence as
     its own tokenizer splits it; every view draws its figures with no error, the attention
     maps over this sentence's tokens; after switching to 简体中文 the same model stays picked
     and every view draws again."""
@@ -133,7 +133,7 @@ def test_cached_model_draws_every_view_in_english_and_chinese(app, family, sourc
     assert seen == [STRINGS[VIEW_KEYS[v]]["en"] for v in VIEWS], seen  # labels, in order
 
     switch_to_chinese(app)
-    assert app.combobox("模型").input_value() == f"🤗 {HUB[family]}"
+    assert app.combobox("模型").input_value() == HUB[family]
     sentence = app.page.get_by_role("textbox", name="英文句子", exact=True)
     assert sentence.input_value() == SENTENCE
     for name, _ in app.each_view():
