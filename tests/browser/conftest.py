@@ -89,6 +89,18 @@ def app(browser, app_server) -> Iterator[AppPage]:
     assert not driver.page_errors, f"uncaught errors in the page: {driver.page_errors}"
 
 
+def open_link(browser, server: Server, url: str, **ready) -> AppPage:
+    """``url`` (a link into the app) in a fresh browser context, its first run drawn and the
+    page showing ``ready`` (``AppPage.wait_ready``'s keys). Close it with
+    ``page.context.close()``."""
+    page = browser.new_context(viewport=VIEWPORT).new_page()
+    opened = AppPage(page, server)
+    before = opened.runs.done
+    page.goto(url)
+    opened.wait_ready(before, **ready)
+    return opened
+
+
 class AppPage:
     """Drives the app in one page like a user and reads what the page shows.
 

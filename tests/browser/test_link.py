@@ -8,19 +8,9 @@ from __future__ import annotations
 import re
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-from benchmarks.harness import VIEWPORT
-from tests.browser.conftest import AppPage
+from tests.browser.conftest import open_link as _open
 
 MODEL = "en-zh"
-
-
-def _open(browser, server, url: str, **ready) -> AppPage:
-    page = browser.new_context(viewport=VIEWPORT).new_page()
-    other = AppPage(page, server)
-    before = other.runs.done
-    page.goto(url)
-    other.wait_ready(before, **ready)
-    return other
 
 
 def test_a_copied_link_reopens_the_same_step_view_layer_and_head(app, browser, app_server):
