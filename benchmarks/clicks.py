@@ -38,8 +38,8 @@ driver apart), the page's main-thread time by kind (Chrome's ``Performance.getMe
 the websocket bytes both ways (payload lengths, from ``page.on("websocket")``), what the
 server sent (whole-script or fragment runs, elements, Plotly charts) and how many charts
 Plotly drew again. The server's RSS is read at the start, after the first visit, after the
-clicks (every view has been opened) and at the end, after the lesson's first chapter was
-opened by its link and the others by its "Next chapter" button; the load average at the
+clicks (every view has been opened) and at the end, after the same page was turned to the
+lesson and every chapter opened by its "Next chapter" button; the load average at the
 start (a warning above 1.0) and the CPU other processes used during the run are reported
 with the figures. Only figures are printed; nothing is asserted
 about them.
@@ -90,6 +90,7 @@ from benchmarks.procs import (
     process_cpu,
     top_others,
 )
+from ui.i18n import STRINGS
 from ui.lesson import chapter_count
 
 # ---------------------------------------------------------------------------------------------
@@ -387,18 +388,19 @@ class User:
         return state
 
     async def tour_lesson(self, chapters: int) -> None:
-        """Open the lesson's first chapter by its link (``?lesson=1``) on this page, then each
-        of the next ``chapters`` - 1 by the page's own "Next chapter" button, as a teacher
-        goes through it in one session, and wait until each run has finished and the page is
-        idle (not timed: the server's memory after the lesson is what is read). A chapter that
-        does not settle is an error. (A link per chapter would leave a session per chapter
-        on the server for ``server.disconnectedSessionTTL``, 2 minutes.)"""
+        """Turn this page to the lesson (its Explore / Lesson switch: chapter 1), then open
+        each of the next ``chapters`` - 1 by the page's own "Next chapter" button, as a
+        teacher goes through it in the same session, and wait until each run has finished
+        and the page is idle (not timed: the server's memory after the lesson is what is
+        read). A chapter that does not settle is an error. (A link per chapter would leave a
+        session per chapter on the server for ``server.disconnectedSessionTTL``, 2 minutes.)"""
         for n in range(1, chapters + 1):
             deadline = time.monotonic() + max(self.timeout, 60.0)
             try:
                 runs = int(self.wire.counters()["runs"])
                 if n == 1:
-                    await self.page.goto(f"{self.url}/?lesson=1", wait_until="commit")
+                    await self.page.get_by_text(STRINGS["mode_lesson"]["en"],
+                                                exact=True).click()
                 else:
                     await self.page.locator(".st-key-lesson_next button").click()
                 await self.wire.wait_run(runs, deadline)

@@ -17,6 +17,7 @@ def test_a_packed_map_is_the_dict_it_was_made_from(d, others):
     packed = PackedMap.from_pairs(d.items())
     assert dict(packed) == d and len(packed) == len(d)
     assert list(packed) == sorted(d)  # iterates in key order
+    assert list(packed.items()) == sorted(d.items()) and len(packed.items()) == len(d)
     for key in [*d, *others]:
         assert (key in packed) == (key in d)
         assert packed.get(key) == d.get(key)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import gc
+import linecache
 import sys
 import threading
 from contextlib import contextmanager
@@ -63,9 +64,12 @@ _freezing = threading.Lock()
 
 def _freeze_heap() -> None:
     """``gc.collect()`` then ``gc.freeze()``: objects alive now (modules, models) are never
-    scanned again by the collector that Streamlit runs after every script run."""
+    scanned again by the collector that Streamlit runs after every script run. First the
+    source lines ``linecache`` keeps are let go: importing torch reads some of its own
+    files through ``inspect`` (2 MB; a traceback reads what it needs again)."""
     with _freezing:
         _frozen["modules"] = len(sys.modules)
+        linecache.clearcache()
         gc.collect()
         gc.freeze()
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from array import array
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, ItemsView, Iterable, Iterator, Mapping
 from typing import Generic, TypeVar
 
 V = TypeVar("V")
@@ -124,6 +124,23 @@ class PackedMap(Mapping[str, V], Generic[V]):
 
     def __iter__(self) -> Iterator[str]:
         return (self._key(i).decode("utf-8") for i in range(len(self)))
+
+    def items(self) -> ItemsView[str, V]:
+        """The (key, value) pairs in key order, read line by line (no search per key)."""
+        return _Items(self)
+
+    def _pairs(self) -> Iterator[tuple[str, V]]:
+        data, start, tab = self._data, self._start, self._tab
+        for i in range(len(self)):
+            yield (data[start[i]:tab[i]].decode("utf-8"),
+                   self._decode(data[tab[i] + 1:start[i + 1] - 1].decode("utf-8")))
+
+
+class _Items(ItemsView):
+    """``PackedMap.items()``: iterated line by line."""
+
+    def __iter__(self) -> Iterator[tuple[str, V]]:
+        return self._mapping._pairs()
 
 
 class _Keys:
