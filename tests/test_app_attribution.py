@@ -35,8 +35,13 @@ def test_the_view_draws_attention_and_value_zeroing_of_the_model(name, sentence)
     vz = value_zeroing(m.model, torch.as_tensor(trace.src_ids),
                        torch.as_tensor(trace.tgt_ids[:-1]))
     last = trace.cross_attentions.shape[0] - 1
-    (att,) = heatmaps(at, "Cross-attention, Layer")
+    (att,) = heatmaps(at, f"Cross-attention, Layer {last}, mean")
     np.testing.assert_allclose(z_array(att), trace.cross_attentions[last].mean(0), atol=1e-6)
+    at.selectbox(key="attribution_head").select(1).run()  # the picked head, on the same axes
+    (one,) = heatmaps(at, f"Cross-attention, Layer {last}, Head 1")
+    np.testing.assert_allclose(z_array(one), trace.cross_attentions[last, 1], atol=1e-6)
+    assert any(c.value.startswith(f"Layer {last}, Head 1 against value zeroing")
+               for c in at.caption)
     (shown,) = heatmaps(at, "Value zeroing")
     cross, _ = vz.normalised()
     # float32 sums in another order (the app's one thread, this process's two) move a cosine
@@ -72,7 +77,7 @@ def test_the_view_opens_from_a_link_on_a_hugging_face_model(tmp_path_factory, tm
     trace = m.generate(sentence)
     src, tgt = torch.as_tensor(trace.src_ids), torch.as_tensor(trace.tgt_ids)
     last = trace.cross_attentions.shape[0] - 1
-    (att,) = heatmaps(at, "Cross-attention, Layer")
+    (att,) = heatmaps(at, f"Cross-attention, Layer {last}, mean")
     np.testing.assert_allclose(z_array(att), trace.cross_attentions[last].mean(0), atol=1e-6)
     (shown,) = heatmaps(at, "Value zeroing")
     np.testing.assert_allclose(z_array(shown), value_zeroing(m.model, src, tgt[:-1])

@@ -1,8 +1,9 @@
 """The Attribution view (``view=attribution``; issue 35): what each step used, beside where it
 looked. For one decoder layer: its cross-attention (the mean of its heads) and value zeroing
 (``model.analysis.value_zeroing``: how far the layer's output moves when one source token's
-values are zeroed), both as (T, S) maps on the same axes; the current step's share drawn from
-the sentence and from the translation so far; and for every head, how well its
+values are zeroed), both as (T, S) maps on the same axes, with the picked head's map; the
+current step's share drawn from the sentence and from the translation so far; gradient x input
+and, when asked, integrated gradients; and for every head, how well its
 cross-attention agrees with value zeroing (``model.analysis.agreement``: Spearman's rho and
 the same top token), as a layer x head grid and a sortable table. Every sentence of the text
 is computed from the arrays drawn beside it.
@@ -29,6 +30,7 @@ from .i18n import explain, head_label, labels, layer_label, t, viz_labels
 from .text import code_span
 
 LAYER_KEY = "attribution_layer"
+HEAD_KEY = "attribution_head"
 IG_KEY = "attribution_ig"  # the integrated-gradients button
 
 
@@ -88,10 +90,26 @@ def _step_claim(trace: DecodeTrace, k: int, layer: int, attention: np.ndarray,
              vz=code_span(trace.src_labels[int(vz_cross[row].argmax())]))
 
 
-def _agreement(trace: DecodeTrace, vz_cross: np.ndarray) -> None:
-    """Each head's agreement with value zeroing of its layer: grid, table and the best and
-    least agreeing heads named."""
-    rho, top1 = head_agreement(trace.cross_attentions, vz_cross)  # (L, H) each
+def _picked_head(trace: DecodeTrace, k: int, layer: int, rho: np.ndarray, top1: np.ndarray
+                 ) -> None:
+    """The picked head's cross-attention in ``layer`` on the same axes, and its agreement
+    with value zeroing on this sentence (``rho``, ``top1``: (L, H) ``head_agreement``)."""
+    H = trace.cross_attentions.shape[1]
+    head = int(st.selectbox(t("head"), range(H), key=HEAD_KEY,
+                            format_func=labels(range(H), head_label)))
+    left, right = columns(2)
+    with left:
+        _map_chart(trace, k, trace.cross_attentions[layer, head],
+                   t("attr_head_title", layer=layer_label(layer), head=head_label(head)),
+                   "attribution_head_chart")
+    with right:
+        st.caption(t("attr_head_claim", head=f"{layer_label(layer)}, {head_label(head)}",
+                     rho=f"{rho[layer, head]:.2f}", top=round(100 * top1[layer, head])))
+
+
+def _agreement(trace: DecodeTrace, rho: np.ndarray, top1: np.ndarray) -> None:
+    """Each head's agreement with value zeroing of its layer (``rho``, ``top1``: (L, H)
+    ``head_agreement``): grid, table and the best and least agreeing heads named."""
     st.markdown(t("attr_agree_title"))
     chart(viz.head_grid(rho, t("attr_agree_grid"), row_label=t("col_layer"),
                         col_label=t("col_head"), value_label=t("attr_col_rho"), zmin=-1.0,
@@ -152,6 +170,8 @@ def attribution_view(translator: Translator, trace: DecodeTrace, k: int, key: tu
     with right:
         _map_chart(trace, k, vz_cross[layer], t("attr_vz_title", layer=layer_label(layer)),
                    "attribution_value_zeroing")
+    rho, top1 = head_agreement(trace.cross_attentions, vz_cross)  # (L, H) each
+    _picked_head(trace, k, layer, rho, top1)
     _gradients(trace, k, cache.trace_key(key, trace))
-    _agreement(trace, vz_cross)
+    _agreement(trace, rho, top1)
     _heldout_agreement(key)
