@@ -5,12 +5,19 @@ attribution's scores top-1 on that row."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from model.analysis.agreement import head_agreement, row_spearman
+from model.analysis.agreement import _ranks, head_agreement, row_spearman
+
+
+@given(arrays(np.float64, st.tuples(st.integers(1, 5), st.integers(1, 7)),
+              elements=st.sampled_from([0.0, 0.1, 0.25, 0.5, 1.0, -2.0])))
+def test_ranks_are_pandas_average_ranks(x):
+    np.testing.assert_array_equal(_ranks(x), pd.DataFrame(x).rank(axis=1, method="average"))
 
 
 def test_identical_reversed_and_constant_rows():
