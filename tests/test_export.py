@@ -85,18 +85,24 @@ def test_the_html_page_holds_plotly_and_the_figure(trace):
     assert "plotly.js v" in page and "<script src=" not in page  # opens offline
 
 
+def _cells(table, labels: int = 1):
+    """(the cells, the label columns) of a table, as pandas frames."""
+    frame = table.to_pandas()
+    return frame.iloc[:, labels:], frame.iloc[:, :labels]
+
+
 def test_the_table_holds_the_heatmaps_numbers(trace):
     """One head: rows are queries, columns keys, each labelled "position: token" (unique
     although tokens repeat); a grid of heads: a (head, query) row per head and query."""
     w = trace.cross_attentions[0]  # (H, Tq, S)
     q, k = list(trace.decoder_input_labels), list(trace.src_labels)
-    one = weights_table(w[1], q, k)
-    np.testing.assert_allclose(one.to_numpy(), w[1], atol=5e-4)
+    one, rows = _cells(weights_table(w[1], q, k))
+    np.testing.assert_allclose(one.to_numpy(dtype=float), w[1], atol=5e-4)
     assert list(one.columns) == [f"{j}: {tok}" for j, tok in enumerate(k)]
-    assert list(one.index) == [f"{i}: {tok}" for i, tok in enumerate(q)]
-    grid = weights_table(w, q, k)
-    np.testing.assert_allclose(grid.to_numpy(), w.reshape(-1, len(k)), atol=5e-4)
-    assert grid.index[len(q)] == (1, f"0: {q[0]}")  # head 1's first query
+    assert list(rows.iloc[:, 0]) == [f"{i}: {tok}" for i, tok in enumerate(q)]
+    grid, rows = _cells(weights_table(w, q, k), labels=2)
+    np.testing.assert_allclose(grid.to_numpy(dtype=float), w.reshape(-1, len(k)), atol=5e-4)
+    assert tuple(rows.iloc[len(q)]) == (1, f"0: {q[0]}")  # head 1's first query
     with pytest.raises(ValueError, match="Tq"):
         weights_table(w[1], q[:-1], k)
 
@@ -107,18 +113,19 @@ def test_a_mask_table_says_blocked_exactly_where_the_mask_is_true():
     masks = m.mask_views(src, tgt, 2)
     keys, queries = [*src, "<pad>", "<pad>"], [*tgt, "<pad>", "<pad>"]
     for name, rows in (("decoder", queries), ("subsequent", queries)):
-        table = mask_table(masks[name], rows, queries)
-        assert ((table.to_numpy() == "blocked") == masks[name]).all(), name
-        assert ((table.to_numpy() == "open") == ~masks[name]).all(), name
-    table = mask_table(masks["cross"], queries, keys)
-    assert list(table.columns) == [f"{j}: {tok}" for j, tok in enumerate(keys)]
+        cells, _ = _cells(mask_table(masks[name], rows, queries))
+        assert ((cells.to_numpy() == "blocked") == masks[name]).all(), name
+        assert ((cells.to_numpy() == "open") == ~masks[name]).all(), name
+    cells, _ = _cells(mask_table(masks["cross"], queries, keys))
+    assert list(cells.columns) == [f"{j}: {tok}" for j, tok in enumerate(keys)]
     with pytest.raises(ValueError):
         mask_table(masks["cross"], queries, keys[:-1])
 
 
 def test_a_positional_table_has_a_row_per_token_and_a_column_per_dimension():
     pe = load_pretrained("en-zh-small").positional_encoding(4)  # (T, D)
-    table = grid_table(pe, ["a", "b", "a", "c"], None, "position", "dimension")
-    np.testing.assert_array_equal(table.to_numpy(), pe)
-    assert list(table.columns) == list(range(pe.shape[1])) and table.columns.name == "dimension"
-    assert list(table.index) == ["0: a", "1: b", "2: a", "3: c"]
+    cells, rows = _cells(grid_table(pe, ["a", "b", "a", "c"], None, "position", "dimension"))
+    np.testing.assert_array_equal(cells.to_numpy(), pe)
+    assert list(cells.columns) == [f"dimension {j}" for j in range(pe.shape[1])]
+    assert list(rows.columns) == ["position"]
+    assert list(rows.iloc[:, 0]) == ["0: a", "1: b", "2: a", "3: c"]

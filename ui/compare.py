@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import pandas as pd
+import pyarrow as pa
 import streamlit as st
 
 import viz
@@ -152,7 +152,7 @@ def beam_view(trace: DecodeTrace) -> int:
                             text=viz_labels()),
               key="beam_tree")
     with right:
-        st.dataframe(pd.DataFrame({
+        st.dataframe(pa.table({
             t("col_hypothesis"): [h.text for h in hyps],
             "log p": [round(h.logprob, 3) for h in hyps],
             t("col_score"): [round(h.score, 3) for h in hyps],

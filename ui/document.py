@@ -60,7 +60,8 @@ function press(keys) {  // the first present, enabled button of keys; true if on
   return false;
 }
 
-export default function ({ data, parentElement, setStateValue }) {
+export default function ({ data: sent, parentElement, setStateValue }) {
+  const data = Array.isArray(sent) ? sent[0] : sent; // the payload comes as [payload]
   if (data && data.lang) document.documentElement.lang = data.lang;
   const motion = window.matchMedia("(prefers-reduced-motion: reduce)");
   // A value is sent only when it differs from what the server has (``data``): each one
@@ -121,6 +122,13 @@ export default function ({ data, parentElement, setStateValue }) {
 _script = st.components.v2.component("page_document", js=_JS)
 
 
+def payload(data: dict) -> list[dict]:
+    """A components-v2 component's ``data`` as ``[data]`` (its script reads the first item).
+    Streamlit scans a dict's values for dataframes, and its check imports pandas (43 MB of
+    the server, which needs pandas for nothing else); a list is sent as JSON unscanned."""
+    return [data]
+
+
 def _ignore() -> None:
     """The column's new width needs no callback: the rerun it causes refits the charts."""
 
@@ -143,10 +151,11 @@ def set_up(mode: str) -> None:
     with st.sidebar:
         st.caption(t(f"keys_{mode}"))
         known = st.session_state.get(DOCUMENT_KEY) or {}
-        _script(key=DOCUMENT_KEY, data={"lang": HTML_LANG[lang()], "present": presenting(),
-                                         "keymap": {k: list(v) for k, v in keymap.items()},
-                                         "reduced_motion": bool(known.get("reduced_motion")),
-                                         "column_px": known.get("column_px")},
+        sent = {"lang": HTML_LANG[lang()], "present": presenting(),
+                "keymap": {k: list(v) for k, v in keymap.items()},
+                "reduced_motion": bool(known.get("reduced_motion")),
+                "column_px": known.get("column_px")}
+        _script(key=DOCUMENT_KEY, data=payload(sent),
                 default={"reduced_motion": False, "column_px": None},
                 on_reduced_motion_change=_motion_changed,
                 on_column_px_change=_ignore)  # read by ui.charts.column_px

@@ -8,10 +8,11 @@ Shape letters: L layers, H heads, Tq queries, Tk keys.
 
 from __future__ import annotations
 
+import csv
 import io
 
 import numpy as np
-import pandas as pd
+import pyarrow as pa
 import streamlit as st
 
 from .charts import PLOTLY_CONFIG
@@ -50,24 +51,28 @@ def attention_csv(weights: np.ndarray, queries, keys, query_tokens=None, key_tok
     query_tokens = queries if query_tokens is None else query_tokens
     key_tokens = keys if key_tokens is None else key_tokens
     _check(w, queries, keys, query_tokens, key_tokens)
-    layer, head, q, k = np.indices(w.shape).reshape(4, -1)  # (4, L*H*Tq*Tk), C order
-
-    def column(values, index: np.ndarray) -> np.ndarray:
-        return np.array([_cell(x) for x in values], dtype=object)[index]
-
-    table = pd.DataFrame({
-        "layer": layer, "head": head, "query_position": q,
-        "query_token": column(query_tokens, q), "query_label": column(queries, q),
-        "key_position": k, "key_token": column(key_tokens, k), "key_label": column(keys, k),
-        "weight": w.reshape(-1),
-    })
-    return table.to_csv(index=False, float_format="%.9g")
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    qt, ql = [_cell(x) for x in query_tokens], [_cell(x) for x in queries]
+    kt, kl = [_cell(x) for x in key_tokens], [_cell(x) for x in keys]
+    for (layer, head, q, k), weight in np.ndenumerate(w):  # C order: layer, head, query, key
+        writer.writerow((layer, head, q, qt[q], ql[q], k, kt[k], kl[k], f"{weight:.9g}"))
+    return out.getvalue()
 
 
-def weights_table(weights: np.ndarray, queries, keys) -> pd.DataFrame:
+def columns_table(rows, names) -> pa.Table:
+    """Rows (tuples, one value per name) as a ``pyarrow.Table`` with the column ``names``
+    (what ``st.dataframe`` shows; a table of no rows has the columns and no values)."""
+    rows = list(rows)
+    return pa.table({name: [row[i] for row in rows] for i, name in enumerate(names)})
+
+
+def weights_table(weights: np.ndarray, queries, keys) -> pa.Table:
     """The numbers of a heatmap as a table: one row per query (per head and query for a
-    grid of heads), one column per key, each labelled with its position and token
-    ("0: why": labels of a sentence repeat), weights rounded to 3 decimals.
+    grid of heads, whose first column is the head), one column per key, each labelled with
+    its position and token ("0: why": labels of a sentence repeat), weights rounded to 3
+    decimals.
 
     Args:
         weights: (Tq, Tk) one head's weights, or (H, Tq, Tk) a layer's heads.
@@ -82,10 +87,10 @@ def weights_table(weights: np.ndarray, queries, keys) -> pd.DataFrame:
                          f"and Tk = {len(keys)}, got {w.shape}")
     if w.ndim == 2:
         return grid_table(w.round(3), queries, keys, t("table_query"))
-    index = pd.MultiIndex.from_product([range(w.shape[0]), _numbered(queries)],
-                                       names=[t("table_head"), t("table_query")])
-    return pd.DataFrame(w.reshape(-1, w.shape[-1]).round(3), index=index,
-                        columns=_numbered(keys))
+    H = w.shape[0]
+    table = grid_table(w.reshape(-1, w.shape[-1]).round(3), _numbered(queries) * H, keys,
+                       t("table_query"), numbered_rows=False)
+    return table.add_column(0, t("table_head"), pa.array(np.repeat(np.arange(H), len(queries))))
 
 
 def _numbered(labels) -> list[str]:
@@ -94,23 +99,26 @@ def _numbered(labels) -> list[str]:
 
 
 def grid_table(values: np.ndarray, rows, columns, row_name: str,
-               column_name: str | None = None) -> pd.DataFrame:
-    """A heatmap's (R, C) cells as a table: a row per row label, a column per column label,
-    each numbered with its position; the index is named ``row_name``. ``columns`` None: the
-    columns are positions 0..C-1 named ``column_name`` (a table's dimensions).
+               column_name: str | None = None, numbered_rows: bool = True) -> pa.Table:
+    """A heatmap's (R, C) cells as a table (a ``pyarrow.Table``: Streamlit shows it with no
+    pandas): a first column ``row_name`` of the row labels, then a column per column label,
+    each numbered with its position (rows as given when not ``numbered_rows``).
+    ``columns`` None: the columns are positions 0..C-1, headed "``column_name`` j" (a
+    table's dimensions).
 
     Raises:
         ValueError: values not (R, C) for these labels.
     """
     values = np.asarray(values)
-    cols = (pd.RangeIndex(values.shape[-1], name=column_name) if columns is None
-            else _numbered(columns))
+    cols = ([f"{column_name} {j}" if column_name else str(j) for j in range(values.shape[-1])]
+            if columns is None else _numbered(columns))
     if values.shape != (len(rows), len(cols)):
         raise ValueError(f"values must be ({len(rows)}, {len(cols)}), got {values.shape}")
-    return pd.DataFrame(values, index=pd.Index(_numbered(rows), name=row_name), columns=cols)
+    labels = _numbered(rows) if numbered_rows else [str(r) for r in rows]
+    return pa.table({row_name: labels, **{c: values[:, j] for j, c in enumerate(cols)}})
 
 
-def mask_table(mask: np.ndarray, queries, keys) -> pd.DataFrame:
+def mask_table(mask: np.ndarray, queries, keys) -> pa.Table:
     """A boolean (Tq, Tk) mask (True = blocked) as a table of words: "blocked" or "open" in
     the interface's language, a row per query, a column per key (``grid_table``).
 
@@ -123,15 +131,15 @@ def mask_table(mask: np.ndarray, queries, keys) -> pd.DataFrame:
 
 def tables_expander(name: str, tables) -> None:
     """The numbers of a view's heatmaps as tables, in a collapsed expander keyed by
-    ``name``, built only while open; ``tables``: a callable returning (title, DataFrame)
-    pairs, called only then."""
+    ``name``, built only while open; ``tables``: a callable returning (title, table) pairs,
+    called only then."""
     box = st.expander(t("tables_expander"), key=f"{name}_tables", on_change="rerun",
                       icon=":material/table:")
     if not box.open:
         return
     for title, table in tables():
         box.caption(title)
-        box.dataframe(table)
+        box.dataframe(table, hide_index=True)
 
 
 def attention_npz(weights: np.ndarray, queries, keys, query_tokens=None, key_tokens=None
@@ -180,7 +188,7 @@ def download_row(name: str, weights: np.ndarray, queries, keys, fig, tokens=(Non
         return
     queries, keys = list(queries), list(keys)
     if shown is not None:
-        box.dataframe(weights_table(shown, queries, keys))
+        box.dataframe(weights_table(shown, queries, keys), hide_index=True)
     stem = "".join(c if c.isalnum() else "-" for c in name.lower()).strip("-")
     cols = box.columns(3)
     for col, kind, make, mime in (

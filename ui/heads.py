@@ -9,7 +9,6 @@ The numbers come from ``model`` (``headstats``, ``ablation``, ``pruning``, ``agg
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 import viz
@@ -20,6 +19,7 @@ from model.core.heldout import HELDOUT_SIZE, heldout_known, sample_known
 
 from . import cache
 from .charts import chart, columns
+from .export import columns_table
 from .i18n import KIND_VIEWS, explain, head_label, labels, layer_label, t, view_label, viz_labels
 from .text import md_literal
 
@@ -99,9 +99,10 @@ def statistics_section(translator: Translator, trace: DecodeTrace, key: tuple) -
                         zmax=None if statistic == "entropy" else 1.0, text=viz_labels()),
           key="heads_grid")
     ranking = rank_heads(s, statistic)
-    table = pd.DataFrame([{t("col_layer"): layer, t("col_head"): head,
-                           **{t(f"stat_{n}"): round(float(s.values[n][layer, head]), 3)
-                              for n in names}} for layer, head, _ in ranking])
+    table = columns_table(
+        [(layer, head, *(round(float(s.values[n][layer, head]), 3) for n in names))
+         for layer, head, _ in ranking],
+        [t("col_layer"), t("col_head"), *(t(f"stat_{n}") for n in names)])
     st.caption(t("heads_table_caption", statistic=name, rows=s.rows))
     st.dataframe(table, hide_index=True, on_select=_open_head(kind, ranking),
                  selection_mode="single-row", key="heads_table")

@@ -25,6 +25,7 @@ from model import DecodeTrace
 from model.decoding.document import dumps, to_document
 
 from . import pinyin
+from .document import payload
 from .i18n import t
 from .pinyin import readings
 from .take_home import PLAYER, page_strings, plotly_js
@@ -78,9 +79,9 @@ def player(trace: DecodeTrace, trace_id: tuple, model: str, lang: str, k: int) -
     ``trace_id``) in the interface language ``lang``, starting at step ``k`` (1-based), with
     pinyin when the pinyin switch is on. ``trace`` carries its plain labels (not
     ``pinyin.annotate``'s: the player adds the pinyin itself)."""
-    _loader(key=LOADER_KEY, data={"source": plotly_js()})
+    _loader(key=LOADER_KEY, data=payload({"source": plotly_js()}))
     with_pinyin = pinyin.is_on()
     doc = document_json(trace_id, model, with_pinyin, trace)
-    _player(key=PLAYER_KEY, data={"doc": doc, "id": f"{hash(trace_id)}:{lang}:{with_pinyin}",
-                                  "strings": page_strings(lang), "step": k},
+    _player(key=PLAYER_KEY, data=payload({"doc": doc, "strings": page_strings(lang), "step": k,
+                                          "id": f"{hash(trace_id)}:{lang}:{with_pinyin}"}),
             default={"step": k}, on_step_change=_step_changed)

@@ -12,7 +12,6 @@ Every sentence of the text is computed from the arrays drawn beside it.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 import viz
@@ -24,6 +23,7 @@ from model.backends.load import pretrained_root
 from . import pinyin
 from .cache import decode, load_model, model_key, teacher_force
 from .charts import chart, columns
+from .export import columns_table
 from .i18n import explain, head_label, labels, layer_label, t, view_label, viz_labels
 from .link import BIND
 from .models import listed_models
@@ -130,11 +130,11 @@ def _scored_after_both(key: tuple, a: DecodeTrace, b: DecodeTrace,
     forced = teacher_force(key, b.src_text, tuple(a.tgt_tokens[1:]), settings)
     rows = [(label, s.prob, f.prob) for label, s, f in
             zip(a.tgt_labels[1:], a.steps, forced.steps, strict=False)]
-    frame = pd.DataFrame(rows, columns=[t("compare_col_token"), t("compare_col_a"),
-                                        t("compare_col_b")])
+    names = [t("compare_col_token"), t("compare_col_a"), t("compare_col_b")]
+    frame = columns_table(rows, names)
     st.markdown(t("compare_probs_title"))
     st.dataframe(frame, hide_index=True, column_config={
-        c: st.column_config.NumberColumn(format="%.3f") for c in frame.columns[1:]})
+        c: st.column_config.NumberColumn(format="%.3f") for c in names[1:]})
     low = min(range(len(rows)), key=lambda r: rows[r][2] - rows[r][1], default=None)
     if low is not None and rows[low][2] < rows[low][1]:
         st.caption(t("compare_probs_claim", token=code_span(rows[low][0]),

@@ -5,7 +5,7 @@ All numbers come from ``model.analysis.internals``; the figures from ``viz``."""
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
+import pyarrow as pa
 import streamlit as st
 
 import viz
@@ -19,7 +19,7 @@ from model import (
     pe_similarity,
 )
 
-from . import cache
+from . import cache, export
 from .charts import chart, columns, presenting
 from .i18n import (
     KIND_VIEWS,
@@ -142,7 +142,7 @@ def inside_head_view(translator: Translator, trace: DecodeTrace, k: int, key: tu
         headers = {t("col_key"): k_tok, "q·k": raw[query].round(3)}
         if biased or not t5:  # T5's cross-attention scores are q·k as they are
             headers["+ b" if biased else "÷ √d_k"] = scaled[query].round(3)
-        st.dataframe(pd.DataFrame({**headers, t("col_blocked"): mask[query],
+        st.dataframe(pa.table({**headers, t("col_blocked"): mask[query],
                                    t("col_weight"): weights[query].round(4)}), hide_index=True)
 
 
@@ -150,6 +150,11 @@ def inside_head_view(translator: Translator, trace: DecodeTrace, k: int, key: tu
 def _batch(_translator: Translator, key: tuple, texts: tuple[str, ...]):
     batch = decode_batch(_translator, list(texts))
     return batch, batch_matches_single(_translator, batch)
+
+
+def _padded(labels) -> np.ndarray:
+    """(B, T) the padded batch's token labels, one row per sentence."""
+    return np.array([list(tok) for tok in labels], dtype=object)
 
 
 def padded_batch(translator: Translator, key: tuple) -> None:
@@ -168,14 +173,19 @@ def padded_batch(translator: Translator, key: tuple) -> None:
     st.caption(t("batch_caption"))
     rows = [t("batch_row", n=b + 1) for b in range(B)]
     left, right = columns(2)
+
+    def show(values) -> None:  # (B, T): a row per sentence, a column per position
+        st.dataframe(export.grid_table(values, rows, None, "", numbered_rows=False),
+                     hide_index=True)
+
     with left:
         st.markdown(t("batch_source_ids"))
-        st.dataframe(pd.DataFrame(batch.src_ids, index=rows))
-        st.dataframe(pd.DataFrame([list(tok) for tok in batch.src_labels], index=rows))
+        show(batch.src_ids)
+        show(_padded(batch.src_labels))
     with right:
         st.markdown(t("batch_decoder_inputs"))
-        st.dataframe(pd.DataFrame(batch.tgt_ids, index=rows))
-        st.dataframe(pd.DataFrame([list(tok) for tok in batch.tgt_labels], index=rows))
+        show(batch.tgt_ids)
+        show(_padded(batch.tgt_labels))
     b = st.selectbox(t("batch_sentence"), range(B), format_func=lambda i: f"{i + 1}: {texts[i]}",
                      key="batch_sentence")
     b = min(int(b), B - 1)
@@ -228,7 +238,7 @@ def padded_batch(translator: Translator, key: tuple) -> None:
               headers["diff_encoder"]: s["encoder"], headers["diff_decoder"]: s["decoder"],
               headers["diff_cross"]: s["cross"], headers["pad_weight"]: s["pad_weight"]}
              for s in check["sentences"]]
-    st.dataframe(pd.DataFrame(table), hide_index=True)
+    st.dataframe(pa.Table.from_pylist(table), hide_index=True)
     if check["all_same_output"] and worst <= 1e-5:
         st.success(t("batch_same", worst=worst))
     else:

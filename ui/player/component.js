@@ -5,7 +5,8 @@
 // turns to the rest of the page (a pointer or the focus outside the player), as the state value
 // "step", so the server's views open at the player's step; the link's step follows in the
 // address bar at once. plotly.js is window.Plotly, put there by ui/player/loader.js.
-export default function ({ data, parentElement, setStateValue }) {
+export default function ({ data: sent, parentElement, setStateValue }) {
+  const data = Array.isArray(sent) ? sent[0] : sent; // the payload comes as [payload]
   const host = parentElement;
   const root = host.querySelector(".player");
   if (!root || !data || !data.doc) return undefined;

@@ -2,7 +2,8 @@
 // for the in-browser player (ui/in_browser.py). Streamlit's own charts keep their bundled copy.
 // The element is the same on every run, so Streamlit sends its 4.7 MB once per session and
 // afterwards only its hash.
-export default function ({ data }) {
+export default function ({ data: sent }) {
+  const data = Array.isArray(sent) ? sent[0] : sent; // the payload comes as [payload]
   if (window.Plotly || !data || !data.source || document.getElementById("plotly-js")) return;
   const script = document.createElement("script");
   script.id = "plotly-js";
