@@ -100,8 +100,9 @@ def _numbered(labels) -> list[str]:
 
 def grid_table(values: np.ndarray, rows, columns, row_name: str,
                column_name: str | None = None, numbered_rows: bool = True) -> pa.Table:
-    """A heatmap's (R, C) cells as a table (a ``pyarrow.Table``: Streamlit shows it with no
-    pandas): a first column ``row_name`` of the row labels, then a column per column label,
+    """A heatmap's (R, C) cells as a table (a ``pyarrow.Table``: this module imports no
+    pandas, so a page without tables loads none; pyarrow loads it once a table is built): a
+    first column ``row_name`` of the row labels, then a column per column label,
     each numbered with its position (rows as given when not ``numbered_rows``).
     ``columns`` None: the columns are positions 0..C-1, headed "``column_name`` j" (a
     table's dimensions).

@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 
 import torch
 
+from .hf_hooks import recording
 from .records import AttributionInputs
 
 
@@ -110,18 +111,12 @@ def zeroed_layer_outputs(model, src_ids: torch.Tensor, tgt_ids: torch.Tensor
         memory = hf.get_encoder()(input_ids=src_ids[None], return_dict=True).last_hidden_state
 
         def outputs(batch: int, upto: int) -> list[torch.Tensor]:
-            seen: list[torch.Tensor] = []
-
-            def keep(out) -> None:  # records, changes nothing
-                seen.append(out[0] if isinstance(out, tuple) else out)
-
-            with ExitStack() as stack:
-                for layer in layers[: upto + 1]:
-                    stack.enter_context(_hooked(layer, keep))
+            """(batch, T, D) the outputs of layers 0..upto."""
+            with recording(dict(enumerate(layers[: upto + 1]))) as seen:
                 hf(encoder_outputs=_encoder_outputs(memory.expand(batch, -1, -1)),
                    decoder_input_ids=tgt_ids[None].expand(batch, -1), use_cache=False,
                    return_dict=True)
-            return seen  # (batch, T, D) per layer up to ``upto``
+            return [seen[i][1] for i in range(upto + 1)]
 
         base = outputs(1, len(layers) - 1)
         for i in range(len(layers)):

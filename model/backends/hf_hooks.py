@@ -31,14 +31,17 @@ from .records import EmbeddingParts, HeadInputs, to_numpy
 @contextmanager
 def recording(modules: dict[str, torch.nn.Module]):
     """Record each module's (input, output) during the ``with`` block, for calls made by
-    this thread only; yields the dict name -> (input (B, T, D_in), output (B, T, D_out))."""
+    this thread only; yields the dict name -> (input (B, T, D_in), output (B, T, D_out)).
+    A module that returns a tuple (a decoder layer: hidden states first) is recorded by its
+    first item; one called with keyword arguments only, with input None."""
     seen: dict[str, tuple[torch.Tensor, torch.Tensor]] = {}
     me = threading.get_ident()
 
     def hook_for(name: str):
         def hook(module, args, output):
             if threading.get_ident() == me:
-                seen[name] = (args[0].detach(), output.detach())
+                out = output[0] if isinstance(output, tuple) else output
+                seen[name] = (args[0].detach() if args else None, out.detach())
         return hook
 
     handles = [m.register_forward_hook(hook_for(n)) for n, m in modules.items()]
