@@ -6,9 +6,13 @@ table says which cells are blocked, and a positional table numbers its dimension
 from __future__ import annotations
 
 import io
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -22,8 +26,11 @@ from ui.export import (
     figure_html,
     grid_table,
     mask_table,
+    table,
     weights_table,
 )
+
+ROOT = Path(__file__).resolve().parents[1]
 
 # Tokens as the models make them: no control characters (the input is normalised first).
 TOKENS = st.lists(st.text(st.characters(exclude_categories=("Cc", "Cs")), min_size=1,
@@ -129,3 +136,60 @@ def test_a_positional_table_has_a_row_per_token_and_a_column_per_dimension():
     assert list(cells.columns) == [f"dimension {j}" for j in range(pe.shape[1])]
     assert list(rows.columns) == ["position"]
     assert list(rows.iloc[:, 0]) == ["0: a", "1: b", "2: a", "3: c"]
+
+
+def _same(a: list, b: list) -> bool:
+    """Equal lists, NaN equal to NaN."""
+    return len(a) == len(b) and all(
+        x == y or (isinstance(x, float) and isinstance(y, float) and x != x and y != y)
+        for x, y in zip(a, b, strict=True))
+
+
+COLUMN = st.one_of(
+    st.lists(st.one_of(st.none(), st.text(st.characters(exclude_categories=("Cs",)))),
+             min_size=1),
+    st.lists(st.one_of(st.none(), st.integers(-2**63, 2**63 - 1)), min_size=1),
+    st.lists(st.one_of(st.none(), st.floats(), st.integers(-2**53, 2**53)), min_size=1),
+    st.lists(st.one_of(st.none(), st.booleans()), min_size=1),
+    st.lists(st.floats(width=32).map(np.float32), min_size=1),
+    st.lists(st.floats(), min_size=1).map(np.array),
+    st.lists(st.floats(width=32), min_size=1).map(lambda v: np.array(v, dtype=np.float32)),
+    st.lists(st.integers(-2**63, 2**63 - 1), min_size=1).map(np.array),
+    st.lists(st.booleans(), min_size=1).map(np.array))
+
+
+@given(st.lists(COLUMN, min_size=1, max_size=4))
+def test_a_table_built_from_buffers_equals_pyarrows_own(columns):
+    n = min(len(c) for c in columns)
+    data = {f"c{i}": c[:n] for i, c in enumerate(columns)}
+    ours, reference = table(data), pa.table(data)
+    assert ours.column_names == reference.column_names
+    for name in data:
+        if reference.column(name).null_count < n:  # all None: pyarrow's null type
+            assert ours.schema.field(name).type == reference.schema.field(name).type
+        assert _same(ours.column(name).to_pylist(), reference.column(name).to_pylist())
+    ours.validate(full=True)
+
+
+def test_a_table_refuses_mixed_kinds_and_columns_of_different_lengths():
+    with pytest.raises(TypeError):
+        table({"a": ["x", 1]})
+    with pytest.raises(TypeError):
+        table({"a": [True, 2]})
+    with pytest.raises(ValueError):
+        table({"a": [1, 2], "b": [1]})
+    assert table({"a": [], "b": []}).num_rows == 0
+
+
+def test_drawing_every_kind_of_table_imports_no_pandas():
+    # pyarrow's pa.array and Streamlit's lazy-loading check each import pandas (43 MB in
+    # the server); a fresh process that builds and draws tables of every kind must not.
+    code = ("import sys, numpy as np; from ui import export;"
+            "w = np.full((2, 3, 4), 0.25, dtype=np.float32);"
+            "export.show(export.weights_table(w, list('abc'), list('wxyz')), hide_index=True);"
+            "export.show(export.mask_table(np.eye(2, dtype=bool), ['a', 'b'], ['c', 'd']));"
+            "export.show(export.columns_table([(1, 'x', 0.5, True, None)], list('abcde')));"
+            "print('pandas' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                         text=True, check=True).stdout
+    assert out.split()[-1] == "False"

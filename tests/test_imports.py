@@ -120,3 +120,21 @@ def test_no_module_is_over_600_lines():
     long = {str(p.relative_to(ROOT)): n for p in files
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
     assert long == {}
+
+
+def test_every_table_is_drawn_by_export_show_and_built_without_pa_array():
+    # pyarrow's array builders and Streamlit's lazy dataframe check import pandas: the app
+    # draws tables only through ui.export.show (lazy=False) and builds them with its table().
+    for name, path in module_names(ROOT).items():
+        if name == "ui.export" or name.startswith("benchmarks"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute):
+                assert node.attr not in ("dataframe", "data_editor", "table") or not (
+                    isinstance(node.value, ast.Name) and node.value.id in ("st", "box")), \
+                    f"{name} draws a table itself (line {node.lineno})"
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [
+                    node.module or ""]
+                assert not any(m.split(".")[0] in ("pyarrow", "pandas") for m in modules), \
+                    f"{name} imports {modules} (tables come from ui.export.table)"

@@ -21,6 +21,8 @@ def test_a_packed_map_is_the_dict_it_was_made_from(d, others):
     for key in [*d, *others]:
         assert (key in packed) == (key in d)
         assert packed.get(key) == d.get(key)
+    for prefix in [*others, *(key[:n] for key in d for n in range(len(key) + 1))]:
+        assert packed.has_prefix(prefix) == any(key.startswith(prefix) for key in d)
     assert PackedMap(lines(d.items()).encode("utf-8")) == packed  # from the file's bytes
 
 

@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 from pypinyin import Style, pinyin
 from streamlit.testing.v1 import AppTest
 
-from ui.pinyin import PHRASES_FILE, phrase_readings, readings, with_pinyin
+from model.training.classroom_set import read_set
+from ui.pinyin import PHRASES_FILE, phrase_map, readings, with_pinyin
 from viz import attention_heatmap
 from viz.axes import label_px
 
@@ -30,31 +31,37 @@ def test_readings_follow_the_word_a_character_is_in():
     assert readings(["1998", "年"]) == ["", "nián"]
 
 
-def test_the_phrase_dictionary_read_entry_by_entry_equals_pypinyins_own():
+def test_the_phrase_map_holds_every_phrase_of_pypinyin_read_without_heteronyms():
     with open(PHRASES_FILE, encoding="utf-8") as f:
-        assert phrase_readings() == json.load(f)
+        phrases = json.load(f)
+    assert dict(phrase_map()) == {k: " ".join(r[0] for r in v) for k, v in phrases.items()}
 
 
-def test_a_server_that_imports_pinyin_here_first_reads_as_pypinyin_with_its_own_phrases():
-    # One fresh process imports pypinyin itself first (its own json.loads of every phrase),
-    # the other imports ui.pinyin first (phrase_readings); neither leaves the environment
-    # variables that turn pypinyin's phrases off to the processes it starts.
+def test_a_server_reads_as_pypinyin_with_its_own_phrases_and_leaves_no_setting_behind():
+    # The reference: a fresh process where pypinyin loads its own phrases (one json.loads)
+    # and segments with them; against it, ui.pinyin in a fresh process (pypinyin without
+    # phrases, the packed map and the same segmentation), and ui.pinyin after pypinyin was
+    # imported with its phrases. None leaves the variables that turn pypinyin's phrases off
+    # to the processes it starts.
     root = Path(__file__).resolve().parents[1]
     with open(root / "pretrained" / "en-zh-everyday" / "heldout.tsv", encoding="utf-8") as f:
         texts = [line.rstrip("\n").split("\t")[1] for line in f]
-    code = ("import json, os, sys; {first}; import ui.pinyin as p;"
-            "from pypinyin.constants import PHRASES_DICT;"
+    texts += [item.zh for item in read_set()]
+    reference = ("import json, sys; from pypinyin import Style, pinyin;"
+                 "texts = json.load(sys.stdin);"
+                 "print(json.dumps([[r[0] if r else '' for r in pinyin(t, style=Style.TONE, "
+                 "errors=lambda run: [[''] for _ in run])] for t in texts]))")
+    ours = ("import json, os, sys; {first}; import ui.pinyin as p;"
             "assert not any(k.startswith('PYPINYIN') for k in os.environ);"
             "texts = json.load(sys.stdin);"
-            "print(json.dumps([len(PHRASES_DICT), [p.readings([t]) for t in texts]]))")
+            "print(json.dumps([p._syllables(t) for t in texts]))")
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYPINYIN")}
     got = [json.loads(subprocess.run(
-        [sys.executable, "-c", code.format(first=first)], input=json.dumps(texts), cwd=root,
+        [sys.executable, "-c", code], input=json.dumps(texts), cwd=root,
         env=env, capture_output=True, text=True, check=True).stdout)
-        for first in ("import pypinyin", "pass")]
-    assert got[0][0] == got[1][0] == len(phrase_readings())
-    assert got[0][1] == got[1][1]
-    assert sum(any(r) for r in got[0][1]) > len(texts) / 2  # Chinese sentences, read
+        for code in (reference, ours.format(first="pass"), ours.format(first="import pypinyin"))]
+    assert got[0] == got[1] == got[2]
+    assert sum(any(r) for r in got[0]) > len(texts) / 2  # Chinese sentences, read
 
 
 @given(st.lists(st.text(alphabet="我们你好为什么行长abc123 <>/s？。", min_size=1, max_size=4),

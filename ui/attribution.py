@@ -25,7 +25,7 @@ from model.core.heldout import HELDOUT_SIZE
 
 from . import cache
 from .charts import chart, columns
-from .export import columns_table
+from .export import columns_table, show
 from .i18n import explain, head_label, labels, layer_label, t, viz_labels
 from .text import code_span
 
@@ -118,7 +118,7 @@ def _agreement(trace: DecodeTrace, rho: np.ndarray, top1: np.ndarray) -> None:
             for i in range(rho.shape[0]) for h in range(rho.shape[1])]
     frame = columns_table(rows, [t("col_layer"), t("col_head"), t("attr_col_rho"),
                                  t("attr_col_top1")])
-    st.dataframe(frame, hide_index=True, column_config={
+    show(frame, hide_index=True, column_config={
         t("attr_col_rho"): st.column_config.NumberColumn(format="%.2f"),
         t("attr_col_top1"): st.column_config.NumberColumn(format="%.0f")})
     if np.isfinite(rho).any():
@@ -146,7 +146,7 @@ def _heldout_agreement(key: tuple) -> None:
              100 * top1_g[i, h]) for i in range(rho.shape[0]) for h in range(rho.shape[1])]
     names = [t("col_layer"), t("col_head"), t("attr_col_rho"), t("attr_col_top1"),
              t("attr_col_rho_gxi"), t("attr_col_top1_gxi")]
-    st.dataframe(columns_table(rows, names), hide_index=True, column_config={
+    show(columns_table(rows, names), hide_index=True, column_config={
         name: st.column_config.NumberColumn(format="%.2f" if i % 2 == 0 else "%.0f")
         for i, name in enumerate(names[2:])})
 

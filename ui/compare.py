@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import pyarrow as pa
 import streamlit as st
 
 import viz
 from model import DecodeTrace, InputError
 
 from .charts import chart, columns
+from .export import show, table
 from .i18n import head_label, labels, layer_label, t, view_label, viz_labels
 from .text import code_span, md_literal, token_row
 
@@ -152,7 +152,7 @@ def beam_view(trace: DecodeTrace) -> int:
                             text=viz_labels()),
               key="beam_tree")
     with right:
-        st.dataframe(pa.table({
+        show(table({
             t("col_hypothesis"): [h.text for h in hyps],
             "log p": [round(h.logprob, 3) for h in hyps],
             t("col_score"): [round(h.score, 3) for h in hyps],

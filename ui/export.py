@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -61,11 +62,73 @@ def attention_csv(weights: np.ndarray, queries, keys, query_tokens=None, key_tok
     return out.getvalue()
 
 
+def _validity(valid: np.ndarray) -> pa.Buffer | None:
+    """Arrow's validity bitmap of (N,) booleans (True = a value), None when all are."""
+    return None if valid.all() else pa.py_buffer(np.packbits(valid, bitorder="little"))
+
+
+def _column(values) -> pa.Array:
+    """N values as an Arrow array, built from its buffers (``pa.Array.from_buffers``):
+    strings -> string, bools -> bool, ints -> int64, other real numbers -> float64 (NaN
+    stays NaN; NumPy float32 ones -> float32), None -> null in any of them: the types
+    ``pa.array`` gives them.
+
+    Raises:
+        TypeError: the values mix kinds (strings with numbers...) or are none of these.
+    """
+    if isinstance(values, np.ndarray) and values.dtype in (np.float32, np.float64):
+        kind = pa.float32() if values.dtype == np.float32 else pa.float64()
+        return pa.Array.from_buffers(kind, len(values),
+                                     [None, pa.py_buffer(np.ascontiguousarray(values))])
+    raw = values.tolist() if isinstance(values, np.ndarray) else list(values)
+    items = [v.item() if isinstance(v, np.generic) else v for v in raw]
+    n, present = len(items), [v for v in items if v is not None]
+    valid = _validity(np.array([v is not None for v in items], dtype=bool))  # (N,)
+    if all(isinstance(v, str) for v in present):
+        encoded = [b"" if v is None else v.encode("utf-8", "surrogatepass") for v in items]
+        offsets = np.zeros(n + 1, dtype=np.int32)  # (N + 1,) where each string starts
+        np.cumsum([len(b) for b in encoded], out=offsets[1:])
+        return pa.Array.from_buffers(pa.string(), n, [valid, pa.py_buffer(offsets),
+                                                      pa.py_buffer(b"".join(encoded))])
+    if all(isinstance(v, bool) for v in present):
+        bits = np.packbits(np.array([v is True for v in items], dtype=bool), bitorder="little")
+        return pa.Array.from_buffers(pa.bool_(), n, [valid, pa.py_buffer(bits)])
+    if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in present):
+        raise TypeError("a table's column holds strings, bools or numbers, one kind each")
+    kind, dtype = ((pa.int64(), np.int64) if all(isinstance(v, int) for v in present) else
+                   (pa.float32(), np.float32) if present and all(
+                       isinstance(v, np.float32) for v in raw if v is not None) else
+                   (pa.float64(), np.float64))
+    data = np.array([0 if v is None else v for v in items], dtype=dtype)  # (N,)
+    return pa.Array.from_buffers(kind, n, [valid, pa.py_buffer(data)])
+
+
+def table(columns: Mapping[str, Sequence | np.ndarray]) -> pa.Table:
+    """Columns (name -> N values each, ``_column``'s kinds) as the ``pyarrow.Table`` that
+    ``show`` draws. Built from Arrow buffers, not ``pa.array``: pyarrow imports pandas
+    (43 MB in the server) on its first ``pa.array``, which this app otherwise never needs.
+
+    Raises:
+        TypeError: as ``_column``; ValueError: the columns differ in length.
+    """
+    arrays = [_column(values) for values in columns.values()]
+    if len({len(a) for a in arrays}) > 1:
+        raise ValueError("a table's columns have one length")
+    return pa.Table.from_arrays(arrays, names=list(columns))
+
+
+def show(data: pa.Table, box=st, **kwargs):
+    """``box.dataframe(data, **kwargs)`` drawn at once (``lazy=False``): Streamlit's lazy
+    loading check imports pandas; these tables are small. Returns what ``dataframe``
+    returns (the selection, with ``on_select``)."""
+    return box.dataframe(data, lazy=False, **kwargs)
+
+
 def columns_table(rows, names) -> pa.Table:
-    """Rows (tuples, one value per name) as a ``pyarrow.Table`` with the column ``names``
-    (what ``st.dataframe`` shows; a table of no rows has the columns and no values)."""
+    """Rows (tuples, one value per name) as a ``table`` with the column ``names`` (a
+    table of no rows has the columns and no values)."""
     rows = list(rows)
-    return pa.table({name: [row[i] for row in rows] for i, name in enumerate(names)})
+    return table({name: [row[i] for row in rows] for i, name in enumerate(names)})
 
 
 def weights_table(weights: np.ndarray, queries, keys) -> pa.Table:
@@ -88,9 +151,9 @@ def weights_table(weights: np.ndarray, queries, keys) -> pa.Table:
     if w.ndim == 2:
         return grid_table(w.round(3), queries, keys, t("table_query"))
     H = w.shape[0]
-    table = grid_table(w.reshape(-1, w.shape[-1]).round(3), _numbered(queries) * H, keys,
-                       t("table_query"), numbered_rows=False)
-    return table.add_column(0, t("table_head"), pa.array(np.repeat(np.arange(H), len(queries))))
+    grid = grid_table(w.reshape(-1, w.shape[-1]).round(3), _numbered(queries) * H, keys,
+                      t("table_query"), numbered_rows=False)
+    return grid.add_column(0, t("table_head"), _column(np.repeat(np.arange(H), len(queries))))
 
 
 def _numbered(labels) -> list[str]:
@@ -100,12 +163,10 @@ def _numbered(labels) -> list[str]:
 
 def grid_table(values: np.ndarray, rows, columns, row_name: str,
                column_name: str | None = None, numbered_rows: bool = True) -> pa.Table:
-    """A heatmap's (R, C) cells as a table (a ``pyarrow.Table``: this module imports no
-    pandas, so a page without tables loads none; pyarrow loads it once a table is built): a
-    first column ``row_name`` of the row labels, then a column per column label,
-    each numbered with its position (rows as given when not ``numbered_rows``).
-    ``columns`` None: the columns are positions 0..C-1, headed "``column_name`` j" (a
-    table's dimensions).
+    """A heatmap's (R, C) cells as a ``table``: a first column ``row_name`` of the row
+    labels, then a column per column label, each numbered with its position (rows as given
+    when not ``numbered_rows``). ``columns`` None: the columns are positions 0..C-1,
+    headed "``column_name`` j" (a table's dimensions).
 
     Raises:
         ValueError: values not (R, C) for these labels.
@@ -116,7 +177,7 @@ def grid_table(values: np.ndarray, rows, columns, row_name: str,
     if values.shape != (len(rows), len(cols)):
         raise ValueError(f"values must be ({len(rows)}, {len(cols)}), got {values.shape}")
     labels = _numbered(rows) if numbered_rows else [str(r) for r in rows]
-    return pa.table({row_name: labels, **{c: values[:, j] for j, c in enumerate(cols)}})
+    return table({row_name: labels, **{c: values[:, j] for j, c in enumerate(cols)}})
 
 
 def mask_table(mask: np.ndarray, queries, keys) -> pa.Table:
@@ -138,9 +199,9 @@ def tables_expander(name: str, tables) -> None:
                       icon=":material/table:")
     if not box.open:
         return
-    for title, table in tables():
+    for title, data in tables():
         box.caption(title)
-        box.dataframe(table, hide_index=True)
+        show(data, box, hide_index=True)
 
 
 def attention_npz(weights: np.ndarray, queries, keys, query_tokens=None, key_tokens=None
@@ -189,7 +250,7 @@ def download_row(name: str, weights: np.ndarray, queries, keys, fig, tokens=(Non
         return
     queries, keys = list(queries), list(keys)
     if shown is not None:
-        box.dataframe(weights_table(shown, queries, keys), hide_index=True)
+        show(weights_table(shown, queries, keys), box, hide_index=True)
     stem = "".join(c if c.isalnum() else "-" for c in name.lower()).strip("-")
     cols = box.columns(3)
     for col, kind, make, mime in (

@@ -19,7 +19,7 @@ from model.core.heldout import HELDOUT_SIZE, heldout_known, sample_known
 
 from . import cache
 from .charts import chart, columns
-from .export import columns_table
+from .export import columns_table, show
 from .i18n import KIND_VIEWS, explain, head_label, labels, layer_label, t, view_label, viz_labels
 from .text import md_literal
 
@@ -104,7 +104,7 @@ def statistics_section(translator: Translator, trace: DecodeTrace, key: tuple) -
          for layer, head, _ in ranking],
         [t("col_layer"), t("col_head"), *(t(f"stat_{n}") for n in names)])
     st.caption(t("heads_table_caption", statistic=name, rows=s.rows))
-    st.dataframe(table, hide_index=True, on_select=_open_head(kind, ranking),
+    show(table, hide_index=True, on_select=_open_head(kind, ranking),
                  selection_mode="single-row", key="heads_table")
     with st.expander(t("heads_definitions")):
         st.markdown(t("heads_definitions_text"))

@@ -13,21 +13,24 @@ page is in English (a reader of the English page may not read Chinese) and off i
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 # pypinyin builds its phrase dictionary when first imported, from one json.loads of its
-# 2 MB file: about 40 MB of objects that stay resident after the parse. Told not to (for
-# this import only: child processes get the environment as it was), it starts empty and
-# ``phrase_readings`` gives it the same entries, read one at a time.
+# 2 MB file, and a set of every prefix of every phrase for its segmenter: about 40 MB of
+# objects (20 MB read entry by entry). Told not to (for this import only: child processes
+# get the environment as it was), it starts empty and reads single characters; its phrases
+# are kept here as one packed text (``phrase_map``, 2 MB) and found by the same segmentation.
 _TOLD = {k: "1" for k in ("PYPINYIN_NO_PHRASES", "PYPINYIN_NO_DICT_COPY") if k not in os.environ}
 os.environ.update(_TOLD)  # NO_DICT_COPY: its dictionaries, not copies of them
 try:
     import pypinyin
-    from pypinyin import Style, load_phrases_dict, pinyin
-    from pypinyin.constants import PHRASES_DICT
+    from pypinyin import Style, pinyin
+    from pypinyin.constants import RE_HANS
+    from pypinyin.seg.simpleseg import simple_seg
 finally:
     for _k in _TOLD:
         del os.environ[_k]
@@ -35,6 +38,7 @@ finally:
 import streamlit as st  # noqa: E402
 
 from model import DecodeTrace  # noqa: E402
+from model.analysis.packed import PackedMap  # noqa: E402
 
 from .i18n import lang, t  # noqa: E402
 
@@ -43,27 +47,59 @@ PHRASES_FILE = os.path.join(os.path.dirname(pypinyin.__file__), "phrases_dict.js
 _ENTRY = re.compile(r'("(?:[^"\\]|\\.)*")\s*:\s*(\[(?:\s*\[[^\]]*\]\s*,?)*\s*\])')
 
 
-def phrase_readings(path: str = PHRASES_FILE) -> dict[str, list[list[str]]]:
-    """pypinyin's phrase dictionary (``{"为什么": [["wèi"], ["shén"], ["me"]], ...}``, its
-    ``phrases_dict.json``), parsed one entry at a time so that no whole-file object tree
-    is built and left behind; equal lists of readings are one shared list (pypinyin
-    deep-copies what it looks up). Raises ``OSError`` if the file cannot be read and
-    ``json.JSONDecodeError`` on a malformed entry."""
+@functools.cache
+def phrase_map(path: str = PHRASES_FILE) -> PackedMap[str]:
+    """pypinyin's phrase dictionary (its ``phrases_dict.json``: ``{"为什么": [["wèi"],
+    ["shén"], ["me"]], ...}``) as a ``PackedMap`` from each phrase to the first reading of
+    each of its characters, separated by spaces (``"wèi shén me"``: what pypinyin reads
+    without heteronyms). Parsed one entry at a time, so that no whole-file object tree is
+    built; one per process. Raises ``OSError`` if the file cannot be read,
+    ``json.JSONDecodeError`` on a malformed entry and ``ValueError`` on a repeated phrase."""
     with open(path, encoding="utf-8") as f:
         text = f.read()
-    shared: dict[tuple[str, ...], list[str]] = {}
-    return {json.loads(m[1]): [shared.setdefault(tuple(r), r) for r in json.loads(m[2])]
-            for m in _ENTRY.finditer(text)}
+    return PackedMap.from_pairs(
+        (json.loads(m[1]), " ".join(r[0] for r in json.loads(m[2])))
+        for m in _ENTRY.finditer(text))
 
 
-if not PHRASES_DICT:  # pypinyin was imported here first, without its phrases
-    load_phrases_dict(phrase_readings())
+def _words(run: str, phrases: PackedMap[str]) -> Iterator[str]:
+    """``run`` (Chinese characters) cut into pypinyin's phrases by its own rule (forward
+    maximum matching, ``pypinyin.seg.mmseg.Seg.cut`` with ``no_non_phrases``): from each
+    position the longest phrase whose every prefix begins some phrase, else one character;
+    a rest of the run that only begins phrases comes out one character at a time."""
+    while run:
+        longest = 0
+        for end in range(1, len(run) + 1):
+            if not phrases.has_prefix(run[:end]):
+                break
+            if run[:end] in phrases:
+                longest = end
+        else:
+            if not longest:
+                yield from run
+                return
+        longest = longest or 1
+        yield run[:longest]
+        run = run[longest:]
 
 
 def _syllables(text: str) -> list[str]:
-    """One reading per character of ``text`` ("" for a character that is not Chinese)."""
-    return [r[0] if r else "" for r in
-            pinyin(text, style=Style.TONE, errors=lambda run: [[""] for _ in run])]
+    """One reading per character of ``text`` ("" for a character that is not Chinese), as
+    pypinyin reads it with its phrases (``pinyin(text, style=Style.TONE)``): its runs of
+    Chinese (``simple_seg``) cut into phrases (``_words``), a phrase read from
+    ``phrase_map``, any other character by pypinyin."""
+    phrases, out = phrase_map(), []
+    for piece in simple_seg(text):
+        if not RE_HANS.match(piece):
+            out.extend([""] * len(piece))
+            continue
+        for word in _words(piece, phrases):
+            if word in phrases:
+                out.extend(phrases[word].split(" "))
+            else:
+                out.extend(r[0] if r else "" for r in pinyin(
+                    word, style=Style.TONE, errors=lambda run: [[""] for _ in run]))
+    return out
 
 
 def readings(labels: Sequence[str]) -> list[str]:

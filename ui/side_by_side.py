@@ -23,7 +23,7 @@ from model.backends.load import pretrained_root
 from . import pinyin
 from .cache import decode, load_model, model_key, teacher_force
 from .charts import chart, columns
-from .export import columns_table
+from .export import columns_table, show
 from .i18n import explain, head_label, labels, layer_label, t, view_label, viz_labels
 from .link import BIND
 from .models import listed_models
@@ -133,7 +133,7 @@ def _scored_after_both(key: tuple, a: DecodeTrace, b: DecodeTrace,
     names = [t("compare_col_token"), t("compare_col_a"), t("compare_col_b")]
     frame = columns_table(rows, names)
     st.markdown(t("compare_probs_title"))
-    st.dataframe(frame, hide_index=True, column_config={
+    show(frame, hide_index=True, column_config={
         c: st.column_config.NumberColumn(format="%.3f") for c in names[1:]})
     low = min(range(len(rows)), key=lambda r: rows[r][2] - rows[r][1], default=None)
     if low is not None and rows[low][2] < rows[low][1]:

@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-import pyarrow as pa
 import streamlit as st
 
 import viz
@@ -145,7 +144,7 @@ def step_panel(trace: DecodeTrace, k: int) -> None:
                 title=t("step_overview_title", k=k, layer=layer), width=STEP_CHART_PX,
                 height=380, text=viz_labels()), key="step_chart")
         export.tables_expander("step", lambda: [
-            (titles[0], pa.table(
+            (titles[0], export.table(
                 {t("table_token"): list(step.top_labels),
                  t("table_probability"): np.round(step.top_probs, 4)})),
             (titles[1], export.grid_table(np.round(cross, 3), heads, src, t("table_head"))),

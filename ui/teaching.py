@@ -5,7 +5,6 @@ All numbers come from ``model.analysis.internals``; the figures from ``viz``."""
 from __future__ import annotations
 
 import numpy as np
-import pyarrow as pa
 import streamlit as st
 
 import viz
@@ -142,8 +141,8 @@ def inside_head_view(translator: Translator, trace: DecodeTrace, k: int, key: tu
         headers = {t("col_key"): k_tok, "q·k": raw[query].round(3)}
         if biased or not t5:  # T5's cross-attention scores are q·k as they are
             headers["+ b" if biased else "÷ √d_k"] = scaled[query].round(3)
-        st.dataframe(pa.table({**headers, t("col_blocked"): mask[query],
-                                   t("col_weight"): weights[query].round(4)}), hide_index=True)
+        export.show(export.table({**headers, t("col_blocked"): mask[query],
+                                  t("col_weight"): weights[query].round(4)}), hide_index=True)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -175,7 +174,7 @@ def padded_batch(translator: Translator, key: tuple) -> None:
     left, right = columns(2)
 
     def show(values) -> None:  # (B, T): a row per sentence, a column per position
-        st.dataframe(export.grid_table(values, rows, None, "", numbered_rows=False),
+        export.show(export.grid_table(values, rows, None, "", numbered_rows=False),
                      hide_index=True)
 
     with left:
@@ -230,15 +229,11 @@ def padded_batch(translator: Translator, key: tuple) -> None:
                                     key_label=t("key_source"),
                                     text=viz_labels()), key="batch_cross")
     worst = max(check["max_abs_diff"].values())
-    headers = {name: t(f"col_{name}") for name in (
-        "sentence", "in_batch", "alone", "same_output", "diff_encoder", "diff_decoder",
-        "diff_cross", "pad_weight")}
-    table = [{headers["sentence"]: s["text"], headers["in_batch"]: s["batch_output"],
-              headers["alone"]: s["single_output"], headers["same_output"]: s["same_output"],
-              headers["diff_encoder"]: s["encoder"], headers["diff_decoder"]: s["decoder"],
-              headers["diff_cross"]: s["cross"], headers["pad_weight"]: s["pad_weight"]}
-             for s in check["sentences"]]
-    st.dataframe(pa.Table.from_pylist(table), hide_index=True)
+    fields = {"sentence": "text", "in_batch": "batch_output", "alone": "single_output",
+               "same_output": "same_output", "diff_encoder": "encoder",
+               "diff_decoder": "decoder", "diff_cross": "cross", "pad_weight": "pad_weight"}
+    export.show(export.table({t(f"col_{name}"): [s[field] for s in check["sentences"]]
+                              for name, field in fields.items()}), hide_index=True)
     if check["all_same_output"] and worst <= 1e-5:
         st.success(t("batch_same", worst=worst))
     else:

@@ -122,6 +122,12 @@ class PackedMap(Mapping[str, V], Generic[V]):
     def __contains__(self, key: object) -> bool:
         return isinstance(key, str) and self._find(key) >= 0
 
+    def has_prefix(self, prefix: str) -> bool:
+        """Whether some key begins with ``prefix`` (a key equal to it counts)."""
+        raw = prefix.encode("utf-8", "surrogatepass")
+        i = bisect_left(_Keys(self), raw)
+        return i < len(self) and self._key(i).startswith(raw)
+
     def __iter__(self) -> Iterator[str]:
         return (self._key(i).decode("utf-8") for i in range(len(self)))
 
