@@ -76,7 +76,7 @@ def _freeze_heap() -> None:
 
 def freeze_new_imports() -> None:
     """After a run (whole page or fragment), and after ``serve.py``'s warm-up: if modules
-    were imported since the last freeze (the first run: plotly's validators, pandas; the
+    were imported since the last freeze (the first run: plotly's validators, pyarrow; the
     Heads view's first use of networkx, ~15,000 objects that made Streamlit's collection
     after every run 3-6 ms slower), collect and freeze the heap so later collections skip
     them. A check of ``len(sys.modules)`` otherwise: free."""

@@ -125,8 +125,8 @@ _script = st.components.v2.component("page_document", js=_JS)
 def payload(data: dict) -> list[dict]:
     """A components-v2 component's ``data`` as ``[data]`` (its script reads the first item).
     Streamlit scans a dict's values for dataframes, and its check imports pandas (43 MB of
-    the server, otherwise loaded only once a table is drawn); a list is sent as JSON
-    unscanned."""
+    the server, which otherwise never loads it: ``ui.export.table``); a list is sent as
+    JSON unscanned."""
     return [data]
 
 
