@@ -26,10 +26,10 @@ def trace():
     return load_pretrained(pretrained_root() / name).generate(SENTENCE)
 
 
-def _open(browser, url: str):
+def _open(browser, url: str, viewport: dict = VIEWPORT):
     """A fresh page on ``url`` with its websocket frames counted both ways, once the player
     has drawn its first step; (page, frames, runs, page errors)."""
-    page = browser.new_context(viewport=VIEWPORT).new_page()
+    page = browser.new_context(viewport=viewport).new_page()
     frames = {"sent": 0, "received": 0}
 
     def watch(ws):
@@ -113,3 +113,36 @@ def test_play_walks_every_step_in_order(browser, app_url, trace):
     drawn = [k for i, k in enumerate(seen) if i == 0 or k != seen[i - 1]]  # redraws apart
     assert drawn == list(range(1, T + 1)), seen  # from the start, no step skipped
     assert frames == before and not errors
+
+
+def _map_fit(page) -> dict:
+    """The map's column (its scroll box), the map's width and its visible key labels'
+    centres, in CSS pixels."""
+    return page.evaluate(f"""() => {{
+      const box = document.querySelector('{ROOT} .map-scroll');
+      const r = box.getBoundingClientRect();
+      const xs = [...box.querySelectorAll('.map-x:not([hidden])')].map((el) => {{
+        const b = el.getBoundingClientRect(); return b.right; }});
+      return {{left: r.left, right: r.right, client: box.clientWidth, scroll: box.scrollWidth,
+               map: document.querySelector('{ROOT} #map').getBoundingClientRect().width,
+               ends: xs}};
+    }}""")
+
+
+def test_the_map_fits_its_column_and_follows_its_size(browser, app_url, trace):
+    # 15 keys at 1280 px beside the sidebar: every column and label on screen, no scrolling,
+    # the labels' ends (rotated labels end at their key's column) apart and in order.
+    page, _, _, errors = _open(browser, f"{app_url}/?in_browser=true&pinyin=false"
+                                f"&sentence={quote(SENTENCE)}", {"width": 1280, "height": 800})
+    fit = _map_fit(page)
+    assert len(fit["ends"]) == len(trace.src_labels) > 12
+    assert fit["scroll"] <= fit["client"], fit
+    assert all(fit["left"] <= x <= fit["right"] for x in fit["ends"]), fit
+    gaps = np.diff(fit["ends"])
+    assert (gaps >= 20).all(), gaps  # a 14 px label turned 60 degrees needs ~17 px
+    page.set_viewport_size({"width": 1900, "height": 800})
+    page.wait_for_function(f"document.querySelector('{ROOT} #map').getBoundingClientRect()"
+                           f".width > {fit['map'] + 50}", timeout=5_000)
+    wide = _map_fit(page)
+    assert wide["scroll"] <= wide["client"] and np.diff(wide["ends"]).min() > gaps.min()
+    assert not errors

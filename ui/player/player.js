@@ -171,7 +171,24 @@ function mountTracePlayer(root, doc, S, options) {
   // step changes only its numbers: Plotly then redraws the cells alone (~10 ms at 40 tokens),
   // where new tick labels cost it ~0.5 ms each. The labels are the page's own elements
   // (#map-labels), placed over Plotly's margins, shown up to the step.
-  const MAP = { rowPx: 34, colPx: 52, l: 170, r: 30, t: 20, b: 100 };
+  // Columns fit the map's column of the page (up to colPx each, at least minColPx: below
+  // that it scrolls); the width is kept until the page's column changes size.
+  // The left margin holds the longest row label (at most maxL; longer ones are cut with "…").
+  // The right margin holds the colour bar (Plotly may not widen it: labels and cells agree).
+  const MAP = { rowPx: 34, colPx: 52, minColPx: 20, maxL: 170, r: 80, t: 20, b: 100,
+                font: '14px "Noto Sans CJK SC", "Noto Sans", sans-serif' };
+  let measure = null;
+  function leftMargin(rows) {
+    measure = measure || document.createElement("canvas").getContext("2d");
+    measure.font = MAP.font;
+    const longest = Math.max(...rows.map((text) => measure.measureText(text).width));
+    return Math.min(MAP.maxL, Math.ceil(longest) + 16);
+  }
+  function mapWidth(C, l) {
+    const room = $("map").parentElement.clientWidth - l - MAP.r;
+    const colPx = Math.max(MAP.minColPx, Math.min(MAP.colPx, Math.floor(room / C)));
+    return Math.max(420, l + MAP.r + colPx * C);
+  }
   function mapShape(kind) { // every row and column label of the view, in drawing order
     if (kind === "encoder") return { rows: doc.src_labels, cols: doc.src_labels };
     const rows = [...Array(T).keys()].map((i) => tgtLabel(i, false) + " → " + tgtLabel(i + 1, false));
@@ -180,18 +197,18 @@ function mountTracePlayer(root, doc, S, options) {
     return { rows: rows, cols: cols };
   }
 
-  function drawLabels(kind, shape, width, height, shownRows, shownCols) {
+  function drawLabels(kind, shape, width, height, l, shownRows, shownCols) {
     const layer = $("map-labels");
-    if (layer.__kind !== kind) { // a new view: its labels, placed once
+    if (layer.__kind !== kind || layer.__width !== width) { // a new view or size: placed once
       layer.replaceChildren();
       const R = shape.rows.length, C = shape.cols.length;
-      const cellH = (height - MAP.t - MAP.b) / R, cellW = (width - MAP.l - MAP.r) / C;
+      const cellH = (height - MAP.t - MAP.b) / R, cellW = (width - l - MAP.r) / C;
       layer.__rows = shape.rows.map((text, i) => {
         const el = document.createElement("div");
         el.className = "map-y";
         el.textContent = text;
         el.style.top = (MAP.t + (i + 0.5) * cellH) + "px";
-        el.style.width = (MAP.l - 8) + "px";
+        el.style.width = (l - 8) + "px";
         layer.append(el);
         return el;
       });
@@ -199,12 +216,13 @@ function mountTracePlayer(root, doc, S, options) {
         const el = document.createElement("div");
         el.className = "map-x";
         el.textContent = text;
-        el.style.left = (MAP.l + (j + 0.5) * cellW) + "px";
+        el.style.left = (l + (j + 0.5) * cellW) + "px";
         el.style.top = (height - MAP.b + 6) + "px";
         layer.append(el);
         return el;
       });
       layer.__kind = kind;
+      layer.__width = width;
     }
     layer.__rows.forEach((el, i) => { el.hidden = i >= shownRows; });
     layer.__cols.forEach((el, j) => { el.hidden = j >= shownCols; });
@@ -227,7 +245,7 @@ function mountTracePlayer(root, doc, S, options) {
       z.push(row);
     }
     $("explain").textContent = S["explain_" + kind];
-    const width = Math.max(420, 240 + MAP.colPx * C);
+    const l = leftMargin(shape.rows), width = mapWidth(C, l);
     const height = Math.max(260, 140 + MAP.rowPx * R);
     const el = $("heatmap");
     if (el.__kind !== kind) { // hover texts: once per view
@@ -239,17 +257,17 @@ function mountTracePlayer(root, doc, S, options) {
       zmin: 0, zmax: 1, colorscale: BLUES, hoverongaps: false, // no gaps: they triple the cost
       customdata: el.__custom,
       hovertemplate: "%{customdata[0]} → %{customdata[1]}: %{z:.3f}<extra></extra>",
-      colorbar: { title: { text: esc(S.home_weight) } },
+      colorbar: { title: { text: esc(S.home_weight), side: "right" }, thickness: 12, xpad: 8 },
     }], {
       font: FONT, height: height, width: width,
-      margin: { l: MAP.l, r: MAP.r, t: MAP.t, b: MAP.b },
+      margin: { l: l, r: MAP.r, t: MAP.t, b: MAP.b, autoexpand: false },
       xaxis: { range: [-0.5, C - 0.5], showticklabels: false, ticks: "", showgrid: false,
                zeroline: false, fixedrange: true },
       yaxis: { range: [R - 0.5, -0.5], showticklabels: false, ticks: "", showgrid: false,
                zeroline: false, fixedrange: true },
     }, CONFIG);
     $("map").style.width = width + "px";
-    drawLabels(kind, shape, width, height, shownRows, shownCols);
+    drawLabels(kind, shape, width, height, l, shownRows, shownCols);
   }
 
   function draw() {
@@ -314,8 +332,18 @@ function mountTracePlayer(root, doc, S, options) {
   }
   document.addEventListener("keydown", onKey, !!options.keysCapture);
 
+  // The page's column changed size (the window, the app's sidebar): the map fits it again.
+  let lastRoom = null;
+  const fit = typeof ResizeObserver === "undefined" ? null : new ResizeObserver(() => {
+    const room = $("map").parentElement.clientWidth;
+    if (lastRoom !== null && room !== lastRoom) drawMap();
+    lastRoom = room;
+  });
+  if (fit) fit.observe($("map").parentElement);
+
   function destroy() {
     stop();
+    if (fit) fit.disconnect();
     document.removeEventListener("keydown", onKey, !!options.keysCapture);
     const map = $("heatmap");
     if (map && Plotly.purge) Plotly.purge(map);
