@@ -1,4 +1,5 @@
-"""A read-only string map kept as one sorted text, for the CC-CEDICT index (``cedict``).
+"""A read-only string map kept as one sorted text: the CC-CEDICT index (``cedict``), the
+English lemmas (``lemmas``) and pypinyin's phrases (``ui.pinyin``).
 
 A Python dict of 112,000 short strings holds each key and value as its own object (about
 50 bytes of header each, plus the table), and the memory of the objects a JSON reader made
