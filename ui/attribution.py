@@ -63,7 +63,7 @@ def _map_chart(trace: DecodeTrace, k: int, z: np.ndarray, title: str, key: str) 
 def _gradients(trace: DecodeTrace, k: int, trace_id: tuple) -> None:
     """Gradient x input at once; integrated gradients when asked (a minute or two), with
     their completeness error."""
-    left, right = columns(2)
+    left, right = columns(2, wrap=True)
     with left:
         _map_chart(trace, k, gradients(trace_id, "input_x_gradient", trace).normalised()[0],
                    t("attr_gxi_title"), "attribution_gxi")
@@ -97,7 +97,7 @@ def _picked_head(trace: DecodeTrace, k: int, layer: int, rho: np.ndarray, top1: 
     H = trace.cross_attentions.shape[1]
     head = int(st.selectbox(t("head"), range(H), key=HEAD_KEY,
                             format_func=labels(range(H), head_label)))
-    left, right = columns(2)
+    left, right = columns(2, wrap=True)
     with left:
         _map_chart(trace, k, trace.cross_attentions[layer, head],
                    t("attr_head_title", layer=layer_label(layer), head=head_label(head)),
@@ -163,7 +163,7 @@ def attribution_view(translator: Translator, trace: DecodeTrace, k: int, key: tu
     vz_cross, _ = vz.normalised()  # (L, T, S)
     share = vz.source_share()  # (L, T)
     st.markdown(_step_claim(trace, k, layer, attention, vz_cross[layer], share[layer]))
-    left, right = columns(2)
+    left, right = columns(2, wrap=True)
     with left:
         _map_chart(trace, k, attention, t("attr_att_title", layer=layer_label(layer)),
                    "attribution_attention")

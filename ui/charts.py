@@ -86,9 +86,19 @@ def presenting() -> bool:
     return bool(st.session_state.get(PRESENT_KEY))
 
 
-def columns(spec, **kwargs) -> list:
+def columns(spec, wrap: bool = False, **kwargs) -> list:
     """``st.columns(spec, **kwargs)`` for charts side by side; in Present mode as many
-    containers one under another, so that each chart gets the page's width."""
+    containers one under another, so that each chart gets the page's width.
+
+    With ``wrap`` (parts that are charts of their own width, and their captions): a row
+    whose parts keep their content's width and go under one another where the page is
+    too narrow for them side by side (``st.container(horizontal=True, wrap=True)``), where
+    columns would squeeze each chart into its share of the page (at 1280 px a mask's
+    labels overlapped and titles were cut)."""
+    n = spec if isinstance(spec, int) else len(spec)
     if presenting():
-        return [st.container() for _ in range(spec if isinstance(spec, int) else len(spec))]
+        return [st.container() for _ in range(n)]
+    if wrap:
+        row = st.container(horizontal=True, wrap=True, gap="medium")
+        return [row.container(width="content") for _ in range(n)]
     return st.columns(spec, **kwargs)

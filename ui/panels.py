@@ -215,7 +215,7 @@ def masks_view(translator: Translator, trace: DecodeTrace, k: int, key: tuple) -
               "query_decoder_input", "key_decoder_input"),
              (1, "mask_dec", m["decoder"], tgt, tgt, "mask_decoder_title",
               "query_decoder_input", "key_decoder_input")]
-    sides = columns(2)
+    sides = columns(2, wrap=True)
     for side, chart_key, mask, queries, keys, title, query_axis, key_axis in shown:
         with sides[side]:
             chart(viz.mask_heatmap(mask, queries, keys, title=t(title),

@@ -178,7 +178,7 @@ def compare_view(translator: Translator, trace: DecodeTrace, key: tuple) -> None
         st.button(t("compare_example", a=md_literal(EXAMPLE[0]), b=md_literal(EXAMPLE[1])),
                   key="compare_example", on_click=_use_example)
         layer, head = _pickers(trace, trace)
-        left, _ = columns(2)
+        left, _ = columns(2, wrap=True)
         with left:
             _side(trace, "A", translator.name, layer, head)
         return
@@ -195,7 +195,7 @@ def compare_view(translator: Translator, trace: DecodeTrace, key: tuple) -> None
     b = pinyin.annotate(b)
     layer, head = _pickers(trace, b)
     _where_they_part(trace, b)
-    left, right = columns(2)
+    left, right = columns(2, wrap=True)
     with left:
         _side(trace, "A", translator.name, layer, head)
     with right:

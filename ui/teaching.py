@@ -19,7 +19,7 @@ from model import (
 )
 
 from . import cache, export
-from .charts import chart, columns, presenting
+from .charts import chart, columns
 from .i18n import (
     KIND_VIEWS,
     STRINGS,
@@ -39,7 +39,6 @@ KINDS = KIND_VIEWS  # attention kind -> its view (the inside-one-head picker's l
 PARTS = {STRINGS[k]["en"]: k for k in ("pe_part_embedding", "pe_part_positional",
                                          "pe_part_sum")}
 PE_MODES = ("normal", "none", "shuffled")
-COLUMN_PX = 340  # a third of the page's main area in a laptop's browser (wide layout)
 DEFAULT_BATCH = "why do we work ?\ni have three cats .\nhe reads books in the library ."
 
 
@@ -189,25 +188,24 @@ def padded_batch(translator: Translator, key: tuple) -> None:
                      key="batch_sentence")
     b = min(int(b), B - 1)
     src, tgt = list(batch.src_labels[b]), list(batch.tgt_labels[b])
-    c1, c2, c3 = columns(3)
-    mask_px = None if presenting() else COLUMN_PX  # Present: each at the page's width
+    c1, c2, c3 = columns(3, wrap=True)
     with c1:
         chart(viz.mask_heatmap(np.broadcast_to(batch.source_padding_mask[b], (len(src),
                                                                               len(src))),
                                src, src, title=t("batch_source_mask_title"),
                                query_label=t("query_source"), key_label=t("key_source"),
-                               width=mask_px, text=viz_labels()),
+                               text=viz_labels()),
               key="batch_src_mask")
     with c2:
         chart(viz.mask_heatmap(batch.decoder_mask[b], tgt, tgt,
                                title=t("batch_decoder_mask_title"),
                                query_label=t("query_decoder_input"),
                                key_label=t("key_decoder_input"),
-                               width=mask_px, text=viz_labels()), key="batch_dec_mask")
+                               text=viz_labels()), key="batch_dec_mask")
     with c3:
         chart(viz.mask_heatmap(batch.cross_mask[b], tgt, src, title=t("batch_cross_mask_title"),
                                query_label=t("query_decoder_input"), key_label=t("key_source"),
-                               width=mask_px, text=viz_labels()),
+                               text=viz_labels()),
               key="batch_cross_mask")
     L, H = batch.cross_attentions.shape[1:3]
     c1, c2 = st.columns(2)

@@ -109,3 +109,29 @@ def test_present_mode_labels_are_large_and_never_overlap(app, n):
         if n == 40 and view == "cross" and not extra:
             app.screenshot("present-cross-40-tokens")
     assert not problems, "\n".join(problems[:30])
+
+
+LAPTOP = {"width": 1280, "height": 800}  # a teacher's laptop, the sidebar open
+TITLE_JS = """
+() => [...document.querySelectorAll("[data-testid='stPlotlyChart']")].map((c) => {
+  const title = c.querySelector('.gtitle'), box = c.getBoundingClientRect();
+  const r = title ? title.getBoundingClientRect() : box;
+  return {title: title ? title.textContent : '', inside: r.left >= box.left - 1
+          && r.right <= box.right + 1};
+})
+"""
+
+
+@pytest.mark.parametrize("view", ["masks", "compare", "attribution"])
+def test_charts_side_by_side_on_a_laptop_keep_their_labels_and_titles(app, view):
+    # Views with charts side by side: at 1280 px the charts go under one another rather than
+    # being squeezed into half (or a third) of the page, so that every tick label has its
+    # room and every title is whole.
+    app.page.set_viewport_size(LAPTOP)
+    app.page.goto(f"{app.url}/?view={view}&compare={quote('Why do we play?')}")
+    app.wait_ready(minCharts=2)
+    charts = app.page.evaluate(BOXES_JS)
+    overlaps = [p for p in _problems(charts) if " overlaps " in p]
+    assert not overlaps, "\n".join(overlaps[:20])
+    cut = [c["title"] for c in app.page.evaluate(TITLE_JS) if not c["inside"]]
+    assert not cut, cut
