@@ -60,9 +60,9 @@ DEFAULT_CHARTS = 2
 
 
 def chart_title(fig: dict) -> str:
-    """A figure's title text ('' if none)."""
+    """A figure's title text ('' if none), its lines joined (``viz.axes.title_lines``)."""
     title = fig["layout"].get("title") or {}
-    return title.get("text", "") if isinstance(title, dict) else str(title)
+    return (title.get("text", "") if isinstance(title, dict) else str(title)).replace("<br>", "")
 
 
 def heatmaps(at: AppTest, title_starts: str = "") -> list[dict]:

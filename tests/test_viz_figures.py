@@ -13,6 +13,8 @@ from dataclasses import fields
 import numpy as np
 import plotly.graph_objects as go
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from viz_helpers import (
     BEAM_STEPS,
     ROOT,
@@ -306,7 +308,8 @@ def test_every_figure_is_cheap_to_draw_again():
 
 def test_a_figure_with_its_own_width_has_room_for_its_title():
     """The page draws a figure that sets its width at that width (ui.charts.chart), so a
-    long title must not be cut off by a narrow figure (two tokens, a one-row head grid)."""
+    long title must not be cut off by a narrow figure (two tokens, a one-row head grid):
+    each of its lines fits."""
     from viz.axes import title_px
 
     long = "Decoder self-attention: entropy of every head (this sentence); outlined: the highest"
@@ -314,7 +317,33 @@ def test_a_figure_with_its_own_width_has_room_for_its_title():
                 viz.head_grid(np.ones((1, 2)), long, row_label="L", col_label="H",
                               value_label="V"),
                 attention_heatmap(softmax_rows((2, 2)), ["a", "b"], ["x", "y"], title="注意" * 30)):
-        assert fig.layout.width >= title_px(fig.layout.title.text) > 80
+        lines = fig.layout.title.text.split("<br>")  # a long title: on several lines
+        assert fig.layout.width >= max(map(title_px, lines)) > 80
     short = attention_heatmap(softmax_rows((2, 2)), ["a", "b"], ["x", "y"], title="T")
     assert short.layout.width == 2 * 44 + 8 + 200  # a short title leaves the width alone
     assert title_px("注意") > title_px("ab") and title_px("&lt;") == title_px("<")
+
+
+@given(st.lists(st.sampled_from(["attention", "head", "注意力", "（层 3）", "：", "&lt;s&gt;",
+                                 "a"]), min_size=1, max_size=60).map(" ".join))
+def test_a_long_title_is_broken_into_lines_that_fit_and_keep_every_word(title):
+    from viz.axes import TITLE_LINE_PX, title_lines, title_px
+
+    lines = title_lines(title)
+    assert "".join(lines) == title  # nothing lost or added
+    assert all(title_px(line.rstrip()) <= TITLE_LINE_PX for line in lines)  # pieces are short
+    assert len(lines) == 1 or title_px(title) > TITLE_LINE_PX
+    assert all("&lt;s&gt;" in line or "&" not in line for line in lines)  # entities whole
+
+
+def test_a_figure_writes_a_long_title_on_lines_and_makes_room_above_for_them():
+    from viz.axes import TITLE_LINE_HEIGHT, title_lines
+
+    long = ("Decoder: how much each source token contributes to each decoder position "
+            "(rollout through cross-attention)")
+    short = attention_heatmap(softmax_rows((2, 2)), ["a", "b"], ["x", "y"], title="T")
+    fig = attention_heatmap(softmax_rows((2, 2)), ["a", "b"], ["x", "y"], title=long)
+    n = len(title_lines(long))
+    assert n > 1 and fig.layout.title.text == "<br>".join(title_lines(long))
+    assert fig.layout.margin.t == short.layout.margin.t + TITLE_LINE_HEIGHT * (n - 1)
+    assert fig.layout.height == short.layout.height + TITLE_LINE_HEIGHT * (n - 1)

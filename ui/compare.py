@@ -95,7 +95,7 @@ def branch_view(trace: DecodeTrace, decode: Decoder) -> None:
                      strict=True))
     st.caption(t("branch_caption", kept=k - 1, token=code_span(shown.get(token, token)), k=k))
     layer, head = _pickers("branch", trace)
-    left, right = columns(2)
+    left, right = columns(2, wrap=True)
     with left:
         _column(trace, t("branch_original"), layer, head, "orig")
     with right:
@@ -127,7 +127,7 @@ def reference_view(trace: DecodeTrace, teacher_force: Callable[[str], DecodeTrac
                   ref_prob=s.prob, top=code_span(s.top_labels[0]),
                   top_prob=float(s.top_probs[0])))
     layer, head = _pickers("ref", trace)
-    left, right = columns(2)
+    left, right = columns(2, wrap=True)
     with left:
         _column(trace, t("reference_model_output"), layer, head, "model")
     with right:

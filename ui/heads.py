@@ -238,7 +238,7 @@ def layers_section(trace: DecodeTrace, k: int, key: tuple) -> None:
     src, last = list(trace.src_labels), trace.encoder_attentions.shape[0] - 1
     trace_id = cache.trace_key(key, trace)
     rollout, dec = cache.rollouts(trace_id, trace)  # (S, S), (T, S)
-    left, right = columns(2)
+    left, right = columns(2, wrap=True)
 
     def encoder_map(matrix: np.ndarray, title: str, chart_key: str) -> None:
         chart(viz.attention_heatmap(matrix, src, src, title=title,
@@ -289,7 +289,7 @@ def alignment_section(translator: Translator, trace: DecodeTrace, key: tuple) ->
     if mine is None:
         st.caption(t("alignment_outside"))
     else:
-        left, right = columns(2)
+        left, right = columns(2, wrap=True)
         with left:
             _aer_grid(mine, t("aer_sentence_grid_title"), "aer_sentence_grid")
         forced = cache.teacher_force(key, trace.src_text, gold, trace.settings)

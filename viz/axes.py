@@ -57,6 +57,35 @@ def title_px(title: str) -> int:
     return text_px(title, 11, 20) + 80
 
 
+TITLE_LINE_PX = 640  # a title wider than this (``title_px``) is written on several lines:
+# a figure beside another on a laptop's page (about 820 px) keeps it whole
+TITLE_LINE_HEIGHT = 22  # px a further line of a title takes (Plotly's 18-px title font)
+_BREAK_AFTER = " ，、：；。）"  # a title line may end after these (and before a wide character)
+
+
+def title_lines(title: str, px: int = TITLE_LINE_PX) -> list[str]:
+    """An (escaped) title in lines of at most ``px`` (``title_px``) each, broken after a
+    space or Chinese punctuation, or before a wide (CJK) character; a piece that fits no
+    line alone (a very long word) is a line of its own. The lines joined are the title (a
+    space at a break ends its line, where a browser does not show it)."""
+    pieces, piece = [], ""
+    for c in title:
+        if piece and unicodedata.east_asian_width(c) in "WF" and c not in _BREAK_AFTER:
+            pieces.append(piece)
+            piece = ""
+        piece += c
+        if c in _BREAK_AFTER:
+            pieces.append(piece)
+            piece = ""
+    pieces += [piece] if piece else []
+    lines = [""]
+    for piece in pieces:
+        if lines[-1] and title_px((lines[-1] + piece).rstrip()) > px:
+            lines.append("")
+        lines[-1] += piece
+    return [line for line in lines if line] or [title]
+
+
 #: Room (px) for an axis title beside its tick labels, a figure title, a colour bar.
 AXIS_TITLE_PX, TITLE_PX, COLORBAR_PX = 56, 80, 120
 
@@ -148,8 +177,10 @@ _LIST_PROPS = ("x", "y", "text", "customdata")  # trace properties that may hold
 
 def figure(data: list, layout: dict) -> go.Figure:
     """``go.Figure(data=data, layout=layout)``, the form every builder returns, made cheap
-    for plotly.js to draw a second time, and, when the layout sets a width, at least as wide
-    as its title needs (:func:`title_px`: the page draws such a figure at its own width).
+    for plotly.js to draw a second time; a title wider than ``TITLE_LINE_PX`` on several
+    lines (:func:`title_lines`, the top margin and height grown to hold them), and, when the
+    layout sets a width, at least as wide as its title's lines need (:func:`title_px`: the
+    page draws such a figure at its own width).
 
     Streamlit's chart draws each figure, then calls ``Plotly.react`` again with a deep copy
     of it (its theme and size effects). That second call redrew the whole chart (~15 ms a
@@ -165,8 +196,17 @@ def figure(data: list, layout: dict) -> go.Figure:
       (float32 values at their shortest decimal form). 2-D arrays stay typed (compact).
     """
     title = (layout.get("title") or {}).get("text") or ""
+    lines = title_lines(title) if title else []
+    if len(lines) > 1:  # a long title on several lines, the top margin (and height) grown
+        extra = TITLE_LINE_HEIGHT * (len(lines) - 1)
+        margin = dict(layout.get("margin") or {})
+        margin["t"] = margin.get("t", 100) + extra  # plotly.js's default top margin: 100
+        layout = layout | {"title": layout["title"] | {"text": "<br>".join(lines)},
+                           "margin": margin}
+        if layout.get("height"):
+            layout["height"] += extra
     if layout.get("width") and title:  # drawn at its own width (ui.charts): room for the title
-        layout = layout | {"width": max(layout["width"], title_px(title))}
+        layout = layout | {"width": max(layout["width"], *map(title_px, lines))}
     fig = go.Figure(data=data, layout=layout | {"datarevision": DATA_REVISION})
     fig.layout.template = None
     for trace in fig.data:

@@ -122,7 +122,7 @@ TITLE_JS = """
 """
 
 
-@pytest.mark.parametrize("view", ["masks", "compare", "attribution"])
+@pytest.mark.parametrize("view", ["masks", "compare", "attribution", "heads"])
 def test_charts_side_by_side_on_a_laptop_keep_their_labels_and_titles(app, view):
     # Views with charts side by side: at 1280 px the charts go under one another rather than
     # being squeezed into half (or a third) of the page, so that every tick label has its
