@@ -181,7 +181,7 @@ function mountTracePlayer(root, doc, S, options) {
   function leftMargin(rows) {
     measure = measure || document.createElement("canvas").getContext("2d");
     measure.font = MAP.font;
-    const longest = Math.max(...rows.map((text) => measure.measureText(text).width));
+    const longest = Math.max(0, ...rows.map((text) => measure.measureText(text).width));
     return Math.min(MAP.maxL, Math.ceil(longest) + 16);
   }
   function mapWidth(C, l) {
