@@ -160,10 +160,12 @@ def test_a_typo_is_named_once_and_flags_only_with_typo_flags():
     args = dict(labels=["▁I", "▁realy", "</s>"], word_of=[0, 1, 2], cross_attentions=attn,
                 probs=[0.9, 0.9, 0.9], forced=[False] * 3, output_text="我真的", finished=True,
                 counts=COUNTS)
-    flagging = V.judge("I realy", **args)
+    flagging = V.judge("I realy", typo_flags=True, **args)
     assert flagging.typos == (("realy", "really"),) and flagging.typo_flags
     assert flagging.rare == ()  # named by the typo line, not again as barely seen
     assert flagging.signals == ("typo",) and flagging.flagged
+    note = V.judge("I realy", **args)  # the shipped setting (V.TYPO_FLAGS)
+    assert note.typo_flags == V.TYPO_FLAGS
     note = V.judge("I realy", typo_flags=False, **args)
     assert note.signals == ("typo",) and not note.flagged  # a note beside "Confident"
     both = V.judge("I realy zzzzqqq", typo_flags=False, **args)  # an unseen word, no typo
