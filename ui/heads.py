@@ -105,7 +105,7 @@ def statistics_section(translator: Translator, trace: DecodeTrace, key: tuple) -
         [t("col_layer"), t("col_head"), *(t(f"stat_{n}") for n in names)])
     st.caption(t("heads_table_caption", statistic=name, rows=s.rows))
     show(table, hide_index=True, on_select=_open_head(kind, ranking),
-                 selection_mode="single-row", key="heads_table")
+         selection_mode="single-row", key="heads_table")
     with st.expander(t("heads_definitions")):
         st.markdown(t("heads_definitions_text"))
 

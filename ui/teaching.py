@@ -172,18 +172,18 @@ def padded_batch(translator: Translator, key: tuple) -> None:
     rows = [t("batch_row", n=b + 1) for b in range(B)]
     left, right = columns(2)
 
-    def show(values) -> None:  # (B, T): a row per sentence, a column per position
+    def grid(values) -> None:  # (B, T): a row per sentence, a column per position
         export.show(export.grid_table(values, rows, None, "", numbered_rows=False),
-                     hide_index=True)
+                    hide_index=True)
 
     with left:
         st.markdown(t("batch_source_ids"))
-        show(batch.src_ids)
-        show(_padded(batch.src_labels))
+        grid(batch.src_ids)
+        grid(_padded(batch.src_labels))
     with right:
         st.markdown(t("batch_decoder_inputs"))
-        show(batch.tgt_ids)
-        show(_padded(batch.tgt_labels))
+        grid(batch.tgt_ids)
+        grid(_padded(batch.tgt_labels))
     b = st.selectbox(t("batch_sentence"), range(B), format_func=lambda i: f"{i + 1}: {texts[i]}",
                      key="batch_sentence")
     b = min(int(b), B - 1)
@@ -228,8 +228,8 @@ def padded_batch(translator: Translator, key: tuple) -> None:
                                     text=viz_labels()), key="batch_cross")
     worst = max(check["max_abs_diff"].values())
     fields = {"sentence": "text", "in_batch": "batch_output", "alone": "single_output",
-               "same_output": "same_output", "diff_encoder": "encoder",
-               "diff_decoder": "decoder", "diff_cross": "cross", "pad_weight": "pad_weight"}
+              "same_output": "same_output", "diff_encoder": "encoder",
+              "diff_decoder": "decoder", "diff_cross": "cross", "pad_weight": "pad_weight"}
     export.show(export.table({t(f"col_{name}"): [s[field] for s in check["sentences"]]
                               for name, field in fields.items()}), hide_index=True)
     if check["all_same_output"] and worst <= 1e-5:

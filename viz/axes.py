@@ -68,6 +68,8 @@ def title_lines(title: str, px: int = TITLE_LINE_PX) -> list[str]:
     space or Chinese punctuation, or before a wide (CJK) character; a piece that fits no
     line alone (a very long word) is a line of its own. The lines joined are the title (a
     space at a break ends its line, where a browser does not show it)."""
+    if title_px(title) <= px:  # most titles: one line (every figure built asks)
+        return [title]
     pieces, piece = [], ""
     for c in title:
         if piece and unicodedata.east_asian_width(c) in "WF" and c not in _BREAK_AFTER:
