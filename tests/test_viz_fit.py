@@ -110,3 +110,18 @@ def test_bad_sizes_are_refused(bad) -> None:
     fig = attention_heatmap(softmax_rows((3, 3)), _words(3), _words(3))
     with pytest.raises(ValueError, match="positive number of pixels"):
         fit_layout(fig, **bad)
+
+
+def test_present_mode_writes_a_broken_title_on_as_few_lines_as_the_column_needs():
+    from viz.axes import TITLE_LINE_HEIGHT, title_px
+
+    long = "Encoder self-attention on the tokens both sentences share: B minus A (layer 0)"
+    fig = attention_heatmap(np.full((2, 2), 0.5), ["a", "b"], ["x", "y"], title=long)
+    assert fig.layout.title.text.count("<br>") == 1  # broken for a laptop's half page
+    scale = PRESENT_FONT_PX / fig.layout.font.size
+    assert title_px(long) * scale < PRESENT_PAGE_PX
+    wide = fit_layout(fig, font_px=PRESENT_FONT_PX, page_px=PRESENT_PAGE_PX)
+    assert wide["title"]["text"] == long  # one line fits the projector's column
+    kept = fit_layout(fig, font_px=PRESENT_FONT_PX, page_px=700)
+    assert kept["title"]["text"] == fig.layout.title.text  # two lines still needed
+    assert abs(kept["margin"]["t"] - wide["margin"]["t"] - TITLE_LINE_HEIGHT * scale) <= 1

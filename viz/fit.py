@@ -24,7 +24,7 @@ import re
 
 import plotly.graph_objects as go
 
-from .axes import FONT, text_px
+from .axes import FONT, TITLE_LINE_HEIGHT, text_px, title_lines
 
 __all__ = ["LINE_EM", "PAGE_PX", "PRESENT_FONT_PX", "PRESENT_PAGE_PX", "fit_layout"]
 
@@ -157,7 +157,8 @@ def fit_layout(fig: go.Figure, *, font_px: int | None = None, page_px: int = PAG
         A dict for ``fig.update_layout``: per token axis that needs it ``tickvals`` /
         ``ticktext`` (every k-th tick), ``tickangle`` (0 when the labels fit side by side,
         else -90) and ``tickfont``; with ``font_px`` also ``font``, ``width`` (None),
-        ``height``, ``margin`` and ``annotations``. Empty when nothing changes.
+        ``height``, ``margin``, ``annotations`` and, for a title on several lines, the
+        ``title`` on as few as the column's width needs. Empty when nothing changes.
 
     Raises:
         ValueError: ``font_px`` or ``page_px`` not a positive number.
@@ -195,6 +196,12 @@ def fit_layout(fig: go.Figure, *, font_px: int | None = None, page_px: int = PAG
         elif font_px:  # a numeric axis: Plotly spaces its ticks itself
             changes[name] = {"tickfont": dict(size=fonts[name])}
     if font_px:
+        title = (lay.get("title") or {}).get("text") or ""
+        lines = title.count("<br>") + 1  # viz.axes.figure broke a long title for a laptop
+        if lines > 1:  # the column's width: as few lines as its larger type needs there
+            fitted = title_lines(title.replace("<br>", ""), round(page_px / scale))
+            grown["t"] -= round(TITLE_LINE_HEIGHT * scale * (lines - len(fitted)))
+            changes["title"] = dict(lay["title"], text="<br>".join(fitted))
         changes |= dict(font=dict(size=max(base, font_px)), margin=grown, width=None,
                         height=math.ceil(plot_h + grown["t"] + grown["b"]))
         changes["annotations"] = [_grown_note(note, scale) for note in lay.get("annotations", [])]
