@@ -19,6 +19,7 @@ from model.training.classroom_set import (
     classroom_scores,
     is_right,
     missing,
+    name_syllables,
     read_set,
 )
 from model.training.data import norm_key
@@ -52,6 +53,25 @@ def test_every_reference_is_right_and_a_missing_term_is_wrong():
     page = next(i for i in read_set() if "page 42" in i.en)
     assert is_right(page, "请把书翻到第四十二页。")
     assert not is_right(page, "请打开你的书，请打开一页。")
+
+
+def test_a_name_spelled_in_pinyin_is_right_in_any_characters_read_so():
+    wu = next(i for i in read_set() if i.en.startswith("Wu Qiang"))
+    assert is_right(wu, wu.zh.replace("吴强", "武强"))  # the English cannot say which Wu
+    assert not is_right(wu, wu.zh.replace("吴强", "吴刚"))  # another given name
+    assert not is_right(wu, wu.zh.replace("吴强", "李强"))  # another surname
+    for item in read_set():
+        names = [(g, a, syl) for g in item.required for a in g
+                 if (syl := name_syllables(a, item.en)) is not None]
+        if item.category == "name":  # every sentence of the category spells a Chinese name
+            assert names, item
+        for group, alt, syl in names:
+            other = ("ma" if syl[0] != "ma" else "li")  # a surname read otherwise
+            assert other.title() + " " not in item.en
+            broken = item.zh.replace(alt, {"ma": "马", "li": "李"}[other] + alt[1:])
+            if not any(a in broken for a in group):
+                assert group in missing(item, broken), (item, alt)
+            assert name_syllables(alt, item.en.lower()) is None  # spelled as a name only
 
 
 SLOTS = {"mm": r"\d\d", "noun": r"[A-Za-z]+", "term": r"[A-Za-z' .-]+",
