@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from model import CheckpointError, load_pretrained
 from model.analysis import verdict as V
+from model.analysis.lemmas import all_lemmas
 from model.core.counts import (
     COUNTS_FILE,
     TrainCounts,
@@ -140,7 +141,11 @@ def test_the_shipped_model_has_counts_and_a_chinese_sentence_is_flagged():
     typo = verdict("I realy like to lern new langauges.")
     assert counts.word("langauges") == 0 and counts.word("languages") >= V.TYPO_COMMON
     assert ("langauges", "languages") in typo.typos and typo.flagged
-    assert all(counts.word(w) == 0 for w, _ in typo.typos)  # a slip seen in training is known
+    for typed, fix in typo.typos:  # no English word; the fix far more often seen
+        assert counts.word(typed) < V.TYPO_COMMON and not all_lemmas(typed)
+        assert counts.word(fix) >= V.TYPO_RATIO * max(counts.word(typed), 1)
+    assert {w for w, _ in typo.typos} == {"realy", "lern", "langauges"}  # every slip
+    assert V.typos("Tom wants to be a pilot.", counts) == ()  # rarely seen, but English
 
 
 def test_unsure_fires_below_sentence_min_and_counts_only_chosen_tokens():

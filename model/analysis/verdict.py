@@ -6,11 +6,13 @@ points at.
 - **words the model barely saw** (``rare_words``): a source word seen fewer than RARE_BELOW
   times in the model's training sources (``core.counts``); a Hugging Face model has no
   counts, and the verdict says so (``counts_known``).
-- **likely typos** (``typos``): a word never seen in training, one or two edits (optimal
-  string alignment: a swap of neighbours is one edit; ``rapidfuzz``) from a word seen at least
-  TYPO_COMMON times (``realy`` -> ``really``). Such a word is named here, not again among the
-  words barely seen. With TYPO_FLAGS off, a typo is a note with its correction: the model
-  often reads through a slip, and the other signals judge the translation itself.
+- **likely typos** (``typos``): a word that is no English word (lemminflect's table) and
+  seen fewer than TYPO_COMMON times in training, one or two edits (optimal string alignment:
+  a swap of neighbours is one edit; ``rapidfuzz``) from a word seen at least TYPO_COMMON
+  times and TYPO_RATIO times as often (``realy`` -> ``really``). Such a word is named here,
+  not again among the words barely seen. With TYPO_FLAGS off, a typo is a note with its
+  correction: the model often reads through a slip, and the other signals judge the
+  translation itself.
 - **maybe left out** (``coverage``, ``left_out``): the coverage of a source word is the
   cross-attention it received, summed over every decoding step (Tu et al. 2016, "Modeling
   Coverage for Neural Machine Translation"), here averaged over layers and heads, and summed
@@ -49,10 +51,12 @@ import numpy as np
 
 from ..core.counts import TrainCounts
 from .confidence import LOW_PROB, Confidence, assess
+from .lemmas import all_lemmas
 from .lexicon import ENGLISH_WORD, Lexicon, Missing, function_words, untranslated
 
 RARE_BELOW = 1  # a source word seen fewer times than this in training is named (1: never seen)
 TYPO_COMMON = 20  # a typo's correction: a word seen at least this often ...
+TYPO_RATIO = 50  # ... and at least this many times as often as the word typed
 TYPO_MAX_EDITS = 2  # ... at most this many edits away (1 for words of up to 4 letters)
 COVERAGE_MIN = 0.2  # a content word whose summed cross-attention stays below this
 SENTENCE_MIN = 0.7  # a translation whose chosen tokens' geometric-mean probability is below this
@@ -143,11 +147,16 @@ def _is_name(text: str, start: int, word: str) -> bool:
 
 
 def typos(text: str, counts: TrainCounts, common: int = TYPO_COMMON,
-          max_edits: int = TYPO_MAX_EDITS) -> tuple[tuple[str, str], ...]:
-    """(word as typed, correction) for each word of ``text`` never seen in training whose
-    nearest common word (seen at least ``common`` times) is at most ``max_edits`` edits away
-    (1 for words of up to 4 letters; optimal string alignment distance, ``rapidfuzz``);
-    the nearest wins, then the more frequent. Names (capitalised, not first) and words of
+          max_edits: int = TYPO_MAX_EDITS, ratio: int = TYPO_RATIO
+          ) -> tuple[tuple[str, str], ...]:
+    """(word as typed, correction) for each word of ``text`` that is no English word
+    (lemminflect's table of about 80,000 words and forms, ``lemmas.all_lemmas``), seen
+    fewer than ``common`` times in training, whose nearest common word (seen at least
+    ``common`` times and ``ratio`` times as often) is at most ``max_edits`` edits away (1 for
+    words of up to 4 letters; optimal string alignment distance, ``rapidfuzz``); the nearest
+    wins, then the more frequent. A slip the training text itself has (``realy``) is named
+    too, so that the one-click correction fixes every slip; a real word the model rarely
+    saw (``pilot``) is not. Names (capitalised, not first) and words of
     fewer than 3 letters are left alone. The correction keeps the typed capital."""
     from rapidfuzz import process
     from rapidfuzz.distance import OSA
@@ -157,14 +166,16 @@ def typos(text: str, counts: TrainCounts, common: int = TYPO_COMMON,
     for m in ENGLISH_WORD.finditer(text):
         word = m.group()
         low = word.lower()
-        if (len(word) < 3 or counts.word(word) > 0 or low in out
+        seen = counts.word(word)
+        if (len(word) < 3 or seen >= common or low in out or all_lemmas(low)
                 or _is_name(text, m.start(), word)):
             continue
         if choices is None:
             choices = [w for w, n in counts.words.items() if n >= common]
         limit = 1 if len(word) <= 4 else max_edits
-        found = process.extract(low, choices, scorer=OSA.distance, score_cutoff=limit,
-                                limit=None)
+        found = [f for f in process.extract(low, choices, scorer=OSA.distance,
+                                            score_cutoff=limit, limit=None)
+                 if f[1] > 0 and counts.words[f[0]] >= ratio * seen]
         if found:
             best, _, _ = min(found, key=lambda f: (f[1], -counts.words[f[0]], f[0]))
             out[low] = (word, best.capitalize() if word[0].isupper() else best)
