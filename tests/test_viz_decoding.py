@@ -106,6 +106,28 @@ def test_sequence_probabilities_keeps_order_marks_and_hatches():
 # --- one step at a glance ------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("title", ["Step 2", "Step 1, layer 0: the next token, and where every "
+                                   "head looks, with a few more words"])
+def test_step_overview_title_lines_end_above_its_panel_titles(title):
+    from viz.axes import TITLE_LINE_HEIGHT
+
+    cross, mine = softmax_rows((3, 6), seed=2), softmax_rows((3, 2), seed=3)
+    fig = viz.step_overview(["a", "b", "c"], np.array([0.1, 0.6, 0.3]), 1, cross, SRC, mine,
+                            ["<s>", "猫"], ["h0", "h1", "h2"],
+                            titles=("Top-10 next tokens", "Query <s> over the source",
+                                    "…over the decoder input"), title=title)
+    lines = fig.layout.title.text.count("<br>") + 1
+    # Plotly puts a one-line title's baseline at the middle of the top margin, and a title
+    # on lines anchored at the top with its first line about a line above pad.t (5 px of
+    # descent below a baseline; measured in Chromium). A panel title: 14-px type, 19 px.
+    bottom = (fig.layout.margin.t / 2 + 5 if lines == 1
+              else fig.layout.title.pad.t + (lines - 1) * TITLE_LINE_HEIGHT + 5)
+    panel_tops = [fig.layout.margin.t - a.yshift - 19
+                  for a in fig.layout.annotations if a.yanchor == "bottom" and a.yref == "paper"
+                  and a.y == 1]
+    assert panel_tops and bottom <= min(panel_tops), (bottom, panel_tops)
+
+
 def test_step_overview_puts_the_bars_beside_both_attention_blocks():
     cross, mine = softmax_rows((3, 6), seed=2), softmax_rows((3, 2), seed=3)
     probs = np.array([0.1, 0.6, 0.3])

@@ -60,6 +60,10 @@ def title_px(title: str) -> int:
 TITLE_LINE_PX = 640  # a title wider than this (``title_px``) is written on several lines:
 # a figure beside another on a laptop's page (about 820 px) keeps it whole
 TITLE_LINE_HEIGHT = 22  # px a further line of a title takes (Plotly's 18-px title font)
+#: A title on several lines starts at the figure's top and grows down into the room added for
+#: its lines (Plotly centres a title in the top margin: its last line met the panel titles).
+#: (plotly.js puts the first line's top about a line above ``pad.t``: 26 px draws it 5 px down)
+TITLE_TOP = dict(yref="container", y=1, yanchor="top", pad=dict(t=TITLE_LINE_HEIGHT + 4))
 _BREAK_AFTER = " ，、：；。）"  # a title line may end after these (and before a wide character)
 
 
@@ -180,9 +184,9 @@ _LIST_PROPS = ("x", "y", "text", "customdata")  # trace properties that may hold
 def figure(data: list, layout: dict) -> go.Figure:
     """``go.Figure(data=data, layout=layout)``, the form every builder returns, made cheap
     for plotly.js to draw a second time; a title wider than ``TITLE_LINE_PX`` on several
-    lines (:func:`title_lines`, the top margin and height grown to hold them), and, when the
-    layout sets a width, at least as wide as its title's lines need (:func:`title_px`: the
-    page draws such a figure at its own width).
+    lines (:func:`title_lines`, from the top: ``TITLE_TOP``; the top margin and height grown
+    to hold them), and, when the layout sets a width, at least as wide as its title's lines
+    need (:func:`title_px`: the page draws such a figure at its own width).
 
     Streamlit's chart draws each figure, then calls ``Plotly.react`` again with a deep copy
     of it (its theme and size effects). That second call redrew the whole chart (~15 ms a
@@ -203,7 +207,7 @@ def figure(data: list, layout: dict) -> go.Figure:
         extra = TITLE_LINE_HEIGHT * (len(lines) - 1)
         margin = dict(layout.get("margin") or {})
         margin["t"] = margin.get("t", 100) + extra  # plotly.js's default top margin: 100
-        layout = layout | {"title": layout["title"] | {"text": "<br>".join(lines)},
+        layout = layout | {"title": layout["title"] | {"text": "<br>".join(lines)} | TITLE_TOP,
                            "margin": margin}
         if layout.get("height"):
             layout["height"] += extra

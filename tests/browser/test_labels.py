@@ -116,10 +116,13 @@ TITLE_JS = """
 () => [...document.querySelectorAll("[data-testid='stPlotlyChart']")].map((c) => {
   const title = c.querySelector('.gtitle'), box = c.getBoundingClientRect();
   const r = title ? title.getBoundingClientRect() : box;
+  const meets = [...c.querySelectorAll('.annotation-text')].map((a) => a.getBoundingClientRect())
+    .filter((a) => title && a.top < r.bottom - 1 && a.bottom > r.top + 1
+            && a.left < r.right - 1 && a.right > r.left + 1);
   return {title: title ? title.textContent : '', inside: r.left >= box.left - 1
-          && r.right <= box.right + 1};
+          && r.right <= box.right + 1 && r.top >= box.top - 1 && meets.length === 0};
 })
-"""
+"""  # a title inside its chart (on every side) and clear of the panel titles and notes
 
 
 @pytest.mark.parametrize("view", ["masks", "compare", "attribution", "heads"])
