@@ -19,7 +19,7 @@ from model.training.classroom_set import (
     classroom_scores,
     is_right,
     missing,
-    name_syllables,
+    pinyin_name,
     read_set,
 )
 from model.training.data import norm_key
@@ -61,17 +61,17 @@ def test_a_name_spelled_in_pinyin_is_right_in_any_characters_read_so():
     assert not is_right(wu, wu.zh.replace("吴强", "吴刚"))  # another given name
     assert not is_right(wu, wu.zh.replace("吴强", "李强"))  # another surname
     for item in read_set():
-        names = [(g, a, syl) for g in item.required for a in g
-                 if (syl := name_syllables(a, item.en)) is not None]
+        names = [(g, a, spelt) for g in item.required for a in g
+                 if (spelt := pinyin_name(a, item.en)) is not None]
         if item.category == "name":  # every sentence of the category spells a Chinese name
             assert names, item
-        for group, alt, syl in names:
-            other = ("ma" if syl[0] != "ma" else "li")  # a surname read otherwise
+        for group, alt, spelt in names:
+            other = ("ma" if not spelt.startswith("Ma") else "li")  # a surname read otherwise
             assert other.title() + " " not in item.en
             broken = item.zh.replace(alt, {"ma": "马", "li": "李"}[other] + alt[1:])
             if not any(a in broken for a in group):
                 assert group in missing(item, broken), (item, alt)
-            assert name_syllables(alt, item.en.lower()) is None  # spelled as a name only
+            assert pinyin_name(alt, item.en.lower()) is None  # spelled as a name only
 
 
 SLOTS = {"mm": r"\d\d", "noun": r"[A-Za-z]+", "term": r"[A-Za-z' .-]+",

@@ -175,7 +175,7 @@ def typos(text: str, counts: TrainCounts, common: int = TYPO_COMMON,
         limit = 1 if len(word) <= 4 else max_edits
         found = [f for f in process.extract(low, choices, scorer=OSA.distance,
                                             score_cutoff=limit, limit=None)
-                 if f[1] > 0 and counts.words[f[0]] >= ratio * seen]
+                 if counts.words[f[0]] >= ratio * seen]
         if found:
             best, _, _ = min(found, key=lambda f: (f[1], -counts.words[f[0]], f[0]))
             out[low] = (word, best.capitalize() if word[0].isupper() else best)

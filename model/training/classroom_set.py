@@ -14,7 +14,7 @@ removes every TRAIN pair equal to one of them.
 Right (``is_right``): every required group has an alternative in the output (a digit
 alternative also as its Chinese numeral, ``synthetic.number_written``; a Chinese name that the
 English spells in pinyin, ``Wu Qiang`` for 吴强, also as any characters read so, 武强: the
-English does not say which characters the name has, ``name_syllables``), no loop
+English does not say which characters the name has, ``pinyin_name``), no loop
 (``confidence.loops_against``) and no runaway (at most twice the reference's characters plus
 5). A rule, not a judge: it checks what a class would check first (the names, places, numbers
 and key words), not fluency.
@@ -22,14 +22,13 @@ and key words), not fluency.
 
 from __future__ import annotations
 
-import functools
-import itertools
 import re
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..analysis.confidence import loops_against
+from ..analysis.lexicon import lexicon, spelt_in, syllables_of
 from ..analysis.verdict import Verdict, judge_trace
 from .synthetic import RESOURCES, number_written
 
@@ -82,46 +81,34 @@ def read_set(path: Path = SET_FILE, split: str | None = None) -> list[Item]:
     return [i for i in items if split is None or i.split == split]
 
 
-@functools.lru_cache(maxsize=4096)
-def _readings(char: str) -> frozenset[str]:
-    """Every toneless pinyin reading of one Chinese character (pypinyin's heteronyms; ü as
-    both ``v`` and ``u``, as names in English write it ``u``)."""
-    from pypinyin import Style, pinyin
-
-    found = pinyin(char, style=Style.NORMAL, heteronym=True)[0]
-    return frozenset(found) | {r.replace("v", "u") for r in found}
+NAME = re.compile(r"(?=\b([A-Z][a-z]+ [A-Z][a-z]+)\b)")  # surname, given name (overlapping)
 
 
-def name_syllables(alternative: str, source: str) -> tuple[str, ...] | None:
-    """The syllables of ``alternative`` (two to four Chinese characters) when ``source`` spells
-    it as an English text spells a Chinese name, surname then given name (吴强 in
-    ``Wu Qiang``, 欧阳 in ``Ouyang Na``: readings of its characters, capitalised, the given
-    name's syllables joined); None when it does not."""
+def pinyin_name(alternative: str, source: str) -> str | None:
+    """The pinyin spelling (``WuQiang``) of ``alternative`` (two to four Chinese characters)
+    when ``source`` spells it as English text spells a Chinese name, surname then given name
+    (吴强 in ``Wu Qiang``: ``lexicon.spelt_in``, the characters' CC-CEDICT readings, one
+    syllable a character); None when it does not."""
     if not 2 <= len(alternative) <= 4 or not all(unicodedata.name(c, "").startswith("CJK")
                                                  for c in alternative):
         return None
-    for syllables in itertools.product(*map(sorted, map(_readings, alternative))):
-        for cut in range(1, len(syllables)):
-            name = f"{''.join(syllables[:cut])} {''.join(syllables[cut:])}".title()
-            if re.search(rf"\b{re.escape(name)}\b", source):
-                return syllables
+    lex = lexicon()
+    for name in NAME.findall(source):
+        spelt = name.replace(" ", "")
+        if (len(syllables_of(spelt, lex)) == len(alternative)
+                and spelt_in(spelt, alternative, lex)):
+            return spelt
     return None
-
-
-def _read_as(syllables: tuple[str, ...], text: str) -> bool:
-    """Whether ``text`` has a run of characters read as ``syllables``, one a character."""
-    n = len(syllables)
-    return any(all(s in _readings(c) for s, c in zip(syllables, text[i:i + n], strict=True))
-               for i in range(len(text) - n + 1))
 
 
 def group_met(group: tuple[str, ...], output: str, source: str = "") -> bool:
     """Whether ``output`` has one of the alternatives of ``group``; a number alternative
     (``42``) is also met by its Chinese numeral (``四十二``), and a Chinese name that
-    ``source`` (the English) spells in pinyin by any characters read so (``name_syllables``)."""
+    ``source`` (the English) spells in pinyin by any characters read so (``pinyin_name``)."""
     text = unicodedata.normalize("NFKC", output)
     return any(a in text or (DIGITS.fullmatch(a) and number_written(a, text))
-               or ((syl := name_syllables(a, source)) is not None and _read_as(syl, text))
+               or ((name := pinyin_name(a, source)) is not None
+                   and spelt_in(name, text, lexicon()))
                for a in group)
 
 
