@@ -7,21 +7,21 @@ action. What a chapter points at is chosen from the model's own numbers
 (``model.analysis.picks``), so every chapter works for every model and sentence; where one
 cannot apply (T5 has no position table) it returns ``why``, a string key that says so.
 
-Values are Markdown-safe: tokens in code spans, text escaped (``ui.text``).
+Values are Markdown-safe: tokens in code spans, text escaped (``ui.text``). A template is
+filled by ``fill``, which never doubles a sentence's end punctuation (``…工作？。``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import string
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import plotly.graph_objects as go
 
 import viz
-from model import DecodeTrace, GenerationSettings, InputError, Translator
-from model.analysis.compare import changed_tokens, first_difference
+from model.analysis.compare import first_difference
 from model.analysis.internals import pe_similarity
 from model.analysis.picks import (
     clearest_row,
@@ -31,27 +31,53 @@ from model.analysis.picks import (
     is_content,
     top_keys,
 )
-from model.core.heldout import HELDOUT_SIZE
+from viz.convention import head_number, layer_number
 
-from . import cache
+from . import cache, lesson_picks
 from .attribution import zeroing  # the Attribution view's cache: computed once a trace
-from .i18n import t, viz_labels
+from .i18n import STRINGS, lang, t, viz_labels
+from .lesson_picks import Live
 from .text import code_span, md_literal, token_row
 
+#: What ends a sentence, in English and Chinese: after a value ending with one of these, a
+#: template's own end punctuation is left out.
+END_MARKS = ".!?…。！？"
+#: What may close a value after its end punctuation (a code span, emphasis, quotes).
+CLOSERS = "`*\"'”’」』)）"
 
-@dataclass(frozen=True)
-class Live:
-    """What every chapter is built from: the model, the trace of the sidebar's sentence
-    with the sidebar's settings, and the model's cache key (``ui.cache.model_key``)."""
 
-    translator: Translator
-    trace: DecodeTrace
-    key: tuple
+def ends_sentence(value: object) -> bool:
+    """Whether Markdown ``value`` ends, as a reader sees it, with end punctuation
+    (``END_MARKS``), perhaps inside a code span, emphasis or quotes."""
+    return str(value).rstrip(CLOSERS).endswith(tuple(END_MARKS))
 
-    def decode(self, heads_off: tuple = (), **changes) -> DecodeTrace:
-        """The same sentence decoded again with some settings changed (cached)."""
-        return cache.decode(self.key, self.trace.src_text, self.trace.settings.replace(**changes),
-                            heads_off=heads_off)
+
+def fill(template: str, values: Mapping[str, object]) -> str:
+    """``template.format(**values)``, except that where a value already ends a sentence
+    (``ends_sentence``) the template's end punctuation right after it (after any closing
+    quote) is left out: "{output}。" with 我们为什么工作？ gives 我们为什么工作？, and
+    "{example}." with `I go home.` gives `I go home.`.
+
+    Raises KeyError for a field ``values`` lacks, as ``str.format`` does."""
+    fmt, out, after_end = string.Formatter(), [], False
+    for literal, name, spec, conversion in fmt.parse(template):
+        if after_end:
+            closing = len(literal) - len(literal.lstrip(CLOSERS))
+            literal = literal[:closing] + literal[closing:].lstrip(END_MARKS)
+        out.append(literal)
+        if name is None:
+            break
+        value = fmt.format_field(fmt.convert_field(values[name], conversion), spec or "")
+        out.append(value)
+        after_end = ends_sentence(value)
+    return "".join(out)
+
+
+def say(key: str, **values) -> str:
+    """Interface string ``key`` (``ui/strings.toml``) in the session's language, filled by
+    ``fill``: for strings that quote a sentence."""
+    entry = STRINGS[key]
+    return fill(entry.get(lang(), entry["en"]), values)
 
 
 @dataclass
@@ -74,6 +100,8 @@ class Chapter:
             None.
         compare: the second sentence the try-it action puts beside ``sentence`` in the
             Side by side view (``open_compare``), or None.
+        note: Markdown said before the chapter's text when the chapter shows another
+            sentence than the sidebar's, or cannot show its point ("": nothing to say).
     """
 
     values: dict[str, object] = field(default_factory=dict)
@@ -85,6 +113,7 @@ class Chapter:
     why: str | None = None
     sentence: str | None = None
     compare: str | None = None
+    note: str = ""
 
 
 def _token_options(labels, keys: list[int]) -> list[tuple[str, str]]:
@@ -111,15 +140,35 @@ def whole(live: Live, turn: int) -> Chapter:
                    action="longer_sentence")
 
 
+def _order_note(live: Live, sentence: str, outs: dict[str, str], tried: int) -> str:
+    """What chapter 2 says of the sentence it shows: nothing when it is the sidebar's and
+    its translation changes; that it took another when the sidebar's does not change; that
+    none of those tried changes, when none does."""
+    mine = live.trace.src_text
+    changes = outs["none"] != outs["normal"] or outs["shuffled"] != outs["normal"]
+    if sentence == mine and changes:
+        return ""
+    if changes:
+        return say("lesson_positions_other", mine=md_literal(mine), sentence=md_literal(sentence),
+                   output=md_literal(lesson_picks.position_outputs(live, mine)["normal"]))
+    return say("lesson_positions_none_change", tried=tried, sentence=md_literal(mine),
+               output=md_literal(outs["normal"]))
+
+
 def positions(live: Live, turn: int) -> Chapter:
     """The position table of the sentence, the row of its longest word outlined; with the
-    sinusoidal table of our models, whether switching it off changes the translation;
-    with a table that cannot be switched off (a Hugging Face model's: learned, or
-    Marian's sines and cosines), which position's vector is most like that word's."""
-    tr, model = live.trace, live.translator
+    sinusoidal table of our models, a sentence whose translation changes with the table
+    switched off or shuffled (``sentence_where_order_shows``; the chapter says when it is not
+    the sidebar's, or when none is found) and whether switching it off changes it; with a
+    table that cannot be switched off (a Hugging Face model's: learned, or Marian's sines and
+    cosines), which position's vector is most like that word's."""
+    model = live.translator
     scheme = model.info.positional_scheme
     if scheme == "relative":
         return Chapter(why="lesson_positions_relative")
+    sentence, outs, tried = (lesson_picks.sentence_where_order_shows(live) if scheme == "sinusoidal"
+                             else (live.trace.src_text, {}, 0))
+    tr = cache.decode(live.key, sentence, live.trace.settings)
     pos = content_position(tr.src_labels)
     S = len(tr.src_tokens)
     pe = model.positional_encoding(S, "source")  # (S, D)
@@ -128,11 +177,12 @@ def positions(live: Live, turn: int) -> Chapter:
                                  text=viz_labels())
     values = {"pos": pos, "word": code_span(tr.src_labels[pos]), "d_model": model.config.d_model}
     if scheme == "sinusoidal":
-        off = live.decode(positional="none")
-        options, answer = _yes_no(off.output_text != tr.output_text)
-        return Chapter(values | {"output": md_literal(tr.output_text),
-                                 "off": md_literal(off.output_text) or "—"},
-                       fig, options, answer, action="positions_off")
+        options, answer = _yes_no(outs["none"] != outs["normal"])
+        shown = {mode: md_literal(text) or "—" for mode, text in outs.items()}
+        return Chapter(values | {"sentence": md_literal(sentence), "output": shown["normal"],
+                                 "off": shown["none"], "shuffled": shown["shuffled"]},
+                       fig, options, answer, action="positions_off", sentence=sentence,
+                       note=_order_note(live, sentence, outs, tried))
     sim = pe_similarity(pe)[pos].astype(np.float64)  # (S,) dot products with position pos
     sim[pos] = -np.inf
     best = int(np.argmax(sim))
@@ -154,50 +204,56 @@ def one_head(live: Live, turn: int) -> Chapter:
     A = tr.encoder_attentions[L - 1, head]  # (S, S)
     best = int(A[row].argmax())
     fig = viz.attention_heatmap(A, list(tr.src_labels), list(tr.src_labels),
-                                title=t("view_head_title", view=t("tab_encoder"), layer=L - 1,
-                                        head=head),
+                                title=t("view_head_title", view=t("tab_encoder"),
+                                        layer=layer_number(L - 1), head=head_number(head)),
                                 marked=[(row, best)], text=viz_labels())
     return Chapter({"word": code_span(tr.src_labels[row]), "best": code_span(tr.src_labels[best]),
-                    "weight": f"{A[row, best]:.0%}", "layer": L - 1, "head": head},
+                    "weight": f"{A[row, best]:.0%}", "layer": layer_number(L - 1),
+                    "head": head_number(head)},
                    fig, _token_options(tr.src_labels, top_keys(A[row])), str(best),
                    action="next_head")
 
 
-HEAD_JOBS = {"positional": "previous", "eos": "eos", "spread": "entropy"}  # job -> statistic
+#: Chapter 4's three jobs -> the statistic (``headstats``, a share in [0, 1]) each is
+#: found by and drawn with: the previous token's share, ``</s>``'s share, and the largest
+#: weight of a row on average (``confidence``), whose lowest is the most spread-out head.
+HEAD_JOBS = {"positional": "previous", "eos": "eos", "spread": "confidence"}
+HEAD_JOB_SIGN = {"positional": 1.0, "eos": 1.0, "spread": -1.0}  # highest, highest, lowest
 
 
 def heads(live: Live, turn: int) -> Chapter:
-    """Three encoder heads with different jobs on this sentence: the one that looks at the
-    previous token most, the one that parks most weight on ``</s>``, the most spread out
-    (``headstats``), each a different head; which one is the positional head."""
+    """Three encoder heads with different jobs on this sentence: the one that gives the
+    previous token most weight, the one that parks most weight on ``</s>``, the most spread
+    out (the lowest mean largest weight; ``headstats``), each a different head; the chart
+    draws the three statistics the text names for each of the three heads; which one is the
+    positional head."""
     tr, model = live.trace, live.translator
     s = cache.head_stats(cache.trace_key(live.key, tr), "encoder", model.info.eos_token, tr)
     L, H = s.shape
     if L * H < len(HEAD_JOBS):
         return Chapter(why="lesson_heads_few")
-    picks = distinct_heads({job: s.values[stat] for job, stat in HEAD_JOBS.items()})
-    name = {job: t("lesson_head_name", layer=la, head=h) for job, (la, h) in picks.items()}
-    stat = t("stat_previous")
-    fig = viz.head_grid(s.values["previous"], t("lesson_heads_title", statistic=stat),
-                        row_label=t("col_layer"), col_label=t("col_head"), value_label=stat,
-                        marked=list(picks.values()), zmin=0.0, zmax=1.0, text=viz_labels())
+    picks = distinct_heads({job: HEAD_JOB_SIGN[job] * s.values[stat]
+                            for job, stat in HEAD_JOBS.items()})
+    name = {job: t("lesson_head_name", layer=layer_number(la), head=head_number(h))
+            for job, (la, h) in picks.items()}
+    share = {job: float(s.values[stat][picks[job]]) for job, stat in HEAD_JOBS.items()}
+    series = {t(f"lesson_heads_bar_{job}"): np.array([s.values[stat][picks[j]] for j in picks])
+              for job, stat in HEAD_JOBS.items()}
+    fig = viz.grouped_bars(list(name.values()), series, t("lesson_heads_title"),
+                           group_label=t("lesson_heads_axis_heads"),
+                           value_label=t("lesson_heads_axis"), mark=0, text=viz_labels())
     options = sorted(((job, name[job]) for job in picks), key=lambda o: picks[o[0]])
-    share = {job: f"{s.values[stat][picks[job]]:.0%}" for job, stat in HEAD_JOBS.items()
-             if stat != "entropy"}
-    claims = {f"{job}_claim": _head_claim(job, s.values[HEAD_JOBS[job]], picks[job])
-              for job in share}
+    claims = {f"{job}_claim": _head_claim(job, v) for job, v in share.items()}
     return Chapter({**name, "nhead": model.config.nhead, **claims,
-                    **{f"{job}_share": v for job, v in share.items()}},
+                    **{f"{job}_share": f"{v:.0%}" for job, v in share.items()}},
                    fig, options, "positional", action="open_heads")
 
 
-def _head_claim(job: str, values: np.ndarray, pick: tuple[int, int]) -> str:
-    """What the text may say of the head picked for ``job`` from its share ``values[pick]``
-    ((L, H) per-head shares): "mostly" at half its weight or more, else "more than any other
-    head" when no head has more, else just the share."""
-    share = float(values[pick])
-    kind = ("mostly" if share >= 0.5 else
-            "most" if share >= float(np.nanmax(values)) else "share")
+def _head_claim(job: str, share: float) -> str:
+    """What the text says of the head picked for ``job``, from its ``share`` (the bar the
+    chart draws for it): "mostly" at half its weight or more, else just the share (the
+    spread head's largest weight is always just named)."""
+    kind = "mostly" if share >= 0.5 and job != "spread" else "share"
     return t(f"lesson_heads_{job}_{kind}", share=f"{share:.0%}")
 
 
@@ -239,13 +295,13 @@ def sublayers(live: Live, turn: int) -> Chapter:
     series = {t("lesson_sub_stream"): norms.stream[:, pos],
               t("lesson_sub_attention"): norms.attention[:, pos],
               t("lesson_sub_feed_forward"): norms.feed_forward[:, pos]}
-    fig = viz.grouped_bars([t("layer_option", layer=la) for la in range(L)], series,
+    fig = viz.grouped_bars([t("layer_option", layer=layer_number(la)) for la in range(L)], series,
                            t("lesson_sub_title", word=tr.src_labels[pos]),
                            group_label=t("col_layer"), value_label=t("lesson_sub_norm"),
                            mark=L - 1, text=viz_labels())
     last = {"attention": norms.attention[L - 1, pos],
             "feed_forward": norms.feed_forward[L - 1, pos]}
-    return Chapter({"word": code_span(tr.src_labels[pos]), "layer": L - 1,
+    return Chapter({"word": code_span(tr.src_labels[pos]), "layer": layer_number(L - 1),
                     "stream": f"{norms.stream[L - 1, pos]:.1f}",
                     "attention": f"{last['attention']:.1f}",
                     "feed_forward": f"{last['feed_forward']:.1f}"},
@@ -266,18 +322,35 @@ def cross(live: Live, turn: int) -> Chapter:
     row = clearest_row(A, [is_content(label) for label in tr.tgt_labels[1:]])
     best = int(A[row].argmax())
     fig = viz.attention_heatmap(A, list(tr.step_labels), list(tr.src_labels),
-                                title=t("view_head_title", view=t("tab_cross"), layer=layer,
-                                        head=head),
+                                title=t("view_head_title", view=t("tab_cross"),
+                                        layer=layer_number(layer), head=head_number(head)),
                                 query_label=t("query_step"), key_label=t("key_source_token"),
                                 marked=[(row, best)], text=viz_labels())
     return Chapter({"token": code_span(tr.tgt_labels[row + 1]), "k": row + 1,
                     "best": code_span(tr.src_labels[best]), "weight": f"{A[row, best]:.0%}",
-                    "layer": layer, "head": head},
+                    "layer": layer_number(layer), "head": head_number(head)},
                    fig, _token_options(tr.src_labels, top_keys(A[row])), str(best),
                    action="next_head")
 
 
 BEAMS = 4
+#: Chapter 8's try-it samples SAMPLES translations at each of these temperatures (a flatter,
+#: then a sharper distribution), from seeds 0, 1, … (at most SAMPLE_SEEDS of them, skipping
+#: blocked samples). The chapter's text and its button name these numbers (``sample_values``).
+SAMPLE_TEMPERATURES = (1.2, 0.7)
+SAMPLES, SAMPLE_SEEDS = 3, 12
+
+
+def number_text(x: float) -> str:
+    """A number as the lesson writes it: 1.2, 0.7, 3 (``format(x, "g")``)."""
+    return format(x, "g")
+
+
+def sample_values() -> dict[str, str]:
+    """The numbers of chapter 8's sampling, as its text and button write them: ``samples``
+    per temperature, the ``hot`` and the ``cold`` temperature."""
+    hot, cold = SAMPLE_TEMPERATURES
+    return {"samples": number_text(SAMPLES), "hot": number_text(hot), "cold": number_text(cold)}
 
 
 def decoding(live: Live, turn: int) -> Chapter:
@@ -290,68 +363,21 @@ def decoding(live: Live, turn: int) -> Chapter:
                         text=viz_labels())
     options, answer = _yes_no(greedy.output_text != beam.output_text)
     return Chapter({"beams": BEAMS, "greedy": md_literal(greedy.output_text) or "—",
-                    "beam": md_literal(beam.output_text) or "—"},
+                    "beam": md_literal(beam.output_text) or "—", **sample_values()},
                    fig, options, answer, action="sample")
-
-
-#: Chapter 9 tries this many heads, the most important first, for one whose switch-off
-#: changes the sentence's translation (each try is one greedy decoding, cached).
-HEADS_TRIED = 6
-
-
-def _ranked_heads(live: Live) -> tuple[list[tuple[str, int, int]], bool]:
-    """(kind, layer, head) triples, the most important first, and True: by the held-out
-    importance kept in the model's folder; else (False) this sentence's cross-attention
-    heads, the most confident first."""
-    kept = cache.kept_heads(live.key, HELDOUT_SIZE)
-    if kept is not None:
-        scored = [((kind, int(layer), int(head)), float(v[layer, head]))
-                  for kind, v in kept.importance.items()
-                  for layer, head in np.ndindex(v.shape) if np.isfinite(v[layer, head])]
-        return [h for h, _ in sorted(scored, key=lambda hv: -hv[1])], True
-    tr = live.trace
-    conf = cache.head_stats(cache.trace_key(live.key, tr), "cross",
-                            live.translator.info.eos_token, tr).values["confidence"]
-    order = np.argsort(-np.nan_to_num(conf, nan=-np.inf), axis=None)
-    return [("cross", *(int(i) for i in np.unravel_index(o, conf.shape))) for o in order], False
-
-
-def _head_that_matters(live: Live, ranked: list[tuple[str, int, int]]
-                       ) -> tuple[tuple[str, int, int], DecodeTrace, int]:
-    """The first of the ``HEADS_TRIED`` first ``ranked`` heads whose switch-off changes the
-    translation, its decoding and its rank (1 = the most important); when none does, the
-    first head, its (unchanged) decoding and 0."""
-    for rank, off in enumerate(ranked[:HEADS_TRIED], 1):
-        ablated = live.decode(heads_off=(off,))
-        if ablated.output_text != live.trace.output_text:
-            return off, ablated, rank
-    return ranked[0], live.decode(heads_off=(ranked[0],)), 0
-
-
-def sentence_where_it_matters(live: Live, off: tuple[str, int, int]) -> str | None:
-    """The first of the model's example sentences whose translation changes with head
-    ``off`` switched off (the sidebar's settings otherwise), or None."""
-    settings = live.trace.settings
-    for example in live.translator.info.examples:
-        if example == live.trace.src_text:
-            continue
-        before = cache.decode(live.key, example, settings).output_text
-        if cache.decode(live.key, example, settings, heads_off=(off,)).output_text != before:
-            return example
-    return None
 
 
 def heads_off(live: Live, turn: int) -> Chapter:
     """A head whose switch-off changes this sentence's translation (the most important one
-    that does, of the ``HEADS_TRIED`` most important), or, when none does, the most
+    that does, of the ``lesson_picks.HEADS_TRIED`` most important), or, when none does, the most
     important head and an example sentence where it matters: the translation again, and
     how each of the original tokens' probabilities changed (teacher-forced with the head
     off)."""
     tr = live.trace
-    ranked, kept = _ranked_heads(live)
-    off, ablated, rank = _head_that_matters(live, ranked)
+    ranked, kept = lesson_picks.ranked_heads(live)
+    off, ablated, rank = lesson_picks.head_that_matters(live, ranked)
     tokens = tuple(tr.tgt_tokens[1:])
-    forced = cache.teacher_force(live.key, tr.src_text, tokens, tr.settings, (off,))
+    forced = cache.teacher_force(live.key, tr.src_text, tokens, tr.settings, heads_off=(off,))
     before = np.array([s.prob for s in tr.steps])
     after = np.array([s.prob for s in forced.steps])[: len(before)]
     fig = viz.probability_change(list(tr.step_labels), before, after, t("heads_off_change_title"),
@@ -359,11 +385,12 @@ def heads_off(live: Live, turn: int) -> Chapter:
                                  step_label=t("heads_off_step_axis"), text=viz_labels())
     kind, layer, head = off
     options, answer = _yes_no(ablated.output_text != tr.output_text)
-    where = sentence_where_it_matters(live, off) if rank == 0 else None
-    named = {"head": t("lesson_head_name", layer=layer, head=head), "kind": t(f"tab_{kind}"),
+    where = lesson_picks.sentence_where_it_matters(live, off) if rank == 0 else None
+    named = {"head": t("lesson_head_name", layer=layer_number(layer), head=head_number(head)),
+             "kind": t(f"tab_{kind}"),
              "chosen_by": t("lesson_chosen_heldout" if kept else "lesson_chosen_sentence")}
     choice = (t("lesson_heads_off_found", rank=rank, **named) if rank else
-              t("lesson_heads_off_none", tried=min(HEADS_TRIED, len(ranked)), **named))
+              t("lesson_heads_off_none", tried=min(lesson_picks.HEADS_TRIED, len(ranked)), **named))
     return Chapter({**named, "choice": choice, "output": md_literal(tr.output_text),
                     "ablated": md_literal(ablated.output_text) or "—",
                     "rank": rank,
@@ -373,78 +400,57 @@ def heads_off(live: Live, turn: int) -> Chapter:
                    variant="" if rank else "none", sentence=where)
 
 
-PAIRS_FILE = Path(__file__).with_name("minimal_pairs.tsv")
-
-
-def minimal_pairs() -> list[tuple[str, str]]:
-    """The candidate pairs of chapter 10 (``minimal_pairs.tsv``), in order."""
-    lines = PAIRS_FILE.read_text(encoding="utf-8").splitlines()
-    return [tuple(line.split("\t")) for line in lines if line and not line.startswith("#")]
-
-
-def _changed_word(a: DecodeTrace, b: DecodeTrace) -> int | None:
-    """The first content token of ``b``'s source that ``a``'s does not share, or None."""
-    return next((j for j in changed_tokens(a.src_labels, b.src_labels)
-                 if is_content(b.src_labels[j])), None)
-
-
-def pair_that_parts(live: Live) -> tuple[DecodeTrace, DecodeTrace] | None:
-    """The traces of the first candidate pair the model reads without unknown words and
-    translates differently, with a changed content word on each side (the sidebar's
-    languages and task, greedy), or None."""
-    s = live.trace.settings
-    greedy = GenerationSettings(src_lang=s.src_lang, tgt_lang=s.tgt_lang, task=s.task)
-    for a, b in minimal_pairs():
-        try:
-            ta, tb = (cache.decode(live.key, x, greedy) for x in (a, b))
-        except InputError:
-            continue
-        if (not (ta.unknown_words or tb.unknown_words) and ta.output_text != tb.output_text
-                and None not in (_changed_word(ta, tb), _changed_word(tb, ta))):
-            return ta, tb
-    return None
-
-
-def looked_at(trace: DecodeTrace, query: int) -> tuple[np.ndarray, list[int]]:
-    """The last encoder layer's attention of source token ``query``, averaged over the heads
-    (S,), and the tokens it may be asked about: the content tokens other than itself."""
-    row = trace.encoder_attentions[-1].mean(axis=0)[query]  # (S,)
-    keys = [j for j, label in enumerate(trace.src_labels) if j != query and is_content(label)]
-    return row, keys
+def _pair_note(live: Live, passed_over: str) -> str:
+    """What chapter 10 says of the pair it shows when it passed over the list's first pair
+    (``pair_that_parts``): that the model cannot read it, or that it translates it wrong
+    (both sentences and their translations)."""
+    a, b = lesson_picks.minimal_pairs()[0]
+    if passed_over == "unknown":
+        return say("lesson_pair_first_unknown", a=md_literal(a), b=md_literal(b))
+    if passed_over != "wrong":
+        return ""
+    ta, tb = lesson_picks.pair_traces(live, (a, b))
+    return say("lesson_pair_first_wrong", a=md_literal(a), b=md_literal(b),
+               out_a=md_literal(ta.output_text) or "—", out_b=md_literal(tb.output_text) or "—")
 
 
 def minimal_pair(live: Live, turn: int) -> Chapter:
-    """One word changed: the first candidate pair the model translates differently, where
-    the translations part, and which other word the changed word attends to most in the
-    last encoder layer (the mean of its heads), in B and in A."""
-    found = pair_that_parts(live)
+    """One word changed: the first candidate pair the model translates differently and
+    right (``pair_that_parts``; the chapter says so when it passes over the list's first
+    pair), where the translations part, the verdict on both, and which other word the
+    changed word attends to most in the last encoder layer (the mean of its heads), in B and
+    in A, drawn as one pair of bars per other word."""
+    found = lesson_picks.pair_that_parts(live)
     if found is None:
         return Chapter(why="lesson_no_pair")
-    ta, tb = found
-    j, i = _changed_word(ta, tb), _changed_word(tb, ta)
-    row, keys = looked_at(tb, j)
-    best = max(keys, key=lambda k: row[k])
-    row_a, keys_a = looked_at(ta, i)
-    best_a = max(keys_a, key=lambda k: row_a[k])
-    part = first_difference(list(ta.tgt_labels[1:]), list(tb.tgt_labels[1:]))
-    layers = tb.encoder_attentions.shape[0]
-    att = tb.encoder_attentions[-1].mean(axis=0)  # (S, S)
-    fig = viz.attention_heatmap(att, list(tb.src_labels), list(tb.src_labels),
-                                title=t("lesson_pair_title", layer=layers - 1),
-                                query_label=t("query_source_token"),
-                                key_label=t("key_source_token"), marked=[(j, best)],
-                                text=viz_labels())
+    ta, tb, passed_over = found
+    j = lesson_picks.changed_word(ta, tb)
+    row, keys = lesson_picks.looked_at(tb, j)  # A's changed word is at j too, the rest alike
+    row_a = lesson_picks.looked_at(ta, j)[0]
+    best, best_a = max(keys, key=lambda k: row[k]), max(keys, key=lambda k: row_a[k])
+    layer = layer_number(tb.encoder_attentions.shape[0] - 1)
+    series = {t("lesson_pair_series", sentence="A", word=ta.src_labels[j]): row_a[keys],
+              t("lesson_pair_series", sentence="B", word=tb.src_labels[j]): row[keys]}
+    fig = viz.grouped_bars([tb.src_labels[k] for k in keys], series,
+                           t("lesson_pair_title", layer=layer), group_label=t("lesson_pair_axis"),
+                           value_label=t("lesson_pair_value"), mark=keys.index(best),
+                           text=viz_labels())
     options = [(str(k), f"{code_span(tb.src_labels[k])} ({k})")
                for k in sorted(sorted(keys, key=lambda k: -row[k])[:4])]
+    grammar = not (live.translator.info.subword or live.translator.info.backend == "huggingface")
     return Chapter({"a": md_literal(ta.src_text), "b": md_literal(tb.src_text),
                     "out_a": md_literal(ta.output_text), "out_b": md_literal(tb.output_text),
                     "changed": code_span(tb.src_labels[j]),
-                    "changed_a": code_span(ta.src_labels[i]), "step": part + 1,
+                    "changed_a": code_span(ta.src_labels[j]),
+                    "step": first_difference([s.token_id for s in ta.steps],  # ids, not labels
+                                             [s.token_id for s in tb.steps]) + 1,
                     "best": code_span(tb.src_labels[best]), "weight": f"{row[best]:.0%}",
                     "best_a": code_span(ta.src_labels[best_a]),
-                    "weight_a": f"{row_a[best_a]:.0%}", "layer": layers - 1},
+                    "weight_a": f"{row_a[best_a]:.0%}", "layer": layer,
+                    "verdict": t("lesson_pair_verdict_grammar" if grammar
+                                 else "lesson_pair_verdict")},
                    fig, options, str(best), action="open_compare", sentence=ta.src_text,
-                   compare=tb.src_text)
+                   compare=tb.src_text, note=_pair_note(live, passed_over))
 
 
 def attention_story(live: Live, turn: int) -> Chapter:
@@ -464,11 +470,12 @@ def attention_story(live: Live, turn: int) -> Chapter:
     src = round(100 * float(vz.source_share()[layer, row]))
     fig = viz.grouped_bars(list(tr.src_labels),
                            {t("lesson_story_attention"): att[row], t("lesson_story_used"): used},
-                           t("lesson_story_title", k=row + 1, layer=layer),
+                           t("lesson_story_title", k=row + 1, layer=layer_number(layer)),
                            group_label=t("key_source_token"), value_label=t("lesson_story_axis"),
                            mark=a_best, text=viz_labels())
     options = [("same", t("lesson_story_same")), ("other", t("lesson_story_other"))]
-    return Chapter({"k": row + 1, "token": code_span(tr.tgt_labels[row + 1]), "layer": layer,
+    return Chapter({"k": row + 1, "token": code_span(tr.tgt_labels[row + 1]),
+                    "layer": layer_number(layer),
                     "att_best": code_span(tr.src_labels[a_best]),
                     "att_weight": f"{att[row, a_best]:.0%}",
                     "used_best": code_span(tr.src_labels[u_best]),

@@ -21,17 +21,35 @@ import streamlit as st
 
 from model import DecodeTrace, Translator
 
-from .chapters import BUILDERS, Chapter, Live
+from .chapters import (
+    BUILDERS,
+    SAMPLE_SEEDS,
+    SAMPLE_TEMPERATURES,
+    SAMPLES,
+    Chapter,
+    Live,
+    fill,
+    number_text,
+    sample_values,
+)
 from .charts import chart
 from .i18n import labels, lang, t
+from .lesson_picks import POSITION_MODES, position_outputs
 from .text import md_literal, token_row
 
 LESSON_FILE = Path(__file__).with_name("lesson.toml")
 MODE_KEY, LESSON_KEY, PICK_KEY = "page_mode", "lesson", "lesson_pick"
 MODES = ("explore", "lesson")
 TEXT_FIELDS = ("title", "text", "question", "reveal", "look", "try")
-SAMPLE_TEMPERATURES = (1.2, 0.7)  # chapter 8's try: a flatter, then a sharper distribution
-SAMPLES, SAMPLE_SEEDS = 3, 12  # samples shown per temperature, seeds tried for them
+#: Which try-it actions have a button and the string key of its label (``try_label``).
+TRY_LABELS = {"longer_sentence": "lesson_try_longer", "next_head": "lesson_try_next_head",
+              "next_word": "lesson_try_next_word",
+              "changing_sentence": "lesson_try_changing_sentence",
+              "open_compare": "lesson_try_open_compare", "open_heads": "lesson_try_open_heads",
+              "open_masks": "lesson_try_open_masks",
+              "open_positional": "lesson_try_open_positional",
+              "open_attribution": "lesson_try_open_attribution",
+              "positions_off": "lesson_try_positions", "sample": "lesson_try_sample"}
 
 
 @lru_cache(maxsize=1)
@@ -74,6 +92,37 @@ def field_text(chapter: dict, name: str, variant: str = "") -> str:
     chapter has one for ``variant``, else ``NAME`` (English where Chinese is missing)."""
     entry = chapter.get(f"{name}_{variant}", chapter[name]) if variant else chapter[name]
     return entry.get(lang(), entry["en"])
+
+
+def chapter_text(chapter: dict, name: str, made: Chapter) -> str:
+    """A chapter's text field as shown: ``field_text`` of ``made``'s variant filled with its
+    values by ``ui.chapters.fill`` (a quoted sentence's end punctuation never doubled)."""
+    return fill(field_text(chapter, name, made.variant), made.values)
+
+
+def try_label(made: Chapter) -> str | None:
+    """The label of ``made``'s try-it button in the session's language, or None when it has
+    none; chapter 8's names the samples and temperatures ``samples`` uses."""
+    key = TRY_LABELS.get(made.action or "")
+    return None if key is None else t(key, **sample_values()) if made.action == "sample" else t(key)
+
+
+def samples(live: Live) -> list[tuple[float, list[str]]]:
+    """Chapter 8's samples: for each of ``SAMPLE_TEMPERATURES``, the temperature its
+    decodings were run at (their settings') and up to ``SAMPLES`` clean outputs
+    (``clean_samples``; "—" for an empty one)."""
+    shown = []
+    for temperature in SAMPLE_TEMPERATURES:
+        used: set[float] = set()
+
+        def draw(seed: int, temp: float = temperature, used: set = used) -> str:
+            trace = live.decode(num_beams=1, do_sample=True, temperature=temp, seed=seed)
+            used.add(trace.settings.temperature)
+            return trace.output_text or "—"
+
+        outs = clean_samples(draw, blocked_words())
+        shown.append((used.pop() if len(used) == 1 else temperature, outs))
+    return shown
 
 
 def mode_switch() -> str:
@@ -121,38 +170,34 @@ def _longer_example(live: Live) -> str | None:
 
 
 def _try_action(chapter_id: str, made: Chapter, live: Live) -> None:
-    """The chapter's try-it button, and what it shows when pressed."""
-    action, state = made.action, st.session_state
+    """The chapter's try-it button (``try_label``), and what it shows when pressed."""
+    action, state, label = made.action, st.session_state, try_label(made)
+    if label is None:
+        return
     if action == "longer_sentence":
         example = _longer_example(live)
         if example is not None:
-            st.button(t("lesson_try_longer"), key="lesson_try",
-                      on_click=lambda: state.update(sentence=example))
+            st.button(label, key="lesson_try", on_click=lambda: state.update(sentence=example))
     elif action in ("next_head", "next_word"):
         turn = f"lesson_turn_{chapter_id}"
-        st.button(t(f"lesson_try_{action}"), key="lesson_try",
+        st.button(label, key="lesson_try",
                   on_click=lambda: state.update({turn: state.get(turn, 0) + 1}))
     elif action == "changing_sentence" and made.sentence:
-        st.button(t("lesson_try_changing_sentence"), key="lesson_try",
-                  on_click=lambda: state.update(sentence=made.sentence))
+        st.button(label, key="lesson_try", on_click=lambda: state.update(sentence=made.sentence))
     elif action == "open_compare" and made.sentence and made.compare:
-        st.button(t("lesson_try_open_compare"), key="lesson_try", on_click=lambda: state.update(
+        st.button(label, key="lesson_try", on_click=lambda: state.update(
             {MODE_KEY: "explore", "view": "compare", "sentence": made.sentence,
              "compare": made.compare}))
     elif action in ("open_heads", "open_masks", "open_positional", "open_attribution"):
-        view = action.removeprefix("open_")
-        st.button(t(f"lesson_try_{action}"), key="lesson_try", on_click=_open_view(view))
-    elif action == "positions_off" and st.button(t("lesson_try_positions"), key="lesson_try"):
-        shown = {mode: live.decode(positional=mode).output_text
-                 for mode in ("normal", "none", "shuffled")}
-        st.markdown(t("lesson_positions_results",
-                      **{m: md_literal(text) or "—" for m, text in shown.items()}))
-    elif action == "sample" and st.button(t("lesson_try_sample"), key="lesson_try"):
-        for temperature in SAMPLE_TEMPERATURES:
-            outs = clean_samples(lambda seed, temp=temperature: live.decode(
-                num_beams=1, do_sample=True, temperature=temp, seed=seed).output_text or "—",
-                blocked_words())
-            st.markdown(t("lesson_samples", temperature=temperature,
+        st.button(label, key="lesson_try", on_click=_open_view(action.removeprefix("open_")))
+    elif action == "positions_off" and st.button(label, key="lesson_try"):
+        sentence = made.sentence or live.trace.src_text
+        shown = position_outputs(live, sentence)
+        st.markdown(t("lesson_positions_results", sentence=md_literal(sentence),
+                      **{m: md_literal(shown[m]) or "—" for m in POSITION_MODES}))
+    elif action == "sample" and st.button(label, key="lesson_try"):
+        for temperature, outs in samples(live):
+            st.markdown(t("lesson_samples", temperature=number_text(temperature),
                           outputs=token_row(outs) or "—"))
 
 
@@ -161,7 +206,7 @@ def _question(chapter: dict, made: Chapter, qkey: str) -> bool:
     state = st.session_state
     ids = [o for o, _ in made.options]
     names = dict(made.options)
-    choice = st.radio(field_text(chapter, "question", made.variant).format(**made.values), ids,
+    choice = st.radio(chapter_text(chapter, "question", made), ids,
                       index=None, key=qkey, format_func=labels(ids, names.get))
     if choice is None and not state.get(f"{qkey}_shown"):
         st.button(t("lesson_show"), key=f"{qkey}_show",
@@ -192,14 +237,14 @@ def lesson_view(translator: Translator, trace: DecodeTrace, key: tuple) -> None:
     if made.why is not None:
         st.info(t(made.why))
         return
-    values = made.values
-    st.markdown(field_text(chapter, "text", made.variant).format(**values))
+    if made.note:
+        st.info(made.note)
+    st.markdown(chapter_text(chapter, "text", made))
     qkey = f"lesson_q_{cid}_{abs(hash((key[0], trace.src_text, trace.settings, turn)))}"
     if _question(chapter, made, qkey):
-        st.markdown(field_text(chapter, "reveal", made.variant).format(**values))
-        st.caption(field_text(chapter, "look", made.variant).format(**values))
+        st.markdown(chapter_text(chapter, "reveal", made))
+        st.caption(chapter_text(chapter, "look", made))
         if made.figure is not None:
             chart(made.figure, key=f"lesson_chart_{cid}")
-    st.markdown(f"**{t('lesson_try_label')}** "
-                + field_text(chapter, "try", made.variant).format(**values))
+    st.markdown(f"**{t('lesson_try_label')}** " + chapter_text(chapter, "try", made))
     _try_action(cid, made, live)

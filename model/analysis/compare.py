@@ -5,7 +5,7 @@ part. Pure functions of token lists and arrays."""
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 
 import numpy as np
 
@@ -34,9 +34,10 @@ def difference(a: np.ndarray, b: np.ndarray, pairs: Sequence[tuple[int, int]]) -
     return b[np.ix_(ib, ib)] - a[np.ix_(ia, ia)]
 
 
-def first_difference(a: Sequence[str], b: Sequence[str]) -> int | None:
+def first_difference(a: Sequence[Hashable], b: Sequence[Hashable]) -> int | None:
     """The 0-based index of the first token where two outputs differ (the shorter one's
-    length when one is the other's beginning); None when they are equal."""
+    length when one is the other's beginning); None when they are equal. Compare token ids
+    (or the tokenizer's tokens), never display labels: two tokens may share a label."""
     for i, (x, y) in enumerate(zip(a, b, strict=False)):
         if x != y:
             return i
