@@ -33,8 +33,9 @@ def warm_up():
     modules, load the default model into the app's own cache (``ui.cache.load_model``), run
     it once and build one figure, read the prebuilt CC-CEDICT index (the glosses and the
     verdict's dictionary, ``model.analysis.cedict``), the English lemmas
-    (``model.analysis.lemmas``) and pypinyin's phrases (``ui.pinyin.phrase_map``), then
-    tidy the heap as the app does after every run.
+    (``model.analysis.lemmas``), pypinyin's phrases (``ui.pinyin.phrase_map``) and jieba's
+    word segmenter (``ui.pinyin.segmenter``), then tidy the heap as the app does after
+    every run.
 
     Returns:
         The default model (a ``model.Translator``), or None when there is none or it could
@@ -73,11 +74,11 @@ def warm_up():
         from model.analysis.cedict import gloss_dictionary
         from model.analysis.lemmas import lemma_table
         from model.analysis.lexicon import lexicon
-        from ui.pinyin import phrase_map
+        from ui.pinyin import phrase_map, segmenter
 
         # The prebuilt CC-CEDICT index and the English lemmas: the header's verdict needs
-        # them; the pinyin over the header's words needs the phrases.
-        lexicon(), gloss_dictionary(), lemma_table(), phrase_map()
+        # them; the header's words need the segmenter, their pinyin the phrases.
+        lexicon(), gloss_dictionary(), lemma_table(), phrase_map(), segmenter()("我们")
         tidy_heap()
         return translator
     except Exception:  # a broken model folder must not stop the server

@@ -1,5 +1,6 @@
-"""Pinyin under Chinese tokens (ui.pinyin): read in context, one reading per label, and
-drawn as a second line on token axes (viz.axes)."""
+"""Pinyin under Chinese tokens (ui.pinyin): words cut as jieba cuts them, each read as
+pypinyin reads that word alone, one reading per label, and drawn as a second line on token
+axes (viz.axes)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import rjieba
 from apptest_helpers import APP, chart_title, charts, heading
 from hypothesis import given
 from hypothesis import strategies as st
@@ -18,7 +20,7 @@ from pypinyin import Style, pinyin
 from streamlit.testing.v1 import AppTest
 
 from model.training.classroom_set import read_set
-from ui.pinyin import PHRASES_FILE, phrase_map, readings, with_pinyin
+from ui.pinyin import PHRASES_FILE, _syllables, phrase_map, readings, segment, with_pinyin
 from viz import attention_heatmap
 from viz.axes import label_px
 
@@ -37,31 +39,78 @@ def test_the_phrase_map_holds_every_phrase_of_pypinyin_read_without_heteronyms()
     assert dict(phrase_map()) == {k: " ".join(r[0] for r in v) for k, v in phrases.items()}
 
 
-def test_a_server_reads_as_pypinyin_with_its_own_phrases_and_leaves_no_setting_behind():
+# Sentences holding the phrases a review found glossed and read across word edges (在教
+# "believer", 把手 "handle", 机关 "agency", 中学 "middle school", 请把 read as one, 都会
+# "city"), each with its words as a Chinese reader splits it; and sentences where the same
+# characters are one word.
+REVIEW = {
+    "老师在教室教学生。": ["老师", "在", "教室", "教", "学生", "。"],
+    "他在教室中学习。": ["他", "在", "教室", "中", "学习", "。"],
+    "请把书放在桌子上。": ["请", "把", "书", "放在", "桌子", "上", "。"],
+    "我们都会游泳。": ["我们", "都", "会", "游泳", "。"],
+    "你们都会来吗？": ["你们", "都", "会", "来", "吗", "？"],
+    "门的把手坏了。": ["门", "的", "把手", "坏", "了", "。"],
+    "我在教育机关工作。": ["我", "在", "教育", "机关", "工作", "。"],
+    "他在中学教书。": ["他", "在", "中学", "教书", "。"],
+}
+
+
+def test_the_review_sentences_are_cut_as_a_chinese_reader_cuts_them():
+    for text, expected in REVIEW.items():
+        assert segment(text) == expected, text
+    assert segment("1998年<s>我们") == ["1998", "年", "<s>", "我们"]
+    assert segment("") == []
+
+
+@given(st.text(alphabet="我们都会游泳请把手机关掉在教室中学习1a <>/s？。", max_size=16))
+def test_segment_is_lossless_and_cuts_chinese_as_jieba_does(text):
+    words = segment(text)
+    assert "".join(words) == text and all(words)
+    han = [w for w in words if "\u4e00" <= w[0] <= "\u9fff"]
+    assert all("\u4e00" <= c <= "\u9fff" for w in han for c in w)
+    runs = re.findall(r"[\u4e00-\u9fff]+", text)
+    assert han == [w for run in runs for w in rjieba.cut(run)]
+
+
+def test_a_character_is_read_in_its_own_word():
+    assert _syllables("我们都会游泳。")[2] == "dōu"  # 都 alone, not dū of 都会 "city"
+    assert _syllables("北京是一个大都会。")[6] == "dū"  # 大都会, one word: a metropolis
+    assert readings(["请", "把", "书"]) == ["qǐng", "bǎ", "shū"]
+
+
+def test_a_server_reads_each_word_as_pypinyin_reads_it_alone_and_leaves_no_setting_behind():
     # The reference: a fresh process where pypinyin loads its own phrases (one json.loads)
-    # and segments with them; against it, ui.pinyin in a fresh process (pypinyin without
-    # phrases, the packed map and the same segmentation), and ui.pinyin after pypinyin was
-    # imported with its phrases. None leaves the variables that turn pypinyin's phrases off
-    # to the processes it starts.
+    # and reads each word of jieba's cut alone with them; against it, ui.pinyin in a fresh
+    # process (pypinyin without phrases, the packed map and pypinyin's segmentation within
+    # each word), and ui.pinyin after pypinyin was imported with its phrases. None leaves
+    # the variables that turn pypinyin's phrases off to the processes it starts.
     root = Path(__file__).resolve().parents[1]
     with open(root / "pretrained" / "en-zh-everyday" / "heldout.tsv", encoding="utf-8") as f:
         texts = [line.rstrip("\n").split("\t")[1] for line in f]
-    texts += [item.zh for item in read_set()]
+    texts += [item.zh for item in read_set()] + list(REVIEW)
     reference = ("import json, sys; from pypinyin import Style, pinyin;"
-                 "texts = json.load(sys.stdin);"
-                 "print(json.dumps([[r[0] if r else '' for r in pinyin(t, style=Style.TONE, "
-                 "errors=lambda run: [[''] for _ in run])] for t in texts]))")
+                 "words = json.load(sys.stdin);"
+                 "print(json.dumps([[r[0] if r else '' for w in ws for r in pinyin("
+                 "w, style=Style.TONE, errors=lambda run: [[''] for _ in run])] "
+                 "for ws in words]))")
     ours = ("import json, os, sys; {first}; import ui.pinyin as p;"
             "assert not any(k.startswith('PYPINYIN') for k in os.environ);"
             "texts = json.load(sys.stdin);"
             "print(json.dumps([p._syllables(t) for t in texts]))")
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYPINYIN")}
-    got = [json.loads(subprocess.run(
-        [sys.executable, "-c", code], input=json.dumps(texts), cwd=root,
-        env=env, capture_output=True, text=True, check=True).stdout)
-        for code in (reference, ours.format(first="pass"), ours.format(first="import pypinyin"))]
+
+    def run(code: str, data: list) -> list:
+        return json.loads(subprocess.run(
+            [sys.executable, "-c", code], input=json.dumps(data), cwd=root,
+            env=env, capture_output=True, text=True, check=True).stdout)
+
+    got = [run(reference, [segment(t) for t in texts]),
+           run(ours.format(first="pass"), texts),
+           run(ours.format(first="import pypinyin"), texts)]
     assert got[0] == got[1] == got[2]
     assert sum(any(r) for r in got[0]) > len(texts) / 2  # Chinese sentences, read
+    review = got[0][-len(REVIEW):]
+    assert review[list(REVIEW).index("我们都会游泳。")][2] == "dōu"
 
 
 @given(st.lists(st.text(alphabet="我们你好为什么行长abc123 <>/s？。", min_size=1, max_size=4),

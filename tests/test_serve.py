@@ -82,7 +82,7 @@ def test_the_served_page_loads_a_chart_module_the_server_has():
     import re
     import urllib.request
 
-    from benchmarks.harness import streamlit_server
+    from testkit.harness import streamlit_server
 
     with streamlit_server(script="serve.py") as server:
         with urllib.request.urlopen(server.url + "/") as page:

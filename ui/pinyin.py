@@ -3,9 +3,12 @@
 Each target token's label gets its pinyin as a second line (``"们\\nmen"``): the ``viz``
 token axes draw it under the token on an x axis and beside it on a y axis
 (``viz.axes.token_axis``); the header shows the translation's words with their pinyin over
-them and their English gloss on hover (``ui.gloss``). Readings come from the whole output
-at once, so that a character with several readings is read in its word (为什么 -> wèi
-shén me, not wéi).
+them and their English gloss on hover (``ui.gloss``). The whole output is cut into words as
+a Chinese reader splits them, by jieba (``segment``: ``rjieba``, jieba-rs with its
+dictionary built in, MIT licence), and each word is read as pypinyin reads that word alone,
+with its phrases, so that a character with several readings is read in its own word (为什么
+-> wèi shén me, not wéi; 我们 都 会 -> dōu, not the dū of 都会 "city", a phrase across two
+words).
 The sidebar switch (``PINYIN_KEY``, ``?pinyin=false`` in a link) is on by default when the
 page is in English (a reader of the English page may not read Chinese) and off in Chinese.
 """
@@ -17,7 +20,7 @@ import functools
 import json
 import os
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 # pypinyin builds its phrase dictionary when first imported, from one json.loads of its
 # 2 MB file, and a set of every prefix of every phrase for its segmenter: about 40 MB of
@@ -83,23 +86,57 @@ def _words(run: str, phrases: PackedMap[str]) -> Iterator[str]:
         run = run[longest:]
 
 
-def _syllables(text: str) -> list[str]:
-    """One reading per character of ``text`` ("" for a character that is not Chinese), as
-    pypinyin reads it with its phrases (``pinyin(text, style=Style.TONE)``): its runs of
-    Chinese (``simple_seg``) cut into phrases (``_words``), a phrase read from
-    ``phrase_map``, any other character by pypinyin."""
-    phrases, out = phrase_map(), []
+@functools.cache
+def segmenter() -> Callable[[str], list[str]]:
+    """jieba's word segmentation, as ``rjieba`` (jieba-rs, MIT licence) gives it: a function
+    from a run of Chinese characters to its words (``cut``: the most probable path through
+    jieba's dictionary, unknown words found by its HMM), as a Chinese reader splits them:
+    ``我们都会游泳`` -> ``我们 都 会 游泳``, not pypinyin's longest phrases (``都会``, "city").
+    Imported on first use, once per process: about 33 MB resident, a quarter of a second
+    (``serve.warm_up`` loads it before the first visit)."""
+    import rjieba
+
+    return rjieba.cut
+
+
+def segment(text: str) -> list[str]:
+    """``text`` as words: each run of Chinese characters (pypinyin's ``simple_seg``) cut by
+    ``segmenter``, every run of other characters one piece. Lossless: the pieces joined give
+    ``text`` (a run the segmenter would not give back whole stays one piece); ``[]`` for
+    ``""``."""
+    out = []
     for piece in simple_seg(text):
-        if not RE_HANS.match(piece):
-            out.extend([""] * len(piece))
-            continue
-        for word in _words(piece, phrases):
-            if word in phrases:
-                out.extend(phrases[word].split(" "))
-            else:
-                out.extend(r[0] if r else "" for r in pinyin(
-                    word, style=Style.TONE, errors=lambda run: [[""] for _ in run]))
+        if piece and RE_HANS.match(piece):
+            cut = segmenter()(piece)
+            out.extend(cut if "".join(cut) == piece else [piece])
+        elif piece:
+            out.append(piece)
     return out
+
+
+def word_syllables(word: str) -> list[str]:
+    """One reading per character of ``word`` (a word of ``segment``), as pypinyin reads the
+    word alone with its phrases (``pinyin(word, style=Style.TONE)``): its longest phrases
+    (``_words``) read from ``phrase_map``, any other character by pypinyin; "" for a
+    character that is not Chinese."""
+    if not RE_HANS.match(word):
+        return [""] * len(word)
+    phrases, out = phrase_map(), []
+    for part in _words(word, phrases):
+        if part in phrases:
+            out.extend(phrases[part].split(" "))
+        else:
+            out.extend(r[0] if r else "" for r in pinyin(
+                part, style=Style.TONE, errors=lambda run: [[""] for _ in run]))
+    return out
+
+
+def _syllables(text: str) -> list[str]:
+    """One reading per character of ``text`` ("" for a character that is not Chinese):
+    ``text`` cut into words as a Chinese reader splits them (``segment``), each word read as
+    pypinyin reads it alone (``word_syllables``), so a character is read in its own word
+    (我们都会 -> wǒ men dōu huì: 都 alone, not the 都会 "city" of pypinyin's segmentation)."""
+    return [syl for word in segment(text) for syl in word_syllables(word)]
 
 
 def readings(labels: Sequence[str]) -> list[str]:

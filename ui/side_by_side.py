@@ -94,7 +94,7 @@ def _head_name(head: int) -> str:
     return t("compare_mean_heads") if head == MEAN else head_label(head)
 
 
-def _side(trace: DecodeTrace, side: str, model: str, layer: int, head: int) -> None:
+def _side(trace: DecodeTrace, side: str, model: str, layer: int, *, head: int) -> None:
     """One column: the sentence, its translation, its cross- and encoder self-attention."""
     st.markdown(t("compare_side", side=side, model=md_literal(model),
                   sentence=md_literal(trace.src_text)))
@@ -109,10 +109,29 @@ def _side(trace: DecodeTrace, side: str, model: str, layer: int, head: int) -> N
                                     text=viz_labels()), key=f"compare_{side}_{kind}")
 
 
-def _where_they_part(a: DecodeTrace, b: DecodeTrace) -> None:
-    """The step where the translations part, named with the tokens each writes there."""
+def _tokens_compared(trace: DecodeTrace, same_model: bool) -> list:
+    """What two decodings are compared by, for ``trace``'s generated tokens (``tgt_ids[1:]``,
+    T of them): their ids when both decodings come from one model (one vocabulary, where one
+    id is one token), else the tokenizer's token strings (ids of two vocabularies name
+    different things). Never the labels: a label carries its pinyin read in its own
+    sentence (都 dū in 都会, dōu in 都 会), and two pieces may share one label."""
+    if same_model:
+        return [int(i) for i in np.asarray(trace.tgt_ids).reshape(-1)[1:]]
+    return list(trace.tgt_tokens[1:])
+
+
+def parting_step(a: DecodeTrace, b: DecodeTrace, same_model: bool) -> int | None:
+    """The 0-based index of the first generated token where A and B differ, by
+    ``_tokens_compared`` (ids on one model), never by labels; None when they are equal. The
+    shorter output's length when it is the other's beginning."""
+    return first_difference(_tokens_compared(a, same_model), _tokens_compared(b, same_model))
+
+
+def _where_they_part(a: DecodeTrace, b: DecodeTrace, same_model: bool) -> None:
+    """The step where the translations part (``parting_step``), named with the labels of
+    the tokens each writes there."""
     out_a, out_b = list(a.tgt_labels[1:]), list(b.tgt_labels[1:])
-    i = first_difference(out_a, out_b)
+    i = parting_step(a, b, same_model)
     if i is None:
         st.markdown(t("compare_same_output", n=len(out_a)))
         return
@@ -141,10 +160,20 @@ def _scored_after_both(key: tuple, a: DecodeTrace, b: DecodeTrace,
                      a=f"{rows[low][1]:.2f}", b=f"{rows[low][2]:.2f}"))
 
 
-def _difference_map(a: DecodeTrace, b: DecodeTrace, layer: int, head: int) -> None:
-    """The encoder self-attention of B minus A on the tokens both sentences share, and its
-    largest change in words."""
-    pairs = shared_tokens(a.src_labels, b.src_labels)
+def _source_compared(trace: DecodeTrace, same_model: bool) -> list:
+    """What two sentences' source tokens are compared by (S of them): their ids on one model
+    when the backend gives them, else the tokenizer's token strings; never the labels
+    (byte-level ``Ġit`` and ``it`` share the label ``it``)."""
+    if same_model and trace.src_ids is not None:
+        return [int(i) for i in np.asarray(trace.src_ids).reshape(-1)]
+    return list(trace.src_tokens)
+
+
+def _difference_map(a: DecodeTrace, b: DecodeTrace, layer: int, head: int,
+                    *, same_model: bool) -> None:
+    """The encoder self-attention of B minus A on the tokens both sentences share (by
+    ``_source_compared``), and its largest change in words."""
+    pairs = shared_tokens(_source_compared(a, same_model), _source_compared(b, same_model))
     if len(pairs) < 2 or len(pairs) == len(a.src_labels) == len(b.src_labels):
         st.caption(t("compare_no_shared"))
         return
@@ -180,7 +209,7 @@ def compare_view(translator: Translator, trace: DecodeTrace, key: tuple) -> None
         layer, head = _pickers(trace, trace)
         left, _ = columns(2, wrap=True)
         with left:
-            _side(trace, "A", translator.name, layer, head)
+            _side(trace, "A", translator.name, layer, head=head)
         return
     if len(second) > MAX_CHARS:
         st.warning(t("compare_too_long", n=len(second), limit=MAX_CHARS))
@@ -194,13 +223,14 @@ def compare_view(translator: Translator, trace: DecodeTrace, key: tuple) -> None
         return
     b = pinyin.annotate(b)
     layer, head = _pickers(trace, b)
-    _where_they_part(trace, b)
+    same_model = other_key == key
+    _where_they_part(trace, b, same_model)
     left, right = columns(2, wrap=True)
     with left:
-        _side(trace, "A", translator.name, layer, head)
+        _side(trace, "A", translator.name, layer, head=head)
     with right:
-        _side(b, "B", model_b.name, layer, head)
+        _side(b, "B", model_b.name, layer, head=head)
     if name == SAME and trace.beam is None:
         _scored_after_both(key, trace, b, GenerationSettings(
             src_lang=settings.src_lang, tgt_lang=settings.tgt_lang, task=settings.task))
-    _difference_map(trace, b, layer, head)
+    _difference_map(trace, b, layer, head, same_model=same_model)
