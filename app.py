@@ -162,14 +162,19 @@ def header(translator: Translator, trace: DecodeTrace, key: tuple) -> None:
         grammar = t("grammar_match")
     else:
         grammar = t("grammar_differs", expected=md_literal(expected))
-    st.caption(t("decoded_with", how=controls.describe(trace.settings), grammar=grammar))
-    if not charts.presenting():  # the take-home page: built only when clicked, no rerun
-        language = i18n.lang()
-        st.download_button(t("home_download"),
-                           lambda: take_home.page_html(trace, translator.name, language),
-                           file_name=take_home.file_name(trace), mime="text/html",
-                           key="take_home", on_click="ignore", help=t("home_download_help"),
-                           icon=":material/download:")
+    decoded = t("decoded_with", how=controls.describe(trace.settings), grammar=grammar)
+    place = st  # Present mode: the take-home page's button beside the line, not under it
+    if charts.presenting():
+        line, place = st.columns([5, 1], vertical_alignment="center")
+        line.caption(decoded)
+    else:
+        st.caption(decoded)
+    language = i18n.lang()  # the take-home page: built only when clicked, no rerun
+    place.download_button(t("home_download"),
+                          lambda: take_home.page_html(trace, translator.name, language),
+                          file_name=take_home.file_name(trace), mime="text/html",
+                          key="take_home", on_click="ignore", help=t("home_download_help"),
+                          icon=":material/download:")
     judged = verdict.trace_verdict(translator, trace)
     if judged.left_out or not charts.presenting():  # Present mode: the axes show the tokens
         st.caption(t("source_tokens") + verdict.source_line(trace, judged))
@@ -241,7 +246,7 @@ def main() -> None:
     charts.image_format_picker()
     if in_browser.switch():  # the player steps in the page; the server hears its step later
         k = stepper.current_step(len(shown.steps))
-        in_browser.player(shown, trace_key(key, shown), translator.name, i18n.lang(), k)
+        in_browser.player(shown, trace_key(key, shown), translator.name, i18n.lang(), k=k)
         link.write_link()
     else:
         stepper.step_through(pinyin.annotate(shown), body)

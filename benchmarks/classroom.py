@@ -11,7 +11,7 @@ rerun and the cross-attention chart shows the new decoder row, and it checks tha
 session ever shows another session's source words.
 
 The server launcher, the Chromium settings and the in-page JavaScript it shares with
-``tests/browser`` are in ``benchmarks/harness.py``; ``tests/browser/test_classroom.py`` runs
+``tests/browser`` are in ``testkit/harness.py``; ``tests/browser/test_classroom.py`` runs
 this scenario with fewer figures and more checks.
 """
 
@@ -26,25 +26,22 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-from benchmarks.harness import (
+from benchmarks.procs import Watcher
+from benchmarks.report import app_model, machine, percentile, publish
+from model import InputError
+from testkit.harness import (
     CHROMIUM,
     CHROMIUM_ARGS,
     READY_JS,
     SNAPSHOT_JS,
     VIEWPORT,
-    app_model,
     chart,
     chromium_problem,
-    machine,
     page_problems,
-    percentile,
-    publish,
     streamlit_server,
     tick_labels,
     view_option,
 )
-from benchmarks.procs import Watcher
-from model import InputError
 
 # ---------------------------------------------------------------------------------------------
 # The classroom

@@ -4,7 +4,7 @@
     python -m benchmarks.clicks --clicks 10    # fewer clicks per action (default 30)
     python -m benchmarks.clicks --write        # also writes them into benchmarks/RESULTS.md
 
-Starts ``streamlit run app.py`` (``benchmarks.harness.streamlit_server``) and drives it as
+Starts ``streamlit run app.py`` (``testkit.harness.streamlit_server``) and drives it as
 one user in one context of Debian's headless Chromium (Playwright's async API), with the
 model the app preselects. Measured:
 
@@ -75,13 +75,6 @@ from benchmarks.clicks_page import (
     view_title,
 )
 from benchmarks.clicks_report import Click, SentenceRun, report
-from benchmarks.harness import (
-    chromium_problem,
-    machine,
-    publish,
-    streamlit_server,
-    view_option,
-)
 from benchmarks.procs import (
     Meters,
     Watcher,
@@ -90,6 +83,8 @@ from benchmarks.procs import (
     process_cpu,
     top_others,
 )
+from benchmarks.report import machine, publish
+from testkit.harness import chromium_problem, streamlit_server, view_option
 from ui.i18n import STRINGS
 from ui.lesson import chapter_count
 

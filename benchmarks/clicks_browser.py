@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 
 from benchmarks.clicks_page import INIT_JS
 from benchmarks.clicks_report import Click
-from benchmarks.harness import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, streamlit_server
+from testkit.harness import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, streamlit_server
 
 
 def first_line(exc: BaseException) -> str:

@@ -8,7 +8,7 @@ import asyncio
 import string
 import time
 
-from benchmarks.harness import READY_JS, with_views
+from testkit.harness import READY_JS, with_views
 
 HEADING = "## Clicks in Chromium (benchmarks/clicks.py)"
 SENTENCES = ("why do we work ?",

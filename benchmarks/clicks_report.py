@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass, field
 
 from benchmarks.clicks_page import ACTIONS, HEADING
-from benchmarks.harness import percentile
+from benchmarks.report import percentile
 
 
 @dataclass

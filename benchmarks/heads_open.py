@@ -23,21 +23,20 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a script from anywhere
 
-from benchmarks.harness import (  # noqa: E402
+from benchmarks.procs import cpu_seconds  # noqa: E402
+from benchmarks.report import machine, publish  # noqa: E402
+from model.core.heldout import HELDOUT_SIZE  # noqa: E402
+from testkit.harness import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
     READY_JS,
     SNAPSHOT_JS,
     VIEWPORT,
     RunCounter,
-    machine,
     page_problems,
-    publish,
     streamlit_server,
     view_option,
 )
-from benchmarks.procs import cpu_seconds  # noqa: E402
-from model.core.heldout import HELDOUT_SIZE  # noqa: E402
 
 MODELS = ("en-zh-everyday", "en-zh", "en-zh-small")
 HELDOUT_LABEL = f"{HELDOUT_SIZE} held-out sentences"  # the scope's option (heads_scope_heldout)

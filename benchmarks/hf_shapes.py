@@ -8,7 +8,7 @@ published configuration (``CONFIGS``: the hyper-parameters of each hub repositor
 ``config.json`` as published on huggingface.co, written here as dicts; the vocabulary size is
 kept, so the embedding and output layers have their real size), saves it with
 ``save_pretrained`` (``model.safetensors``) into a temporary folder with a small tokenizer
-trained offline by ``tests/hf_tiny.py`` (Marian's and M2M100's ``vocab.json`` padded with
+trained offline by ``testkit/hf_tiny.py`` (Marian's and M2M100's ``vocab.json`` padded with
 unused pieces to the published size), and then, in a fresh process:
 
 * opens the folder with ``model.load_pretrained`` (the app's loader: the checks of
@@ -54,13 +54,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a script from anywhere
-sys.path.insert(1, str(ROOT / "tests"))  # hf_tiny: the small offline tokenizers
 
 NEW_TOKENS = 20  # N: steps each decoding makes
 SOURCE_TOKENS = 20  # the source: the longest start of SOURCE that is at most this many ids
 SOURCE = "My mother is a doctor, and she likes to read books at night in the small house."
 
-# repo -> (model_type, the tiny tokenizer family of tests/hf_tiny.py, config.json values)
+# repo -> (model_type, the tiny tokenizer family of testkit/hf_tiny.py, config.json values)
 CONFIGS: dict[str, tuple[str, str, dict]] = {
     "Helsinki-NLP/opus-mt-en-zh": ("marian", "marian", dict(
         vocab_size=65001, decoder_vocab_size=65001, d_model=512, encoder_layers=6,
@@ -119,13 +118,14 @@ def _pad_vocab(folder: Path, size: int, last: str | None) -> None:
 
 
 def _tokenizer(family: str, folder: Path, vocab_size: int):
-    """The small offline tokenizer of ``tests/hf_tiny.py`` for ``family``; Marian's and
+    """The small offline tokenizer of ``testkit/hf_tiny.py`` for ``family``; Marian's and
     M2M100's vocab.json padded to the published vocabulary (the python tokenizers map an id
     beyond their table to ``<unk>``)."""
-    import hf_tiny
     from transformers import M2M100Tokenizer, MarianTokenizer
 
-    tokenizer = hf_tiny._tokenizer(family, folder)
+    from testkit.hf_tiny import train_tokenizer
+
+    tokenizer = train_tokenizer(family, folder)
     if family == "marian":
         _pad_vocab(folder, vocab_size, "<pad>")
         tokenizer = MarianTokenizer(source_spm=str(folder / "source.spm"),

@@ -3,7 +3,7 @@
     python -m benchmarks.player_steps              # prints the figures
     python -m benchmarks.player_steps --write      # also writes them into benchmarks/RESULTS.md
 
-Starts ``streamlit run serve.py`` (``benchmarks.harness.streamlit_server``) and, for a short
+Starts ``streamlit run serve.py`` (``testkit.harness.streamlit_server``) and, for a short
 and a 40-token sentence, opens the app with ``?in_browser=true`` (``ui/in_browser.py``: the
 player steps in the page) and measures, ``--steps`` times each:
 
@@ -30,8 +30,9 @@ from urllib.parse import quote
 
 from benchmarks.clicks import User, chromium, new_context
 from benchmarks.clicks_report import figures
-from benchmarks.harness import machine, percentile, publish, streamlit_server
 from benchmarks.procs import Meters
+from benchmarks.report import machine, percentile, publish
+from testkit.harness import streamlit_server
 
 HEADING = "## Stepping in the browser (benchmarks/player_steps.py)"
 SENTENCES = (

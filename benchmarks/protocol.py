@@ -40,8 +40,9 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 from benchmarks.classroom import source_tokens
-from benchmarks.harness import ROOT, machine, percentile, publish, streamlit_server
 from benchmarks.procs import cpu_seconds, descendants, rss_mib
+from benchmarks.report import machine, percentile, publish
+from testkit.harness import ROOT, streamlit_server
 
 HEADING = "## Classroom over the protocol (benchmarks/protocol.py)"
 STEP = re.compile(r"^Step (\d+) of (\d+)$")

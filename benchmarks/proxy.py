@@ -4,7 +4,7 @@
     python -m benchmarks.proxy --write          # also writes benchmarks/RESULTS.md
 
 Starts two ``streamlit run app.py`` processes and Debian's nginx (``apt-get install
-nginx-light``) in front of them with the configuration README's "Serving a class" gives
+nginx-light``) in front of them with the configuration docs/serving.md gives
 (:func:`nginx_config`): the websocket upgrade, long read timeouts, and sticky sessions by a
 cookie that nginx sets on a visitor's first request (``hash $route consistent``), so a
 session's page, its websocket and any reconnection reach the same process, which holds the
@@ -30,8 +30,9 @@ from collections import Counter
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
-from benchmarks.harness import free_port, percentile, publish, streamlit_server
 from benchmarks.protocol import Student, classroom
+from benchmarks.report import percentile, publish
+from testkit.harness import free_port, streamlit_server
 
 HEADING = "## Two processes behind nginx (benchmarks/proxy.py)"
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
@@ -153,9 +154,10 @@ def report(r: dict, args) -> str:
         HEADING, "",
         f"`python -m benchmarks.proxy --sessions {args.sessions} --clicks {args.clicks}`, "
         f"{when}. Two `streamlit run app.py` processes behind Debian's nginx, configured as "
-        "README's \"Serving a class\" says (sticky sessions by a cookie nginx sets, websocket "
-        "upgrade); every student loads the page through nginx, then clicks \"Next ▶\" every "
-        f"{args.interval:g} s over the websocket with its cookie (benchmarks/protocol.py).", "",
+        "docs/serving.md's \"Serving a class\" says (sticky sessions by a cookie nginx sets, "
+        "websocket upgrade); every student loads the page through nginx, then clicks "
+        f"\"Next ▶\" every {args.interval:g} s over the websocket with its cookie "
+        "(benchmarks/protocol.py).", "",
         "| Sessions | per process | websocket on another process than the page | clicks | "
         "p50 ms | p95 ms | errors |",
         "| --- | --- | --- | --- | --- | --- | --- |",

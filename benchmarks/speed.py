@@ -87,7 +87,7 @@ def write_results(table: str, repeat: int) -> None:
     """Replace (or add) the "## Speed" section of benchmarks/RESULTS.md."""
     import datetime as dt
 
-    from benchmarks.harness import RESULTS, machine, with_section
+    from benchmarks.report import RESULTS, machine, with_section
 
     info = machine()
     when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")

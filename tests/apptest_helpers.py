@@ -11,6 +11,8 @@ from pathlib import Path
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
+from viz.convention import FIRST_NUMBER
+
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
 # Every element whose text Streamlit renders as Markdown.
@@ -55,7 +57,7 @@ def z_array(trace: dict) -> np.ndarray:
 
 # Charts on every decoded page before a view is picked: the step's overview (top-10 bars and
 # this step's cross- and self-attention rows for every head) and the default view's grid of
-# every cross-attention head of layer 0 (ui.i18n.DEFAULT_VIEW).
+# every cross-attention head of layer 1 (ui.i18n.DEFAULT_VIEW).
 DEFAULT_CHARTS = 2
 
 
@@ -74,13 +76,15 @@ def heatmaps(at: AppTest, title_starts: str = "") -> list[dict]:
 def grid_heads(at: AppTest, title_starts: str) -> list[np.ndarray]:
     """Each head's (Tq, Tk) weights in the one grid of heads (``viz.attention_grid``, a mosaic
     of panels in one heatmap) whose title starts with ``title_starts``, read back through
-    the cells' own head and positions (``customdata``: head, query and key position)."""
+    the cells' own head and positions (``customdata``: the head as people number it, from
+    ``viz.convention.FIRST_NUMBER``, then the query and key position); index 0 is the first
+    head."""
     (trace,) = heatmaps(at, title_starts)
     z, cells = z_array(trace), array_of(trace["customdata"])
     heads = {}
     for r, c in zip(*np.nonzero(~np.isnan(z)), strict=True):
         h, i, j = (int(v) for v in cells[r, c])
-        heads.setdefault(h, {})[i, j] = z[r, c]
+        heads.setdefault(h - FIRST_NUMBER, {})[i, j] = z[r, c]
     out = []
     for h in range(len(heads)):
         rows, cols = (max(ij[n] for ij in heads[h]) + 1 for n in (0, 1))

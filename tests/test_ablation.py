@@ -10,12 +10,12 @@ import threading
 import numpy as np
 import pytest
 import torch
-from hf_tiny import FAMILIES, sentence_pairs, tiny_folder
 
 from model import InputError, load_pretrained
 from model.analysis.ablation import head_importance, pruning_order
 from model.backends.heads import check_heads, gated_heads, heads_off, output_projection
 from model.core.config import ATTENTION_KINDS
+from testkit.hf_tiny import FAMILIES, sentence_pairs, tiny_folder
 
 SENTENCE = "why do we work ?"
 

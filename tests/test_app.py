@@ -32,8 +32,8 @@ def test_default_sentence_is_decoded_with_step_panel_and_the_cross_attention_vie
     figs = charts(at)
     assert len(figs) == DEFAULT_CHARTS
     titles = json.dumps([f["layout"].get("title") for f in figs], ensure_ascii=False)
-    assert "Step 1, layer 0: the next token" in titles
-    assert "Cross-attention, layer 0, all heads" in titles
+    assert "Step 1, layer 1: the next token" in titles
+    assert "Cross-attention, layer 1, all heads" in titles
     step = figs[0]["layout"]["annotations"]
     assert [a["text"] for a in step][:2] == ["Top-10 next tokens",
                                               "Query &lt;s&gt; over the source"]
@@ -62,11 +62,12 @@ def test_sentence_step_tab_layer_head_walkthrough():
             for z in heads:
                 np.testing.assert_allclose(z.sum(-1), 1.0, atol=1e-5)
         assert "live" in text or view == "decoder"
-    # Pick layer 2, head 5 of the cross-attention: one heatmap, rows up to step 2.
+    # Pick layer index 2, head index 5 of the cross-attention: one heatmap, rows up to step
+    # 2, titled as people count (from 1): layer 3, head 6.
     at.selectbox(key="cross_layer").select(2).run()
     at.selectbox(key="cross_head").select(5).run()
     assert not at.exception
-    (hm,) = heatmaps(at, "Cross-attention, layer 2, head 5")
+    (hm,) = heatmaps(at, "Cross-attention, layer 3, head 6")
     z = z_array(hm)
     assert z.shape == (2, 6)  # 2 decoder rows at step 2; where does she live ? </s>
     np.testing.assert_allclose(z.sum(-1), 1.0, atol=1e-5)

@@ -9,14 +9,15 @@ import numpy as np
 import pytest
 import torch
 from apptest_helpers import APP, heatmaps, markdown_sources, unescape, z_array
-from hf_tiny import tiny_folder, to_hf_cache
 from streamlit.testing.v1 import AppTest
 
 from model import load_pretrained
 from model.analysis.agreement import head_agreement
 from model.analysis.attribution import MAX_COMPLETENESS_ERROR, attribute
 from model.analysis.value_zeroing import value_zeroing
+from testkit.hf_tiny import tiny_folder, to_hf_cache
 from ui.i18n import STRINGS
+from viz.convention import layer_number
 
 CASES = [("en-zh-everyday", "Why do we work?"), ("en-zh", "why do we work ?"),
          ("en-zh-small", "why do we work ?")]
@@ -35,12 +36,12 @@ def test_the_view_draws_attention_and_value_zeroing_of_the_model(name, sentence)
     vz = value_zeroing(m.model, torch.as_tensor(trace.src_ids),
                        torch.as_tensor(trace.tgt_ids[:-1]))
     last = trace.cross_attentions.shape[0] - 1
-    (att,) = heatmaps(at, f"Cross-attention, Layer {last}, mean")
+    (att,) = heatmaps(at, f"Cross-attention, Layer {layer_number(last)}, mean")
     np.testing.assert_allclose(z_array(att), trace.cross_attentions[last].mean(0), atol=1e-6)
     at.selectbox(key="attribution_head").select(1).run()  # the picked head, on the same axes
-    (one,) = heatmaps(at, f"Cross-attention, Layer {last}, Head 1")
+    (one,) = heatmaps(at, f"Cross-attention, Layer {layer_number(last)}, Head 2")  # index 1
     np.testing.assert_allclose(z_array(one), trace.cross_attentions[last, 1], atol=1e-6)
-    assert any(c.value.startswith(f"Layer {last}, Head 1 against value zeroing")
+    assert any(c.value.startswith(f"Layer {layer_number(last)}, Head 2 against value zeroing")
                for c in at.caption)
     (shown,) = heatmaps(at, "Value zeroing")
     cross, _ = vz.normalised()
@@ -77,7 +78,7 @@ def test_the_view_opens_from_a_link_on_a_hugging_face_model(tmp_path_factory, tm
     trace = m.generate(sentence)
     src, tgt = torch.as_tensor(trace.src_ids), torch.as_tensor(trace.tgt_ids)
     last = trace.cross_attentions.shape[0] - 1
-    (att,) = heatmaps(at, f"Cross-attention, Layer {last}, mean")
+    (att,) = heatmaps(at, f"Cross-attention, Layer {layer_number(last)}, mean")
     np.testing.assert_allclose(z_array(att), trace.cross_attentions[last].mean(0), atol=1e-6)
     (shown,) = heatmaps(at, "Value zeroing")
     np.testing.assert_allclose(z_array(shown), value_zeroing(m.model, src, tgt[:-1])

@@ -10,7 +10,7 @@ import pytest
 from apptest_helpers import APP, heatmaps, markdown_sources, messages, unescape, z_array
 from streamlit.testing.v1 import AppTest
 
-from model import load_pretrained
+from model import DecodeTrace, load_pretrained
 from model.analysis.compare import changed_tokens, difference, first_difference, shared_tokens
 from ui import side_by_side as S
 from ui.i18n import STRINGS
@@ -40,22 +40,52 @@ def test_pure_helpers_on_constructed_input():
                              [b[3, 0] - a[2, 0], b[3, 3] - a[2, 2]]]
 
 
+def _trace(ids: list[int], labels: list[str], tokens: list[str] | None = None) -> DecodeTrace:
+    """A decoding of the given target ids and labels (``<s>`` first), no attention."""
+    z = np.zeros((1, 1, len(ids) - 1, 1), np.float32)
+    return DecodeTrace(src_text="x", src_tokens=("x",), tgt_tokens=tuple(tokens or labels),
+                       tgt_ids=np.array(ids, np.int64), steps=(), encoder_attentions=z,
+                       decoder_attentions=z, cross_attentions=z, step_probs=z[0, 0],
+                       finished=True, tgt_labels=tuple(labels))
+
+
+def test_where_two_decodings_part_is_decided_by_ids_never_by_labels():
+    # The review's case: one model, both write 都 (id 17) at step 7, its label read dū in
+    # one sentence and dōu in the other; they part at step 8 (去 or 来).
+    ids_a, ids_b = [0, 11, 12, 13, 14, 15, 16, 17, 18, 3], [0, 11, 12, 13, 14, 15, 16, 17, 28, 3]
+    a = _trace(ids_a, ["<s>", *"我们每天早上", "都\ndū", "去", "</s>"])
+    b = _trace(ids_b, ["<s>", *"我们每天早上", "都\ndōu", "来", "</s>"])
+    assert first_difference(list(a.tgt_labels[1:]), list(b.tgt_labels[1:])) == 6  # labels: 7
+    assert S.parting_step(a, b, same_model=True) == 7  # step 8
+    # Equal labels, different ids (two pieces read alike): they part there.
+    c = _trace([0, 11, 12, 99, 3], ["<s>", "我", "们", "都", "</s>"])
+    d = _trace([0, 11, 12, 13, 3], ["<s>", "我", "们", "都", "</s>"])
+    assert S.parting_step(c, d, same_model=True) == 2
+    assert S.parting_step(c, c, same_model=True) is None
+    assert S.parting_step(c, _trace([0, 11, 12], ["<s>", "我", "们"]), same_model=True) == 2
+    # Two models: ids of two vocabularies say nothing; their tokens are compared.
+    e = _trace([5, 7, 9, 1], ["<s>", "我", "都\ndū", "</s>"], ["<s>", "▁我", "都", "</s>"])
+    f = _trace([0, 7, 9, 3], ["<s>", "我", "都\ndōu", "</s>"], ["<s>", "▁我", "都", "</s>"])
+    assert S.parting_step(e, f, same_model=False) is None
+    assert S.parting_step(e, f, same_model=True) == 2  # the end tokens' ids differ
+
+
 def test_a_minimal_pair_side_by_side_is_the_models_own():
     at = _open(sentence=A, compare=B)
     m = load_pretrained(MODEL)
     ta, tb = m.generate(A), m.generate(B)
     text = "\n".join(unescape(s) for s in markdown_sources(at))
     assert f"### {ta.output_text}" in text and f"### {tb.output_text}" in text
-    out_a, out_b = list(ta.tgt_tokens[1:]), list(tb.tgt_tokens[1:])
+    out_a, out_b = ta.tgt_ids[1:].tolist(), tb.tgt_ids[1:].tolist()
     i = first_difference(out_a, out_b)
     assert i is not None  # the pair parts somewhere
     assert STRINGS["compare_first_diff"]["en"].split("{k}")[0] + str(i) in text
-    enc = heatmaps(at, "Encoder self-attention, Layer 0")
+    enc = heatmaps(at, "Encoder self-attention, Layer 1")
     np.testing.assert_allclose(z_array(enc[0]), ta.encoder_attentions[0].mean(0), atol=1e-6)
     np.testing.assert_allclose(z_array(enc[1]), tb.encoder_attentions[0].mean(0), atol=1e-6)
-    cross = heatmaps(at, "Cross-attention, Layer 0")
+    cross = heatmaps(at, "Cross-attention, Layer 1")
     np.testing.assert_allclose(z_array(cross[1]), tb.cross_attentions[0].mean(0), atol=1e-6)
-    pairs = shared_tokens(ta.src_labels, tb.src_labels)
+    pairs = shared_tokens(ta.src_ids.tolist(), tb.src_ids.tolist())  # by ids, one model
     diff = difference(ta.encoder_attentions[0].mean(0), tb.encoder_attentions[0].mean(0), pairs)
     (shown,) = heatmaps(at, "Encoder self-attention on the tokens both")
     np.testing.assert_allclose(z_array(shown), diff, atol=1e-6)
@@ -71,7 +101,7 @@ def test_a_minimal_pair_side_by_side_is_the_models_own():
                                [s.prob for s in forced.steps][:len(ta.steps)], atol=1e-6)
     at.selectbox(key=S.HEAD_KEY).select(3).run()  # one head: its own maps
     assert not at.exception
-    enc = heatmaps(at, "Encoder self-attention, Layer 0")
+    enc = heatmaps(at, "Encoder self-attention, Layer 1")
     np.testing.assert_allclose(z_array(enc[1]), tb.encoder_attentions[0, 3], atol=1e-6)
 
 

@@ -14,7 +14,8 @@ import pytest
 from apptest_helpers import run_app
 from torch.nn.modules.module import register_module_forward_hook
 
-from model import Translator, load_pretrained
+from model import load_pretrained
+from model.backends.ours import OurSource
 
 
 @contextmanager
@@ -58,13 +59,13 @@ def test_a_new_sentence_is_tokenised_once_per_run(monkeypatch):
     unknown words, decoding and the views share it), and not again on the next run."""
     at = run_app()
     reads: list[str] = []
-    tokenize = Translator._tokenize
+    tokenize = OurSource.tokenize
 
     def counted(self, text: str) -> list[str]:
         reads.append(text)
         return tokenize(self, text)
 
-    monkeypatch.setattr(Translator, "_tokenize", counted)
+    monkeypatch.setattr(OurSource, "tokenize", counted)
     at.text_input(key="sentence").input("my teacher reads seven old books at night .").run()
     assert not at.exception and at.markdown  # decoded and drawn
     assert reads == ["my teacher reads seven old books at night ."]

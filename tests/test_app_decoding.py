@@ -53,7 +53,7 @@ def test_play_advances_to_the_end_and_stops_pause_keeps_the_step():
 def test_step_rows_follow_the_step():
     at = run_app()
     at.slider(key="step").set_value(4).run()
-    (rows,) = heatmaps(at, "Step 4, layer 0")  # the step overview: [cross | gap | self]
+    (rows,) = heatmaps(at, "Step 4, layer 1")  # the step overview: [cross | gap | self]
     z = z_array(rows)
     assert z.shape == (8, 6 + 1 + 4)  # every head x the 6 source tokens, then 4 decoder ones
     np.testing.assert_allclose(z[:, :6].sum(-1), 1.0, atol=1e-5)

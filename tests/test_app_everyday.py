@@ -62,5 +62,5 @@ def test_grouping_switch_merges_pieces_in_every_source_axis():
         for z in grid_heads(at, "Cross-attention"):
             assert z.shape[1] == len(labels)
             np.testing.assert_allclose(z.sum(-1), 1.0, atol=1e-4)
-        (rows,) = heatmaps(at, "Step 1, layer 0")  # the step overview: [cross | gap | self]
+        (rows,) = heatmaps(at, "Step 1, layer 1")  # the step overview: [cross | gap | self]
         assert z_array(rows).shape[1] == len(labels) + 1 + 1  # source keys, gap, <s>

@@ -1,5 +1,5 @@
 """The app with Hugging Face models: tiny random-weight Marian, BART, T5 and M2M100 folders
-(``tests/hf_tiny.py``) opened by their path and from the Hugging Face cache layout, every
+(``testkit/hf_tiny.py``) opened by their path and from the Hugging Face cache layout, every
 tab drawn in English and in Chinese; the further geometries (T5 v1.1 and mT5 with
 H * d_kv != d_model, BART with byte-level Chinese) drawn in English; and the folders that
 must be refused, a broken config.json among them."""
@@ -12,7 +12,9 @@ import shutil
 
 import pytest
 from apptest_helpers import charts, enter, heading, run_app
-from hf_tiny import (
+
+from model import load_pretrained
+from testkit.hf_tiny import (
     FAMILIES,
     GEOMETRIES,
     pickle_only_folder,
@@ -20,8 +22,6 @@ from hf_tiny import (
     tiny_folder,
     to_hf_cache,
 )
-
-from model import load_pretrained
 from ui.i18n import VIEWS
 from ui.models import FOLDER
 
@@ -182,7 +182,7 @@ def test_t5_task_prefix_is_put_before_the_sentence(tmp_path, tmp_path_factory):
     tr = load_pretrained(folder)
     src = tr.source(SENTENCE, task="translation_en_to_de")
     pieces = [(x, w) for tok, x, w in zip(src.tokens, src.labels, src.words, strict=True)
-              if tok not in tr._tokenizer.all_special_tokens]
+              if tok not in tr._source_side.tokenizer.all_special_tokens]
     split = " ".join("`" + " · ".join(x for x, w in pieces if w == i) + "`"
                      for i in dict.fromkeys(w for _, w in pieces))
     captions = [c.value for c in at.sidebar.caption]  # how the sentence was split

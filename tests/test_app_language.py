@@ -201,7 +201,7 @@ def test_switching_to_chinese_changes_sidebar_views_step_panel_and_figures():
     assert any(m.startswith(zh("decoder_input_so_far")) for m in markdown)
     assert at.button(key="next_step").label == zh("next")
     assert at.button(key="prev_step").label == zh("previous")
-    assert at.selectbox(key="step_layer").options[:2] == ["第 0 层", "第 1 层"]
+    assert at.selectbox(key="step_layer").options[:2] == ["第 1 层", "第 2 层"]
     assert zh("step_overview_title", k=1, layer=0) in titles(at)
     grid = zh("view_all_heads_title", view=zh("tab_cross"), layer=0)  # the default view
     assert grid in titles(at) and len(charts(at)) == DEFAULT_CHARTS

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import pytest
 from apptest_helpers import enter, markdown_sources, run_app
-from hf_tiny import tiny_folder, to_hf_cache
 
 from model import load_pretrained
 from model.analysis.lexicon import untranslated
 from model.analysis.verdict import judge_trace
+from testkit.hf_tiny import tiny_folder, to_hf_cache
 from ui.models import STRONGER
 
 CHINESE = "我们为什么工作？"

@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 
 from model import GenerationSettings
 from model.decoding import greedy_batch, greedy_decode, top_k_step
+from model.decoding.settings import BOUNDS
 
 
 def test_stepwise_attentions_equal_one_teacher_forced_pass(tiny_model):
@@ -226,7 +227,8 @@ def test_no_repeat_ngram_equals_transformers(seed, size, length, rows):
     assert torch.equal(ours[~torch.isinf(ours)], logp[~torch.isinf(ours)])
 
 
-@given(seed=st.integers(0, 10_000), penalty=st.floats(0.1, 5.0).filter(lambda p: p != 1),
+@given(seed=st.integers(0, 10_000), penalty=st.floats(
+    BOUNDS["repetition_penalty"].low, BOUNDS["repetition_penalty"].high).filter(lambda p: p != 1),
        length=st.integers(1, 12),
        rows=st.integers(1, 3))
 def test_repetition_penalty_equals_transformers(seed, penalty, length, rows):

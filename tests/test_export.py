@@ -46,12 +46,13 @@ def test_csv_loads_back_equal_to_the_weights(trace):
     q, k = trace.decoder_input_labels, trace.src_labels
     table = pd.read_csv(io.StringIO(attention_csv(trace.cross_attentions, q, k,
                                                   trace.decoder_input_tokens,
-                                                  trace.src_tokens)),
+                                                  key_tokens=trace.src_tokens)),
                         keep_default_na=False)
     assert tuple(table.columns) == CSV_COLUMNS
     L, H, Tq, Tk = trace.cross_attentions.shape
     back = np.zeros((L, H, Tq, Tk), np.float32)
-    back[table.layer, table["head"], table.query_position, table.key_position] = table.weight
+    back[table.layer - 1, table["head"] - 1, table.query_position, table.key_position] = (
+        table.weight)  # layers and heads as the views number them: from 1
     np.testing.assert_array_equal(back, trace.cross_attentions)
     assert len(table) == L * H * Tq * Tk
     assert list(table.query_label[table.key_position == 0][:Tq]) == list(q)
@@ -66,7 +67,7 @@ def test_csv_loads_back_equal_to_the_weights(trace):
 def test_npz_loads_back_equal_without_pickle(queries, keys, seed):
     w = np.random.default_rng(seed).random((2, 3, len(queries), len(keys)), dtype=np.float32)
     raw_q, raw_k = [f"▁{x}" for x in queries], [f"Ġ{x}" for x in keys]
-    with np.load(io.BytesIO(attention_npz(w, queries, keys, raw_q, raw_k)),
+    with np.load(io.BytesIO(attention_npz(w, queries, keys, raw_q, key_tokens=raw_k)),
                  allow_pickle=False) as f:
         np.testing.assert_array_equal(f["weights"], w)
         assert list(f["query_labels"]) == queries and list(f["key_labels"]) == keys
@@ -109,7 +110,8 @@ def test_the_table_holds_the_heatmaps_numbers(trace):
     assert list(rows.iloc[:, 0]) == [f"{i}: {tok}" for i, tok in enumerate(q)]
     grid, rows = _cells(weights_table(w, q, k), labels=2)
     np.testing.assert_allclose(grid.to_numpy(dtype=float), w.reshape(-1, len(k)), atol=5e-4)
-    assert tuple(rows.iloc[len(q)]) == (1, f"0: {q[0]}")  # head 1's first query
+    assert tuple(rows.iloc[0]) == (1, f"0: {q[0]}")  # heads as the views number them: from 1
+    assert tuple(rows.iloc[len(q)]) == (2, f"0: {q[0]}")  # the second head's first query
     with pytest.raises(ValueError, match="Tq"):
         weights_table(w[1], q[:-1], k)
 
@@ -131,7 +133,8 @@ def test_a_mask_table_says_blocked_exactly_where_the_mask_is_true():
 
 def test_a_positional_table_has_a_row_per_token_and_a_column_per_dimension():
     pe = load_pretrained("en-zh-small").positional_encoding(4)  # (T, D)
-    cells, rows = _cells(grid_table(pe, ["a", "b", "a", "c"], None, "position", "dimension"))
+    cells, rows = _cells(grid_table(pe, ["a", "b", "a", "c"], None, "position",
+                                    column_name="dimension"))
     np.testing.assert_array_equal(cells.to_numpy(), pe)
     assert list(cells.columns) == [f"dimension {j}" for j in range(pe.shape[1])]
     assert list(rows.columns) == ["position"]

@@ -1,5 +1,5 @@
 """Attribution and value zeroing of Hugging Face models (model.backends.hf_attribution), on
-the tiny random-weight folders of every family and geometry (``tests/hf_tiny.py``):
+the tiny random-weight folders of every family and geometry (``testkit/hf_tiny.py``):
 
 - value zeroing equals the same intervention made by hand on a copy of the model (a hook
   zeroes one token's values, Hugging Face's own ``decoder_hidden_states`` give the layer's
@@ -17,11 +17,11 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from hf_tiny import ALL_FAMILIES, tiny_folder
 
 from model import load_pretrained
 from model.analysis.attribution import MAX_COMPLETENESS_ERROR, attribute, attribution_inputs
 from model.analysis.value_zeroing import value_zeroing
+from testkit.hf_tiny import ALL_FAMILIES, tiny_folder
 
 SENTENCE = "My mother is a doctor."
 

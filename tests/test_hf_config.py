@@ -5,7 +5,7 @@ missing or invalid, gives a ``CheckpointError`` naming the field (and the value)
 
 The folders are copies of the tiny Marian (a BART-like family: learned or sinusoidal
 positions, ``encoder_attention_heads``) and T5 v1.1 (``d_kv``, ``num_heads``, gated
-feed-forward) models of ``tests/hf_tiny.py`` with one field of ``config.json`` edited.
+feed-forward) models of ``testkit/hf_tiny.py`` with one field of ``config.json`` edited.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ import json
 import shutil
 
 import pytest
-from hf_tiny import tiny_folder
 
 from model import CheckpointError, load_pretrained
 from model.backends.hf_load import _our_config
+from testkit.hf_tiny import tiny_folder
 
 MISSING = object()
 BAD_COUNTS = ["8", 8.5, True, -1, 0, None, [8]]  # a string, float, bool, <= 0, null, list

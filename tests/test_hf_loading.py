@@ -10,11 +10,17 @@ import warnings
 
 import numpy as np
 import pytest
-from hf_tiny import FAMILIES, pickle_only_folder, remote_code_folder, tiny_folder, to_hf_cache
 from hostile_inputs import HOSTILE_INPUTS
 
 from model import CheckpointError, InputError, load_pretrained
 from model.backends import hf_load as hf_module
+from testkit.hf_tiny import (
+    FAMILIES,
+    pickle_only_folder,
+    remote_code_folder,
+    tiny_folder,
+    to_hf_cache,
+)
 
 
 @pytest.fixture()
@@ -114,7 +120,8 @@ def test_typed_special_tokens_are_text(family, tmp_path_factory):
     except InputError as exc:  # a tokenizer that cannot split them: a clear refusal
         assert "special tokens" in str(exc)
         return
-    specials = set(tr._tokenizer.all_special_ids) - {tr._tokenizer.unk_token_id}
+    tokenizer = tr._source_side.tokenizer
+    specials = set(tokenizer.all_special_ids) - {tokenizer.unk_token_id}
     assert [i for i in typed if i in specials] == [i for i in plain if i in specials]
 
 

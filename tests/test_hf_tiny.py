@@ -1,15 +1,16 @@
-"""Checks of the tiny Hugging Face fixtures in ``hf_tiny`` (offline, a few seconds in all)."""
+"""Checks of the tiny Hugging Face fixtures of ``testkit.hf_tiny`` (offline, a few seconds)."""
 
 from __future__ import annotations
 
 import json
 import os
 
-import hf_tiny  # first: it sets HF_HUB_OFFLINE before transformers is imported
 import pytest
 import torch
 from huggingface_hub import scan_cache_dir
 from transformers import AutoConfig, AutoModelForSeq2SeqLM, AutoTokenizer
+
+from testkit import hf_tiny  # offline: conftest sets HF_HUB_OFFLINE before any test imports
 
 pytestmark = pytest.mark.filterwarnings("ignore:Recommended. pip install sacremoses")
 

@@ -142,7 +142,7 @@ def test_hostile_text_through_the_api(request, model_name, name, text, outcome, 
     model = request.getfixturevalue("en_zh" if model_name == "en-zh" else "everyday")
     outcome, expected = for_model(text, outcome, expected, model.info.subword)
     if (model.info.subword and outcome != "message"
-            and len(model._tokenize(text)) > model.info.max_source_words):  # its pieces
+            and len(model._source_side.tokenize(text)) > model.info.max_source_words):  # its pieces
         outcome, expected = "message", "tokens"  # long words make many pieces
     if outcome == "message" and expected in API_REFUSES:
         with pytest.raises(InputError, match=expected):

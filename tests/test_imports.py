@@ -1,7 +1,8 @@
 """The project's modules import in one direction only: no import cycles (imports inside
 functions and under ``TYPE_CHECKING`` count), ``model``'s packages by role each import
 only those below them, ``model`` imports no Streamlit or Plotly, ``viz`` no torch,
-Streamlit or ``model``; and no module is over 600 lines."""
+Streamlit or ``model``; no module is over 600 lines; and in ``viz`` and ``ui`` no function
+is over 60 lines or takes more than four parameters by position."""
 
 from __future__ import annotations
 
@@ -12,9 +13,11 @@ import networkx as nx
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("model", "viz", "ui", "benchmarks")
+PACKAGES = ("model", "viz", "ui", "benchmarks", "testkit")
 SCRIPTS = ("app.py", "serve.py")
 MAX_LINES = 600
+MAX_FUNCTION_LINES = 60  # in viz/ and ui/: from ``def`` to the last line, docstring included
+MAX_POSITIONAL = 4  # in viz/ and ui/: parameters that may be passed by position, less self/cls
 # model's packages, lowest first: each may import only those at its level or below.
 MODEL_LAYERS = {"model.errors": 0, "model.tasks": 0, "model.core": 1, "model.decoding": 2,
                 "model.backends": 3, "model.analysis": 4, "model.training": 5}
@@ -105,8 +108,8 @@ def test_model_packages_import_only_downwards():
 
 
 @pytest.mark.parametrize(("package", "banned"), [
-    ("model", {"streamlit", "plotly", "ui", "viz", "app", "benchmarks"}),
-    ("viz", {"streamlit", "torch", "model", "ui", "app", "benchmarks"}),
+    ("model", {"streamlit", "plotly", "ui", "viz", "app", "benchmarks", "testkit"}),
+    ("viz", {"streamlit", "torch", "model", "ui", "app", "benchmarks", "testkit"}),
 ])
 def test_layers_keep_their_dependencies(package, banned):
     found = {str(p.relative_to(ROOT)): sorted(external_imports(p) & banned)
@@ -126,7 +129,7 @@ def test_every_table_is_drawn_by_export_show_and_built_without_pa_array():
     # pyarrow's array builders and Streamlit's lazy dataframe check import pandas: the app
     # draws tables only through ui.export.show (lazy=False) and builds them with its table().
     for name, path in module_names(ROOT).items():
-        if name == "ui.export" or name.startswith("benchmarks"):
+        if name == "ui.export" or name.startswith(("benchmarks", "testkit")):
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Attribute):
@@ -138,3 +141,49 @@ def test_every_table_is_drawn_by_export_show_and_built_without_pa_array():
                     node.module or ""]
                 assert not any(m.split(".")[0] in ("pyarrow", "pandas") for m in modules), \
                     f"{name} imports {modules} (tables come from ui.export.table)"
+
+
+def function_shapes(path: Path) -> list[tuple[str, int, int]]:
+    """(name, lines, positional parameters) of every function and method in ``path``,
+    nested ones included: lines from ``def`` (decorators not counted) to the function's last
+    line, docstring included; positional parameters those that may be passed by position
+    (``*args`` not counted), less a method's ``self`` or ``cls``."""
+    shapes = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            names = [a.arg for a in node.args.posonlyargs + node.args.args]
+            if names and names[0] in ("self", "cls"):
+                names = names[1:]
+            shapes.append((node.name, node.end_lineno - node.lineno + 1, len(names)))
+    return shapes
+
+
+def _drawing_modules() -> list[Path]:
+    """Every module of viz/ and ui/."""
+    return sorted(p for pkg in ("viz", "ui") for p in (ROOT / pkg).rglob("*.py"))
+
+
+def test_the_function_shape_finder_counts_lines_and_positional_parameters(tmp_path):
+    path = tmp_path / "m.py"
+    path.write_text("class A:\n"
+                    "    @staticmethod\n"
+                    "    def f(self, a, b, c, d, *, e):\n"
+                    '        """Doc."""\n'
+                    "        return a\n"
+                    "def g(a, b, c, d, e, *args, f=1):\n"
+                    "    def h(cls, /, x):\n"
+                    "        pass\n")
+    assert sorted(function_shapes(path)) == [("f", 3, 4), ("g", 3, 5), ("h", 2, 1)]
+
+
+def test_no_function_of_viz_and_ui_is_over_60_lines():
+    long = [f"{p.relative_to(ROOT)}: {name} ({n} lines)" for p in _drawing_modules()
+            for name, n, _ in function_shapes(p) if n > MAX_FUNCTION_LINES]
+    assert long == [], "split these into private helpers, one job each"
+
+
+def test_functions_of_viz_and_ui_take_parameters_past_the_fourth_by_keyword():
+    wide = [f"{p.relative_to(ROOT)}: {name} ({n} positional parameters)"
+            for p in _drawing_modules() for name, _, n in function_shapes(p)
+            if n > MAX_POSITIONAL]
+    assert wide == [], "make the parameters after the fourth keyword-only (*)"

@@ -23,6 +23,7 @@ from model import (
     head_internals,
     pe_similarity,
 )
+from model.backends.ours import build_translator
 from model.core.layers import PositionalEncoding, positional_tables, shuffled_positions
 from model.core.masks import (
     cross_attention_mask,
@@ -172,8 +173,8 @@ def _tiny_translator(norm_first: bool) -> Translator:
                                num_decoder_layers=2, dim_feedforward=64, dropout=0.0,
                                max_len=16, norm_first=norm_first)
     model = Transformer(config).eval()
-    return Translator(model, Vocab([*SPECIALS, *words]), Vocab([*SPECIALS, *chars]), {},
-                      name="tiny")
+    return build_translator(model, Vocab([*SPECIALS, *words]), Vocab([*SPECIALS, *chars]),
+                            {}, name="tiny")
 
 
 @pytest.mark.parametrize("norm_first", [False, True])
@@ -421,7 +422,7 @@ def test_embedding_parts_add_up(en_zh, why_trace, side, mode):
     assert parts.embedding.shape == parts.positional.shape == parts.total.shape == (T, D)
     assert parts.tokens == tuple(tokens) and parts.positional_mode == mode
     np.testing.assert_allclose(parts.embedding + parts.positional, parts.total, atol=1e-6)
-    vocab = en_zh._src_vocab if side == "source" else en_zh.target.vocab
+    vocab = en_zh._source_side.vocab if side == "source" else en_zh.target.vocab
     lut = (en_zh.model.src_embed if side == "source" else en_zh.model.tgt_embed).lut
     np.testing.assert_allclose(parts.embedding,
                                lut.weight[vocab.encode(tokens)].detach().numpy() * math.sqrt(D),

@@ -37,7 +37,7 @@ def test_quality_bar_on_the_test_split(en_zh, splits):
     novel = list(splits.novel_test_indices[:200])
     ordinary = [i for i in range(len(splits.test)) if i not in set(novel)][:300]
     pairs = [splits.test[i] for i in ordinary + novel]
-    result = evaluate_pairs(en_zh.model, pairs, en_zh._src_vocab, en_zh.target.vocab,
+    result = evaluate_pairs(en_zh.model, pairs, en_zh._source_side.vocab, en_zh.target.vocab,
                             novel_indices=range(300, 500))
     assert result["exact_match"] >= 97.0, result["failures"]
     assert result["bleu"] >= 95.0

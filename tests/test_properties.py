@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from model import InputError
-from model.backends.ours import MAX_INPUT_CHARS
+from model.backends.translator import MAX_INPUT_CHARS
 from model.core.vocab import SPECIALS
 
 # Every Unicode category, lone surrogates (Cs) included, which Hypothesis leaves out unless
@@ -62,7 +62,7 @@ def check_trace_or_input_error(m, text: str) -> None:
 @pytest.fixture(scope="module")
 def words(en_zh) -> list[str]:
     """The model's source words (no specials)."""
-    return [w for w in en_zh._src_vocab.itos if w not in SPECIALS]
+    return [w for w in en_zh._source_side.vocab.itos if w not in SPECIALS]
 
 
 @settings(SETTINGS, max_examples=40)

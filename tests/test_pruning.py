@@ -122,9 +122,8 @@ def test_a_damaged_heldout_file_is_refused_naming_the_line(tmp_path, content, ma
 
 @pytest.mark.parametrize("family", ["ours", "marian", "t5"])
 def test_cached_batch_decoding_gives_the_same_tokens(small, family, tmp_path_factory):
-    from hf_tiny import sentence_pairs, tiny_folder
-
     from model.decoding import greedy_batch, pad_rows
+    from testkit.hf_tiny import sentence_pairs, tiny_folder
 
     tr = small if family == "ours" else load_pretrained(tiny_folder(family, tmp_path_factory))
     texts = ([src for src, _ in heldout_pairs(small.card, 6)] if family == "ours"

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.harness import free_port, streamlit_server
 from benchmarks.protocol import Student, classroom
 from benchmarks.proxy import INSTALL_HINT, NGINX, first_visit, nginx
 from model.tasks.en_zh import EXAMPLES
+from testkit.harness import free_port, streamlit_server
 
 pytestmark = pytest.mark.slow
 
@@ -58,10 +58,10 @@ def test_two_processes_behind_nginx_keep_each_session_on_its_process():
 
 
 def test_readme_gives_the_configuration_the_benchmark_runs(tmp_path):
-    from benchmarks.harness import ROOT
     from benchmarks.proxy import nginx_config
+    from testkit.harness import ROOT
 
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "serving.md").read_text(encoding="utf-8")
     block = readme.split("```nginx", 1)[1].split("```", 1)[0]
     ours = " ".join(nginx_config(8080, ["127.0.0.1:8501", "127.0.0.1:8502"], tmp_path).split())
     for line in block.splitlines():

@@ -10,7 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from model import GenerationSettings, InputError
-from model.decoding.settings import STRATEGIES
+from model.decoding import logits_processor_for
+from model.decoding.settings import BOUNDS, STRATEGIES
 
 BAD = [
     ("num_beams", 0), ("num_beams", 9), ("num_beams", 2.5), ("num_beams", True),
@@ -53,18 +54,25 @@ def test_replace_checks_like_a_new_object():
         GenerationSettings().replace(do_sample=True, top_p=2.0)
 
 
+def _within(name: str, digits: int) -> st.SearchStrategy:
+    """Values of setting ``name`` within ``BOUNDS``, rounded as a sidebar step gives them."""
+    bound = BOUNDS[name]
+    if bound.integer:
+        return st.integers(bound.low, bound.high)
+    return st.floats(bound.low, bound.high).map(lambda x: round(x, digits)).filter(
+        bound.holds)
+
+
 settings_strategy = st.one_of(
-    st.builds(GenerationSettings, num_beams=st.integers(2, 8),
-              length_penalty=st.floats(0, 2).map(lambda x: round(x, 1))),
+    st.builds(GenerationSettings, num_beams=st.integers(2, BOUNDS["num_beams"].high),
+              length_penalty=_within("length_penalty", 1)),
     st.builds(GenerationSettings, do_sample=st.just(True),
-              temperature=st.floats(0, 2).map(lambda x: round(x, 2)),
-              top_k=st.integers(0, 100), top_p=st.floats(0.05, 1.0).map(lambda x: round(x, 2)),
-              seed=st.integers(0, 2**31 - 1)),
+              temperature=_within("temperature", 2), top_k=_within("top_k", 0),
+              top_p=_within("top_p", 2), seed=_within("seed", 0)),
     st.just(GenerationSettings()),
-).flatmap(lambda s: st.builds(s.replace, no_repeat_ngram_size=st.integers(0, 6),
+).flatmap(lambda s: st.builds(s.replace, no_repeat_ngram_size=_within("no_repeat_ngram_size", 0),
                               task=st.sampled_from([None, "translation_en_to_de"]),
-                              repetition_penalty=st.floats(0.05, 10).map(
-                                  lambda x: round(x, 2))))
+                              repetition_penalty=_within("repetition_penalty", 2)))
 
 
 @given(settings_strategy)
@@ -120,22 +128,6 @@ def test_generate_takes_the_settings_whole_or_as_keywords(en_zh):
             en_zh.generate("why do we work ?", **bad)
 
 
-def test_everything_the_sidebar_offers_is_valid_and_its_bounds_are_the_settings_own():
-    from model.decoding import settings as S
-    from ui.controls import RANGES
-
-    for name, (low, high, default, step) in RANGES.items():
-        assert low <= default <= high and step > 0, name
-        for value in (low, high, default):  # each one a valid GenerationSettings
-            GenerationSettings(**{name: value})
-    assert RANGES["num_beams"][1] == S.MAX_BEAMS and RANGES["seed"][1] == S.MAX_SEED
-    assert RANGES["repetition_penalty"][1] == S.OFFERED_REPETITION_PENALTY <= (
-        S.MAX_REPETITION_PENALTY)
-    assert RANGES["no_repeat_ngram_size"][1] == S.OFFERED_NO_REPEAT_NGRAM
-    with pytest.raises(InputError):
-        GenerationSettings(seed=S.MAX_SEED + 1)
-
-
 @given(st.one_of(st.none(), st.integers(1, 500)), st.one_of(st.none(), st.booleans()),
        st.integers(1, 500), st.booleans())
 def test_resolved_fills_only_what_is_left_to_the_model(max_new, early, default_max, default_early):
@@ -153,7 +145,7 @@ def test_the_processor_chain_needs_resolved_settings():
             return None
 
     with pytest.raises(ValueError):
-        GenerationSettings().logits_processor(Target())
-    assert GenerationSettings().resolved(5, True).logits_processor(Target()) is None
-    assert GenerationSettings(repetition_penalty=1.5).resolved(5, True).logits_processor(
-        Target()) is not None
+        logits_processor_for(GenerationSettings(), Target())
+    assert logits_processor_for(GenerationSettings().resolved(5, True), Target()) is None
+    assert logits_processor_for(GenerationSettings(repetition_penalty=1.5).resolved(5, True),
+                                Target()) is not None

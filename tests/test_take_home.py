@@ -110,3 +110,14 @@ def test_the_command_line_writes_the_page_and_names_a_bad_model(tmp_path, capsys
     assert read_document(page.scripts["trace-document"]).raw["src_text"] == SENTENCE
     assert take_home.main([SENTENCE, "--out", str(out), "--model", "no-such-model"]) == 2
     assert "no-such-model" in capsys.readouterr().err
+
+
+def test_the_in_app_player_names_what_the_server_view_adds():
+    """Every view the player does not draw is named under it (from the catalogue), and
+    none that it draws."""
+    from ui import in_browser
+    from ui.i18n import VIEWS, view_label
+
+    said = in_browser.server_adds()
+    for view in VIEWS:
+        assert (view_label(view) in said) == (view not in take_home.VIEW_KINDS), view

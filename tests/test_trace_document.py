@@ -12,6 +12,7 @@ import pytest
 
 from model import GenerationSettings, load_pretrained
 from model.decoding import document as D
+from viz.convention import display_settings
 
 SENTENCE = "why do we work ?"
 
@@ -27,7 +28,8 @@ def schema():
 
 
 def _round_trip(trace, **kw):
-    return D.read_document(json.loads(D.dumps(D.to_document(trace, "en-zh-small", **kw))))
+    doc = D.to_document(trace, display_settings(), "en-zh-small", **kw)
+    return D.read_document(json.loads(D.dumps(doc)))
 
 
 @pytest.mark.parametrize("decimals, tol", [(4, 5e-5 + 1e-7), (6, 1e-6)])
@@ -46,15 +48,15 @@ def test_arrays_come_back_within_the_stated_precision(small, decimals, tol):
 
 
 def test_a_document_written_again_from_its_reading_is_the_same_text(small):
-    text = D.dumps(D.to_document(small.generate(SENTENCE), "en-zh-small"))
+    text = D.dumps(D.to_document(small.generate(SENTENCE), display_settings(), "en-zh-small"))
     assert D.dumps(D.read_document(text).raw) == text
 
 
 def test_greedy_and_beam_documents_validate_against_the_schema(small, schema):
-    greedy = D.to_document(small.generate(SENTENCE), "en-zh-small",
+    greedy = D.to_document(small.generate(SENTENCE), display_settings(), "en-zh-small",
                            tgt_pinyin=[""] * len(small.generate(SENTENCE).tgt_tokens))
     beam_trace = small.generate(SENTENCE, GenerationSettings(num_beams=3))
-    beam = D.to_document(beam_trace, "en-zh-small")
+    beam = D.to_document(beam_trace, display_settings(), "en-zh-small")
     for doc in (greedy, beam):
         jsonschema.Draft202012Validator(schema).validate(json.loads(D.dumps(doc)))
     assert beam["settings"] == {"strategy": "beam", "num_beams": "3"}
@@ -68,10 +70,11 @@ def test_greedy_and_beam_documents_validate_against_the_schema(small, schema):
 
 
 def test_what_is_not_a_document_is_refused_with_its_reason(small):
-    good = json.loads(D.dumps(D.to_document(small.generate(SENTENCE))))
+    good = json.loads(D.dumps(D.to_document(small.generate(SENTENCE), display_settings())))
     cases = [("{", "not JSON"), ("[]", "object"),
-             ({**good, "format": "other"}, "format"), ({**good, "version": 2}, "version"),
-             ({k: v for k, v in good.items() if k != "steps"}, "steps")]
+             ({**good, "format": "other"}, "format"), ({**good, "version": 1}, "version"),
+             ({k: v for k, v in good.items() if k != "steps"}, "steps"),
+             ({k: v for k, v in good.items() if k != "display"}, "display")]
     short = json.loads(json.dumps(good))
     short["attention"]["cross"]["data"] = short["attention"]["cross"]["data"][:-1]
     cases.append((short, "cross"))
@@ -82,6 +85,8 @@ def test_what_is_not_a_document_is_refused_with_its_reason(small):
         with pytest.raises(ValueError, match=what):
             D.read_document(doc)
     with pytest.raises(ValueError, match="tgt_pinyin"):
-        D.to_document(small.generate(SENTENCE), tgt_pinyin=["a"])
+        D.to_document(small.generate(SENTENCE), display_settings(), tgt_pinyin=["a"])
     with pytest.raises(ValueError, match="decimals"):
-        D.to_document(small.generate(SENTENCE), decimals=0)
+        D.to_document(small.generate(SENTENCE), display_settings(), decimals=0)
+    with pytest.raises(ValueError, match="display"):
+        D.to_document(small.generate(SENTENCE), {"first_number": 1})

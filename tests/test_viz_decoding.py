@@ -112,8 +112,9 @@ def test_step_overview_title_lines_end_above_its_panel_titles(title):
     from viz.axes import TITLE_LINE_HEIGHT
 
     cross, mine = softmax_rows((3, 6), seed=2), softmax_rows((3, 2), seed=3)
-    fig = viz.step_overview(["a", "b", "c"], np.array([0.1, 0.6, 0.3]), 1, cross, SRC, mine,
-                            ["<s>", "猫"], ["h0", "h1", "h2"],
+    fig = viz.step_overview(["a", "b", "c"], np.array([0.1, 0.6, 0.3]), 1, cross,
+                            source_tokens=SRC, self_rows=mine, decoder_tokens=["<s>", "猫"],
+                            head_labels=["h0", "h1", "h2"],
                             titles=("Top-10 next tokens", "Query <s> over the source",
                                     "…over the decoder input"), title=title)
     lines = fig.layout.title.text.count("<br>") + 1
@@ -131,8 +132,10 @@ def test_step_overview_title_lines_end_above_its_panel_titles(title):
 def test_step_overview_puts_the_bars_beside_both_attention_blocks():
     cross, mine = softmax_rows((3, 6), seed=2), softmax_rows((3, 2), seed=3)
     probs = np.array([0.1, 0.6, 0.3])
-    fig = viz.step_overview(["a", "<b>", "c"], probs, 1, cross, SRC, mine, ["<s>", "猫"],
-                            ["h0", "h1", "h2"], titles=("P", "C <x>", "S"), title="Step 2")
+    fig = viz.step_overview(["a", "<b>", "c"], probs, 1, cross, source_tokens=SRC,
+                            self_rows=mine, decoder_tokens=["<s>", "猫"],
+                            head_labels=["h0", "h1", "h2"], titles=("P", "C <x>", "S"),
+                            title="Step 2")
     bar, rows = fig.data
     alone = probability_bars(["a", "<b>", "c"], probs, 1)
     assert (bar.type, bar.xaxis, bar.yaxis) == ("bar", "x", "y")

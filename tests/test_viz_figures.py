@@ -107,8 +107,8 @@ def _every_figure(text: VizText | None) -> dict[str, go.Figure]:
         "halves": positional_curves(sinusoid(4, 6), [0, 3], layout="halves", **kw),
         "learned": positional_curves(sinusoid(4, 6), [2], layout="learned", **kw),
         "step": viz.step_overview(["a", "b"], np.array([0.3, 0.7]), 1, softmax_rows((2, 3)),
-                                  ["x", "y", "z"], softmax_rows((2, 1)), ["a"], ["h0", "h1"],
-                                  **kw),
+                                  source_tokens=["x", "y", "z"], self_rows=softmax_rows((2, 1)),
+                                  decoder_tokens=["a"], head_labels=["h0", "h1"], **kw),
     }
 
 
@@ -143,7 +143,7 @@ def test_a_builder_writes_exactly_the_labels_it_is_given():
     assert f.data[0].hovertemplate == ("QUERY %{y}: %{customdata[0]}<br>KEY %{x}: "
                                        "%{customdata[1]}<br>WEIGHT: %{z:.3f}<extra></extra>")
     f = figs["grid"]
-    assert [a.text for a in notes_of(f)] == ["HEAD 0", "HEAD 1", "HEAD 2"]
+    assert [a.text for a in notes_of(f)] == ["HEAD 1", "HEAD 2", "HEAD 3"]  # from 1
     assert f.data[0].hovertemplate.startswith("HEAD %{customdata[0]}<br>QUERY %{customdata[1]}: ")
     assert "<br>KEY %{customdata[2]}: %{hovertext}<br>" in f.data[0].hovertemplate
     assert f.data[0].colorbar.title.text == "WEIGHT"
@@ -217,7 +217,7 @@ def test_labels_in_another_language_and_callers_labels_win():
     assert f.data[0].hovertemplate == ("查询 %{y}: %{customdata[0]}<br>键 %{x}: "
                                        "%{customdata[1]}<br>权重：%{z:.3f}<extra></extra>")
     g = attention_grid(softmax_rows((2, 2, 2)), ["a", "b"], ["x", "y"], text=chinese)
-    assert [a.text for a in notes_of(g)] == ["第 0 个头", "第 1 个头"]
+    assert [a.text for a in notes_of(g)] == ["第 1 个头", "第 2 个头"]  # heads counted from 1
     assert g.data[0].hovertemplate.startswith("第 %{customdata[0]} 个头<br>查询 %{customdata[1]}: ")
     assert "<br>键 %{customdata[2]}: %{hovertext}<br>" in g.data[0].hovertemplate
     # a caller's own titles and axis labels are used as they are

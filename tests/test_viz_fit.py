@@ -11,7 +11,14 @@ from hypothesis import strategies as st
 from viz_helpers import softmax_rows
 
 from viz import attention_grid, attention_heatmap, sequence_probabilities, step_overview
-from viz.fit import LINE_EM, PAGE_PX, PRESENT_FONT_PX, PRESENT_PAGE_PX, fit_layout
+from viz.fit import (
+    LINE_EM,
+    PAGE_PX,
+    PRESENT_ALL_LABELS,
+    PRESENT_FONT_PX,
+    PRESENT_PAGE_PX,
+    fit_layout,
+)
 
 
 def _words(n: int, seed: int = 0) -> list[str]:
@@ -26,8 +33,9 @@ def _figures(n: int):
     yield attention_heatmap(w[0], toks, toks)
     yield attention_grid(w, toks, toks, ncols=2)
     yield sequence_probabilities(toks, probs)
-    yield step_overview(toks[:5], probs[:5], 0, w[:, 0], toks, w[:, 1, :3], toks[:3],
-                        [f"head {h}" for h in range(4)], titles=("a", "b", "c"),
+    yield step_overview(toks[:5], probs[:5], 0, w[:, 0], source_tokens=toks,
+                        self_rows=w[:, 1, :3], decoder_tokens=toks[:3],
+                        head_labels=[f"head {h}" for h in range(4)], titles=("a", "b", "c"),
                         width=1000, height=380)
 
 
@@ -64,7 +72,11 @@ def test_present_mode_type_is_large_and_figures_fit_the_page(n) -> None:
         for name, axis in lay.items():
             if name[1:5] == "axis":
                 assert axis["tickfont"]["size"] >= PRESENT_FONT_PX, name
-        assert lay.get("width") is None or lay["width"] <= PAGE_PX
+        if lay.get("width") is not None:  # wider than the column: only to label every token
+            assert lay["width"] > PAGE_PX
+            assert any(n[0] == "x" and len(changes[n].get("tickvals", lay[n]["tickvals"]))
+                       == len(lay[n]["tickvals"]) <= PRESENT_ALL_LABELS
+                       for n in changes if n[1:5] == "axis"), lay["width"]
 
 
 def test_a_short_sentence_keeps_its_figure_as_built() -> None:
@@ -74,16 +86,21 @@ def test_a_short_sentence_keeps_its_figure_as_built() -> None:
 
 @given(st.integers(2, 120))
 def test_longer_sentences_never_show_more_labels_per_pixel(n) -> None:
-    """In a heatmap of fixed size, the labels kept are never closer than a line apart."""
+    """In a heatmap of fixed size, the labels kept are never closer than a line apart, and
+    up to ``PRESENT_ALL_LABELS`` tokens none is left out (the figure grows wider than the
+    column if it must)."""
     toks = _words(n, seed=n)
     fig = attention_heatmap(softmax_rows((n, n), seed=n), toks, toks)
     fig.update_layout(width=900, height=900)
     changes = fit_layout(fig, font_px=PRESENT_FONT_PX)
     lay = fig.layout.to_plotly_json()
     kept = changes["yaxis"].get("tickvals", lay["yaxis"]["tickvals"])
-    assert changes["width"] is None  # Present mode: the column's width
+    if n <= PRESENT_ALL_LABELS:
+        assert list(kept) == list(range(n))
+    else:
+        assert changes["width"] is None  # the column's width; labels thinned
     plot_h = changes["height"] - changes["margin"]["t"] - changes["margin"]["b"]
-    plot_w = PAGE_PX - changes["margin"]["l"] - changes["margin"]["r"]
+    plot_w = (changes["width"] or PAGE_PX) - changes["margin"]["l"] - changes["margin"]["r"]
     cell = min(plot_h, plot_w) / n  # square cells
     gaps = np.diff(kept) if len(kept) > 1 else [n]
     assert min(gaps) * cell >= LINE_EM * PRESENT_FONT_PX - 0.5  # heights are whole px

@@ -134,14 +134,14 @@ def test_attention_grid_is_one_mosaic_of_the_heads() -> None:
     (trace,) = fig.data
     z = np.asarray(trace.z)
     assert z.dtype == np.float32 and (trace.zmin, trace.zmax) == (0.0, 1.0)
-    assert [a.text for a in notes_of(fig)] == [f"Head {h}" for h in range(6)]
+    assert [a.text for a in notes_of(fig)] == [f"Head {h + 1}" for h in range(6)]  # from 1
     cells = np.asarray(trace.customdata)
     drawn = np.zeros(z.shape, bool)
     for h, (r, c) in enumerate(_panels(fig, 6, 5, 6)):
         np.testing.assert_array_equal(z[r : r + 5, c : c + 6], w[h].astype(np.float32))
         drawn[r : r + 5, c : c + 6] = True
         block = cells[r : r + 5, c : c + 6]
-        assert (block[..., 0] == h).all()
+        assert (block[..., 0] == h + 1).all()  # the head as the title numbers it
         assert (block[..., 1] == np.arange(5)[:, None]).all()
         assert (block[..., 2] == np.arange(6)[None, :]).all()
         queries = np.asarray(trace.text)[r : r + 5, c : c + 6]

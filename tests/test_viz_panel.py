@@ -84,7 +84,7 @@ def _panels() -> dict[str, go.Figure]:
     return {
         "attention": viz.attention_heatmap(softmax_rows((5, 6)), TGT, SRC, "<T>"),
         "mask": viz.mask_heatmap(mask, TGT, TGT, "<T>"),
-        "scores": viz.score_heatmap(np.zeros((5, 5)), TGT, TGT, mask, "<T>"),
+        "scores": viz.score_heatmap(np.zeros((5, 5)), TGT, TGT, mask, title="<T>"),
         "matrix": viz.matrix_heatmap(softmax_rows((5, 5)), TGT, TGT, "<T>"),
         "head grid": viz.head_grid(np.ones((2, 3)), "<T>", row_label="L", col_label="H",
                                    value_label="V"),

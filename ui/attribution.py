@@ -51,7 +51,7 @@ def gradients(trace_id: tuple, method: str, _trace: DecodeTrace) -> Attribution:
                      method)
 
 
-def _map_chart(trace: DecodeTrace, k: int, z: np.ndarray, title: str, key: str) -> None:
+def _map_chart(trace: DecodeTrace, k: int, z: np.ndarray, title: str, *, key: str) -> None:
     """A (T, S) map on the Cross-attention view's axes, step k's largest cell outlined."""
     chart(viz.attention_heatmap(z, list(trace.step_labels), list(trace.src_labels),
                                 title=title, query_label=t("query_decoder_input"),
@@ -66,21 +66,21 @@ def _gradients(trace: DecodeTrace, k: int, trace_id: tuple) -> None:
     left, right = columns(2, wrap=True)
     with left:
         _map_chart(trace, k, gradients(trace_id, "input_x_gradient", trace).normalised()[0],
-                   t("attr_gxi_title"), "attribution_gxi")
+                   t("attr_gxi_title"), key="attribution_gxi")
     with right:
         if not (st.session_state.get(IG_KEY) or st.button(t("attr_ig_button"), key=IG_KEY,
                                                            help=t("attr_ig_help"))):
             return
         with st.spinner(t("attr_ig_spinner")):
             ig = gradients(trace_id, "integrated_gradients", trace)
-        _map_chart(trace, k, ig.normalised()[0], t("attr_ig_title"), "attribution_ig_chart")
+        _map_chart(trace, k, ig.normalised()[0], t("attr_ig_title"), key="attribution_ig_chart")
         st.caption(t("attr_ig_claim", error=f"{100 * float(ig.completeness_error.max()):.1f}",
                      points=int(ig.n_steps.max()),
                      share=round(100 * float(ig.source_share()[k - 1])), k=k))
 
 
 def _step_claim(trace: DecodeTrace, k: int, layer: int, attention: np.ndarray,
-                vz_cross: np.ndarray, share: np.ndarray) -> str:
+                *, vz_cross: np.ndarray, share: np.ndarray) -> str:
     """What step k drew on in ``layer``: the sentence's share and each map's top token."""
     row = k - 1
     return t("attr_step_claim", k=k, token=code_span(trace.tgt_labels[k]),
@@ -90,7 +90,7 @@ def _step_claim(trace: DecodeTrace, k: int, layer: int, attention: np.ndarray,
              vz=code_span(trace.src_labels[int(vz_cross[row].argmax())]))
 
 
-def _picked_head(trace: DecodeTrace, k: int, layer: int, rho: np.ndarray, top1: np.ndarray
+def _picked_head(trace: DecodeTrace, k: int, layer: int, rho: np.ndarray, *, top1: np.ndarray
                  ) -> None:
     """The picked head's cross-attention in ``layer`` on the same axes, and its agreement
     with value zeroing on this sentence (``rho``, ``top1``: (L, H) ``head_agreement``)."""
@@ -101,7 +101,7 @@ def _picked_head(trace: DecodeTrace, k: int, layer: int, rho: np.ndarray, top1: 
     with left:
         _map_chart(trace, k, trace.cross_attentions[layer, head],
                    t("attr_head_title", layer=layer_label(layer), head=head_label(head)),
-                   "attribution_head_chart")
+                   key="attribution_head_chart")
     with right:
         st.caption(t("attr_head_claim", head=f"{layer_label(layer)}, {head_label(head)}",
                      rho=f"{rho[layer, head]:.2f}", top=round(100 * top1[layer, head])))
@@ -162,16 +162,17 @@ def attribution_view(translator: Translator, trace: DecodeTrace, k: int, key: tu
     vz = zeroing(cache.trace_key(key, trace), trace)
     vz_cross, _ = vz.normalised()  # (L, T, S)
     share = vz.source_share()  # (L, T)
-    st.markdown(_step_claim(trace, k, layer, attention, vz_cross[layer], share[layer]))
+    st.markdown(_step_claim(trace, k, layer, attention, vz_cross=vz_cross[layer],
+                            share=share[layer]))
     left, right = columns(2, wrap=True)
     with left:
         _map_chart(trace, k, attention, t("attr_att_title", layer=layer_label(layer)),
-                   "attribution_attention")
+                   key="attribution_attention")
     with right:
         _map_chart(trace, k, vz_cross[layer], t("attr_vz_title", layer=layer_label(layer)),
-                   "attribution_value_zeroing")
+                   key="attribution_value_zeroing")
     rho, top1 = head_agreement(trace.cross_attentions, vz_cross)  # (L, H) each
-    _picked_head(trace, k, layer, rho, top1)
+    _picked_head(trace, k, layer, rho, top1=top1)
     _gradients(trace, k, cache.trace_key(key, trace))
     _agreement(trace, rho, top1)
     _heldout_agreement(key)

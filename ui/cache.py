@@ -128,7 +128,7 @@ def read_source(key: tuple[str, tuple, bool], sentence: str, src_lang: str | Non
 @st.cache_data(max_entries=512, show_spinner=LocalText("spinner_decoding"))
 def decode(key: tuple[str, tuple, bool], sentence: str,
            settings: GenerationSettings = GREEDY,
-           prefix: tuple[str, ...] | None = None, heads_off: tuple = ()) -> DecodeTrace:
+           prefix: tuple[str, ...] | None = None, *, heads_off: tuple = ()) -> DecodeTrace:
     """The decoding trace of ``sentence`` with ``settings``, an optional forced ``prefix``
     and (kind, layer, head) ``heads_off``; cached by all of them and the model."""
     src = read_source(key, sentence, settings.src_lang, settings.task)
@@ -137,7 +137,7 @@ def decode(key: tuple[str, tuple, bool], sentence: str,
 
 @st.cache_data(max_entries=256, show_spinner=LocalText("spinner_teacher"))
 def teacher_force(key: tuple[str, tuple, bool], sentence: str, reference: str | tuple[str, ...],
-                  settings: GenerationSettings = GREEDY, heads_off: tuple = ()
+                  settings: GenerationSettings = GREEDY, *, heads_off: tuple = ()
                   ) -> DecodeTrace:
     """The teacher-forced trace of a reference translation (a string, or target tokens),
     cached; of ``settings`` the languages apply; ``heads_off`` (kind, layer, head) keys of
@@ -159,7 +159,7 @@ def trace_key(key: tuple[str, tuple, bool], trace: DecodeTrace) -> tuple:
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def head_internals(trace_id: tuple, kind: str, layer: int, head: int, _trace: DecodeTrace
+def head_internals(trace_id: tuple, kind: str, layer: int, head: int, *, _trace: DecodeTrace
                    ) -> internals.HeadInternals:
     """``internals.head_internals`` of one head of ``_trace`` (whose ``trace_key`` is
     ``trace_id``): one teacher-forced pass per model, trace and head, not per step."""

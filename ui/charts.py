@@ -13,6 +13,7 @@ from .i18n import t
 
 PLOTLY_CONFIG = {"displaylogo": False}
 PRESENT_KEY = "present"  # the Present switch (a link's ``present=true``)
+_SIDEBAR_KEY = "sidebar_state"  # the sidebar state last sent (``_fold_sidebar``)
 DOCUMENT_KEY = "page_document"  # ui.document's script: it reports the column's width
 MIN_COLUMN_PX = 300  # a reported column narrower than this is not believed
 # Present mode's page: larger text, and less empty room above the page's first line.
@@ -78,7 +79,19 @@ def present_switch() -> bool:
                            bind="query-params")
     if on:  # the page's text larger too (a style element alone takes no room in the page)
         st.html(PRESENT_CSS)
+    _fold_sidebar(on)
     return on
+
+
+def _fold_sidebar(on: bool) -> None:
+    """Present mode folds the sidebar away, so the projector's width goes to the charts;
+    turning it off opens the sidebar again. Said to the browser only when the mode changes
+    (``st.set_page_config``'s sidebar state), so a sidebar the teacher opens by hand stays
+    open while they work in it."""
+    state = "collapsed" if on else "expanded"
+    if st.session_state.get(_SIDEBAR_KEY, "expanded") != state:
+        st.set_page_config(initial_sidebar_state=state)
+    st.session_state[_SIDEBAR_KEY] = state
 
 
 def presenting() -> bool:

@@ -9,6 +9,7 @@ import streamlit as st
 
 import viz
 from model import DecodeTrace, InputError
+from viz.convention import head_number, layer_number
 
 from .charts import chart, columns
 from .export import show, table
@@ -28,7 +29,7 @@ def _pickers(prefix: str, trace: DecodeTrace) -> tuple[int, int]:
     return int(layer), int(head)
 
 
-def _column(trace: DecodeTrace, title: str, layer: int, head: int, key: str,
+def _column(trace: DecodeTrace, title: str, layer: int, head: int, *, key: str,
             mark: int | None = None) -> None:
     """One side of a comparison: the tokens, their probabilities, the cross-attention."""
     st.markdown(f"**{title}**  \n" + token_row(trace.output_labels or (t("empty_tokens"),)))
@@ -41,7 +42,7 @@ def _column(trace: DecodeTrace, title: str, layer: int, head: int, key: str,
     chart(viz.attention_heatmap(trace.cross_attentions[layer, head],
                                 list(trace.decoder_input_labels), list(trace.src_labels),
                                 title=t("view_head_title", view=view_label("cross"),
-                                        layer=layer, head=head),
+                                        layer=layer_number(layer), head=head_number(head)),
                                 query_label=t("query_decoder_input"),
                                 key_label=t("key_source_token"),
                                 text=viz_labels()), key=f"{key}_cross")
@@ -97,10 +98,10 @@ def branch_view(trace: DecodeTrace, decode: Decoder) -> None:
     layer, head = _pickers("branch", trace)
     left, right = columns(2, wrap=True)
     with left:
-        _column(trace, t("branch_original"), layer, head, "orig")
+        _column(trace, t("branch_original"), layer, head, key="orig")
     with right:
         _column(branched, t("branch_column", token=code_span(token), k=k), layer, head,
-                "branch")
+                key="branch")
     st.button(t("branch_close"), on_click=st.session_state.pop, args=("branch",),
               key="branch_close")
 
@@ -129,9 +130,9 @@ def reference_view(trace: DecodeTrace, teacher_force: Callable[[str], DecodeTrac
     layer, head = _pickers("ref", trace)
     left, right = columns(2, wrap=True)
     with left:
-        _column(trace, t("reference_model_output"), layer, head, "model")
+        _column(trace, t("reference_model_output"), layer, head, key="model")
     with right:
-        _column(forced, t("reference_forced"), layer, head, "ref", mark=diff)
+        _column(forced, t("reference_forced"), layer, head, key="ref", mark=diff)
 
 
 def beam_view(trace: DecodeTrace) -> int:

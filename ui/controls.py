@@ -9,31 +9,29 @@ import streamlit as st
 
 from model import GenerationSettings
 from model.decoding import STRATEGIES
-from model.decoding.settings import (
-    MAX_BEAMS,
-    MAX_SEED,
-    OFFERED_NO_REPEAT_NGRAM,
-    OFFERED_REPETITION_PENALTY,
-)
+from model.decoding.settings import BOUNDS, STARTS, STRATEGY_FIELDS
 
 from .i18n import STRINGS, labels, t
 
 STRATEGY_KEYS = {"greedy": "strategy_greedy", "beam": "strategy_beam",
                  "sampling": "strategy_sampling"}  # strategy id -> the key of its label
-# Each widget's (min, max, default, step): what the sidebar offers, within what
-# GenerationSettings accepts; a link's value outside it is not applied (``ui.link``).
-RANGES = {"num_beams": (2, MAX_BEAMS, 4, 1), "length_penalty": (0.0, 2.0, 1.0, 0.1),
-          "temperature": (0.0, 2.0, 1.0, 0.05), "top_k": (0, 100, 0, 1),
-          "top_p": (0.05, 1.0, 1.0, 0.05), "seed": (0, MAX_SEED, 0, 1),
-          "no_repeat_ngram_size": (0, OFFERED_NO_REPEAT_NGRAM, 0, 1),
-          "repetition_penalty": (1.0, OFFERED_REPETITION_PENALTY, 1.0, 0.05)}
 ANY_STRATEGY = ("no_repeat_ngram_size", "repetition_penalty")  # widgets under every strategy
 
 
-def in_range(name: str, value) -> bool:
-    """Whether ``value`` fits the widget of setting ``name`` (``RANGES``)."""
-    low, high, _, _ = RANGES[name]
-    return low <= value <= high
+def _start(name: str):
+    """The value setting ``name`` starts at: that of the strategy it belongs to
+    (``settings.STARTS``: 4 beams, seed 0), else the default."""
+    owner = next((s for s, names in STRATEGY_FIELDS.items() if name in names), "greedy")
+    return getattr(STARTS[owner], name)
+
+
+# Each widget's (min, max, default, step), built from settings.BOUNDS, the one table of the
+# settings' bounds: the sidebar offers exactly what GenerationSettings accepts, so a link's
+# value is shown exactly when it is valid (``ui.link``).
+BEAM_SEARCH_LOW = BOUNDS["num_beams"].low + 1  # one beam is the greedy strategy, a radio choice
+RANGES = {name: (BEAM_SEARCH_LOW if name == "num_beams" else bound.low, bound.high,
+                 _start(name), bound.step)
+          for name, bound in BOUNDS.items() if bound.step is not None}
 
 
 def strategy_aliases() -> dict[str, str]:

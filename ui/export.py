@@ -16,6 +16,8 @@ import numpy as np
 import pyarrow as pa
 import streamlit as st
 
+from viz.convention import head_number, layer_number
+
 from .charts import PLOTLY_CONFIG
 from .i18n import t
 
@@ -30,17 +32,18 @@ def _cell(token: str) -> str:
     return "'" + token if token.startswith(FORMULA_START) else token
 
 
-def _check(w: np.ndarray, queries, keys, query_tokens, key_tokens) -> None:
+def _check(w: np.ndarray, queries, keys, query_tokens, *, key_tokens) -> None:
     if w.ndim != 4 or w.shape[2:] != (len(queries), len(keys)):
         raise ValueError(f"weights must be (L, H, {len(queries)}, {len(keys)}), got {w.shape}")
     if len(query_tokens) != len(queries) or len(key_tokens) != len(keys):
         raise ValueError("each label needs its token")
 
 
-def attention_csv(weights: np.ndarray, queries, keys, query_tokens=None, key_tokens=None
+def attention_csv(weights: np.ndarray, queries, keys, query_tokens=None, *, key_tokens=None
                   ) -> str:
     """(L, H, Tq, Tk) weights as CSV, one row per (layer, head, query, key) cell, with
-    ``CSV_COLUMNS``: positions from 0, the labels a person reads (``queries`` (Tq),
+    ``CSV_COLUMNS``: layers and heads numbered as the views number them (from 1,
+    ``viz.convention``), positions from 0, the labels a person reads (``queries`` (Tq),
     ``keys`` (Tk)) and the model's own tokens (``query_tokens``, ``key_tokens``; the
     labels when not given).
 
@@ -51,14 +54,15 @@ def attention_csv(weights: np.ndarray, queries, keys, query_tokens=None, key_tok
     w = np.asarray(weights, dtype=np.float32)
     query_tokens = queries if query_tokens is None else query_tokens
     key_tokens = keys if key_tokens is None else key_tokens
-    _check(w, queries, keys, query_tokens, key_tokens)
+    _check(w, queries, keys, query_tokens, key_tokens=key_tokens)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     qt, ql = [_cell(x) for x in query_tokens], [_cell(x) for x in queries]
     kt, kl = [_cell(x) for x in key_tokens], [_cell(x) for x in keys]
     for (layer, head, q, k), weight in np.ndenumerate(w):  # C order: layer, head, query, key
-        writer.writerow((layer, head, q, qt[q], ql[q], k, kt[k], kl[k], f"{weight:.9g}"))
+        writer.writerow((layer_number(layer), head_number(head), q, qt[q], ql[q], k, kt[k],
+                         kl[k], f"{weight:.9g}"))
     return out.getvalue()
 
 
@@ -133,9 +137,9 @@ def columns_table(rows, names) -> pa.Table:
 
 def weights_table(weights: np.ndarray, queries, keys) -> pa.Table:
     """The numbers of a heatmap as a table: one row per query (per head and query for a
-    grid of heads, whose first column is the head), one column per key, each labelled with
-    its position and token ("0: why": labels of a sentence repeat), weights rounded to 3
-    decimals.
+    grid of heads, whose first column is the head's number, from 1), one column per key,
+    each labelled with its position and token ("0: why": labels of a sentence repeat),
+    weights rounded to 3 decimals.
 
     Args:
         weights: (Tq, Tk) one head's weights, or (H, Tq, Tk) a layer's heads.
@@ -153,7 +157,8 @@ def weights_table(weights: np.ndarray, queries, keys) -> pa.Table:
     H = w.shape[0]
     grid = grid_table(w.reshape(-1, w.shape[-1]).round(3), _numbered(queries) * H, keys,
                       t("table_query"), numbered_rows=False)
-    return grid.add_column(0, t("table_head"), _column(np.repeat(np.arange(H), len(queries))))
+    numbers = np.repeat([head_number(h) for h in range(H)], len(queries))
+    return grid.add_column(0, t("table_head"), _column(numbers))
 
 
 def _numbered(labels) -> list[str]:
@@ -162,7 +167,7 @@ def _numbered(labels) -> list[str]:
 
 
 def grid_table(values: np.ndarray, rows, columns, row_name: str,
-               column_name: str | None = None, numbered_rows: bool = True) -> pa.Table:
+               *, column_name: str | None = None, numbered_rows: bool = True) -> pa.Table:
     """A heatmap's (R, C) cells as a ``table``: a first column ``row_name`` of the row
     labels, then a column per column label, each numbered with its position (rows as given
     when not ``numbered_rows``). ``columns`` None: the columns are positions 0..C-1,
@@ -204,7 +209,7 @@ def tables_expander(name: str, tables) -> None:
         show(data, box, hide_index=True)
 
 
-def attention_npz(weights: np.ndarray, queries, keys, query_tokens=None, key_tokens=None
+def attention_npz(weights: np.ndarray, queries, keys, query_tokens=None, *, key_tokens=None
                   ) -> bytes:
     """(L, H, Tq, Tk) weights with their tokens and labels as a compressed NumPy archive:
     ``weights`` (float32), ``query_tokens`` and ``query_labels`` (Tq,), ``key_tokens`` and
@@ -219,7 +224,7 @@ def attention_npz(weights: np.ndarray, queries, keys, query_tokens=None, key_tok
     w = np.asarray(weights, dtype=np.float32)
     query_tokens = queries if query_tokens is None else query_tokens
     key_tokens = keys if key_tokens is None else key_tokens
-    _check(w, queries, keys, query_tokens, key_tokens)
+    _check(w, queries, keys, query_tokens, key_tokens=key_tokens)
     buffer = io.BytesIO()
     np.savez_compressed(buffer, weights=w,
                         query_tokens=np.array(list(query_tokens), dtype=str),
@@ -235,7 +240,7 @@ def figure_html(fig) -> str:
     return fig.to_html(include_plotlyjs=True, full_html=True, config=PLOTLY_CONFIG)
 
 
-def download_row(name: str, weights: np.ndarray, queries, keys, fig, tokens=(None, None),
+def download_row(name: str, weights: np.ndarray, queries, keys, *, fig, tokens=(None, None),
                  shown: np.ndarray | None = None) -> None:
     """The numbers of the figure as a table (``weights_table`` of ``shown``: (Tq, Tk) or
     (H, Tq, Tk), the weights the figure draws), then CSV, NPZ and HTML download buttons for
@@ -254,8 +259,10 @@ def download_row(name: str, weights: np.ndarray, queries, keys, fig, tokens=(Non
     stem = "".join(c if c.isalnum() else "-" for c in name.lower()).strip("-")
     cols = box.columns(3)
     for col, kind, make, mime in (
-            (cols[0], "csv", lambda: attention_csv(weights, queries, keys, *tokens), "text/csv"),
-            (cols[1], "npz", lambda: attention_npz(weights, queries, keys, *tokens),
+            (cols[0], "csv", lambda: attention_csv(weights, queries, keys, query_tokens=tokens[0],
+                                                 key_tokens=tokens[1]), "text/csv"),
+            (cols[1], "npz", lambda: attention_npz(weights, queries, keys, query_tokens=tokens[0],
+                                                 key_tokens=tokens[1]),
              "application/octet-stream"),
             (cols[2], "html", lambda: figure_html(fig), "text/html")):
         col.download_button(t(f"download_{kind}"), make, file_name=f"{stem}.{kind}",

@@ -16,6 +16,7 @@ from model import DecodeTrace, Translator
 from model.analysis.headstats import STATISTICS, rank_heads
 from model.core.config import ATTENTION_KINDS, layer_counts
 from model.core.heldout import HELDOUT_SIZE, heldout_known, sample_known
+from viz.convention import head_number, layer_number
 
 from . import cache
 from .charts import chart, columns
@@ -120,7 +121,8 @@ def _head_ids(translator: Translator) -> list[str]:
 
 def _head_label(head_id: str) -> str:
     kind, layer, head = head_id.split(":")
-    return t("head_key_label", view=_kind_label(kind), layer=layer, head=head)
+    return t("head_key_label", view=_kind_label(kind), layer=layer_number(int(layer)),
+             head=head_number(int(head)))
 
 
 def heads_off_section(translator: Translator, trace: DecodeTrace, key: tuple) -> None:
@@ -151,7 +153,7 @@ def heads_off_section(translator: Translator, trace: DecodeTrace, key: tuple) ->
         before, after = (md_literal(toks[step]) if step < len(toks) else "—" for toks in shown)
         st.warning(t("heads_off_differs", step=step, before=before, after=after))
     tokens = list(a[1:])
-    forced = cache.teacher_force(key, trace.src_text, tuple(tokens), trace.settings, off)
+    forced = cache.teacher_force(key, trace.src_text, tuple(tokens), trace.settings, heads_off=off)
     before = np.array([s.prob for s in trace.steps])
     after = np.array([s.prob for s in forced.steps])[: len(before)]
     chart(viz.probability_change(list(trace.tgt_labels[1:]), before, after,
@@ -247,11 +249,11 @@ def layers_section(trace: DecodeTrace, k: int, key: tuple) -> None:
               key=chart_key)
 
     with left:
-        encoder_map(rollout, t("rollout_title", layer=last), "rollout_chart")
+        encoder_map(rollout, t("rollout_title", layer=layer_number(last)), "rollout_chart")
     with right:  # flow solves S * S max-flow problems: a long sentence waits for a click
         if len(src) <= FLOW_AUTO_TOKENS or st.session_state.get("flow_on"):
             encoder_map(cache.encoder_flow(trace_id, trace),
-                        t("flow_title", layer=last), "flow_chart")
+                        t("flow_title", layer=layer_number(last)), "flow_chart")
         else:
             st.button(t("flow_button", n=len(src)), key="flow_go",
                       on_click=lambda: st.session_state.update(flow_on=True))
@@ -271,7 +273,8 @@ def _aer_grid(result, title: str, chart_key: str) -> None:
                         value_label=t("aer_value"), marked=best, zmin=0.0, zmax=1.0,
                         text=viz_labels()), key=chart_key)
     st.markdown(t("aer_best", heads=t("word_separator").join(
-        t("aer_best_item", layer=layer, head=head, aer=result.aer[layer, head])
+        t("aer_best_item", layer=layer_number(layer), head=head_number(head),
+          aer=result.aer[layer, head])
         for layer, head in best)))
 
 
@@ -300,7 +303,7 @@ def alignment_section(translator: Translator, trace: DecodeTrace, key: tuple) ->
             chart(viz.attention_heatmap(
                 forced.cross_attentions[layer, head], list(forced.tgt_labels[1:]),
                 list(forced.src_labels),
-                title=t("aer_sentence_title", layer=layer, head=head),
+                title=t("aer_sentence_title", layer=layer_number(layer), head=head_number(head)),
                 query_label=t("query_produced_token"), key_label=t("key_source_token"),
                 marked=cache.gold_cells(trace.src_text, tuple(forced.src_labels)),
                 text=viz_labels()),

@@ -33,6 +33,7 @@ from typing import Any
 import streamlit as st
 
 from viz import VizText
+from viz.convention import head_number, layer_number
 
 LANG_KEY = "lang"
 LANG_LABEL = "Language / 语言"
@@ -140,12 +141,12 @@ def labels(options, label: Callable[[Any], str]) -> Callable[[Any], str]:
 
 def layer_label(layer) -> str:
     """A layer picker's option: "Layer 2" / "第 2 层"."""
-    return t("layer_option", layer=layer)
+    return t("layer_option", layer=layer_number(layer))
 
 
 def head_label(head) -> str:
     """A head picker's option: "Head 3" / "第 3 个头"."""
-    return t("head_option", head=head)
+    return t("head_option", head=head_number(head))
 
 
 def placeholders(text: str) -> set[str]:

@@ -23,12 +23,14 @@ import streamlit as st
 
 from model import DecodeTrace
 from model.decoding.document import dumps, to_document
+from viz.convention import display_settings
 
 from . import pinyin
+from .charts import presenting
 from .document import payload
-from .i18n import t
+from .i18n import VIEWS, t, view_label
 from .pinyin import readings
-from .take_home import PLAYER, page_strings, plotly_js
+from .take_home import PLAYER, VIEW_KINDS, page_strings, plotly_js
 
 IN_BROWSER_KEY = "in_browser"  # the switch (a link's ``in_browser=true``)
 PLAYER_KEY = "browser_player"  # the player's component: its state ``{"step": k}``
@@ -64,7 +66,7 @@ def document_json(trace_id: tuple, model: str, with_pinyin: bool, _trace: Decode
     """The trace document of ``_trace`` (whose ``cache.trace_key`` is ``trace_id``) as JSON,
     with the pinyin of its target labels when ``with_pinyin``: built once per decoding."""
     pinyin = readings(_trace.tgt_labels) if with_pinyin else None
-    return dumps(to_document(_trace, model, tgt_pinyin=pinyin))
+    return dumps(to_document(_trace, display_settings(), model, tgt_pinyin=pinyin))
 
 
 def _step_changed() -> None:
@@ -74,7 +76,7 @@ def _step_changed() -> None:
         st.session_state["step"] = step  # clamped to the decoding by stepper.current_step
 
 
-def player(trace: DecodeTrace, trace_id: tuple, model: str, lang: str, k: int) -> None:
+def player(trace: DecodeTrace, trace_id: tuple, model: str, lang: str, *, k: int) -> None:
     """The player of ``trace`` (decoded by ``model``; its ``cache.trace_key`` is
     ``trace_id``) in the interface language ``lang``, starting at step ``k`` (1-based), with
     pinyin when the pinyin switch is on. ``trace`` carries its plain labels (not
@@ -82,6 +84,17 @@ def player(trace: DecodeTrace, trace_id: tuple, model: str, lang: str, k: int) -
     _loader(key=LOADER_KEY, data=payload({"source": plotly_js()}))
     with_pinyin = pinyin.is_on()
     doc = document_json(trace_id, model, with_pinyin, trace)
+    present = presenting()  # Present mode: the map first, its labels as large as the charts'
     _player(key=PLAYER_KEY, data=payload({"doc": doc, "strings": page_strings(lang), "step": k,
-                                          "id": f"{hash(trace_id)}:{lang}:{with_pinyin}"}),
+                                          "present": present,
+                                          "id": f"{hash(trace_id)}:{lang}:{with_pinyin}:"
+                                                f"{present}"}),
             default={"step": k}, on_step_change=_step_changed)
+    st.caption(server_adds())
+
+
+def server_adds() -> str:
+    """What the server's step-through adds to the player, named from the catalogue: every
+    view the player does not draw (``VIEW_KINDS`` are its three), and branching."""
+    views = [view_label(v) for v in VIEWS if v not in VIEW_KINDS]
+    return t("in_browser_server_adds", views=t("word_separator").join(views))

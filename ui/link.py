@@ -9,7 +9,9 @@ Every value in a link is a stable, language-independent id or a number:
 - written by ``write_link`` after each run and read back by ``apply_link`` when a session
   opens a link: the decoding settings in ``GenerationSettings.to_query``'s encoding
   (``strategy=beam&num_beams=4``), ``view`` (the view's id: ``cross``), ``step``, and the
-  ``layer`` and ``head`` of an attention view; in lesson mode ``lesson`` (the chapter's
+  ``layer`` and ``head`` of an attention view, numbered as a person reads them (from 1,
+  ``viz.convention``: ``layer=2`` is the view's "Layer 2"; ``head=all`` for every head); in
+  lesson mode ``lesson`` (the chapter's
   number, 1-based: ``?lesson=3``; a number out of range opens chapter 1 and is reported).
 
 Links made before the ids still open: a view or strategy named by its label in either
@@ -26,8 +28,9 @@ import streamlit as st
 from model import GenerationSettings
 from model.core.config import layer_counts
 from model.decoding.settings import QUERY_FIELDS, STRATEGY_FIELDS
+from viz.convention import FIRST_NUMBER, head_number, layer_number
 
-from .controls import ANY_STRATEGY, in_range, strategy_aliases
+from .controls import ANY_STRATEGY, strategy_aliases
 from .i18n import DEFAULT_VIEW, KIND_VIEWS, LANG_KEY, LANGUAGES, URL_ALIASES, t, view_id
 from .lesson import LESSON_KEY, MODE_KEY, chapter_count
 from .panels import ALL_HEADS
@@ -58,27 +61,26 @@ def _int(value: str | None, low: int, high: int) -> int | None:
     return number if low <= number <= high else None
 
 
-def _apply_settings(opened: dict[str, str]) -> list[str]:
-    """The link's decoding settings put into the sidebar's widgets (those within the
-    widgets' ranges); returns the names of those that could not be used."""
+def settings_from_link(opened: dict[str, str]) -> tuple[dict[str, object], list[str]]:
+    """The link's decoding settings as the sidebar's widget values (widget key -> value:
+    ``strategy`` and the settings of its widgets), and the names of the parameters that
+    could not be used. A value is used exactly when ``GenerationSettings.from_query``
+    accepts it: the widgets' ranges are the settings' own (``ui.controls.RANGES``). The
+    languages, the task and a length limit are left to ``apply_link`` (dropped here)."""
     settings, dropped = GenerationSettings.from_query(opened, strategy_aliases())
     dropped = list(dropped)
-    state = st.session_state
+    values: dict[str, object] = {}
     if "strategy" in opened and "strategy" not in dropped:
-        state["strategy"] = settings.strategy
+        values["strategy"] = settings.strategy
     # The strategy's widgets, and those of every strategy.
     for name in (*STRATEGY_FIELDS[settings.strategy], *ANY_STRATEGY):
         if name in opened and name not in dropped:
-            value = getattr(settings, name)
-            if in_range(name, value):
-                state[name] = value
-            else:
-                dropped.append(name)
+            values[name] = getattr(settings, name)
     # The languages and the task: apply_link, which knows the model's; no widget takes a
     # length limit.
     dropped += [name for name in ("src_lang", "tgt_lang", "task", "max_new_tokens")
                 if name in opened]
-    return dropped
+    return values, dropped
 
 
 def apply_link(translator) -> None:
@@ -91,7 +93,8 @@ def apply_link(translator) -> None:
         return
     state[_APPLIED] = True
     opened, c = state.get(_OPENED) or {}, translator.config
-    dropped = _apply_settings(opened)
+    values, dropped = settings_from_link(opened)
+    state.update(values)
     info = translator.info
     for name, allowed in (("src_lang", info.languages), ("tgt_lang", info.languages),
                           ("task", info.task_prefixes)):  # the model's own pickers
@@ -110,8 +113,10 @@ def apply_link(translator) -> None:
         if kind is None:
             dropped.append(name)
             continue
-        value = (ALL_HEADS if name == "head" and opened[name] == ALL_HEADS else _int(
-            opened[name], 0, (layer_counts(c)[kind] if name == "layer" else c.nhead) - 1))
+        count = layer_counts(c)[kind] if name == "layer" else c.nhead
+        number = _int(opened[name], FIRST_NUMBER, count - 1 + FIRST_NUMBER)  # as people read
+        value = (ALL_HEADS if name == "head" and opened[name] == ALL_HEADS
+                 else None if number is None else number - FIRST_NUMBER)
         if value is None:
             dropped.append(name)
         else:
@@ -142,8 +147,9 @@ def _link_values() -> dict[str, str]:
     view = view_id(state.get("view")) or DEFAULT_VIEW
     values = {**state.get(_SETTINGS, {}), "view": view, "step": str(state.get("step", 1))}
     if view in ATTENTION_VIEWS:
-        values["layer"] = str(state.get(f"{view}_layer", 0))
-        values["head"] = str(state.get(f"{view}_head", ALL_HEADS))
+        values["layer"] = str(layer_number(state.get(f"{view}_layer", 0)))
+        head = state.get(f"{view}_head", ALL_HEADS)
+        values["head"] = head if head == ALL_HEADS else str(head_number(head))
     if state.get(MODE_KEY) == "lesson":
         values["lesson"] = str(state.get(LESSON_KEY, 1))
     return values

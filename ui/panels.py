@@ -12,6 +12,7 @@ import streamlit as st
 import viz
 from model import DecodeTrace, Translator
 from model.analysis.words import group_attention, group_labels
+from viz.convention import head_number, layer_number
 
 from . import export, teaching
 from .charts import chart, columns, presenting
@@ -42,14 +43,15 @@ def _layer_head_pickers(view: str, layers: int, heads: int) -> tuple[int, int | 
         st.session_state.setdefault(f"{view}_head", 0)
     c1, c2 = st.columns(2)
     layer = c1.selectbox(t("layer"), range(layers), key=f"{view}_layer",
-                         format_func=labels(range(layers), layer_label))
+                         format_func=labels(range(layers), layer_label),
+                         help=t("home_numbering"))
     options = [ALL_HEADS, *range(heads)]
     head = c2.selectbox(t("head"), options, key=f"{view}_head", format_func=labels(
         options, lambda h: t("all_heads") if h == ALL_HEADS else head_label(h)))
     return int(layer), head
 
 
-def attention_view(view: str, maps: np.ndarray, queries, keys, query_label: str,
+def attention_view(view: str, maps: np.ndarray, queries, keys, *, query_label: str,
                    key_label: str, tokens=(None, None)) -> None:
     """Layer/head pickers, then one head's heatmap or all heads as a grid.
 
@@ -64,15 +66,15 @@ def attention_view(view: str, maps: np.ndarray, queries, keys, query_label: str,
         fig = viz.attention_grid(maps[layer], list(queries), list(keys),
                                  ncols=4 if len(keys) <= 12 else 2,  # long: bigger cells
                                  title=t("view_all_heads_title", view=view_label(view),
-                                         layer=layer),
+                                         layer=layer_number(layer)),
                                  query_label=query_label, key_label=key_label, text=viz_labels())
     else:
         fig = viz.attention_heatmap(maps[layer, head], list(queries), list(keys),
                                     title=t("view_head_title", view=view_label(view),
-                                            layer=layer, head=head),
+                                            layer=layer_number(layer), head=head_number(head)),
                                     query_label=query_label, key_label=key_label, text=viz_labels())
     chart(fig, key=f"{view}_chart")
-    export.download_row(view, maps, queries, keys, fig, tokens,
+    export.download_row(view, maps, queries, keys, fig=fig, tokens=tokens,
                         shown=maps[layer] if head == ALL_HEADS else maps[layer, head])
 
 
@@ -120,8 +122,8 @@ def encoder_view(trace: DecodeTrace, grouped: bool = False) -> None:
     """Encoder self-attention over the source tokens (the same at every step)."""
     maps, src = source_axis(trace, trace.encoder_attentions, grouped, queries_too=True)
     raw = None if grouped else trace.src_tokens  # words have no token of their own
-    attention_view("encoder", maps, src, src, t("query_source_token"),
-                   t("key_source_token"), (raw, raw))
+    attention_view("encoder", maps, src, src, query_label=t("query_source_token"),
+                   key_label=t("key_source_token"), tokens=(raw, raw))
 
 
 def decoder_view(trace: DecodeTrace, k: int) -> None:
@@ -129,7 +131,8 @@ def decoder_view(trace: DecodeTrace, k: int) -> None:
     ``input → output`` (``DecodeTrace.step_labels``), a column is a decoder input."""
     inputs, raw = trace.decoder_input_labels[:k], trace.decoder_input_tokens[:k]
     attention_view("decoder", trace.decoder_attentions[:, :, :k, :k], trace.step_labels[:k],
-                   inputs, t("query_step"), t("key_decoder_input"), (raw, raw))
+                   inputs, query_label=t("query_step"), key_label=t("key_decoder_input"),
+                   tokens=(raw, raw))
 
 
 def cross_view(trace: DecodeTrace, k: int, grouped: bool = False) -> None:
@@ -137,8 +140,8 @@ def cross_view(trace: DecodeTrace, k: int, grouped: bool = False) -> None:
     ``input → output`` (``DecodeTrace.step_labels``)."""
     maps, src = source_axis(trace, trace.cross_attentions[:, :, :k], grouped, queries_too=False)
     attention_view("cross", maps, trace.step_labels[:k], src,
-                   t("query_step"), t("key_source_token"),
-                   (trace.decoder_input_tokens[:k], None if grouped else trace.src_tokens))
+                   query_label=t("query_step"), key_label=t("key_source_token"),
+                   tokens=(trace.decoder_input_tokens[:k], None if grouped else trace.src_tokens))
 
 
 CURVE_LAYOUT = {"sinusoidal": "interleaved", "sinusoidal-halves": "halves",
@@ -181,7 +184,7 @@ def positional_view(translator: Translator, trace: DecodeTrace, k: int, decode_w
     export.tables_expander("pe", lambda: [(t(title, d_model=translator.config.d_model),
                                            export.grid_table(pe.round(3), shown, None,
                                                              t("table_position"),
-                                                             t("table_dimension")))])
+                                                             column_name=t("table_dimension")))])
     D, layout = translator.config.d_model, CURVE_LAYOUT[scheme]
     dims = st.multiselect(t(f"pe_dims_{layout}"), list(range(D)),  # a choice per table shape
                           default=_default_dims(D, layout), key=f"pe_dims_{layout}_{D}")
@@ -191,7 +194,8 @@ def positional_view(translator: Translator, trace: DecodeTrace, k: int, decode_w
                                     layout=layout, text=viz_labels()), key="pe_curves")
     else:
         st.info(t("pe_no_dims"))
-    teaching.positional_extras(translator, trace, tokens, shown, source, decode_with)
+    teaching.positional_extras(translator, trace, tokens, shown, source=source,
+                               decode_with=decode_with)
 
 
 def masks_view(translator: Translator, trace: DecodeTrace, k: int, key: tuple) -> None:

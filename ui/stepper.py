@@ -5,12 +5,14 @@ this panel, not the whole page (``st.fragment``; with ``run_every`` while playin
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 import streamlit as st
 
 import viz
-from model import DecodeTrace
+from model import DecodeStep, DecodeTrace
+from viz.convention import head_number, layer_number
 
 from . import export, pinyin
 from .cache import tidy_heap
@@ -86,8 +88,7 @@ def step_panel(trace: DecodeTrace, k: int) -> None:
     """What happens at step k: the decoder input, the chosen token with its probability and
     entropy, and one figure (``viz.step_overview``) with the top-10 probabilities and this
     step's attention rows for every head of the chosen layer."""
-    step = trace.steps[k - 1]
-    L, H = trace.cross_attentions.shape[:2]
+    L = trace.cross_attentions.shape[0]
     compact = presenting()  # the text in lines of one paragraph, the layer beside it
     if compact:
         text_place, layer_place = st.columns([5, 1], vertical_alignment="bottom")
@@ -95,6 +96,32 @@ def step_panel(trace: DecodeTrace, k: int) -> None:
     else:
         text_place, chart_place = columns([1, 3])
         layer_place = text_place
+    _step_text(text_place, trace, k, compact=compact)
+    layer = layer_place.selectbox(t("step_layer"), range(L), key="step_layer",
+                                  format_func=labels(range(L), layer_label),
+                                  help=t("home_numbering"))
+    parts = _step_parts(trace, k, layer)
+    with chart_place:
+        if compact:
+            _present_charts(parts)
+        else:
+            chart(viz.step_overview(
+                list(pinyin.alone(parts.step.top_labels)), parts.step.top_probs, parts.chosen,
+                parts.cross, source_tokens=parts.src, self_rows=parts.own,
+                decoder_tokens=parts.decoder_input, head_labels=parts.heads,
+                titles=parts.titles,
+                axis_titles=(t("key_source_token"), t("key_decoder_input")),
+                title=parts.overview_title, width=STEP_CHART_PX,
+                height=380, text=viz_labels()), key="step_chart")
+        _step_tables(parts)
+
+
+def _step_text(place, trace: DecodeTrace, k: int, *, compact: bool) -> None:
+    """Step k in words, in ``place``: the step, the decoder input so far (its last
+    ``PRESENT_INPUT_TOKENS`` when ``compact``), the chosen (or forced) token with its
+    probability and entropy, a low-confidence note, and (not ``compact``) the output so far;
+    as one element, in lines of one paragraph when ``compact``."""
+    step = trace.steps[k - 1]
 
     def heading(key: str) -> str:  # "Decoder input so far:" over its tokens, or before them
         return t(key).rstrip() + " " if compact else t(key)
@@ -104,7 +131,7 @@ def step_panel(trace: DecodeTrace, k: int) -> None:
     read = trace.tgt_labels[:k]
     if compact and k > PRESENT_INPUT_TOKENS:  # one line: the input's last tokens
         read = ("…", *read[-PRESENT_INPUT_TOKENS:])
-    text_place.markdown(("  \n" if compact else "\n\n").join((  # one element to redraw
+    place.markdown(("  \n" if compact else "\n\n").join((  # one element to redraw
         t("step_of", k=k, n=len(trace.steps)),
         heading("decoder_input_so_far") + token_row(read),
         t("token_with_probability", how=how, token=code_span(step.label),
@@ -112,44 +139,73 @@ def step_panel(trace: DecodeTrace, k: int) -> None:
         *((note,) if note else ()),
         *(() if compact else  # the input and the chosen token say it already
           (heading("output_so_far") + token_row(trace.tgt_labels[1 : k + 1]),)))))
-    layer = layer_place.selectbox(t("step_layer"), range(L), key="step_layer",
-                                  format_func=labels(range(L), layer_label))
+
+
+@dataclass(frozen=True)
+class _StepParts:
+    """What step k's charts and tables show for one layer."""
+
+    step: DecodeStep
+    heads: list[str]  # H row labels
+    cross: np.ndarray  # (H, S) or (H, words): this step's cross-attention rows
+    src: list[str]  # their keys: source tokens, or words when grouped
+    own: np.ndarray  # (H, k): this step's decoder self-attention rows
+    decoder_input: list[str]  # their keys
+    chosen: int | None  # the chosen token's index among the top tokens (None: not there)
+    overview_title: str
+    titles: tuple[str, str, str]  # over the bars, the cross block and the self block
+
+
+def _step_parts(trace: DecodeTrace, k: int, layer: int) -> _StepParts:
+    """Step k's rows of ``layer`` and the labels and titles that go with them."""
+    step = trace.steps[k - 1]
+    H = trace.cross_attentions.shape[1]
     grouped = bool(st.session_state.get(GROUP_KEY))  # the switch above the view picker
     cross, src = source_axis(trace, trace.cross_attentions[layer, :, k - 1], grouped,
                              queries_too=False)  # (H, S) or (H, words)
-    chosen = step.top_tokens.index(step.token) if step.token in step.top_tokens else None
-    heads = [t("head_tick", head=h) for h in range(H)]
-    own = trace.decoder_attentions[layer, :, k - 1, :k]  # (H, k)
-    decoder_input = list(trace.decoder_input_labels[:k])
-    titles = (t("top_probs_title", n=len(step.top_tokens)),
-              t("step_cross_title", query=trace.tgt_labels[k - 1]), t("step_self_title"))
-    with chart_place:
-        if compact:  # Present mode: each part its own chart at the column's width, so that
-            # every token of both attention rows has its label
-            chart(viz.probability_bars(list(pinyin.alone(step.top_labels)), step.top_probs,
-                                       chosen, t("step_overview_title", k=k, layer=layer)
-                                       + " · " + titles[0], text=viz_labels()),
-                  key="step_chart")
-            for rows, keys, title, axis, key in (
-                    (cross, src, titles[1], "key_source_token", "step_cross_chart"),
-                    (own, decoder_input, titles[2], "key_decoder_input", "step_self_chart")):
-                chart(viz.attention_heatmap(rows, heads, keys, title=title,
-                                            query_label=t("table_head"), key_label=t(axis),
-                                            text=viz_labels()), key=key)
-        else:
-            chart(viz.step_overview(
-                list(pinyin.alone(step.top_labels)), step.top_probs, chosen, cross, src, own,
-                decoder_input, heads, titles=titles,
-                axis_titles=(t("key_source_token"), t("key_decoder_input")),
-                title=t("step_overview_title", k=k, layer=layer), width=STEP_CHART_PX,
-                height=380, text=viz_labels()), key="step_chart")
-        export.tables_expander("step", lambda: [
-            (titles[0], export.table(
-                {t("table_token"): list(step.top_labels),
-                 t("table_probability"): np.round(step.top_probs, 4)})),
-            (titles[1], export.grid_table(np.round(cross, 3), heads, src, t("table_head"))),
-            (titles[2], export.grid_table(own.round(3), heads, decoder_input,
-                                          t("table_head")))])
+    return _StepParts(
+        step=step,
+        heads=[t("head_tick", head=head_number(h)) for h in range(H)],
+        cross=cross,
+        src=src,
+        own=trace.decoder_attentions[layer, :, k - 1, :k],  # (H, k)
+        decoder_input=list(trace.decoder_input_labels[:k]),
+        chosen=step.top_tokens.index(step.token) if step.token in step.top_tokens else None,
+        overview_title=t("step_overview_title", k=k, layer=layer_number(layer)),
+        titles=(t("top_probs_title", n=len(step.top_tokens)),
+                t("step_cross_title", query=trace.tgt_labels[k - 1]), t("step_self_title")),
+    )
+
+
+def _present_charts(parts: _StepParts) -> None:
+    """Present mode: each part its own chart at the column's width, so that every token of
+    both attention rows has its label; the attention first, on the projector's first
+    screen, the probabilities under it."""
+    for rows, keys, title, axis, key in (
+            (parts.cross, parts.src, f"{parts.overview_title} · {parts.titles[1]}",
+             "key_source_token", "step_cross_chart"),
+            (parts.own, parts.decoder_input, parts.titles[2], "key_decoder_input",
+             "step_self_chart")):
+        chart(viz.attention_heatmap(rows, parts.heads, keys, title=title,
+                                    query_label=t("table_head"), key_label=t(axis),
+                                    text=viz_labels()), key=key)
+    chart(viz.probability_bars(list(pinyin.alone(parts.step.top_labels)), parts.step.top_probs,
+                               parts.chosen, parts.titles[0], text=viz_labels()),
+          key="step_chart")
+
+
+def _step_tables(parts: _StepParts) -> None:
+    """The step's numbers as tables (``export.tables_expander``): the top tokens and their
+    probabilities, the cross-attention rows and the self-attention rows."""
+    step, titles, heads = parts.step, parts.titles, parts.heads
+    export.tables_expander("step", lambda: [
+        (titles[0], export.table(
+            {t("table_token"): list(step.top_labels),
+             t("table_probability"): np.round(step.top_probs, 4)})),
+        (titles[1], export.grid_table(np.round(parts.cross, 3), heads, parts.src,
+                                      t("table_head"))),
+        (titles[2], export.grid_table(parts.own.round(3), heads, parts.decoder_input,
+                                      t("table_head")))])
 
 
 def speed_picker() -> None:

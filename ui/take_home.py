@@ -27,6 +27,7 @@ from string import Template
 
 from model import DecodeTrace
 from model.decoding.document import dumps, to_document
+from viz.convention import display_settings
 
 from .i18n import HTML_LANG, text_in
 from .pinyin import readings
@@ -80,7 +81,8 @@ def page_html(trace: DecodeTrace, model: str, lang: str = "en") -> str:
     """
     if lang not in HTML_LANG:
         raise ValueError(f"lang must be one of {sorted(HTML_LANG)}, got {lang!r}")
-    doc = to_document(trace, model, tgt_pinyin=readings(trace.tgt_labels))
+    doc = to_document(trace, display_settings(), model,
+                      tgt_pinyin=readings(trace.tgt_labels))
     template = Template((PLAYER / "page.html").read_text(encoding="utf-8"))
     return template.substitute(
         html_lang=HTML_LANG[lang],

@@ -4,11 +4,14 @@ All numbers come from ``model.analysis.internals``; the figures from ``viz``."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import streamlit as st
 
 import viz
 from model import (
+    BatchTrace,
     DecodeTrace,
     InputError,
     Translator,
@@ -17,6 +20,7 @@ from model import (
     embedding_parts,
     pe_similarity,
 )
+from viz.convention import head_number, layer_number
 
 from . import cache, export
 from .charts import chart, columns
@@ -52,6 +56,53 @@ def inside_head_view(translator: Translator, trace: DecodeTrace, k: int, key: tu
     (computed once per model, trace and head: ``cache.head_internals``); ``key`` is the
     model's cache key."""
     st.caption(explain("inside"))
+    h = _pick_head(trace, k, key)
+    st.markdown(t("ih_step1"))
+    _formula(r"Q = X W_Q^{h},\quad K = X' W_K^{h},\quad V = X' W_V^{h}",
+             t("ih_step1_text", n=len(h.q_tok), d_model=translator.config.d_model, d_k=h.dk))
+    cols = columns(3)
+    for col, name, mat, toks in ((cols[0], "Q", h.q, h.q_tok), (cols[1], "K", h.k, h.k_tok),
+                                 (cols[2], "V", h.v, h.k_tok)):
+        with col:
+            chart(viz.matrix_heatmap(mat, toks, title=f"{name} ({len(toks)} × {h.dk})",
+                                     row_label=t("token_axis"), col_label=t("dk_dimension"),
+                                     text=viz_labels()),
+                  key=f"ih_{name}")
+    _score_steps(h)
+    _mask_and_softmax_steps(h)
+    _output_step(h)
+
+
+@dataclass(frozen=True)
+class _Head:
+    """One head's numbers as the inside-one-head view shows them: the first ``nq`` queries
+    (up to step k, or every source token) over the ``nk`` keys they may see."""
+
+    q_tok: list[str]  # nq query labels
+    k_tok: list[str]  # nk key labels
+    query: int  # the query whose numbers the table gives
+    dk: int  # d_k
+    q: np.ndarray  # (nq, d_k)
+    k: np.ndarray  # (nk, d_k)
+    v: np.ndarray  # (nk, d_k)
+    raw: np.ndarray  # (nq, nk) Q K^T
+    scaled: np.ndarray  # (nq, nk) the scores the softmax sees, before the mask
+    mask: np.ndarray  # (nq, nk) bool, True = blocked
+    weights: np.ndarray  # (nq, nk)
+    out: np.ndarray  # (nq, d_k) A V
+    t5: bool  # T5 does not divide by sqrt(d_k)
+    biased: bool  # T5's self-attention adds a relative-position bias B
+
+    @property
+    def details(self) -> dict[str, np.ndarray]:
+        """The (nq, nk) numbers behind each score cell, for the hover."""
+        scaled_name = "q·k + b" if self.biased else "q·k" if self.t5 else "q·k / √d_k"
+        return {"q·k": self.raw, scaled_name: self.scaled, t("detail_weight"): self.weights}
+
+
+def _pick_head(trace: DecodeTrace, k: int, key: tuple) -> _Head:
+    """The kind, layer, head and query pickers (one row), and the picked head's numbers
+    (``cache.head_internals``) up to step k."""
     c1, c2, c3, c4 = st.columns(4)
     kind = c1.selectbox(t("ih_kind"), list(KINDS), key="ih_kind",
                         format_func=labels(KINDS, lambda k: view_label(KINDS[k])))
@@ -60,88 +111,90 @@ def inside_head_view(translator: Translator, trace: DecodeTrace, k: int, key: tu
                          key="ih_layer")
     head = c3.selectbox(t("head"), range(H), format_func=labels(range(H), head_label),
                         key="ih_head")
-    hi = cache.head_internals(cache.trace_key(key, trace), kind, int(layer), int(head), trace)
+    hi = cache.head_internals(cache.trace_key(key, trace), kind, int(layer), int(head),
+                              _trace=trace)
     nq = hi.q.shape[0] if kind == "encoder" else min(k, hi.q.shape[0])  # rows up to step k
     nk = nq if kind == "decoder" else hi.k.shape[0]
     q_tok, k_tok = list(hi.query_tokens[:nq]), list(hi.key_tokens[:nk])
     query = c4.selectbox(t("ih_query"), range(nq), index=nq - 1,
                          format_func=lambda i: f"{i}: {q_tok[i]}", key="ih_query")
-    query = min(int(query), nq - 1)
-    dk = hi.d_k
     sl = (slice(0, nq), slice(0, nk))
-    raw, scaled, mask = hi.raw_scores[sl], hi.scaled_scores[sl], hi.mask[sl]
-    weights, out = hi.weights[sl], hi.output[:nq]
-    t5 = hi.scaling == 1.0  # T5 does not divide by sqrt(d_k); its self-attention adds B
-    biased = hi.position_bias is not None
-    scaled_name = "q·k + b" if biased else "q·k" if t5 else "q·k / √d_k"
-    # The scores the softmax sees, as a formula: T5's are not divided by sqrt(d_k).
-    scores_tex = (r"S_{ij} + B_{h}(j - i)" if biased else "S_{ij}" if t5
-                  else r"S_{ij}/\sqrt{d_k}")
-    head_tex = (r"QK^{\top} + B" if biased else r"QK^{\top}" if t5
-                else r"\frac{QK^{\top}}{\sqrt{d_k}}")
-    details = {"q·k": raw, scaled_name: scaled, t("detail_weight"): weights}
-    row_label, dk_label = t("token_axis"), t("dk_dimension")
+    return _Head(q_tok=q_tok, k_tok=k_tok, query=min(int(query), nq - 1), dk=hi.d_k,
+                 q=hi.q[:nq], k=hi.k[:nk], v=hi.v[:nk], raw=hi.raw_scores[sl],
+                 scaled=hi.scaled_scores[sl], mask=hi.mask[sl], weights=hi.weights[sl],
+                 out=hi.output[:nq], t5=hi.scaling == 1.0,
+                 biased=hi.position_bias is not None)
 
-    st.markdown(t("ih_step1"))
-    _formula(r"Q = X W_Q^{h},\quad K = X' W_K^{h},\quad V = X' W_V^{h}",
-             t("ih_step1_text", n=len(q_tok), d_model=translator.config.d_model, d_k=dk))
-    cols = columns(3)
-    for col, name, mat, toks in ((cols[0], "Q", hi.q[:nq], q_tok), (cols[1], "K", hi.k[:nk], k_tok),
-                                 (cols[2], "V", hi.v[:nk], k_tok)):
-        with col:
-            chart(viz.matrix_heatmap(mat, toks, title=f"{name} ({len(toks)} × {dk})",
-                                     row_label=row_label, col_label=dk_label, text=viz_labels()),
-                  key=f"ih_{name}")
+
+def _score_steps(h: _Head) -> None:
+    """Steps 2 and 3 side by side: the dot products Q Kᵀ, then the scores the softmax sees
+    (divided by √d_k; T5's plus its bias, or as they are)."""
     left, right = columns(2)
     with left:
         st.markdown(t("ih_step2"))
         _formula(r"S = Q K^{\top}", t("ih_step2_text"))
-        chart(viz.score_heatmap(raw, q_tok, k_tok, None, "Q Kᵀ", details,
+        chart(viz.score_heatmap(h.raw, h.q_tok, h.k_tok, None, title="Q Kᵀ", details=h.details,
                                 text=viz_labels()), key="ih_raw")
     with right:
-        if t5:
-            st.markdown(t("ih_step3_t5" if biased else "ih_step3_t5_cross"))
-            _formula(r"S + B_{h}(j - i)" if biased else "S", t("ih_step3_t5_text"))
+        if h.t5:
+            st.markdown(t("ih_step3_t5" if h.biased else "ih_step3_t5_cross"))
+            _formula(r"S + B_{h}(j - i)" if h.biased else "S", t("ih_step3_t5_text"))
         else:
             st.markdown(t("ih_step3"))
-            _formula(rf"\frac{{Q K^{{\top}}}}{{\sqrt{{d_k}}}} = \frac{{S}}{{\sqrt{{{dk}}}}}",
-                     t("ih_step3_text", d_k=dk, root=np.sqrt(dk)))
-        chart(viz.score_heatmap(scaled, q_tok, k_tok, None,
-                                "Q Kᵀ + B" if biased else "Q Kᵀ" if t5 else "Q Kᵀ / √d_k",
-                                details,
+            _formula(rf"\frac{{Q K^{{\top}}}}{{\sqrt{{d_k}}}} = \frac{{S}}{{\sqrt{{{h.dk}}}}}",
+                     t("ih_step3_text", d_k=h.dk, root=np.sqrt(h.dk)))
+        chart(viz.score_heatmap(h.scaled, h.q_tok, h.k_tok, None,
+                                title="Q Kᵀ + B" if h.biased else "Q Kᵀ" if h.t5
+                                else "Q Kᵀ / √d_k",
+                                details=h.details,
                                 text=viz_labels()), key="ih_scaled")
+
+
+def _mask_and_softmax_steps(h: _Head) -> None:
+    """Steps 4 and 5 side by side: the mask (blocked scores become −∞), then the softmax."""
+    # The scores the softmax sees, as a formula: T5's are not divided by sqrt(d_k).
+    scores_tex = (r"S_{ij} + B_{h}(j - i)" if h.biased else "S_{ij}" if h.t5
+                  else r"S_{ij}/\sqrt{d_k}")
     left, right = columns(2)
     with left:
         st.markdown(t("ih_step4"))
         allowed, blocked = t("latex_allowed"), t("latex_blocked")
         _formula(rf"\tilde S_{{ij}} = \begin{{cases}} {scores_tex} & \text{{{allowed}}} "
                  rf"\\ -\infty & \text{{{blocked}}} \end{{cases}}",
-                 t("ih_step4_blocked") if mask.any() else t("ih_step4_none"))
-        chart(viz.score_heatmap(scaled, q_tok, k_tok, mask, t("ih_masked_title"), details,
-                                text=viz_labels()),
+                 t("ih_step4_blocked") if h.mask.any() else t("ih_step4_none"))
+        chart(viz.score_heatmap(h.scaled, h.q_tok, h.k_tok, h.mask, title=t("ih_masked_title"),
+                                details=h.details, text=viz_labels()),
               key="ih_masked")
     with right:
         st.markdown(t("ih_step5"))
         _formula(r"A_{ij} = \frac{e^{\tilde S_{ij}}}{\sum_{j'} e^{\tilde S_{ij'}}}",
                  t("ih_step5_text"))
-        chart(viz.score_heatmap(weights, q_tok, k_tok, mask, t("ih_weights_title"), details,
+        chart(viz.score_heatmap(h.weights, h.q_tok, h.k_tok, h.mask,
+                                title=t("ih_weights_title"), details=h.details,
                                 probabilities=True, text=viz_labels()), key="ih_weights")
+
+
+def _output_step(h: _Head) -> None:
+    """Step 6: the head's output Z = A V, beside the picked query's numbers as a table."""
+    head_tex = (r"QK^{\top} + B" if h.biased else r"QK^{\top}" if h.t5
+                else r"\frac{QK^{\top}}{\sqrt{d_k}}")
     left, right = columns([3, 2])
     with left:
         st.markdown(t("ih_step6"))
         _formula(rf"Z = A V,\qquad \mathrm{{head}}_h = \mathrm{{softmax}}\!\left({head_tex} + M"
                  r"\right) V",
-                 t("ih_step6_text", n=nk))
-        chart(viz.matrix_heatmap(out, q_tok, title=f"Z = A V ({nq} × {dk})",
-                                 row_label=row_label, col_label=dk_label,
+                 t("ih_step6_text", n=len(h.k_tok)))
+        chart(viz.matrix_heatmap(h.out, h.q_tok, title=f"Z = A V ({len(h.q_tok)} × {h.dk})",
+                                 row_label=t("token_axis"), col_label=t("dk_dimension"),
                                  text=viz_labels()), key="ih_out")
     with right:
-        st.markdown(t("ih_query_numbers", i=query, token=md_literal(q_tok[query])))
-        headers = {t("col_key"): k_tok, "q·k": raw[query].round(3)}
-        if biased or not t5:  # T5's cross-attention scores are q·k as they are
-            headers["+ b" if biased else "÷ √d_k"] = scaled[query].round(3)
-        export.show(export.table({**headers, t("col_blocked"): mask[query],
-                                  t("col_weight"): weights[query].round(4)}), hide_index=True)
+        query = h.query
+        st.markdown(t("ih_query_numbers", i=query, token=md_literal(h.q_tok[query])))
+        headers = {t("col_key"): h.k_tok, "q·k": h.raw[query].round(3)}
+        if h.biased or not h.t5:  # T5's cross-attention scores are q·k as they are
+            headers["+ b" if h.biased else "÷ √d_k"] = h.scaled[query].round(3)
+        export.show(export.table({**headers, t("col_blocked"): h.mask[query],
+                                  t("col_weight"): h.weights[query].round(4)}), hide_index=True)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -169,7 +222,19 @@ def padded_batch(translator: Translator, key: tuple) -> None:
         return
     B = len(texts)
     st.caption(t("batch_caption"))
-    rows = [t("batch_row", n=b + 1) for b in range(B)]
+    _batch_grids(batch, [t("batch_row", n=b + 1) for b in range(B)])
+    b = st.selectbox(t("batch_sentence"), range(B), format_func=lambda i: f"{i + 1}: {texts[i]}",
+                     key="batch_sentence")
+    b = min(int(b), B - 1)
+    src, tgt = list(batch.src_labels[b]), list(batch.tgt_labels[b])
+    _batch_masks(batch, b, src, tgt)
+    _batch_attention(batch, b, src, tgt)
+    _batch_check(check)
+
+
+def _batch_grids(batch: BatchTrace, rows: list[str]) -> None:
+    """The batch's source ids and decoder inputs (ids, then tokens) as (B, T) tables, a row
+    (named ``rows``) per sentence, side by side."""
     left, right = columns(2)
 
     def grid(values) -> None:  # (B, T): a row per sentence, a column per position
@@ -184,10 +249,11 @@ def padded_batch(translator: Translator, key: tuple) -> None:
         st.markdown(t("batch_decoder_inputs"))
         grid(batch.tgt_ids)
         grid(_padded(batch.tgt_labels))
-    b = st.selectbox(t("batch_sentence"), range(B), format_func=lambda i: f"{i + 1}: {texts[i]}",
-                     key="batch_sentence")
-    b = min(int(b), B - 1)
-    src, tgt = list(batch.src_labels[b]), list(batch.tgt_labels[b])
+
+
+def _batch_masks(batch: BatchTrace, b: int, src: list[str], tgt: list[str]) -> None:
+    """Sentence ``b``'s three masks in the batch (source padding, decoder, cross), with its
+    source tokens ``src`` and decoder inputs ``tgt``."""
     c1, c2, c3 = columns(3, wrap=True)
     with c1:
         chart(viz.mask_heatmap(np.broadcast_to(batch.source_padding_mask[b], (len(src),
@@ -207,6 +273,11 @@ def padded_batch(translator: Translator, key: tuple) -> None:
                                query_label=t("query_decoder_input"), key_label=t("key_source"),
                                text=viz_labels()),
               key="batch_cross_mask")
+
+
+def _batch_attention(batch: BatchTrace, b: int, src: list[str], tgt: list[str]) -> None:
+    """A layer and head picker, then sentence ``b``'s encoder and cross-attention of that
+    head in the batch (its <pad> keys included)."""
     L, H = batch.cross_attentions.shape[1:3]
     c1, c2 = st.columns(2)
     layer = c1.selectbox(t("layer"), range(L), format_func=labels(range(L), layer_label),
@@ -226,6 +297,11 @@ def padded_batch(translator: Translator, key: tuple) -> None:
                                     query_label=t("query_decoder_input"),
                                     key_label=t("key_source"),
                                     text=viz_labels()), key="batch_cross")
+
+
+def _batch_check(check: dict) -> None:
+    """Each sentence decoded in the batch against alone (``batch_matches_single``), as a
+    table, and whether they all agree."""
     worst = max(check["max_abs_diff"].values())
     fields = {"sentence": "text", "in_batch": "batch_output", "alone": "single_output",
               "same_output": "same_output", "diff_encoder": "encoder",
@@ -239,7 +315,7 @@ def padded_batch(translator: Translator, key: tuple) -> None:
 
 
 def positional_extras(translator: Translator, trace: DecodeTrace, tokens: list[str],
-                      shown: list[str], source: bool, decode_with) -> None:
+                      shown: list[str], *, source: bool, decode_with) -> None:
     """Similarity of positions, embedding + PE for the sentence (``source``: the source
     sentence, else the decoder input), and the experiment. ``tokens`` are the model's
     tokens, ``shown`` their readable labels (``trace.src_labels`` for the source)."""
@@ -282,7 +358,7 @@ def positional_extras(translator: Translator, trace: DecodeTrace, tokens: list[s
         with col:
             chart(viz.attention_grid(tr.encoder_attentions[layer], list(tr.src_labels),
                                      list(tr.src_labels), ncols=4,
-                                     title=t("pe_exp_title", layer=layer,
+                                     title=t("pe_exp_title", layer=layer_number(layer),
                                              label=t(f"pe_exp_label_{run}")),
                                      text=viz_labels()),
                   key=f"pe_exp_{STRINGS[f'pe_exp_label_{run}']['en']}")
@@ -297,7 +373,7 @@ def relative_bias(translator: Translator, shown: list[str], source: bool) -> Non
     head = st.selectbox(t("head"), range(H), format_func=labels(range(H), head_label),
                         key="pe_bias_head")
     chart(viz.matrix_heatmap(bias[int(head)], shown, shown,
-                             title=t("pe_bias_title", head=int(head)),
+                             title=t("pe_bias_title", head=head_number(head)),
                              row_label=t("query_axis"), col_label=t("key_axis"), text=viz_labels()),
           key="pe_bias")
     st.caption(t("pe_bias_caption"))

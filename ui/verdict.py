@@ -108,13 +108,23 @@ def verdict_banner(translator: Translator, trace: DecodeTrace, v: Verdict) -> No
     if not v.flagged:
         avg = round(100 * (v.sentence_prob if v.sentence_prob is not None else 1.0))
         if v.typos:
-            st.caption(t("confidence_ok_typo", pct=pct, avg=avg))
+            full = t("confidence_ok_typo", pct=pct, avg=avg)
         else:
-            st.caption(t("confidence_ok", n=RARE_BELOW, pct=pct, avg=avg) if v.counts_known
-                       else t("confidence_ok_no_counts", pct=pct, avg=avg))
+            full = (t("confidence_ok", n=RARE_BELOW, pct=pct, avg=avg) if v.counts_known
+                    else t("confidence_ok_no_counts", pct=pct, avg=avg))
+        if presenting():  # one line on a projector; the whole sentence on hover
+            st.caption(t("confidence_ok_short", pct=pct, avg=avg), help=full)
+        else:
+            st.caption(full)
         _typo_lines(trace, v)
         return
-    with st.container(border=True, key="confidence"):
+    # Present mode: one line naming what fires, the lines behind a click (the projector's
+    # first screen is for the attention)
+    summary = t("verdict_summary", signals=t("word_separator").join(
+        t(f"signal_{signal}") for signal in v.signals))
+    box = (st.expander(summary, icon=":material/warning:", key="confidence") if presenting()
+           else st.container(border=True, key="confidence"))
+    with box:
         if v.script is not None:
             _say("verdict_not_english", script=t(f"script_{v.script}"))
         _typo_lines(trace, v)

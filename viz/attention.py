@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from numbers import Integral
 
 import numpy as np
@@ -22,7 +23,8 @@ from .axes import (
     token_axis,
 )
 from .colors import ATTENTION_SCALE
-from .panel import check_panel, heatmap_panel
+from .convention import WEIGHT_FORMAT, head_number
+from .panel import check_marked, check_panel, heatmap_panel
 from .text import ENGLISH, VizText, check_text
 from .validate import check_heads, check_range, check_tokens, escape_html
 
@@ -36,7 +38,7 @@ GRID_WIDTH_PX = 900
 
 def _hover(text: VizText) -> str:
     """A cell's hover: query token, key token and weight."""
-    return text.token_hover() + text.hover_weight + "%{z:.3f}<extra></extra>"
+    return text.token_hover() + text.hover_weight + f"%{{z:{WEIGHT_FORMAT}}}<extra></extra>"
 
 
 def attention_heatmap(
@@ -44,9 +46,9 @@ def attention_heatmap(
     query_tokens: Sequence[str],
     key_tokens: Sequence[str],
     title: str = "",
+    *,
     query_label: str | None = None,
     key_label: str | None = None,
-    *,
     marked: Sequence[tuple[int, int]] = (),
     text: VizText = ENGLISH,
 ) -> go.Figure:
@@ -76,11 +78,9 @@ def attention_heatmap(
     """
     text = check_text(text)
     z, q_txt, k_txt = check_panel(weights, query_tokens, key_tokens, "weights")
-    check_range(z, 0.0, 1.0, "weights", _RANGE_HINT)
+    check_range(z, 0.0, 1.0, "weights", hint=_RANGE_HINT)
     tq, tk = z.shape
-    for cell in marked:
-        if not (len(cell) == 2 and 0 <= cell[0] < tq and 0 <= cell[1] < tk):
-            raise ValueError(f"marked cell {cell!r} is outside the ({tq}, {tk}) weights.")
+    check_marked(marked, z.shape, "weights")
     cell = cell_px(max(tq, tk))
     return heatmap_panel(
         z, q_txt, k_txt,
@@ -100,10 +100,10 @@ def attention_grid(
     query_tokens: Sequence[str],
     key_tokens: Sequence[str],
     title: str = "",
+    *,
     ncols: int = 4,
     query_label: str | None = None,
     key_label: str | None = None,
-    *,
     text: VizText = ENGLISH,
 ) -> go.Figure:
     """All heads of one layer as small multiples sharing one 0-1 colour axis.
@@ -141,73 +141,162 @@ def attention_grid(
     text = check_text(text)
     query_label = text.query if query_label is None else query_label
     key_label = text.key if key_label is None else key_label
+    z, q_txt, k_txt = _check_grid(weights, query_tokens, key_tokens, ncols)
+    grid = _Grid(*z.shape, ncols=min(int(ncols), z.shape[0]))
+    mosaic, where, q_words, k_words = _mosaic(z, q_txt, k_txt, grid)
+    trace = go.Heatmap(z=mosaic, zmin=0.0, zmax=1.0, colorscale=ATTENTION_SCALE,
+                       colorbar=colorbar(text.weight), customdata=where, text=q_words,
+                       hovertext=k_words, hoverongaps=False, hovertemplate=_grid_hover(text))
+    notes = [*_head_titles(grid, text), axis_title(key_label, k_txt, "x"),
+             axis_title(query_label, q_txt, "y")]
+    return figure(data=[trace], layout=_grid_layout(grid, q_txt, k_txt, title=title,
+                                                    annotations=notes))
+
+
+def _check_grid(
+    weights: np.ndarray, query_tokens: Sequence[str], key_tokens: Sequence[str], ncols: int
+) -> tuple[np.ndarray, list[str], list[str]]:
+    """:func:`attention_grid`'s inputs checked: ``(z, q_txt, k_txt)``, the (H, Tq, Tk)
+    float32 weights and the escaped tokens. Raises as :func:`attention_grid`."""
     q_tok = check_tokens(query_tokens, "query_tokens")
     k_tok = check_tokens(key_tokens, "key_tokens")
     z = check_heads(weights, q_tok, k_tok, "weights")
-    check_range(z, 0.0, 1.0, "weights", _RANGE_HINT)
+    check_range(z, 0.0, 1.0, "weights", hint=_RANGE_HINT)
     if isinstance(ncols, bool) or not isinstance(ncols, Integral) or ncols < 1:
         raise ValueError(f"ncols must be a positive int, got {ncols!r}.")
-    q_txt, k_txt = [escape_html(t) for t in q_tok], [escape_html(t) for t in k_tok]
-    n_heads, tq, tk = z.shape
-    ncols = min(int(ncols), n_heads)
-    nrows = math.ceil(n_heads / ncols)
+    return z, [escape_html(t) for t in q_tok], [escape_html(t) for t in k_tok]
 
-    panel = int(np.clip(max(tq, tk) * 16, 160, 320))  # px, as the panels are drawn
-    cell = panel / max(tq, tk)
-    col_gap = 1  # cells between panels side by side (no labels there)
-    row_gap = max(1, math.ceil(24 / cell))  # cells above a panel, for its title
-    step_x, step_y = tk + col_gap, tq + row_gap
-    mosaic = np.full((nrows * step_y - row_gap, ncols * step_x - col_gap), np.nan,
-                     dtype=np.float32)  # (rows, cols) of the whole grid
-    # Per cell, for the hover: head, query position and key position as numbers, the query
-    # token (``text``) and the key token (``hovertext``). Numbers in a numeric array, two
-    # strings a cell, not five objects: plotly.py copies every object of a figure's arrays
-    # (twice on the way to the page), ~5 ms a step click for a 20-token sentence.
-    small = np.uint8 if max(n_heads, tq, tk) <= 255 else np.uint16  # sent as bytes: fewest
+
+_COL_GAP = 1  # cells between panels side by side (no labels there)
+
+
+@dataclass(frozen=True)
+class _Grid:
+    """Where the panels of :func:`attention_grid` sit in its mosaic of cells: ``n_heads``
+    panels of (``tq``, ``tk``) cells, ``ncols`` to a row, ``_COL_GAP`` cells apart side by
+    side and ``row_gap`` cells apart (room for a panel's title) one under the other."""
+
+    n_heads: int
+    tq: int
+    tk: int
+    ncols: int
+
+    @property
+    def nrows(self) -> int:
+        return math.ceil(self.n_heads / self.ncols)
+
+    @property
+    def panel(self) -> int:
+        """A panel's side in px, as the panels are drawn."""
+        return int(np.clip(max(self.tq, self.tk) * 16, 160, 320))
+
+    @property
+    def cell(self) -> float:
+        """A cell's side in px."""
+        return self.panel / max(self.tq, self.tk)
+
+    @property
+    def row_gap(self) -> int:
+        """Cells above a panel, for its title."""
+        return max(1, math.ceil(24 / self.cell))
+
+    @property
+    def step_x(self) -> int:
+        return self.tk + _COL_GAP
+
+    @property
+    def step_y(self) -> int:
+        return self.tq + self.row_gap
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """(rows, cols) of the whole mosaic."""
+        return (self.nrows * self.step_y - self.row_gap,
+                self.ncols * self.step_x - _COL_GAP)
+
+    def origin(self, h: int) -> tuple[int, int]:
+        """(row, column) of head ``h``'s panel's top-left cell."""
+        return (h // self.ncols) * self.step_y, (h % self.ncols) * self.step_x
+
+
+def _mosaic(
+    z: np.ndarray, q_txt: list[str], k_txt: list[str], grid: _Grid
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The grid's cells: ``(mosaic, where, q_words, k_words)``, each head's (Tq, Tk) weights
+    in its panel of the float32 (rows, cols) mosaic (NaN in the gaps) and, per cell, for the
+    hover: head, query position and key position as numbers (``where``, (rows, cols, 3);
+    0 in the gaps), the query token and the key token ((rows, cols) objects; "" in the
+    gaps). Numbers in a numeric array, two strings a cell, not five objects: plotly.py
+    copies every object of a figure's arrays (twice on the way to the page), ~5 ms a step
+    click for a 20-token sentence."""
+    mosaic = np.full(grid.shape, np.nan, dtype=np.float32)  # (rows, cols) of the whole grid
+    small = np.uint8 if max(grid.n_heads, grid.tq, grid.tk) <= 255 else np.uint16  # bytes
     where = np.zeros(mosaic.shape + (3,), dtype=small)  # (rows, cols, 3); 0 in the gaps
     q_words = np.full(mosaic.shape, "", dtype=object)  # (rows, cols)
     k_words = np.full(mosaic.shape, "", dtype=object)  # (rows, cols)
     q_col, k_row = np.array(q_txt, dtype=object)[:, None], np.array(k_txt, dtype=object)[None]
-    titles = []
-    for h in range(n_heads):
-        y0, x0 = (h // ncols) * step_y, (h % ncols) * step_x
-        rows, cols = slice(y0, y0 + tq), slice(x0, x0 + tk)
+    for h in range(grid.n_heads):
+        y0, x0 = grid.origin(h)
+        rows, cols = slice(y0, y0 + grid.tq), slice(x0, x0 + grid.tk)
         mosaic[rows, cols] = z[h]
-        where[rows, cols, 0] = h
-        where[rows, cols, 1] = np.arange(tq)[:, None]
-        where[rows, cols, 2] = np.arange(tk)
+        where[rows, cols, 0] = head_number(h)  # the hover's head number
+        where[rows, cols, 1] = np.arange(grid.tq)[:, None]
+        where[rows, cols, 2] = np.arange(grid.tk)
         q_words[rows, cols], k_words[rows, cols] = q_col, k_row
-        titles.append(dict(text=text.head.format(n=h), x=x0 + (tk - 1) / 2, y=y0 - 0.5,
+    return mosaic, where, q_words, k_words
+
+
+def _head_titles(grid: _Grid, text: VizText) -> list[dict]:
+    """Each panel's title (``text.head``) as an annotation centred above it."""
+    titles = []
+    for h in range(grid.n_heads):
+        y0, x0 = grid.origin(h)
+        titles.append(dict(text=text.head.format(n=head_number(h)),
+                           x=x0 + (grid.tk - 1) / 2, y=y0 - 0.5,
                            xref="x", yref="y", xanchor="center", yanchor="bottom",
                            showarrow=False, font=dict(size=14)))
+    return titles
+
+
+def _grid_hover(text: VizText) -> str:
+    """A grid cell's hover: its head, query and key (position and token), and weight, from
+    ``customdata`` (head, query position, key position), ``text`` (the query token) and
+    ``hovertext`` (the key token)."""
     tokens = (text.token_hover()  # the tokens first: the positions become customdata
               .replace("%{customdata[0]}", "%{text}").replace("%{customdata[1]}", "%{hovertext}"))
-    hover = (text.head.format(n="%{customdata[0]}") + "<br>"
-             + tokens.replace("%{y}", "%{customdata[1]}").replace("%{x}", "%{customdata[2]}")
-             + text.hover_weight + "%{z:.3f}<extra></extra>")
-    x_axis = token_axis(k_txt * ncols) | dict(
-        tickvals=[c * step_x + j for c in range(ncols) for j in range(tk)],
-        constrain="domain")
-    y_axis = token_axis(q_txt * nrows, reverse=True) | dict(
-        tickvals=[r * step_y + i for r in range(nrows) for i in range(tq)],
-        range=[mosaic.shape[0] - 0.5, -0.5 - row_gap], autorange=False,  # room for titles
-        scaleanchor="x", scaleratio=1, constrain="domain")
-    trace = go.Heatmap(z=mosaic, zmin=0.0, zmax=1.0, colorscale=ATTENTION_SCALE,
-                       colorbar=colorbar(text.weight), customdata=where, text=q_words,
-                       hovertext=k_words, hoverongaps=False, hovertemplate=hover)
-    return figure(
-        data=[trace],
-        layout=dict(
-            title=dict(text=escape_html(title)),
-            font=FONT,
-            annotations=[*titles, axis_title(key_label, k_txt, "x"),
-                         axis_title(query_label, q_txt, "y")],
-            xaxis=x_axis,
-            yaxis=y_axis,
-            margin=margins(q_txt, k_txt, colorbar=True),
-            width=ncols * (panel + 40) + label_px(q_txt) + 160,
-            height=int(mosaic.shape[0] * min(cell, GRID_WIDTH_PX / mosaic.shape[1]))
-            + sum(margins(q_txt, k_txt)[side] for side in "tb") + 40,
-            plot_bgcolor="white",
-        ),
+    return (text.head.format(n="%{customdata[0]}") + "<br>"
+            + tokens.replace("%{y}", "%{customdata[1]}").replace("%{x}", "%{customdata[2]}")
+            + text.hover_weight + f"%{{z:{WEIGHT_FORMAT}}}<extra></extra>")
+
+
+def _grid_layout(grid: _Grid, q_txt: list[str], k_txt: list[str], *, title: str,
+                 annotations: list[dict]) -> dict:
+    """The grid's layout: its title (escaped), axes (:func:`_grid_axes`) and ``annotations``,
+    margins that hold the tokens and the colour bar, and a size that gives every panel its
+    width and square cells their height at ``GRID_WIDTH_PX``."""
+    x_axis, y_axis = _grid_axes(q_txt, k_txt, grid)
+    return dict(
+        title=dict(text=escape_html(title)),
+        font=FONT,
+        annotations=annotations,
+        xaxis=x_axis,
+        yaxis=y_axis,
+        margin=margins(q_txt, k_txt, colorbar=True),
+        width=grid.ncols * (grid.panel + 40) + label_px(q_txt) + 160,
+        height=int(grid.shape[0] * min(grid.cell, GRID_WIDTH_PX / grid.shape[1]))
+        + sum(margins(q_txt, k_txt)[side] for side in "tb") + 40,
+        plot_bgcolor="white",
     )
+
+
+def _grid_axes(q_txt: list[str], k_txt: list[str], grid: _Grid) -> tuple[dict, dict]:
+    """The grid's x axis (the key tokens under each column of panels) and y axis (the query
+    tokens beside each row, first on top, square cells, room above for the titles)."""
+    x_axis = token_axis(k_txt * grid.ncols) | dict(
+        tickvals=[c * grid.step_x + j for c in range(grid.ncols) for j in range(grid.tk)],
+        constrain="domain")
+    y_axis = token_axis(q_txt * grid.nrows, reverse=True) | dict(
+        tickvals=[r * grid.step_y + i for r in range(grid.nrows) for i in range(grid.tq)],
+        range=[grid.shape[0] - 0.5, -0.5 - grid.row_gap], autorange=False,  # titles' room
+        scaleanchor="x", scaleratio=1, constrain="domain")
+    return x_axis, y_axis

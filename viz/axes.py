@@ -274,30 +274,15 @@ def side_by_side(panels: list[dict], widths: list[float], *, title: str = "",
     share = (1 - gap * (len(panels) - 1)) / sum(widths)
     data, layout, titles, notes, x0 = [], {}, [], [], 0.0
     for n, (panel, width) in enumerate(zip(panels, widths, strict=True), start=1):
-        x, y = ("x", "y") if n == 1 else (f"x{n}", f"y{n}")
-        own = panel["layout"]
         dom = [x0, min(x0 + width * share, 1.0)]
-        last = n == len(panels)
-        for trace in panel["data"]:
-            trace = trace | dict(xaxis=x, yaxis=y)
-            if trace.get("type") == "heatmap" and not last:
-                trace["showscale"] = False
-            data.append(trace)
-        y_axis = dict(own.get("yaxis", {}))
-        if y_axis.get("scaleanchor") == "x":
-            y_axis["scaleanchor"] = x
-        layout["xaxis" if n == 1 else f"xaxis{n}"] = own.get("xaxis", {}) | dict(domain=dom,
-                                                                                anchor=y)
-        layout["yaxis" if n == 1 else f"yaxis{n}"] = y_axis | dict(anchor=x)
-        for note in own.get("annotations", []):  # axis titles and other notes, on new axes
-            note = dict(note)
-            for ref, name in (("xref", x), ("yref", y)):
-                if note.get(ref, "paper") != "paper":
-                    note[ref] = name + note[ref][1:].lstrip("0123456789")
-            notes.append(note)
-        titles.append(dict(text=own.get("title", {}).get("text") or "", x=(dom[0] + dom[1]) / 2,
-                           y=1, xref="paper", yref="paper", xanchor="center",
-                           yanchor="bottom", yshift=8, showarrow=False, font=dict(size=14)))
+        traces, axes, own_notes = _moved_panel(panel, n, dom, last=n == len(panels))
+        data += traces
+        layout |= axes
+        notes += own_notes
+        titles.append(dict(text=panel["layout"].get("title", {}).get("text") or "",
+                           x=(dom[0] + dom[1]) / 2, y=1, xref="paper", yref="paper",
+                           xanchor="center", yanchor="bottom", yshift=8, showarrow=False,
+                           font=dict(size=14)))
         x0 = dom[1] + gap
     first, last_panel = panels[0]["layout"], panels[-1]["layout"]
     bottom = max(p["layout"].get("margin", {}).get("b") or 0 for p in panels)
@@ -311,3 +296,33 @@ def side_by_side(panels: list[dict], widths: list[float], *, title: str = "",
         plot_bgcolor="white",
         showlegend=False,
     ))
+
+
+def _moved_panel(panel: dict, n: int, dom: list[float], *, last: bool
+                 ) -> tuple[list[dict], dict, list[dict]]:
+    """Panel ``n`` (from 1) of :func:`side_by_side` moved onto axes ``x{n}`` / ``y{n}`` over
+    the domain ``dom`` (paper x): ``(traces, axes, notes)``, its traces on those axes (a
+    heatmap's colour bar hidden unless it is the ``last`` panel), its layout's axes under
+    their new names, and its annotations referred to its new axes."""
+    x, y = ("x", "y") if n == 1 else (f"x{n}", f"y{n}")
+    own = panel["layout"]
+    traces = []
+    for trace in panel["data"]:
+        trace = trace | dict(xaxis=x, yaxis=y)
+        if trace.get("type") == "heatmap" and not last:
+            trace["showscale"] = False
+        traces.append(trace)
+    y_axis = dict(own.get("yaxis", {}))
+    if y_axis.get("scaleanchor") == "x":
+        y_axis["scaleanchor"] = x
+    axes = {"xaxis" if n == 1 else f"xaxis{n}": own.get("xaxis", {}) | dict(domain=dom,
+                                                                          anchor=y),
+            "yaxis" if n == 1 else f"yaxis{n}": y_axis | dict(anchor=x)}
+    notes = []
+    for note in own.get("annotations", []):  # axis titles and other notes, on new axes
+        note = dict(note)
+        for ref, name in (("xref", x), ("yref", y)):
+            if note.get(ref, "paper") != "paper":
+                note[ref] = name + note[ref][1:].lstrip("0123456789")
+        notes.append(note)
+    return traces, axes, notes

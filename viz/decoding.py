@@ -72,7 +72,7 @@ def bars_panel(
     text = check_text(text)
     toks = check_tokens(tokens, "tokens")
     p = check_vector(probs, toks, "probs")
-    check_range(p, 0.0, 1.0, "probs", "Apply softmax to the logits first.")
+    check_range(p, 0.0, 1.0, "probs", hint="Apply softmax to the logits first.")
     pick = None if chosen is None else check_index(chosen, len(p), "chosen")
 
     order = np.argsort(-p, kind="stable")
@@ -109,6 +109,7 @@ def bars_panel(
 
 _BEAM_SYMBOLS = {"kept": "circle", "finished": "star", "pruned": "x"}
 BEAM_STATUSES = tuple(BEAM_COLORS)
+_Steps = Sequence[Sequence[tuple[int, str, float, str]]]  # beam_tree's steps
 
 
 def beam_path(
@@ -167,6 +168,31 @@ def beam_tree(
         ValueError: an unknown status, a parent that is not a kept beam, or a bad highlight.
     """
     text = check_text(text)
+    _check_statuses(steps)
+    edge_x, edge_y = _beam_edges(steps)
+    traces = [go.Scatter(x=edge_x, y=edge_y, mode="lines", hoverinfo="skip",
+                         line=dict(color=EDGE_COLOR, width=1), showlegend=False)]
+    if highlight is not None:
+        path = beam_path(steps, highlight)
+        traces.append(go.Scatter(
+            x=[0] + [t + 1 for t, _ in path],  # from <s> at (0, 0) to the end node
+            y=[0] + [r for _, r in path],
+            mode="lines",
+            line=dict(color=CHOSEN_COLOR, width=3),
+            hoverinfo="skip",
+            name=text.selected_hypothesis,
+        ))
+    traces.append(go.Scatter(x=[0], y=[0], mode="markers+text", text=["&lt;s&gt;"],
+                             textposition="middle left",
+                             marker=dict(color=START_COLOR, size=10), hoverinfo="skip",
+                             showlegend=False))
+    traces += _status_traces(steps, text)
+    return figure(data=traces, layout=_beam_layout(steps, title, text))
+
+
+def _check_statuses(steps: _Steps) -> None:
+    """Raise ``ValueError`` unless there is a step and every candidate is ``(parent, token,
+    logprob, status)`` with a known status (``BEAM_STATUSES``)."""
     if not steps:
         raise ValueError("steps is empty: run at least one beam-search step")
     for t, step in enumerate(steps):
@@ -176,6 +202,15 @@ def beam_tree(
                     f"step {t}: each candidate must be (parent, token, logprob, "
                     f"status in {BEAM_STATUSES}), got {c!r}"
                 )
+
+
+def _beam_edges(steps: _Steps) -> tuple[list, list]:
+    """The tree's lines, candidate to parent, as one trace's x and y (None between lines):
+    step t's candidates at x = t + 1, their parents at x = t (``<s>`` at 0).
+
+    Raises:
+        ValueError: a parent that is not a kept beam of the step before.
+    """
     edge_x: list = []
     edge_y: list = []
     for t, step in enumerate(steps):
@@ -185,41 +220,15 @@ def beam_tree(
                 raise ValueError(f"step {t} candidate {rank}: parent {c[0]} is not a kept beam")
             edge_x += [t, t + 1, None]
             edge_y += [kept[c[0]], rank, None]
-    traces = [
-        go.Scatter(
-            x=edge_x,
-            y=edge_y,
-            mode="lines",
-            hoverinfo="skip",
-            line=dict(color=EDGE_COLOR, width=1),
-            showlegend=False,
-        )
-    ]
-    if highlight is not None:
-        path = beam_path(steps, highlight)
-        traces.append(
-            go.Scatter(
-                x=[0] + [t + 1 for t, _ in path],  # from <s> at (0, 0) to the end node
-                y=[0] + [r for _, r in path],
-                mode="lines",
-                line=dict(color=CHOSEN_COLOR, width=3),
-                hoverinfo="skip",
-                name=text.selected_hypothesis,
-            )
-        )
-    traces.append(
-        go.Scatter(
-            x=[0],
-            y=[0],
-            mode="markers+text",
-            text=["&lt;s&gt;"],
-            textposition="middle left",
-            marker=dict(color=START_COLOR, size=10),
-            hoverinfo="skip",
-            showlegend=False,
-        )
-    )
+    return edge_x, edge_y
+
+
+def _status_traces(steps: _Steps, text: VizText) -> list[go.Scatter]:
+    """One marker trace per status that has candidates, in ``BEAM_STATUSES`` order: named by
+    the status's label, each candidate labelled with its token, hover giving the token, its
+    cumulative log-probability and the status."""
     status_label = {"kept": text.kept, "finished": text.finished, "pruned": text.pruned}
+    traces = []
     for status in BEAM_STATUSES:
         pts = [
             (t + 1, r, c)
@@ -244,30 +253,33 @@ def beam_tree(
                 + status_label[status] + "<extra></extra>",
             )
         )
+    return traces
+
+
+def _beam_layout(steps: _Steps, title: str, text: VizText) -> dict:
+    """The tree's layout: steps across, ranks down (best on top), as tall as the widest
+    step needs, the legend under the plot."""
     width = max(len(s) for s in steps)
-    return figure(
-        data=traces,
-        layout=dict(
-            title=dict(text=escape_html(title)),
-            font=FONT,
-            xaxis=dict(
-                title=dict(text=text.decoding_step),
-                tickmode="array",
-                tickvals=list(range(len(steps) + 1)),
-                zeroline=False,
-                showgrid=False,
-            ),
-            yaxis=dict(
-                title=dict(text=text.rank_in_step),
-                autorange="reversed",
-                tickmode="array",
-                tickvals=list(range(width)),
-                zeroline=False,
-            ),
-            height=120 + 45 * width,
-            plot_bgcolor="white",
-            legend=dict(orientation="h", y=-0.2),
+    return dict(
+        title=dict(text=escape_html(title)),
+        font=FONT,
+        xaxis=dict(
+            title=dict(text=text.decoding_step),
+            tickmode="array",
+            tickvals=list(range(len(steps) + 1)),
+            zeroline=False,
+            showgrid=False,
         ),
+        yaxis=dict(
+            title=dict(text=text.rank_in_step),
+            autorange="reversed",
+            tickmode="array",
+            tickvals=list(range(width)),
+            zeroline=False,
+        ),
+        height=120 + 45 * width,
+        plot_bgcolor="white",
+        legend=dict(orientation="h", y=-0.2),
     )
 
 
@@ -276,8 +288,8 @@ def sequence_probabilities(
     probs: np.ndarray,
     mark: int | None = None,
     title: str = "",
-    forced: Sequence[bool] | None = None,
     *,
+    forced: Sequence[bool] | None = None,
     text: VizText = ENGLISH,
 ) -> go.Figure:
     """The probability the model gave each token of a sequence, in sequence order.
@@ -299,13 +311,7 @@ def sequence_probabilities(
         ValueError: probs not T finite values in [0, 1], or a bad ``mark``/``forced``.
     """
     text = check_text(text)
-    toks = check_tokens(tokens, "tokens")
-    p = check_vector(probs, toks, "probs")
-    check_range(p, 0.0, 1.0, "probs", "Pass probabilities, not log-probabilities.")
-    pick = None if mark is None else check_index(mark, len(p), "mark")
-    if forced is not None and len(forced) != len(p):
-        raise ValueError(f"forced has {len(forced)} flags for {len(p)} tokens")
-    txt = [escape_html(t) for t in toks]
+    p, txt, pick = _check_sequence(tokens, probs, mark, forced)
     traces = [
         go.Bar(
             x=list(range(len(p))),
@@ -336,3 +342,19 @@ def sequence_probabilities(
             showlegend=False,
         ),
     )
+
+
+def _check_sequence(
+    tokens: Sequence[str], probs: np.ndarray, mark: int | None,
+    forced: Sequence[bool] | None,
+) -> tuple[np.ndarray, list[str], int | None]:
+    """:func:`sequence_probabilities`'s inputs checked: ``(p, txt, pick)``, the (T,) float32
+    probabilities, the escaped tokens and the marked index (None: none). Raises as
+    :func:`sequence_probabilities`."""
+    toks = check_tokens(tokens, "tokens")
+    p = check_vector(probs, toks, "probs")
+    check_range(p, 0.0, 1.0, "probs", hint="Pass probabilities, not log-probabilities.")
+    pick = None if mark is None else check_index(mark, len(p), "mark")
+    if forced is not None and len(forced) != len(p):
+        raise ValueError(f"forced has {len(forced)} flags for {len(p)} tokens")
+    return p, [escape_html(t) for t in toks], pick

@@ -21,12 +21,14 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 
 import plotly.graph_objects as go
 
 from .axes import FONT, TITLE_LINE_HEIGHT, text_px, title_lines
 
-__all__ = ["LINE_EM", "PAGE_PX", "PRESENT_FONT_PX", "PRESENT_PAGE_PX", "fit_layout"]
+__all__ = ["LINE_EM", "PAGE_PX", "PRESENT_ALL_LABELS", "PRESENT_FONT_PX", "PRESENT_PAGE_PX",
+           "fit_layout"]
 
 LINE_EM = 1.6  # a line of tick text in Chromium, in units of its font size (pinyin marks: 1.55)
 INK_EM = 1.15  # the ink of a line (Chinese characters fill about 1 em): outside Present mode,
@@ -37,6 +39,7 @@ PAGE_PX = 1000  # the page's main column (px) assumed for a chart drawn at the c
 PRESENT_PAGE_PX = 1460  # the same in Present mode before the browser reports it (ui.document):
 # the main column of a 1920-px-wide window with the sidebar open, as measured in Chromium
 MAX_GROW = 6.0  # Present mode makes a plot at most this many times taller for its labels
+PRESENT_ALL_LABELS = 40  # Present mode labels every token of an axis with up to this many
 _PLOTLY_MARGIN = dict(l=80, r=80, t=100, b=80)  # plotly.js's defaults
 _PLOTLY_HEIGHT = 450
 _AXIS = re.compile(r"^[xy]axis\d*$")
@@ -97,9 +100,10 @@ def _x_room(text, font: float, line: float) -> tuple[float, float]:
 
 
 def _need_px(name: str, axis: dict, font: float, line: float) -> float:
-    """Pixels between neighbouring ticks that token axis ``name``'s labels at ``font`` px need:
-    a line (``line`` px) on a y axis; on an x axis the less of ``_x_room``'s two."""
-    return min(_x_room(axis["ticktext"], font, line)) if name.startswith("x") else line
+    """Pixels between neighbouring ticks that token axis ``name``'s labels at ``font`` px need
+    in Present mode: a line (``line`` px) on a y axis; on an x axis the widest label side by
+    side or, turned upright with its lines joined (``_fit_ticks``), one line."""
+    return min(_x_room(axis["ticktext"], font, line)[0], line) if name.startswith("x") else line
 
 
 def _taller(axes: dict[str, dict], plot_w: float, plot_h: float, fonts: dict[str, float]
@@ -118,22 +122,48 @@ def _taller(axes: dict[str, dict], plot_w: float, plot_h: float, fonts: dict[str
     return min(max(factor, 1.0), MAX_GROW)
 
 
-def _fit_ticks(name: str, axis: dict, unit: float, font: float, present: bool) -> dict:
+def _keeps_all(axis: dict) -> bool:
+    """Whether Present mode labels every tick of a token axis (``PRESENT_ALL_LABELS`` or
+    fewer)."""
+    return len(axis.get("tickvals") or ()) <= PRESENT_ALL_LABELS
+
+
+def _wider(axes: dict[str, dict], plot_w: float, plot_h: float, fonts: dict[str, float]
+           ) -> float:
+    """Present mode: the plot width (px, at least ``plot_w``) at which every x axis with
+    ``PRESENT_ALL_LABELS`` ticks or fewer has the room its labels need (``_need_px``)."""
+    units = _units(axes, plot_w, plot_h, tie=False)
+    need = max([_need_px(n, axes[n], fonts[n], LINE_EM * fonts[n]) / _step(axes[n]) / units[n]
+                for n in units if n.startswith("x") and _keeps_all(axes[n])], default=1.0)
+    return plot_w * max(need, 1.0)
+
+
+def _fit_ticks(name: str, axis: dict, unit: float, font: float, *, present: bool) -> dict:
     """The changes to token axis ``name`` (ticks ``tickvals`` / ``ticktext``, ``unit`` px per
-    data unit) under which no two of its labels at ``font`` px overlap."""
+    data unit) under which no two of its labels at ``font`` px overlap.
+
+    Outside Present mode a label that has no room is left out (every k-th is shown). In
+    Present mode an x axis whose labels do not fit side by side turns them upright with
+    their lines joined ("学 xué": a column then needs one line's width), and up to
+    ``PRESENT_ALL_LABELS`` ticks none is left out: ``fit_layout`` makes the plot as large
+    as they need."""
     vals, text = list(axis["tickvals"]), list(axis["ticktext"])
     spacing = unit * _step(axis)  # px between neighbouring ticks
     line = (LINE_EM if present else INK_EM) * font
     changes: dict = {"tickfont": dict(size=font)} if present else {}
     if name.startswith("x"):
         level, upright = _x_room(text, font, line)
+        if present:
+            upright = line  # turned, a label's lines are joined into one
         need, angle = (level, 0) if level <= spacing else (upright, -90)
         if present or need > spacing:
             changes["tickangle"] = angle
+        if present and angle and any(_BREAK.search(t) for t in text):
+            changes["ticktext"] = [_BREAK.sub(" ", t) for t in text]
     else:
         need = line
     every = max(1, math.ceil(need / max(spacing, 1e-9) - 1e-6))  # exactly the room: fits
-    if every > 1:
+    if every > 1 and not (present and _keeps_all(axis)):
         changes |= dict(tickvals=vals[::every], ticktext=text[::every])
     return changes
 
@@ -149,14 +179,17 @@ def fit_layout(fig: go.Figure, *, font_px: int | None = None, page_px: int = PAG
             (Present mode, ``PRESENT_FONT_PX``); None: the sizes as built. The margins and
             the annotations' fonts and offsets grow by ``font_px`` / the figure's font size
             (at least 1); the figure takes the column's width (``width`` None) and its plot
-            grows taller until each token axis's labels have their room (``_taller``).
+            grows taller until each token axis's labels have their room (``_taller``); an
+            axis of up to ``PRESENT_ALL_LABELS`` tokens whose labels need more than the
+            column gets it (``width`` then wider than ``page_px``: the page scrolls).
         page_px: the width (px) of the page's column: the most a figure may take, and what
             a figure drawn at the column's width is assumed to get.
 
     Returns:
         A dict for ``fig.update_layout``: per token axis that needs it ``tickvals`` /
-        ``ticktext`` (every k-th tick), ``tickangle`` (0 when the labels fit side by side,
-        else -90) and ``tickfont``; with ``font_px`` also ``font``, ``width`` (None),
+        ``ticktext`` (every k-th tick; in Present mode labels joined on one line when turned),
+        ``tickangle`` (0 when the labels fit side by side, else -90) and ``tickfont``; with
+        ``font_px`` also ``font``, ``width`` (None: the column's),
         ``height``, ``margin``, ``annotations`` and, for a title on several lines, the
         ``title`` on as few as the column's width needs. Empty when nothing changes.
 
@@ -166,45 +199,96 @@ def fit_layout(fig: go.Figure, *, font_px: int | None = None, page_px: int = PAG
     for value, what in ((font_px, "font_px"), (page_px, "page_px")):
         if value is not None and not value > 0:
             raise ValueError(f"{what} must be a positive number of pixels, got {value!r}.")
-    lay = fig.layout.to_plotly_json()
-    base = (lay.get("font") or {}).get("size") or FONT["size"]
-    scale = max(1.0, font_px / base) if font_px else 1.0
-    margin = {k: (lay.get("margin") or {}).get(k, v) for k, v in _PLOTLY_MARGIN.items()}
-    grown = {k: round(v * scale) for k, v in margin.items()}
-    width, height = lay.get("width"), lay.get("height") or _PLOTLY_HEIGHT
-    axes = {k: v for k, v in lay.items() if _AXIS.match(k)}
-    square = any(a.get("scaleanchor") for a in axes.values())
-    fonts = {name: max((axis.get("tickfont") or {}).get("size") or base, font_px or 0)
-             for name, axis in axes.items()}
-    if width and not font_px:
-        sides = margin["l"] + margin["r"]
-        plot_w = max(min(width, page_px), sides + 40) - sides
-        grow = plot_w / max(width - sides, 1)
-        plot_h = (height - margin["t"] - margin["b"]) * (grow if square else 1.0)
-    else:  # the column's width (Present mode: every figure), as tall as its labels need
-        plot_w = page_px - grown["l"] - grown["r"]
-        plot_h = (height - margin["t"] - margin["b"]) * scale
-        if font_px:
-            plot_h *= _taller(axes, plot_w, plot_h, fonts)
-    units = _units(axes, plot_w, plot_h)
+    built = _Built.read(fig.layout.to_plotly_json(), font_px)
+    plot_w, plot_h = _plot_area(built, page_px)
+    units = _units(built.axes, plot_w, plot_h)
     changes: dict = {}
-    for name, axis in axes.items():
+    for name, axis in built.axes.items():
         if name in units:
-            axis_changes = _fit_ticks(name, axis, units[name], fonts[name], bool(font_px))
+            axis_changes = _fit_ticks(name, axis, units[name], built.fonts[name],
+                                      present=bool(font_px))
             if axis_changes:
                 changes[name] = axis_changes
         elif font_px:  # a numeric axis: Plotly spaces its ticks itself
-            changes[name] = {"tickfont": dict(size=fonts[name])}
+            changes[name] = {"tickfont": dict(size=built.fonts[name])}
     if font_px:
-        title = (lay.get("title") or {}).get("text") or ""
-        lines = title.count("<br>") + 1  # viz.axes.figure broke a long title for a laptop
-        if lines > 1:  # the column's width: as few lines as its larger type needs there
-            fitted = title_lines(title.replace("<br>", ""), round(page_px / scale))
-            grown["t"] -= round(TITLE_LINE_HEIGHT * scale * (lines - len(fitted)))
-            changes["title"] = dict(lay["title"], text="<br>".join(fitted))
-        changes |= dict(font=dict(size=max(base, font_px)), margin=grown, width=None,
-                        height=math.ceil(plot_h + grown["t"] + grown["b"]))
-        changes["annotations"] = [_grown_note(note, scale) for note in lay.get("annotations", [])]
+        changes |= _present_layout(built, plot_w, plot_h, page_px)
+    return changes
+
+
+@dataclass(frozen=True)
+class _Built:
+    """What :func:`fit_layout` reads from a built figure's layout ``lay``, for ``font_px``."""
+
+    lay: dict
+    font_px: int | None
+    base: float  # the figure's font size
+    scale: float  # font_px / base, at least 1 (1 without font_px)
+    margin: dict  # as built (plotly.js's defaults where unset)
+    grown: dict  # margin, scale times as large
+    axes: dict[str, dict]  # every axis by its layout name
+    fonts: dict[str, float]  # each axis's tick font size (at least font_px)
+
+    @classmethod
+    def read(cls, lay: dict, font_px: int | None) -> _Built:
+        base = (lay.get("font") or {}).get("size") or FONT["size"]
+        scale = max(1.0, font_px / base) if font_px else 1.0
+        margin = {k: (lay.get("margin") or {}).get(k, v) for k, v in _PLOTLY_MARGIN.items()}
+        axes = {k: v for k, v in lay.items() if _AXIS.match(k)}
+        fonts = {name: max((axis.get("tickfont") or {}).get("size") or base, font_px or 0)
+                 for name, axis in axes.items()}
+        return cls(lay, font_px, base, scale, margin,
+                   {k: round(v * scale) for k, v in margin.items()}, axes, fonts)
+
+    @property
+    def square(self) -> bool:
+        """Whether an axis is tied to another by ``scaleanchor`` (square cells)."""
+        return any(a.get("scaleanchor") for a in self.axes.values())
+
+
+def _plot_area(built: _Built, page_px: int) -> tuple[float, float]:
+    """(width, height) in px of the plot area the figure is drawn with: its own width at
+    most ``page_px`` (square cells shrink with it) or, without a width or in Present mode,
+    the column's; in Present mode as tall (``_taller``) and, past the column only if need
+    be, as wide (``_wider``) as its labels need."""
+    lay, margin, grown, axes, fonts = (built.lay, built.margin, built.grown, built.axes,
+                                       built.fonts)
+    width, height = lay.get("width"), lay.get("height") or _PLOTLY_HEIGHT
+    if width and not built.font_px:
+        sides = margin["l"] + margin["r"]
+        plot_w = max(min(width, page_px), sides + 40) - sides
+        grow = plot_w / max(width - sides, 1)
+        plot_h = (height - margin["t"] - margin["b"]) * (grow if built.square else 1.0)
+    else:  # the column's width (Present mode: every figure), as tall as its labels need
+        plot_w = page_px - grown["l"] - grown["r"]
+        plot_h = (height - margin["t"] - margin["b"]) * built.scale
+        if built.font_px:
+            plot_h *= _taller(axes, plot_w, plot_h, fonts)
+            wide = _wider(axes, plot_w, plot_h, fonts)  # beyond the column only if need be
+            if wide > plot_w + 0.5:
+                plot_h *= (_taller(axes, wide, plot_h, fonts) if not built.square
+                           else wide / plot_w)
+                plot_w = wide
+    return plot_w, plot_h
+
+
+def _present_layout(built: _Built, plot_w: float, plot_h: float, page_px: int) -> dict:
+    """Present mode's changes to the figure as a whole: a title broken for a laptop on as
+    few lines as the column needs, the font, the grown margins, the width (None: the
+    column's) and height that hold the plot area, and the annotations grown."""
+    lay, grown, scale = built.lay, dict(built.grown), built.scale
+    changes: dict = {}
+    title = (lay.get("title") or {}).get("text") or ""
+    lines = title.count("<br>") + 1  # viz.axes.figure broke a long title for a laptop
+    if lines > 1:  # the column's width: as few lines as its larger type needs there
+        fitted = title_lines(title.replace("<br>", ""), round(page_px / scale))
+        grown["t"] -= round(TITLE_LINE_HEIGHT * scale * (lines - len(fitted)))
+        changes["title"] = dict(lay["title"], text="<br>".join(fitted))
+    full = plot_w + grown["l"] + grown["r"]  # wider than the column: labels need it
+    changes |= dict(font=dict(size=max(built.base, built.font_px)), margin=grown,
+                    width=math.ceil(full) if full > page_px + 0.5 else None,
+                    height=math.ceil(plot_h + grown["t"] + grown["b"]))
+    changes["annotations"] = [_grown_note(note, scale) for note in lay.get("annotations", [])]
     return changes
 
 

@@ -14,6 +14,7 @@ import plotly.graph_objects as go
 
 from .axes import FONT, axis_title, cell_outlines, colorbar, figure, margins, token_axis
 from .colors import AFTER_COLOR, BEFORE_COLOR, SEQUENTIAL_SCALE
+from .convention import head_number, layer_number
 from .panel import heatmap_panel
 from .text import ENGLISH, VizText, check_text
 from .validate import check_tokens, check_vector, escape_html
@@ -46,8 +47,9 @@ def head_grid(
         text: the figure's own labels (hover).
 
     Returns:
-        A figure with one float32 ``go.Heatmap`` (y = layer 0..L-1, first on top; x = head
-        0..H-1) and, if ``marked``, one ``go.Scatter`` of open squares over those cells.
+        A figure with one float32 ``go.Heatmap`` (y = layer index 0..L-1, first on top,
+        labelled ``layer_number``; x = head index 0..H-1, labelled ``head_number``) and,
+        if ``marked``, one ``go.Scatter`` of open squares over those cells.
 
     Raises:
         ValueError: values not a 2-D array of finite numbers or NaN, or a marked cell
@@ -63,15 +65,17 @@ def head_grid(
     for cell in marked:
         if not (len(cell) == 2 and 0 <= cell[0] < L and 0 <= cell[1] < H):
             raise ValueError(f"marked cell {cell!r} is outside the ({L}, {H}) grid.")
-    rows, cols = [str(i) for i in range(L)], [str(h) for h in range(H)]
-    hover = (f"{escape_html(row_label)} %{{y}}, {escape_html(col_label)} %{{x}}<br>"
-             f"{escape_html(value_label)}: %{{z:.3f}}<extra></extra>")
+    rows = [str(layer_number(i)) for i in range(L)]  # what a person reads: from 1
+    cols = [str(head_number(h)) for h in range(H)]
+    numbers = np.stack(np.meshgrid(rows, cols, indexing="ij"), axis=-1)  # (L, H, 2) labels
+    hover = (f"{escape_html(row_label)} %{{customdata[0]}}, {escape_html(col_label)} "
+             f"%{{customdata[1]}}<br>{escape_html(value_label)}: %{{z:.3f}}<extra></extra>")
     cell = 56
     return heatmap_panel(
         z.astype(np.float32), rows, cols,
         dict(zmin=zmin, zmax=zmax, colorscale=SEQUENTIAL_SCALE,
              colorbar=colorbar(escape_html(value_label)), texttemplate="%{z:.2f}",
-             hovertemplate=hover, hoverongaps=False),
+             customdata=numbers, hovertemplate=hover, hoverongaps=False),
         title=title, row_title=row_label, col_title=col_label,
         width=H * cell + 260, height=L * cell + 200,
         over=[cell_outlines(marked, 34, width=3)] if marked else (),

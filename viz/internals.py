@@ -33,10 +33,10 @@ def matrix_heatmap(
     row_tokens: Sequence[str],
     col_labels: Sequence[str] | None = None,
     title: str = "",
+    *,
     row_label: str | None = None,
     col_label: str | None = None,
     symmetric: bool = True,
-    *,
     text: VizText = ENGLISH,
 ) -> go.Figure:
     """Heatmap of a real-valued matrix, e.g. Q (T, d_k) or PE (T, D).
@@ -84,10 +84,10 @@ def score_heatmap(
     query_tokens: Sequence[str],
     key_tokens: Sequence[str],
     mask: np.ndarray | None = None,
+    *,
     title: str = "",
     details: dict[str, np.ndarray] | None = None,
     probabilities: bool = False,
-    *,
     text: VizText = ENGLISH,
 ) -> go.Figure:
     """Heatmap of attention scores (or weights) with blocked cells drawn apart as −∞.
@@ -111,13 +111,7 @@ def score_heatmap(
         ValueError: shapes that do not match the tokens, or NaN in an allowed cell.
     """
     text = check_text(text)
-    q_tok = check_tokens(query_tokens, "query_tokens")
-    k_tok = check_tokens(key_tokens, "key_tokens")
-    blocked = (np.zeros((len(q_tok), len(k_tok)), bool) if mask is None else
-               check_mask(mask, q_tok, k_tok, "mask", row_name="query_tokens",
-                          col_name="key_tokens"))
-    raw = np.asarray(scores, dtype=np.float64)
-    z, q_txt, k_txt = check_panel(np.where(blocked, 0.0, raw), q_tok, k_tok, "scores")
+    z, blocked, q_txt, k_txt = _check_scores(scores, query_tokens, key_tokens, mask)
     shown = np.where(blocked, np.nan, z).astype(np.float32)  # gaps where blocked
     names = list(details or {})
     extra = [np.where(blocked, np.nan, np.asarray(details[n], np.float64)) for n in names]
@@ -128,16 +122,6 @@ def score_heatmap(
     else:
         limit = float(np.abs(z[~blocked]).max()) if (~blocked).any() else 1.0
         scale = SIGNED_SCALE | dict(zmin=-limit, zmax=limit, zmid=0.0)
-    over = []
-    if blocked.any():
-        qi, ki = np.nonzero(blocked)
-        over.append(go.Scatter(
-            x=ki.tolist(), y=qi.tolist(), mode="markers+text", text=["−∞"] * len(qi),
-            textfont=dict(color=BLOCKED_TEXT_COLOR, size=11), name=text.blocked_inf,
-            marker=dict(symbol="square", size=cell_px(max(len(q_tok), len(k_tok))) - 2,
-                        color=BLOCKED_COLOR),
-            hovertemplate=text.hover_blocked + "<extra></extra>",
-        ))
     width, height = _size(q_txt, k_txt)
     return heatmap_panel(
         shown, q_txt, k_txt,
@@ -146,5 +130,37 @@ def score_heatmap(
              hovertemplate=hover + (text.hover_weight if probabilities else text.hover_value)
              + "%{z:.4f}<extra></extra>"),
         title=title, row_title=text.query, col_title=text.key, width=width, height=height,
-        over=over, showlegend=False,
+        over=_blocked_layer(blocked, text), showlegend=False,
     )
+
+
+def _check_scores(
+    scores: np.ndarray, query_tokens: Sequence[str], key_tokens: Sequence[str],
+    mask: np.ndarray | None,
+) -> tuple[np.ndarray, np.ndarray, list[str], list[str]]:
+    """:func:`score_heatmap`'s inputs checked: ``(z, blocked, q_txt, k_txt)``, the float32
+    (Tq, Tk) scores (0 where blocked), the bool (Tq, Tk) mask (all False for None) and the
+    escaped tokens. Raises as :func:`score_heatmap`."""
+    q_tok = check_tokens(query_tokens, "query_tokens")
+    k_tok = check_tokens(key_tokens, "key_tokens")
+    blocked = (np.zeros((len(q_tok), len(k_tok)), bool) if mask is None else
+               check_mask(mask, q_tok, k_tok, "mask", row_name="query_tokens",
+                          col_name="key_tokens"))
+    raw = np.asarray(scores, dtype=np.float64)
+    z, q_txt, k_txt = check_panel(np.where(blocked, 0.0, raw), q_tok, k_tok, "scores")
+    return z, blocked, q_txt, k_txt
+
+
+def _blocked_layer(blocked: np.ndarray, text: VizText) -> list[go.Scatter]:
+    """The blocked cells of a (Tq, Tk) mask as a layer of squares in ``BLOCKED_COLOR``
+    labelled "−∞" (named ``text.blocked_inf``, hover ``text.hover_blocked``); none: []."""
+    if not blocked.any():
+        return []
+    qi, ki = np.nonzero(blocked)
+    return [go.Scatter(
+        x=ki.tolist(), y=qi.tolist(), mode="markers+text", text=["−∞"] * len(qi),
+        textfont=dict(color=BLOCKED_TEXT_COLOR, size=11), name=text.blocked_inf,
+        marker=dict(symbol="square", size=cell_px(max(blocked.shape)) - 2,
+                    color=BLOCKED_COLOR),
+        hovertemplate=text.hover_blocked + "<extra></extra>",
+    )]

@@ -18,6 +18,7 @@ import plotly.graph_objects as go
 
 from .axes import FONT, figure
 from .colors import HEAD_COLORS
+from .convention import head_number
 from .text import ENGLISH, VizText, check_text
 from .validate import check_heads, check_range, check_tokens, escape_html
 
@@ -47,7 +48,8 @@ def attention_lines(
         heads: which heads to draw (default: all), each in its ``HEAD_COLORS`` colour.
         focus: ("query", i) or ("key", j): draw only the lines of that token (BertViz
             highlights them on hover; here the caller passes the clicked token).
-        head_names: H legend names (default "head 0", ... from ``text.head``).
+        head_names: H legend names (default "Head 1", ... from ``text.head`` and
+            ``viz.convention.head_number``).
         text: the figure's own labels.
 
     Returns:
@@ -60,55 +62,22 @@ def attention_lines(
             a focus outside the tokens.
     """
     text = check_text(text)
-    q_tok = check_tokens(query_tokens, "query_tokens")
-    k_tok = check_tokens(key_tokens, "key_tokens")
-    w = check_heads(weights, q_tok, k_tok, "weights")  # (H, Tq, Tk) float32
-    check_range(w, 0.0, 1.0, "weights", "Pass softmax attention weights.")
+    w, q_tok, k_tok = _check_lines(weights, query_tokens, key_tokens)
     H, Tq, Tk = w.shape
     chosen = list(range(H)) if heads is None else [int(h) for h in heads]
     if any(not 0 <= h < H for h in chosen):
         raise ValueError(f"heads must be in 0..{H - 1}, got {list(heads or [])}.")
-    names = list(head_names) if head_names is not None else [text.head.format(n=h)
-                                                             for h in range(H)]
-    if focus is not None and not (focus[0] in ("query", "key")
-                                  and 0 <= focus[1] < (Tq if focus[0] == "query" else Tk)):
-        raise ValueError(f"focus must be ('query', 0..{Tq - 1}) or ('key', 0..{Tk - 1}), "
-                         f"got {focus!r}.")
+    names = list(head_names) if head_names is not None else [
+        text.head.format(n=head_number(h)) for h in range(H)]
+    keep = _focus_cells(focus, Tq, Tk)
     rows = max(Tq, Tk)
     y_q = np.linspace(0, -(rows - 1), Tq) if Tq > 1 else np.zeros(1)  # query rows, top down
     y_k = np.linspace(0, -(rows - 1), Tk) if Tk > 1 else np.zeros(1)
-    q_txt, k_txt = [escape_html(t) for t in q_tok], [escape_html(t) for t in k_tok]
-    data = [
-        go.Scatter(x=[0.0] * Tq, y=y_q, mode="text", text=q_txt, textposition="middle left",
-                   customdata=[["query", i] for i in range(Tq)], showlegend=False,
-                   hovertemplate=text.hover_query.replace("%{y}", "%{customdata[1]}")
-                   + ": %{text}<extra></extra>"),
-        go.Scatter(x=[1.0] * Tk, y=y_k, mode="text", text=k_txt, textposition="middle right",
-                   customdata=[["key", j] for j in range(Tk)], showlegend=False,
-                   hovertemplate=text.hover_key.replace("%{x}", "%{customdata[1]}")
-                   + ": %{text}<extra></extra>"),
-    ]
-    keep = np.ones((Tq, Tk), dtype=bool)
-    if focus is not None:
-        keep[:] = False
-        if focus[0] == "query":
-            keep[focus[1], :] = True
-        else:
-            keep[:, focus[1]] = True
-    edges = np.linspace(MIN_WEIGHT, 1.0, LEVELS + 1)  # band b: edges[b] <= w < edges[b+1]
+    data = _token_columns(q_tok, k_tok, (y_q, y_k), text)
     for h in chosen:
-        band = np.clip(np.searchsorted(edges, w[h], side="right") - 1, 0, LEVELS - 1)
-        for b in range(LEVELS):
-            i, j = np.nonzero((band == b) & (w[h] >= MIN_WEIGHT) & keep)
-            if len(i) == 0:
-                continue
-            xs = np.tile([0.02, 0.98, np.nan], len(i))
-            ys = np.column_stack([y_q[i], y_k[j], np.full(len(i), np.nan)]).ravel()
-            data.append(go.Scatter(
-                x=xs, y=ys, mode="lines", hoverinfo="skip", opacity=float(edges[b + 1]),
-                line=dict(color=HEAD_COLORS[h % len(HEAD_COLORS)], width=2),
-                name=escape_html(names[h]), legendgroup=f"h{h}",
-                showlegend=not any(d.legendgroup == f"h{h}" for d in data[2:])))
+        data += _head_lines(w[h], keep, (y_q, y_k), color=HEAD_COLORS[h % len(HEAD_COLORS)],
+                            name=escape_html(names[h]), group=f"h{h}",
+                            legend=not any(d.legendgroup == f"h{h}" for d in data[2:]))
     return figure(data=data, layout=dict(
         title=dict(text=escape_html(title)), font=FONT, height=max(rows * 26 + 140, 260),
         xaxis=dict(visible=False, range=[-0.9, 1.9], fixedrange=True),
@@ -116,3 +85,79 @@ def attention_lines(
         plot_bgcolor="white", margin=dict(l=20, r=20, t=60, b=20), hovermode="closest",
         legend=dict(orientation="h", y=-0.02, yanchor="top"),
     ))
+
+
+def _check_lines(weights: np.ndarray, query_tokens: Sequence[str], key_tokens: Sequence[str]
+                 ) -> tuple[np.ndarray, list[str], list[str]]:
+    """:func:`attention_lines`'s weights and tokens checked: ``(w, q_tok, k_tok)``, the
+    (H, Tq, Tk) float32 weights in [0, 1] and the token lists."""
+    q_tok = check_tokens(query_tokens, "query_tokens")
+    k_tok = check_tokens(key_tokens, "key_tokens")
+    w = check_heads(weights, q_tok, k_tok, "weights")  # (H, Tq, Tk) float32
+    check_range(w, 0.0, 1.0, "weights", hint="Pass softmax attention weights.")
+    return w, q_tok, k_tok
+
+
+def _focus_cells(focus: tuple[str, int] | None, Tq: int, Tk: int) -> np.ndarray:
+    """(Tq, Tk) bool: the (query, key) pairs whose lines are drawn, every pair without a
+    ``focus``, else only the focused token's.
+
+    Raises:
+        ValueError: a focus that is not ("query", 0..Tq-1) or ("key", 0..Tk-1).
+    """
+    if focus is not None and not (focus[0] in ("query", "key")
+                                  and 0 <= focus[1] < (Tq if focus[0] == "query" else Tk)):
+        raise ValueError(f"focus must be ('query', 0..{Tq - 1}) or ('key', 0..{Tk - 1}), "
+                         f"got {focus!r}.")
+    keep = np.ones((Tq, Tk), dtype=bool)
+    if focus is not None:
+        keep[:] = False
+        if focus[0] == "query":
+            keep[focus[1], :] = True
+        else:
+            keep[:, focus[1]] = True
+    return keep
+
+
+def _token_columns(q_tok: list[str], k_tok: list[str], ys: tuple[np.ndarray, np.ndarray],
+                   text: VizText) -> list[go.Scatter]:
+    """The two token columns, queries at x = 0 and keys at x = 1 at their rows ``ys``
+    (queries', keys'), each with ``customdata`` ["query"|"key", position] and a hover that
+    names the token."""
+    q_txt, k_txt = [escape_html(t) for t in q_tok], [escape_html(t) for t in k_tok]
+    y_q, y_k = ys
+    return [
+        go.Scatter(x=[0.0] * len(q_txt), y=y_q, mode="text", text=q_txt,
+                   textposition="middle left",
+                   customdata=[["query", i] for i in range(len(q_txt))], showlegend=False,
+                   hovertemplate=text.hover_query.replace("%{y}", "%{customdata[1]}")
+                   + ": %{text}<extra></extra>"),
+        go.Scatter(x=[1.0] * len(k_txt), y=y_k, mode="text", text=k_txt,
+                   textposition="middle right",
+                   customdata=[["key", j] for j in range(len(k_txt))], showlegend=False,
+                   hovertemplate=text.hover_key.replace("%{x}", "%{customdata[1]}")
+                   + ": %{text}<extra></extra>"),
+    ]
+
+
+def _head_lines(wh: np.ndarray, keep: np.ndarray, ys: tuple[np.ndarray, np.ndarray], *,
+                color: str, name: str, group: str, legend: bool) -> list[go.Scatter]:
+    """One head's lines, query row to key row (``ys``), for the ``keep`` pairs of its (Tq, Tk)
+    weights ``wh`` of at least ``MIN_WEIGHT``: one trace per opacity band that has lines,
+    in ``color``, named ``name`` in legend group ``group``; the first in the legend if
+    ``legend``."""
+    y_q, y_k = ys
+    edges = np.linspace(MIN_WEIGHT, 1.0, LEVELS + 1)  # band b: edges[b] <= w < edges[b+1]
+    band = np.clip(np.searchsorted(edges, wh, side="right") - 1, 0, LEVELS - 1)
+    traces = []
+    for b in range(LEVELS):
+        i, j = np.nonzero((band == b) & (wh >= MIN_WEIGHT) & keep)
+        if len(i) == 0:
+            continue
+        xs = np.tile([0.02, 0.98, np.nan], len(i))
+        y_lines = np.column_stack([y_q[i], y_k[j], np.full(len(i), np.nan)]).ravel()
+        traces.append(go.Scatter(
+            x=xs, y=y_lines, mode="lines", hoverinfo="skip", opacity=float(edges[b + 1]),
+            line=dict(color=color, width=2), name=name, legendgroup=group,
+            showlegend=legend and not traces))
+    return traces

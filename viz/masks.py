@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from .axes import cell_outlines, cell_px, colorbar, label_px, pair_customdata
 from .colors import ALLOWED_COLOR, BLOCKED_COLOR
-from .panel import check_panel, heatmap_panel
+from .panel import check_marked, check_panel, heatmap_panel
 from .text import ENGLISH, VizText, check_text
 from .validate import check_mask, check_px
 
@@ -21,9 +21,9 @@ def mask_heatmap(
     query_tokens: Sequence[str],
     key_tokens: Sequence[str],
     title: str = "",
+    *,
     query_label: str | None = None,
     key_label: str | None = None,
-    *,
     width: int | None = None,
     marked: Sequence[tuple[int, int]] = (),
     text: VizText = ENGLISH,
@@ -60,44 +60,61 @@ def mask_heatmap(
     text = check_text(text)
     blocked, q_txt, k_txt = check_panel(mask, query_tokens, key_tokens, "mask",
                                         check=check_mask)
-    tq, tk = blocked.shape
-    for cell in marked:
-        if not (len(cell) == 2 and 0 <= cell[0] < tq and 0 <= cell[1] < tk):
-            raise ValueError(f"marked cell {cell!r} is outside the ({tq}, {tk}) mask.")
-    state = np.where(blocked, text.blocked, text.allowed).astype(object)
-    gap = 1 if max(tq, tk) <= 40 else 0
+    check_marked(marked, blocked.shape, "mask")
+    cell, room = _mask_cell(blocked.shape, q_txt, width)
+    return heatmap_panel(
+        blocked.astype(np.int8), q_txt, k_txt, _mask_cells(blocked, q_txt, k_txt, text),
+        title=title,
+        row_title=text.query if query_label is None else query_label,
+        col_title=text.key if key_label is None else key_label,
+        width=width or round(blocked.shape[1] * cell) + room,
+        height=round(blocked.shape[0] * cell) + label_px(k_txt) + 160,
+        over=[cell_outlines(marked, max(round(cell) - 4, 6))] if marked else (),
+    )
+
+
+def _mask_cell(shape: tuple[int, int], q_txt: list[str], width: int | None
+               ) -> tuple[float, int]:
+    """``(cell, room)``: a cell's side in px for a (Tq, Tk) mask (``cell_px``, shrunk to fit
+    ``width`` if given) and the px beside the cells (row labels, axis title, colour bar).
+
+    Raises:
+        ValueError: ``width`` not a positive int or None.
+    """
+    tq, tk = shape
     cell = cell_px(max(tq, tk))
     room = label_px(q_txt) + 240  # row labels, axis title, colour bar
     if check_px(width, "width") is not None:
         cell = min(cell, max((width - room) / tk, 4))
-    return heatmap_panel(
-        blocked.astype(np.int8), q_txt, k_txt,
-        dict(
-            zmin=0,
-            zmax=1,
-            colorscale=[
-                [0.0, ALLOWED_COLOR],
-                [0.5, ALLOWED_COLOR],
-                [0.5, BLOCKED_COLOR],
-                [1.0, BLOCKED_COLOR],
-            ],
-            colorbar=colorbar(
-                text.mask,
-                tickmode="array",
-                tickvals=[0.25, 0.75],
-                ticktext=[text.allowed_false, text.blocked_true],
-                lenmode="pixels",  # readable beside a one-row mask too
-                len=90,
-            ),
-            xgap=gap,
-            ygap=gap,
-            customdata=pair_customdata(q_txt, k_txt, state),
-            hovertemplate=text.token_hover() + "%{customdata[2]}<extra></extra>",
+    return cell, room
+
+
+def _mask_cells(blocked: np.ndarray, q_txt: list[str], k_txt: list[str], text: VizText
+                ) -> dict:
+    """The mask heatmap's own properties: two colours (allowed, blocked) with a colour bar
+    that names them, thin gaps between the cells up to 40 tokens, and a hover giving both
+    tokens and the cell's state (``customdata[..., 2]``)."""
+    state = np.where(blocked, text.blocked, text.allowed).astype(object)
+    gap = 1 if max(blocked.shape) <= 40 else 0
+    return dict(
+        zmin=0,
+        zmax=1,
+        colorscale=[
+            [0.0, ALLOWED_COLOR],
+            [0.5, ALLOWED_COLOR],
+            [0.5, BLOCKED_COLOR],
+            [1.0, BLOCKED_COLOR],
+        ],
+        colorbar=colorbar(
+            text.mask,
+            tickmode="array",
+            tickvals=[0.25, 0.75],
+            ticktext=[text.allowed_false, text.blocked_true],
+            lenmode="pixels",  # readable beside a one-row mask too
+            len=90,
         ),
-        title=title,
-        row_title=text.query if query_label is None else query_label,
-        col_title=text.key if key_label is None else key_label,
-        width=width or round(tk * cell) + room,
-        height=round(tq * cell) + label_px(k_txt) + 160,
-        over=[cell_outlines(marked, max(round(cell) - 4, 6))] if marked else (),
+        xgap=gap,
+        ygap=gap,
+        customdata=pair_customdata(q_txt, k_txt, state),
+        hovertemplate=text.token_hover() + "%{customdata[2]}<extra></extra>",
     )

@@ -23,7 +23,7 @@ import plotly.graph_objects as go
 from .axes import FONT, axis_title, figure, margins, token_axis
 from .validate import check_matrix, check_tokens, escape_html, escape_tokens
 
-__all__ = ["check_panel", "heatmap_panel"]
+__all__ = ["check_marked", "check_panel", "heatmap_panel"]
 
 
 def check_panel(
@@ -116,12 +116,34 @@ def heatmap_panel(
         ValueError: if ``z`` is not 2-D or a label list's length differs from its side of
             ``z``.
     """
+    n_rows, n_cols = _check_labels(z, rows, cols)
+    x_axis, y_axis, notes = _panel_axes(rows, cols, row_title=row_title, col_title=col_title,
+                                        square=square)
+    trace = go.Heatmap(z=z, x=list(range(n_cols)), y=list(range(n_rows)), **heatmap)
+    return figure(data=[trace, *over], layout=dict(
+        title=dict(text=escape_html(title)), font=FONT, width=width, height=height,
+        margin=margins(rows, cols, colorbar=True), xaxis=x_axis | (xaxis or {}),
+        yaxis=y_axis | (yaxis or {}), annotations=notes, plot_bgcolor="white",
+    ) | layout)
+
+
+def _check_labels(z: np.ndarray, rows: list[str] | None, cols: list[str] | None
+                  ) -> tuple[int, int]:
+    """``(R, C)``, the shape of :func:`heatmap_panel`'s ``z``. Raises as it does."""
     if np.ndim(z) != 2:
         raise ValueError(f"z must be a 2-D (rows, columns) array, got shape {np.shape(z)}.")
     n_rows, n_cols = np.shape(z)
     for labels, n, side in ((rows, n_rows, "rows"), (cols, n_cols, "cols")):
         if labels is not None and len(labels) != n:
             raise ValueError(f"{side} has {len(labels)} labels for {n} {side} of z.")
+    return n_rows, n_cols
+
+
+def _panel_axes(rows: list[str] | None, cols: list[str] | None, *, row_title: str,
+                col_title: str, square: bool) -> tuple[dict, dict, list[dict]]:
+    """:func:`heatmap_panel`'s ``(x axis, y axis, annotations)`` (arguments as there): a
+    token axis for labels, else a numbered one titled by Plotly; square cells if
+    ``square``; the token axes' titles as annotations, x first."""
     x_axis = _numbered_axis(col_title) if cols is None else token_axis(cols)
     y_axis = (_numbered_axis(row_title) | dict(autorange="reversed") if rows is None
               else token_axis(rows, reverse=True))
@@ -130,15 +152,13 @@ def heatmap_panel(
         y_axis |= dict(scaleanchor="x", scaleratio=1, constrain="domain")
     notes = [axis_title(text, labels, axis) for text, labels, axis
              in ((col_title, cols, "x"), (row_title, rows, "y")) if labels is not None]
-    trace = go.Heatmap(z=z, x=list(range(n_cols)), y=list(range(n_rows)), **heatmap)
-    return figure(data=[trace, *over], layout=dict(
-        title=dict(text=escape_html(title)),
-        font=FONT,
-        width=width,
-        height=height,
-        margin=margins(rows, cols, colorbar=True),
-        xaxis=x_axis | (xaxis or {}),
-        yaxis=y_axis | (yaxis or {}),
-        annotations=notes,
-        plot_bgcolor="white",
-    ) | layout)
+    return x_axis, y_axis, notes
+
+
+def check_marked(marked: Sequence[tuple[int, int]], shape: tuple[int, int], name: str) -> None:
+    """Raise ``ValueError`` unless every ``(row, column)`` cell of ``marked`` (cells to
+    outline) lies inside a (R, C) ``shape``; ``name`` names the array in the message."""
+    rows, cols = shape
+    for cell in marked:
+        if not (len(cell) == 2 and 0 <= cell[0] < rows and 0 <= cell[1] < cols):
+            raise ValueError(f"marked cell {cell!r} is outside the ({rows}, {cols}) {name}.")

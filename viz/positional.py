@@ -130,14 +130,7 @@ def positional_curves(
         raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}; got {layout!r}.")
     z = check_matrix(pe, None, None, "pe")
     n_pos, n_dim = z.shape
-    if isinstance(dims, (str, bytes)) or not isinstance(dims, Sequence | np.ndarray):
-        raise ValueError(f"dims must be a list of dimension indices, got {dims!r}.")
-    if len(dims) == 0:
-        raise ValueError(f"dims is empty; choose at least one dimension in 0..{n_dim - 1}.")
-    chosen = [check_index(d, n_dim, f"dims[{i}]") for i, d in enumerate(dims)]
-    if len(set(chosen)) != len(chosen):
-        raise ValueError(f"dims contains repeated dimensions: {chosen}.")
-
+    chosen = _check_dims(dims, n_dim)
     traces = []
     for d in chosen:
         name = _dim_name(d, n_dim, layout, text)
@@ -163,3 +156,20 @@ def positional_curves(
             height=450,
         ),
     )
+
+
+def _check_dims(dims: Sequence[int], n_dim: int) -> list[int]:
+    """:func:`positional_curves`'s ``dims`` checked against D = ``n_dim`` dimensions: the
+    indices as ints, in the order given.
+
+    Raises:
+        ValueError: dims not a list, empty, or an index not an int in 0..D-1 or repeated.
+    """
+    if isinstance(dims, (str, bytes)) or not isinstance(dims, Sequence | np.ndarray):
+        raise ValueError(f"dims must be a list of dimension indices, got {dims!r}.")
+    if len(dims) == 0:
+        raise ValueError(f"dims is empty; choose at least one dimension in 0..{n_dim - 1}.")
+    chosen = [check_index(d, n_dim, f"dims[{i}]") for i, d in enumerate(dims)]
+    if len(set(chosen)) != len(chosen):
+        raise ValueError(f"dims contains repeated dimensions: {chosen}.")
+    return chosen

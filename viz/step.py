@@ -18,6 +18,7 @@ from .axes import (
     token_axis,
 )
 from .colors import ATTENTION_SCALE
+from .convention import WEIGHT_FORMAT
 from .decoding import bars_panel
 from .text import ENGLISH, VizText, check_text
 from .validate import check_matrix, check_px, check_range, check_tokens, escape_html
@@ -29,20 +30,11 @@ PANEL_TITLE_LINE_PX = 20  # a line of a panel title (14 px type): the source blo
 
 
 def step_overview(
-    top_tokens: Sequence[str],
-    top_probs: np.ndarray,
-    chosen: int | None,
-    cross_rows: np.ndarray,
-    source_tokens: Sequence[str],
-    self_rows: np.ndarray,
-    decoder_tokens: Sequence[str],
-    head_labels: Sequence[str],
-    *,
-    titles: tuple[str, str, str] = ("", "", ""),
-    axis_titles: tuple[str, str] | None = None,
-    title: str = "",
-    width: int | None = None,
-    height: int | None = None,
+    top_tokens: Sequence[str], top_probs: np.ndarray, chosen: int | None,
+    cross_rows: np.ndarray, *, source_tokens: Sequence[str], self_rows: np.ndarray,
+    decoder_tokens: Sequence[str], head_labels: Sequence[str],
+    titles: tuple[str, str, str] = ("", "", ""), axis_titles: tuple[str, str] | None = None,
+    title: str = "", width: int | None = None, height: int | None = None,
     text: VizText = ENGLISH,
 ) -> go.Figure:
     """Step k of decoding in one figure: the top-K next-token probabilities
@@ -89,18 +81,47 @@ def step_overview(
     text = check_text(text)
     width, height = check_px(width, "width"), check_px(height, "height")
     src_key, dec_key = axis_titles or (text.key, text.key)
-    bars = bars_panel(top_tokens, top_probs, chosen, title=titles[0], text=text)
+    bars = _step_bars(top_tokens, top_probs, chosen, title=titles[0], text=text)
+    heads, blocks = _check_blocks(head_labels, (cross_rows, source_tokens),
+                                  (self_rows, decoder_tokens))
+    rows = _rows_panel(heads, blocks, title=titles[1], keys_title=f"{src_key}  |  {dec_key}",
+                       text=text)
+    return figure(**_joined(bars, rows, [len(keys) for _, keys in blocks], title=title,
+                            self_title=titles[2], size=(width, height)))
+
+
+def _step_bars(top_tokens: Sequence[str], top_probs: np.ndarray, chosen: int | None, *,
+               title: str, text: VizText) -> dict:
+    """The candidates' bars (:func:`viz.decoding.bars_panel`), with room right of them for
+    the label of a bar near 100% and no token axis title (see ``step_overview``'s
+    ``axis_titles``)."""
+    bars = bars_panel(top_tokens, top_probs, chosen, title=title, text=text)
     # Room right of the bars for the label of a bar near 100%, before the heads' labels.
     bars["layout"]["xaxis"] |= dict(range=[0, 1.3], tickvals=[0, 0.5, 1])
     bars["layout"]["annotations"] = []  # the token axis's title (see axis_titles)
+    return bars
+
+
+def _check_blocks(head_labels: Sequence[str], *blocks: tuple[np.ndarray, Sequence[str]]
+                  ) -> tuple[list[str], list[tuple[np.ndarray, list[str]]]]:
+    """``(heads, [(z, keys), ...])``: the head labels and each (rows, key tokens) block
+    (cross-attention, then self-attention) checked as a finite float32 (H, ·) array in
+    [0, 1] matching its labels, its keys escaped. Raises ``ValueError`` otherwise."""
     heads = check_tokens(head_labels, "head_labels")
-    blocks = []
-    for rows, keys, name in ((cross_rows, source_tokens, "cross_rows"),
-                             (self_rows, decoder_tokens, "self_rows")):
+    checked = []
+    for (rows, keys), name in zip(blocks, ("cross_rows", "self_rows"), strict=True):
         keys = check_tokens(keys, f"{name} keys")
         z = check_matrix(rows, heads, keys, name, row_name="head_labels", col_name="keys")
-        check_range(z, 0.0, 1.0, name, "Pass softmax attention weights.")
-        blocks.append((z, [escape_html(t) for t in keys]))
+        check_range(z, 0.0, 1.0, name, hint="Pass softmax attention weights.")
+        checked.append((z, [escape_html(t) for t in keys]))
+    return heads, checked
+
+
+def _rows_panel(heads: list[str], blocks: list[tuple[np.ndarray, list[str]]], *, title: str,
+                keys_title: str, text: VizText) -> dict:
+    """The attention blocks as one heatmap panel for ``side_by_side``: z ``[cross | NaN |
+    self]`` (H, S + 1 + k), the key tokens as x ticks (none on the blank column), the
+    heads as y ticks, a hover naming head, key (position and token) and weight."""
     (cross, src), (mine, dec) = blocks
     S, n_heads = len(src), len(heads)
     z = np.hstack([cross, np.full((n_heads, 1), np.nan, np.float32), mine])  # (H, S+1+k)
@@ -109,33 +130,45 @@ def step_overview(
     head_txt = [escape_html(h) for h in heads]
     cells = pair_customdata(head_txt, keys, np.broadcast_to(positions, z.shape))
     hover = (f"%{{customdata[0]}}<br>{text.hover_key.replace('%{x}', '%{customdata[2]}')}: "
-             f"%{{customdata[1]}}<br>{text.hover_weight}%{{z:.3f}}<extra></extra>")
+             f"%{{customdata[1]}}<br>{text.hover_weight}%{{z:{WEIGHT_FORMAT}}}<extra></extra>")
     tickvals = [*range(S), *range(S + 1, S + 1 + len(dec))]
-    rows = dict(  # a panel for side_by_side, like bars
+    return dict(  # a panel for side_by_side, like bars
         data=[dict(type="heatmap", z=z, x=list(range(z.shape[1])), y=list(range(n_heads)),
                    zmin=0.0, zmax=1.0, colorscale=ATTENTION_SCALE,
                    colorbar=colorbar(text.weight), customdata=cells, hovertemplate=hover,
                    hoverongaps=False)],
         layout=dict(
-            title=dict(text=escape_html(titles[1])),
+            title=dict(text=escape_html(title)),
             xaxis=token_axis([*src, *dec]) | dict(tickvals=tickvals),
             yaxis=token_axis(head_txt, reverse=True),
-            annotations=[axis_title(f"{src_key}  |  {dec_key}", keys, "x")],
+            annotations=[axis_title(keys_title, keys, "x")],
             margin=margins(head_txt, keys, colorbar=True),
         ),
     )
-    columns = max(S, 4) + 1 + max(len(dec), 8)  # the self block gets room for its labels
+
+
+def _joined(bars: dict, rows: dict, sizes: list[int], *, title: str, self_title: str,
+            size: tuple[int | None, int | None]) -> dict:
+    """The bars and the attention blocks side by side (``side_by_side``), the blocks sized
+    by their columns (``sizes``: S source keys, k decoder keys), with the self-attention
+    block's own title (``self_title``, escaped) over its columns and the cross-attention
+    block's over its own, a line higher; the figure ``size`` (width, height) px (None: the
+    column's width, the taller panel's height)."""
+    S, n_dec = sizes
+    n_cols = S + 1 + n_dec
+    columns = max(S, 4) + 1 + max(n_dec, 8)  # the self block gets room for its labels
     parts = side_by_side([bars, rows], [columns * BARS_SHARE / (1 - BARS_SHARE), columns],
                          title=title, gap=0.09)
     # The self-attention block's own title, over its columns (paper x of the heatmap's axis);
     # the source block's a line higher, so that two long titles over narrow blocks never
     # run into each other (or into the bars' title) at any width the figure is drawn at
     x0, x1 = parts["layout"]["xaxis2"]["domain"]
-    centre = x0 + (x1 - x0) * (S + 1 + len(dec) / 2) / z.shape[1]
+    centre = x0 + (x1 - x0) * (S + 1 + n_dec / 2) / n_cols
     cross_title = parts["layout"]["annotations"][1]
     parts["layout"]["annotations"].append(
-        cross_title | dict(text=escape_html(titles[2]), x=centre))
-    cross_title |= dict(x=x0 + (x1 - x0) * (S / 2) / z.shape[1],
+        cross_title | dict(text=escape_html(self_title), x=centre))
+    cross_title |= dict(x=x0 + (x1 - x0) * (S / 2) / n_cols,
                         yshift=cross_title["yshift"] + PANEL_TITLE_LINE_PX)
+    width, height = size
     parts["layout"] |= {"width": width, "height": height or parts["layout"]["height"]}
-    return figure(**parts)
+    return parts

@@ -70,7 +70,8 @@ def check_tokens(tokens: Sequence[str], name: str = "tokens") -> list[str]:
     return items
 
 
-def _as_float(values: Any, name: str, ndim: int, layout: str, hint: str = "") -> np.ndarray:
+def _as_float(values: Any, name: str, ndim: int, layout: str, *, hint: str = ""
+              ) -> np.ndarray:
     """Convert to a finite, non-empty float32 array with ``ndim`` dimensions."""
     try:
         with np.errstate(over="ignore", invalid="ignore"):
@@ -97,7 +98,8 @@ def _as_float(values: Any, name: str, ndim: int, layout: str, hint: str = "") ->
 
 
 def _check_count(
-    size: int, tokens: Sequence[str] | None, axis: str, name: str, tok_name: str, shape: tuple
+    size: int, tokens: Sequence[str] | None, axis: str, name: str, *, tok_name: str,
+    shape: tuple
 ) -> None:
     if tokens is not None and len(tokens) != size:
         raise ValueError(
@@ -131,8 +133,8 @@ def check_matrix(
             does not match the token counts (the message gives expected vs got).
     """
     arr = _as_float(matrix, name, 2, "(rows, columns)")
-    _check_count(arr.shape[0], row_tokens, "row", name, row_name, arr.shape)
-    _check_count(arr.shape[1], col_tokens, "column", name, col_name, arr.shape)
+    _check_count(arr.shape[0], row_tokens, "row", name, tok_name=row_name, shape=arr.shape)
+    _check_count(arr.shape[1], col_tokens, "column", name, tok_name=col_name, shape=arr.shape)
     return arr
 
 
@@ -149,7 +151,7 @@ def check_vector(
             differs from ``len(tokens)``.
     """
     arr = _as_float(values, name, 1, "(K,)")
-    _check_count(arr.shape[0], tokens, "value", name, tok_name, arr.shape)
+    _check_count(arr.shape[0], tokens, "value", name, tok_name=tok_name, shape=arr.shape)
     return arr
 
 
@@ -172,14 +174,14 @@ def check_heads(
             select one layer of an (L, H, Tq, Tk) array).
     """
     hint = f" For (L, H, Tq, Tk) attention select one layer first, e.g. {name}[layer]."
-    arr = _as_float(weights, name, 3, "(H, Tq, Tk)", hint)
-    _check_count(arr.shape[1], row_tokens, "query row", name, row_name, arr.shape)
-    _check_count(arr.shape[2], col_tokens, "key column", name, col_name, arr.shape)
+    arr = _as_float(weights, name, 3, "(H, Tq, Tk)", hint=hint)
+    _check_count(arr.shape[1], row_tokens, "query row", name, tok_name=row_name, shape=arr.shape)
+    _check_count(arr.shape[2], col_tokens, "key column", name, tok_name=col_name, shape=arr.shape)
     return arr
 
 
 def check_range(
-    arr: np.ndarray, low: float, high: float, name: str, hint: str = "", tol: float = 1e-3
+    arr: np.ndarray, low: float, high: float, name: str, *, hint: str = "", tol: float = 1e-3
 ) -> None:
     """Raise ``ValueError`` unless every value lies in [low - tol, high + tol].
 
@@ -234,8 +236,8 @@ def check_mask(
                 f"{arr.dtype} with values {values[:5].tolist()}."
             )
         arr = arr.astype(bool)
-    _check_count(arr.shape[0], row_tokens, "row", name, row_name, arr.shape)
-    _check_count(arr.shape[1], col_tokens, "column", name, col_name, arr.shape)
+    _check_count(arr.shape[0], row_tokens, "row", name, tok_name=row_name, shape=arr.shape)
+    _check_count(arr.shape[1], col_tokens, "column", name, tok_name=col_name, shape=arr.shape)
     return arr
 
 

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ..backends.ours import Translator
 from ..backends.records import EmbeddingParts, to_numpy
+from ..backends.translator import Translator
 from ..core.config import ATTENTION_KINDS
 from ..core.layers import masked_softmax
 from ..core.masks import (
@@ -32,6 +32,7 @@ from ..core.masks import (
     subsequent_mask,
 )
 from ..decoding import DecodeTrace, greedy_batch, pad_rows
+from ..decoding.settings import check
 from ..errors import InputError
 
 __all__ = ["ATTENTION_KINDS", "BatchTrace", "EmbeddingParts", "HeadInternals",
@@ -93,7 +94,7 @@ class HeadInternals:
         scaling: the factor on Q K^T: 1 / sqrt(d_k) (the paper; Marian, BART, M2M100), 1 for
             T5, which scales nothing.
         position_bias: (Tq, Tk) what T5 adds to the scores for the keys' relative distance
-            (``HFTranslator.relative_position_bias``), or None: scaled_scores = raw_scores *
+            (``Translator.relative_position_bias``), or None: scaled_scores = raw_scores *
             scaling + position_bias.
     """
 
@@ -236,7 +237,7 @@ class BatchTrace:
             without byte-level marks, ``SourceSentence.labels``).
         tgt_ids: (B, T) decoder inputs ``<s> y1 .. y_{n-1}`` then ``<pad>`` once a sentence
             has finished (n = tokens it generated, ``</s>`` included); tgt_tokens: strings;
-            tgt_labels: what a person reads for them (``Target.labels``).
+            tgt_labels: what a person reads for them (``TargetSide.labels``).
         src_lengths: (B,) real source tokens (``</s>`` included); tgt_lengths: (B,) real
             decoder inputs, n.
         source_padding_mask: (B, S) the key padding mask (``masks.padding_mask``).
@@ -319,7 +320,8 @@ def decode_batch(translator: Translator, texts: Sequence[str],
 
     Raises:
         InputError: not a list of 2 to 4 sentences, a sentence ``Translator.source`` refuses (the
-            message says which), or ``max_new_tokens`` outside 1..max_len-1.
+            message says which), or ``max_new_tokens`` outside ``settings.BOUNDS`` or above
+            max_len - 1.
     """
     c, model = translator.config, translator.model
     if isinstance(texts, str) or not isinstance(texts, Sequence):
@@ -337,9 +339,7 @@ def decode_batch(translator: Translator, texts: Sequence[str],
     limit = c.max_len - 1
     if max_new_tokens is None:
         max_new_tokens = translator.info.default_max_new_tokens
-    if (not isinstance(max_new_tokens, int | np.integer) or isinstance(max_new_tokens, bool)
-            or not 1 <= max_new_tokens <= limit):
-        raise InputError(f"max_new_tokens must be an integer from 1 to {limit}")
+    check("max_new_tokens", max_new_tokens, high=limit)
     src = pad_rows(rows, c.pad_id)  # (B, S)
     processor = translator.target.processor(max_new_tokens)  # what generate() applies
     with torch.inference_mode():

@@ -4,7 +4,14 @@ sampling one token at a time (``strategies``), a padded batch decoded at once
 place). Names as in Hugging Face ``generate()``."""
 
 from .batch import BatchGreedy, greedy_batch, pad_rows
-from .processors import LogitsProcessor, chain, for_settings, no_repeat_ngram, repetition_penalty
+from .processors import (
+    LogitsProcessor,
+    chain,
+    for_settings,
+    logits_processor_for,
+    no_repeat_ngram,
+    repetition_penalty,
+)
 from .settings import STRATEGIES, GenerationSettings
 from .strategies import (
     NORMAL_POSITIONS,
@@ -35,6 +42,7 @@ __all__ = [
     "no_repeat_ngram",
     "repetition_penalty",
     "for_settings",
+    "logits_processor_for",
     "greedy_batch",
     "greedy_decode",
     "pad_rows",

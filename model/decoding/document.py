@@ -2,7 +2,10 @@
 Python (the take-home page's player, ``ui/player/``). Its JSON Schema is
 ``trace_document.schema.json`` beside this file (``SCHEMA_FILE``).
 
-What it holds: the sentence and translation, the source and target tokens with their labels
+What it holds: how to draw it (``display``: the numbering of layers and heads, the attention
+colour scale and range, the weights' number format, as ``viz.convention.display_settings``
+decides them for every renderer; model/ does not import viz, so the caller passes it), the
+sentence and translation, the source and target tokens with their labels
 (and, when the caller gives them, the pinyin of the target labels), the decoding settings
 (``GenerationSettings.to_query``: stable ids), every step's chosen token, probability,
 entropy and top-k, every layer's and head's encoder self-, decoder self- and cross-attention,
@@ -17,7 +20,7 @@ sentence of a 4-layer, 8-head model is then under 1 MB of JSON). Probabilities a
 
 Shape letters: S source length, T decoder steps, L layers, H heads, K top-k.
 
->>> doc = to_document(trace, model="en-zh-everyday")           # doctest: +SKIP
+>>> doc = to_document(trace, display_settings(), model="en-zh-everyday")  # doctest: +SKIP
 >>> back = read_document(json.loads(dumps(doc)))               # doctest: +SKIP
 >>> np.abs(back.cross_attentions - trace.cross_attentions).max() <= 5e-5  # doctest: +SKIP
 True
@@ -36,10 +39,12 @@ import numpy as np
 from .trace import DecodeTrace
 
 FORMAT = "attention-trace"
-VERSION = 1
+VERSION = 2  # 2: ``display`` (the display convention) added
 SCHEMA_FILE = Path(__file__).with_name("trace_document.schema.json")
 KINDS = ("encoder", "decoder", "cross")  # the attention arrays, as the document names them
 PROB_DECIMALS = 6
+DISPLAY_FIELDS = ("first_number", "colorscale", "zmin", "zmax", "weight_format",
+                  "present_font_px", "line_em", "present_all_labels")  # viz.convention
 
 
 def _array(a: np.ndarray, decimals: int) -> dict:
@@ -53,21 +58,26 @@ def _prob(p: float) -> float:
     return round(float(p), PROB_DECIMALS)
 
 
-def to_document(trace: DecodeTrace, model: str = "", tgt_pinyin: Sequence[str] | None = None,
-                decimals: int = 4) -> dict:
+def to_document(trace: DecodeTrace, display: Mapping, model: str = "",
+                tgt_pinyin: Sequence[str] | None = None, decimals: int = 4) -> dict:
     """The document of ``trace`` (a plain dict of JSON types; ``dumps`` writes it).
 
     Args:
         trace: the decoding; its arrays: encoder (L, H, S, S), decoder (L, H, T, T),
             cross (L, H, T, S).
+        display: the display convention (``viz.convention.display_settings()``), kept as
+            it is (``DISPLAY_FIELDS``).
         model: the model's name, as the app lists it.
         tgt_pinyin: (T + 1,) the pinyin of each target label ("" where none), or None.
         decimals: the attention weights' decimals (the round trip's precision).
 
     Raises:
-        ValueError: ``decimals`` outside 1..8, or ``tgt_pinyin`` of another length than the
-            target tokens.
+        ValueError: ``display`` without one of its fields, ``decimals`` outside 1..8, or
+            ``tgt_pinyin`` of another length than the target tokens.
     """
+    missing = set(DISPLAY_FIELDS) - set(display)
+    if missing:
+        raise ValueError(f"display needs {sorted(missing)}")
     if not 1 <= decimals <= 8:
         raise ValueError(f"decimals must be 1..8, got {decimals}")
     if tgt_pinyin is not None and len(tgt_pinyin) != len(trace.tgt_tokens):
@@ -79,7 +89,7 @@ def to_document(trace: DecodeTrace, model: str = "", tgt_pinyin: Sequence[str] |
               "top_ids": [int(i) for i in s.top_ids],
               "top_probs": [_prob(p) for p in s.top_probs]} for s in trace.steps]
     doc = {
-        "format": FORMAT, "version": VERSION, "model": model,
+        "format": FORMAT, "version": VERSION, "model": model, "display": dict(display),
         "src_text": trace.src_text, "output_text": trace.output_text or "",
         "src_tokens": list(trace.src_tokens), "src_labels": list(trace.src_labels),
         "src_words": [int(w) for w in trace.src_words],
@@ -176,7 +186,7 @@ def read_document(doc: Mapping | str) -> TraceDocument:
     _need(doc.get("format") == FORMAT, f"format must be {FORMAT!r}")
     _need(doc.get("version") == VERSION, f"version {doc.get('version')!r}, this reader "
           f"reads {VERSION}")
-    for field in ("src_labels", "tgt_labels", "steps", "attention"):
+    for field in ("display", "src_labels", "tgt_labels", "steps", "attention"):
         _need(field in doc, f"no {field}")
     att = doc["attention"]
     _need(isinstance(att, dict), "attention must be an object")

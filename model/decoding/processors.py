@@ -14,6 +14,8 @@ from collections.abc import Callable
 
 import torch
 
+from .settings import GenerationSettings, check
+
 # (t, logp (n, V), input_ids (n, t + 1)) -> logp (n, V); None = the distribution as it is.
 LogitsProcessor = Callable[[int, torch.Tensor, torch.Tensor], torch.Tensor]
 
@@ -35,10 +37,9 @@ def no_repeat_ngram(size: int) -> LogitsProcessor | None:
     which counts the start token too); None for 0 (off, as in ``generate()``).
 
     Raises:
-        ValueError: ``size`` < 0.
+        ValueError: ``size`` outside ``settings.BOUNDS["no_repeat_ngram_size"]``.
     """
-    if size < 0:
-        raise ValueError(f"size must be >= 0, got {size}")
+    check("no_repeat_ngram_size", size, ValueError)
     if size == 0:
         return None
 
@@ -60,17 +61,17 @@ def repetition_penalty(penalty: float) -> LogitsProcessor | None:
     divided by ``penalty`` where positive and multiplied by it where negative (Keskar et al.
     2019, CTRL, section 4.1; transformers' ``RepetitionPenaltyLogitsProcessor``). Our scores
     are log-probabilities, all <= 0, so a repeated token's log-probability is multiplied by
-    ``penalty``: > 1 discourages repeats, < 1 encourages them. None for 1 (off, as in
+    ``penalty``: > 1 discourages repeats (the settings' bounds allow no encouraging value
+    below 1). None for 1 (off, as in
     ``generate()``). ``generate()`` hands its processors log-probabilities in beam search
     (where the two agree token for token) but raw logits in greedy search and sampling,
     where it divides a positive logit instead: a rule that depends on the logits' offset,
     so ours keeps the log-probability form for every strategy.
 
     Raises:
-        ValueError: ``penalty`` not a positive finite number.
+        ValueError: ``penalty`` outside ``settings.BOUNDS["repetition_penalty"]``.
     """
-    if not (0 < penalty < float("inf")):
-        raise ValueError(f"penalty must be a positive number, got {penalty}")
+    check("repetition_penalty", penalty, ValueError)
     if penalty == 1:
         return None
 
@@ -82,11 +83,26 @@ def repetition_penalty(penalty: float) -> LogitsProcessor | None:
     return process
 
 
-def for_settings(settings) -> LogitsProcessor | None:
+def for_settings(settings: GenerationSettings) -> LogitsProcessor | None:
     """The processors a ``GenerationSettings`` asks for, in ``generate()``'s order:
     ``repetition_penalty``, then ``no_repeat_ngram_size``; None when both are off."""
     return chain(repetition_penalty(settings.repetition_penalty),
                  no_repeat_ngram(settings.no_repeat_ngram_size))
+
+
+def logits_processor_for(settings: GenerationSettings, target) -> LogitsProcessor | None:
+    """A decoding's processor chain for resolved ``settings``
+    (``GenerationSettings.resolved``): the target side's (``target.processor(max_new_tokens,
+    tgt_lang)``: its forced tokens) then the settings' own (``for_settings``); None when
+    nothing is left.
+
+    Raises:
+        ValueError: settings not resolved (no ``max_new_tokens``).
+    """
+    if settings.max_new_tokens is None:
+        raise ValueError("resolve the settings first (GenerationSettings.resolved)")
+    return chain(target.processor(settings.max_new_tokens, settings.tgt_lang),
+                 for_settings(settings))
 
 
 def chain(*processors: LogitsProcessor | None) -> LogitsProcessor | None:

@@ -4,6 +4,10 @@ of those options, the cache key of a decoding, and their one URL encoding
 (``to_query`` / ``from_query``), so a link holds stable, language-independent values:
 ``strategy=beam&num_beams=4``.
 
+Every bound of a numeric setting is in ``BOUNDS``, the one table of them: the settings, the
+sidebar's widgets (``ui.controls.RANGES``, so a link's value is shown exactly when it is
+valid) and the decoding functions' own argument checks (``check``) all read it.
+
 >>> s = GenerationSettings(num_beams=4)
 >>> s.strategy, s.to_query()
 ('beam', {'strategy': 'beam', 'num_beams': '4'})
@@ -26,19 +30,13 @@ from ..errors import InputError
 from ..errors import short_repr as _short
 
 STRATEGIES = ("greedy", "beam", "sampling")  # the strategy ids, as links hold them
-# Every bound of a decoding setting lives here; ui.controls.RANGES (what the sidebar offers)
-# reads them, and a test checks that everything it offers is valid.
-MAX_BEAMS = 8
-MAX_SEED = 2**31 - 1  # the sidebar's number box and a link's seed: one bound for both
-MAX_REPETITION_PENALTY = 10.0  # what GenerationSettings accepts (Hugging Face: any > 0)
-OFFERED_REPETITION_PENALTY = 2.0  # what the sidebar offers: stronger only garbles the output
-OFFERED_NO_REPEAT_NGRAM = 6  # the sidebar's largest no_repeat_ngram_size
 # The query parameters of each strategy (besides ``strategy``), in the order links list them.
 STRATEGY_FIELDS = {"greedy": (), "beam": ("num_beams", "length_penalty"),
                    "sampling": ("temperature", "top_k", "top_p", "seed")}
 # Any strategy's, when not their default.
 QUERY_FIELDS = ("src_lang", "tgt_lang", "task", "max_new_tokens", "no_repeat_ngram_size",
                 "repetition_penalty")
+MAX_SEED = 2**31 - 1  # a sampling seed and a positional seed: what a 32-bit int holds
 
 
 def _is_int(value) -> bool:
@@ -47,6 +45,79 @@ def _is_int(value) -> bool:
 
 def _is_number(value) -> bool:
     return (_is_int(value) or isinstance(value, float | np.floating)) and math.isfinite(value)
+
+
+def _text(number: float) -> str:
+    return str(number) if isinstance(number, int) else f"{number:g}"
+
+
+@dataclass(frozen=True)
+class Bound:
+    """The values one numeric setting takes: ``low`` <= value <= ``high``, both included,
+    whole numbers where ``integer`` (never a bool, NaN or infinity).
+
+    Attributes:
+        low, high: the bounds; ``high`` None where the setting has none of its own
+            (``max_new_tokens``: the model's, ``GenerationSettings.check_for``).
+        integer: whole numbers only.
+        step: the sidebar widget's step (``ui.controls``); None: no widget.
+        off: the value that turns the setting off, where one does (said in messages).
+    """
+
+    low: int | float
+    high: int | float | None
+    integer: bool = False
+    step: int | float | None = None
+    off: int | float | None = None
+
+    def holds(self, value, high: float | None = None) -> bool:
+        """Whether ``value`` is a number of this kind within [low, high] (``high``: a
+        model's own upper bound, where the table has none)."""
+        top = self.high if high is None else high
+        ok = _is_int(value) if self.integer else _is_number(value)
+        return ok and self.low <= value and (top is None or value <= top)
+
+    def describe(self, high: float | None = None) -> str:
+        """What ``holds`` accepts, for a message: "an integer from 1 to 8"."""
+        top = self.high if high is None else high
+        kind = "an integer" if self.integer else "a number"
+        span = f">= {_text(self.low)}" if top is None else \
+            f"from {_text(self.low)} to {_text(top)}"
+        return f"{kind} {span}" + ("" if self.off is None else f" ({_text(self.off)} = off)")
+
+
+# Every bound of a decoding setting, and the only one: GenerationSettings checks against it,
+# ui.controls builds its widgets from it (so a link's value is valid in the settings exactly
+# when the sidebar can show it), and the decoding functions (strategies, processors, the
+# padded batch) check their arguments with ``check``. Float bounds are floats, so that a
+# widget's numbers are of one type.
+BOUNDS = {
+    "num_beams": Bound(1, 8, integer=True, step=1),  # 1 is greedy; beam search is 2 and up
+    "length_penalty": Bound(0.0, 2.0, step=0.1),  # 0: the plain sum of log p; > 1 favours long
+    "temperature": Bound(0.0, 2.0, step=0.05),  # 0 is greedy; above 1 flattens the distribution
+    "top_k": Bound(0, 100, integer=True, step=1, off=0),
+    "top_p": Bound(0.05, 1.0, step=0.05, off=1.0),
+    "seed": Bound(0, MAX_SEED, integer=True, step=1),
+    "max_new_tokens": Bound(1, None, integer=True),  # at most the model's max_len - 1
+    "no_repeat_ngram_size": Bound(0, 6, integer=True, step=1, off=0),
+    "repetition_penalty": Bound(1.0, 2.0, step=0.05, off=1.0),  # stronger garbles the output
+    "positional_seed": Bound(0, MAX_SEED, integer=True),
+}
+
+
+def check(name: str, value, error: type[Exception] = InputError, *,
+          high: float | None = None, optional: bool = False) -> None:
+    """Raise ``error`` unless ``BOUNDS[name]`` holds ``value`` (``high``: a model's own upper
+    bound, as ``Bound.holds``; ``optional``: None is accepted too): the one message of a
+    setting out of range, for ``GenerationSettings`` and the decoding functions alike.
+
+    Raises:
+        error: "temperature must be a number from 0 to 2; got 3".
+    """
+    bound = BOUNDS[name]
+    if not (optional and value is None or bound.holds(value, high)):
+        what = ("None or " if optional else "") + bound.describe(high)
+        raise error(f"{name} must be {what}; got {_short(value, 30)}")
 
 
 @dataclass(frozen=True)
@@ -81,26 +152,13 @@ class GenerationSettings:
     positional_seed: int = 0  # the seed of the "shuffled" permutation
 
     def __post_init__(self) -> None:
+        types = {f.name: f.type for f in fields(self)}
+        for name in BOUNDS:  # the numbers; None where the field's type allows it
+            check(name, getattr(self, name), optional="None" in types[name])
         checks = [
-            ("num_beams", _is_int(self.num_beams) and 1 <= self.num_beams <= MAX_BEAMS,
-             f"an integer from 1 to {MAX_BEAMS}"),
-            ("length_penalty", _is_number(self.length_penalty), "a finite number"),
             ("early_stopping", self.early_stopping is None
              or isinstance(self.early_stopping, bool), "True, False or None"),
             ("do_sample", isinstance(self.do_sample, bool), "True or False"),
-            ("temperature", _is_number(self.temperature) and self.temperature >= 0,
-             "a number >= 0"),
-            ("top_k", _is_int(self.top_k) and self.top_k >= 0, "an integer >= 0 (0 = off)"),
-            ("top_p", _is_number(self.top_p) and 0 < self.top_p <= 1, "in (0, 1] (1 = off)"),
-            ("seed", self.seed is None or _is_int(self.seed) and 0 <= self.seed <= MAX_SEED,
-             f"None or an integer from 0 to {MAX_SEED}"),
-            ("max_new_tokens", self.max_new_tokens is None or _is_int(self.max_new_tokens)
-             and self.max_new_tokens >= 1, "None or an integer >= 1"),
-            ("no_repeat_ngram_size", _is_int(self.no_repeat_ngram_size)
-             and self.no_repeat_ngram_size >= 0, "an integer >= 0 (0 = off)"),
-            ("repetition_penalty", _is_number(self.repetition_penalty)
-             and 0 < self.repetition_penalty <= MAX_REPETITION_PENALTY,
-             f"a number in (0, {MAX_REPETITION_PENALTY:g}] (1 = off)"),
             ("src_lang", self.src_lang is None or isinstance(self.src_lang, str),
              "None or a language code"),
             ("tgt_lang", self.tgt_lang is None or isinstance(self.tgt_lang, str),
@@ -108,8 +166,6 @@ class GenerationSettings:
             ("task", self.task is None or isinstance(self.task, str), "None or a task name"),
             ("positional", self.positional in POSITIONAL_MODES,
              f"one of {', '.join(POSITIONAL_MODES)}"),
-            ("positional_seed", _is_int(self.positional_seed)
-             and 0 <= self.positional_seed <= MAX_SEED, f"an integer from 0 to {MAX_SEED}"),
         ]
         for name, ok, what in checks:
             if not ok:
@@ -156,21 +212,6 @@ class GenerationSettings:
             early_stopping=bool(default_early_stopping) if self.early_stopping is None
             else self.early_stopping)
 
-    def logits_processor(self, target):
-        """The decoding's processor chain for these resolved settings: the target side's
-        (``target.processor(max_new_tokens, tgt_lang)``: its forced tokens) then the
-        settings' own (``processors.for_settings``: repetition penalty, no-repeat n-grams),
-        a ``processors.LogitsProcessor`` or None.
-
-        Raises:
-            ValueError: settings not ``resolved`` (no ``max_new_tokens``).
-        """
-        from .processors import chain, for_settings
-
-        if self.max_new_tokens is None:
-            raise ValueError("resolve the settings first (GenerationSettings.resolved)")
-        return chain(target.processor(self.max_new_tokens, self.tgt_lang), for_settings(self))
-
     def check_for(self, max_len: int, languages: tuple[str, ...] = (),
                   n_forced: int = 0, tasks: Collection[str] = ()) -> None:
         """The checks that depend on the model: ``max_new_tokens`` within its positions
@@ -181,11 +222,9 @@ class GenerationSettings:
         Raises:
             InputError: naming the setting and what the model allows.
         """
-        limit = max_len - 1
-        if self.max_new_tokens is not None and not (
-                max(1, n_forced) <= self.max_new_tokens <= limit):
-            raise InputError(f"max_new_tokens must be an integer from {max(1, n_forced)} to "
-                             f"{limit}")
+        limit, low = max_len - 1, max(BOUNDS["max_new_tokens"].low, n_forced)
+        if self.max_new_tokens is not None and not low <= self.max_new_tokens <= limit:
+            raise InputError(f"max_new_tokens must be an integer from {low} to {limit}")
         for lang in (self.src_lang, self.tgt_lang):
             if lang is not None and lang not in languages:
                 have = ", ".join(languages) or "none: it translates one language pair"
@@ -224,8 +263,7 @@ class GenerationSettings:
         strategy = raw if raw in STRATEGIES else (aliases or {}).get(raw or "", "greedy")
         dropped = [] if raw is None or raw in STRATEGIES or raw in (aliases or {}) \
             else ["strategy"]
-        base = {"beam": cls(num_beams=4), "sampling": cls(do_sample=True, seed=0)}.get(
-            strategy, cls())
+        base = STARTS[strategy]
         changes: dict[str, object] = {}
         types = {f.name: f.type for f in fields(cls)}
         for name in (*STRATEGY_FIELDS[strategy], *QUERY_FIELDS):
@@ -245,3 +283,8 @@ class GenerationSettings:
                 continue
             changes[name] = value
         return base.replace(**changes), tuple(dropped)
+
+
+# Where each strategy starts: a link's base and the sidebar's defaults (``ui.controls``).
+STARTS = {"greedy": GenerationSettings(), "beam": GenerationSettings(num_beams=4),
+          "sampling": GenerationSettings(do_sample=True, seed=0)}

@@ -20,6 +20,7 @@ import torch
 
 from ..core.transformer import Transformer
 from .processors import LogitsProcessor
+from .settings import check
 from .trace import BeamCandidate, BeamTrace, DecodeStep, DecodeTrace, Hypothesis
 
 
@@ -44,11 +45,10 @@ def sampling_distribution(probs: torch.Tensor, temperature: float = 1.0, top_k: 
         The same shape, each row summing to 1.
 
     Raises:
-        ValueError: temperature < 0, top_k < 0, or top_p outside (0, 1].
+        ValueError: ``temperature``, ``top_k`` or ``top_p`` outside ``settings.BOUNDS``.
     """
-    if temperature < 0 or top_k < 0 or not 0 < top_p <= 1:
-        raise ValueError(f"need temperature >= 0, top_k >= 0, 0 < top_p <= 1; got "
-                         f"{temperature}, {top_k}, {top_p}")
+    for name, value in (("temperature", temperature), ("top_k", top_k), ("top_p", top_p)):
+        check(name, value, ValueError)
     p = probs.float()
     if temperature <= 1e-5:
         return torch.nn.functional.one_hot(p.argmax(-1), p.size(-1)).to(p.dtype)
@@ -116,8 +116,7 @@ def run_decoder(
     c = model.config
     if src_ids.dim() != 2 or src_ids.size(0) != 1:
         raise ValueError(f"src_ids must be (1, S), got {tuple(src_ids.shape)}")
-    if not 1 <= max_new_tokens <= c.max_len - 1:
-        raise ValueError(f"max_new_tokens must be in [1, {c.max_len - 1}], got {max_new_tokens}")
+    check("max_new_tokens", max_new_tokens, ValueError, high=c.max_len - 1)
     if len(forced) > max_new_tokens:
         raise ValueError(f"{len(forced)} forced tokens exceed max_new_tokens={max_new_tokens}")
     src_pe, tgt_pe = pe_tables
@@ -240,7 +239,7 @@ def beam_search(
 
     Args:
         src_ids: (1, S) source ids ending with ``</s>``, no padding.
-        num_beams: 1 to 8.
+        num_beams: within ``settings.BOUNDS["num_beams"]``.
         pe_tables: (source, target) positional encodings, as in ``run_decoder``.
         logits_processor: applied to each step's (n, V) log-probabilities, as in
             ``run_decoder`` (not renormalised: as in ``generate()``).
@@ -250,15 +249,16 @@ def beam_search(
         BeamTrace with every step's candidates and the n-best hypotheses.
 
     Raises:
-        ValueError: num_beams outside 1..8, a bad ``src_ids`` shape or ``max_new_tokens``.
+        ValueError: num_beams outside ``settings.BOUNDS``, a bad ``src_ids`` shape or
+            ``max_new_tokens``.
     """
     c = model.config
-    if not 1 <= num_beams <= 8:
-        raise ValueError(f"num_beams must be between 1 and 8, got {num_beams}")
+    check("num_beams", num_beams, ValueError)
     if src_ids.dim() != 2 or src_ids.size(0) != 1:
         raise ValueError(f"src_ids must be (1, S), got {tuple(src_ids.shape)}")
-    if not 1 <= max_new_tokens <= c.max_len - 1 or len(forced) > max_new_tokens:
-        raise ValueError(f"max_new_tokens must be in [max(1, len(forced)), {c.max_len - 1}]")
+    check("max_new_tokens", max_new_tokens, ValueError, high=c.max_len - 1)
+    if len(forced) > max_new_tokens:
+        raise ValueError(f"{len(forced)} forced tokens exceed max_new_tokens={max_new_tokens}")
     src_pe, tgt_pe = pe_tables
     enc = model.encode(src_ids, pe_table=src_pe)
     live: list[tuple[list[int], float]] = [([], 0.0)]

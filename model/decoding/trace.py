@@ -27,7 +27,7 @@ class DecodeStep:
         entropy: entropy of the next-token distribution, in nats.
         forced: the token was given (a prefix or a reference), not chosen by the strategy.
         label, top_labels: what a person reads for ``token`` and ``top_tokens`` (a
-            tokenizer's pieces as text, ``Target.labels``); the tokens themselves when
+            tokenizer's pieces as text, ``TargetSide.labels``); the tokens themselves when
             not given.
     """
 
@@ -143,7 +143,7 @@ class DecodeTrace:
         src_words: S word indices (``subword.word_ids``): pieces of one word share one;
             every token its own word when empty.
         tgt_labels: what a person reads for each of ``tgt_tokens`` (a tokenizer's pieces
-            as text: ``▁我们`` -> ``我们``, byte-level ``ä»Ĭ`` -> ``今``; ``Target.labels``);
+            as text: ``▁我们`` -> ``我们``, byte-level ``ä»Ĭ`` -> ``今``; ``TargetSide.labels``);
             ``tgt_tokens`` when empty.
         output_text: the translation as text: the tokenizer's detokenised output for a
             Hugging Face model; by default the output tokens joined without spaces

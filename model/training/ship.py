@@ -15,7 +15,7 @@ The table of both is printed; a run that fails a bar is refused (exit status 2) 
 ``--force``. Shipping copies the model's files into the folder (its own ``heldout.tsv`` is
 kept), writes the card (the run's, named after the folder, with the classroom figures and
 the run's wall time) and removes ``heads.npz``, now stale. What is left is printed: the
-held-out head figures, the verdict's thresholds, the speed, README and RESULTS.md.
+held-out head figures, the verdict's thresholds, the speed, docs/models.md and RESULTS.md.
 ``--classroom-only`` scores the folder's own model on the classroom set again and writes
 the figures into its card (after the verdict's thresholds change).
 """
@@ -134,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"shipped {args.run} into {args.into}. Next: python -m model.analysis.heldout_heads "
           f"{args.into}; python -m benchmarks.verdict --search (then the constants of "
           "model/analysis/verdict.py, and ship's classroom figures again if they change); "
-          "python -m benchmarks.beam_speed (the card's speed); README and RESULTS.md")
+          "python -m benchmarks.beam_speed (the card's speed); docs/models.md and RESULTS.md")
     return 0
 
 

@@ -3,7 +3,7 @@ driven by Playwright, and ``AppPage``, a thin driver that acts like a user and w
 the app has finished rerunning and Plotly has drawn before anything is asserted.
 
 The server launcher and the in-page JavaScript are shared with the benchmarks
-(``benchmarks/harness.py``).
+(``testkit/harness.py``).
 Chromium is never downloaded: without ``/usr/bin/chromium`` every browser test fails and
 says to ``apt-get install chromium fonts-noto-cjk``.
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.harness import (
+from testkit.harness import (
     CHROMIUM,
     CHROMIUM_ARGS,
     CJK,
@@ -171,7 +171,7 @@ class AppPage:
         return self.wait_ready(before, **want)
 
     def snapshot(self) -> dict:
-        """The page's state now (see ``benchmarks.harness.SNAPSHOT_JS``)."""
+        """The page's state now (see ``testkit.harness.SNAPSHOT_JS``)."""
         return self.page.evaluate(SNAPSHOT_JS)
 
     def assert_clean(self) -> dict:

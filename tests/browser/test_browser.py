@@ -12,7 +12,7 @@ import json
 import os
 from pathlib import Path
 
-from benchmarks.harness import CJK, GLYPH_JS, INJECTION_JS, ROOT, chart
+from testkit.harness import CJK, GLYPH_JS, INJECTION_JS, ROOT, chart
 from tests.hostile_inputs import GOOD, HOSTILE_INPUTS, for_model
 
 SENTENCE = "i go to school tomorrow ."
@@ -27,7 +27,7 @@ TAB_CHARTS = {
     "Positional encoding": [PE, "Positional encoding by dimension"],
     "Masks": ["Source padding mask (key_padding_mask)", "Encoder self-attention mask",
               "Cross-attention (memory) mask", "Look-ahead mask", "Decoder mask = padding"],
-    **{tab: [f"{tab}, layer 0, all heads"] for tab in ATTENTION_TABS},
+    **{tab: [f"{tab}, layer 1, all heads"] for tab in ATTENTION_TABS},
 }
 #: The view a first visit opens (``ui.i18n.DEFAULT_VIEW``) and its chart.
 FIRST_TAB = "Cross-attention"
@@ -143,7 +143,7 @@ def check_tab(app, tab: str, dec: list[str]) -> None:
         app.wait_ticks("Decoder mask = padding", lambda x, y: x == y == dec + PADS)
     elif tab in ATTENTION_TABS:
         keys = dec if tab == "Decoder self-attention" else SOURCE
-        x, y = app.wait_ticks(f"{tab}, layer 0, all heads",
+        x, y = app.wait_ticks(f"{tab}, layer 1, all heads",
                               lambda x, y: set(x) == set(keys) and queries_shown(tab, y, dec))
         rows = chart(app.snapshot(), tab)["firstPanelY"]  # each row of panels: the queries
         n = len(SOURCE) if tab == "Encoder self-attention" else len(dec)  # one panel's rows

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from benchmarks.harness import CJK
+from testkit.harness import CJK
 from ui.i18n import VIEWS
 
 

@@ -18,7 +18,7 @@ from benchmarks.classroom import (
     summary,
     unique_tokens,
 )
-from benchmarks.harness import chromium_problem
+from testkit.harness import chromium_problem
 
 SESSIONS = 10
 CLICKS = 4

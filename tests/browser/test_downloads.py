@@ -62,4 +62,4 @@ def test_csv_and_npz_downloads_load_back_equal_to_the_arrays(app):
     assert len(table) == shown.size
 
     page = _download(app, "Figure as HTML").decode("utf-8")
-    assert "Cross-attention, layer 0, all heads" in page and "<script src=" not in page
+    assert "Cross-attention, layer 1, all heads" in page and "<script src=" not in page

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import time
 
-from benchmarks.harness import chart
 from model import load_pretrained
 from model.analysis.alignment import head_aer
 from model.analysis.headstats import head_stats_over, rank_heads
 from model.core.heldout import HELDOUT_SIZE, heldout_pairs
+from testkit.harness import chart
 
 MODEL = "en-zh"
 SENTENCE = "why do we work ?"

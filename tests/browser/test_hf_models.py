@@ -1,6 +1,6 @@
 """Hugging Face encoder-decoder models in a real browser.
 
-Tiny random-weight models (``tests/hf_tiny.py``): a T5 and a Marian model put into a
+Tiny random-weight models (``testkit/hf_tiny.py``): a T5 and a Marian model put into a
 Hugging Face cache of this module's own (the server's ``HF_HUB_CACHE``) and picked in the
 sidebar by their hub name ("org/name", also their id in links), and a BART folder opened
 by typing its path into the "Model folder" box. Each draws every view with no error in
@@ -19,10 +19,10 @@ from contextlib import ExitStack
 
 import pytest
 
-from benchmarks.harness import CJK, chart, streamlit_server, tick_labels
 from model import load_pretrained
+from testkit.harness import CJK, chart, streamlit_server, tick_labels
+from testkit.hf_tiny import tiny_folder, to_hf_cache
 from tests.browser.test_browser import ATTENTION_TABS, PE
-from tests.hf_tiny import tiny_folder, to_hf_cache
 from ui.i18n import STRINGS, VIEW_KEYS, VIEWS
 
 SENTENCE = "My mother is a doctor."
@@ -127,7 +127,7 @@ def test_cached_model_draws_every_view_in_english_and_chinese(app, family, sourc
             queries = source if name == "Encoder self-attention" else start
             inputs = (lambda y: set(y)) if name == "Encoder self-attention" else (
                 lambda y: {r.split(" → ")[0] for r in y})  # a decoder-side row: input → output
-            app.wait_ticks(f"{name}, layer 0, all heads",
+            app.wait_ticks(f"{name}, layer 1, all heads",
                            lambda x, y, k=keys, q=queries, read=inputs:
                            set(x) == set(k) and read(y) == set(q))
     assert seen == [STRINGS[VIEW_KEYS[v]]["en"] for v in VIEWS], seen  # labels, in order
@@ -193,7 +193,7 @@ def test_bart_folder_by_path_decodes_and_steps(app, folders, source_labels):
     assert total >= 3, snap["step"]
     start = snap["decoderInput"]
     assert start == ["</s>"], start  # BART starts decoding from </s>
-    cross = "Cross-attention, layer 0, all heads"
+    cross = "Cross-attention, layer 1, all heads"
     app.open_view("Cross-attention", titles=[cross], panelCharts=1, rows={"title": cross, "n": 1})
 
     snap = app.click_button("Next ▶", step=f"Step 2 of {total}", rows={"title": cross, "n": 2})

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import re
 
-from benchmarks.harness import chart
+from testkit.harness import chart
 
 VIEW = "Cross-attention"
-TITLE = "Cross-attention, layer 0, all heads"
+TITLE = "Cross-attention, layer 1, all heads"
 HOVER = re.compile(r"^Head (\d+)Query (\d+): (.+)Key (\d+): (.+)Weight: ([0-9.]+)$")
 HEADS = 8  # the default model's (pretrained/en-zh-everyday)
 

@@ -10,9 +10,9 @@ from urllib.parse import parse_qs, quote, urlparse
 import numpy as np
 import pytest
 
-from benchmarks.harness import VIEWPORT, RunCounter
 from model import load_pretrained
 from model.backends.load import default_model, pretrained_root
+from testkit.harness import VIEWPORT, RunCounter
 from ui.i18n import STRINGS
 
 SENTENCE = "My little brother wants to read three new books about old trains."

@@ -138,3 +138,57 @@ def test_charts_side_by_side_on_a_laptop_keep_their_labels_and_titles(app, view)
     assert not overlaps, "\n".join(overlaps[:20])
     cut = [c["title"] for c in app.page.evaluate(TITLE_JS) if not c["inside"]]
     assert not cut, cut
+
+
+# The projector's first screen (issue 45): the docs' Present sentence, 33 decoding steps.
+FIRST_SCREENS = {"projector": {"width": 1920, "height": 1080},
+                 "small projector": {"width": 1280, "height": 720}}
+PRESENT_SENTENCE = ("When I was a child, my grandmother told me stories about her village in "
+                    "the mountains, where people grew rice and tea.")
+SIDEBAR_JS = ("document.querySelector(\"[data-testid='stSidebar']\")"
+              ".getBoundingClientRect().right")
+PLAYER_JS = """
+() => {  // the in-app player's map: its top on the page and its labels' boxes and sizes
+  const root = document.querySelector('.player.in-app');
+  const box = (e) => { const r = e.getBoundingClientRect();
+    return {text: e.textContent, left: r.left, right: r.right, top: r.top, bottom: r.bottom,
+            font: parseFloat(getComputedStyle(e).fontSize)}; };
+  const shown = (sel) => [...root.querySelectorAll(sel)].filter((e) => !e.hidden).map(box);
+  return {top: root.querySelector('#map').getBoundingClientRect().top
+               + document.querySelector("[data-testid='stMain']").scrollTop,
+          title: 'player', axes: {x: shown('.map-x'), y: shown('.map-y')}};
+}
+"""
+
+
+@pytest.mark.parametrize("player", [False, True], ids=["server", "player"])
+@pytest.mark.parametrize("screen", sorted(FIRST_SCREENS))
+def test_present_first_screen_shows_attention_with_every_token_labelled(app, screen, player):
+    translator = load_pretrained(pretrained_root() / default_model(
+        [p.name for p in pretrained_root().iterdir()]))
+    trace = translator.generate(PRESENT_SENTENCE)
+    S, T = len(trace.src_tokens), len(trace.steps)
+    assert T > S > 20
+    app.page.set_viewport_size(FIRST_SCREENS[screen])
+    app.page.goto(f"{app.url}/?sentence={quote(PRESENT_SENTENCE)}&present=true&step={T}"
+                  + ("&in_browser=true" if player else ""))
+    if player:
+        app.page.wait_for_function("document.querySelector('.player.in-app')?.dataset.step"
+                                   f" === '{T}'", timeout=90_000)
+        app.page.wait_for_timeout(500)
+        charts = [app.page.evaluate(PLAYER_JS)]
+        assert len(charts[0]["axes"]["x"]) == S  # the cross-attention map: every source token
+    else:
+        app.wait_ready(minCharts=2)
+        app.page.wait_for_function(FITTED_JS, timeout=60_000)  # the rerun with the real width
+        app.wait_ready(minCharts=2)
+        charts = [c for c in app.page.evaluate(BOXES_JS) if c["axes"].get("x")]
+        counts = sorted(len(c["axes"]["x"]) for c in charts)
+        assert S in counts and T in counts, counts  # the step's cross- and self-attention rows
+    first = min(c["top"] for c in charts)
+    assert first <= FIRST_CHART_TOP_PX, f"the first attention map starts at {first:.0f} px"
+    assert not _problems(charts), "\n".join(_problems(charts)[:20])
+    assert app.page.evaluate(SIDEBAR_JS) <= 0  # the sidebar folded away
+    assert app.page.locator(".st-key-take_home button").first.is_visible()  # take-home page
+    app.screenshot(f"present-first-screen-{screen.replace(' ', '-')}-"
+                   f"{'player' if player else 'server'}")

@@ -3,7 +3,7 @@ and in Chinese with the default model, and in English with the grammar model ``e
 with a sentence the learner types, chapter after chapter through the Next button. Each
 chapter shows its title, text and question, draws its figure once the learner asks to see
 it (every chart drawn as SVG, no exception), and offers its try-it action; one chapter's
-page is saved as a screenshot (README's docs/lesson.png)."""
+page is saved as a screenshot (docs/lesson.png, shown in docs/teaching.md)."""
 
 from __future__ import annotations
 

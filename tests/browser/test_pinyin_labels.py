@@ -13,7 +13,7 @@ from model import load_pretrained
 from model.backends.load import default_model, pretrained_root
 from ui.pinyin import readings
 
-HEAD = "Decoder self-attention, layer 0, head 0"
+HEAD = "Decoder self-attention, layer 1, head 1"
 TONED = re.compile("[āáǎàēéěèīíǐìōóǒòūúǔùǖǘǚǜ]")  # a syllable with a tone mark
 
 LINES_JS = """
@@ -37,18 +37,18 @@ LINES_JS = """
 
 def _open(app, query: str) -> dict:
     """The default sentence at its last step (the stepper clamps a later one) in the
-    decoder self-attention view, head 0 of layer 0; what ``LINES_JS`` reads."""
+    decoder self-attention view, head 1 of layer 1; what ``LINES_JS`` reads."""
     translator = load_pretrained(pretrained_root() / default_model(
         [p.name for p in pretrained_root().iterdir()]))
     last = translator.config.max_len
-    app.page.goto(f"{app.url}/?view=decoder&layer=0&head=0&step={last}{query}")
+    app.page.goto(f"{app.url}/?view=decoder&layer=1&head=1&step={last}{query}")
     app.wait_ready(minCharts=2)
     return app.page.evaluate(LINES_JS, HEAD)
 
 
 def test_pinyin_is_drawn_under_each_chinese_token_in_english(app):
     got = _open(app, "")
-    assert got["ticks"], "no decoder self-attention chart for head 0"
+    assert got["ticks"], "no decoder self-attention chart for head 1"
     tokens = [lines[0]["text"] for lines in got["ticks"]]
     expected = readings(tokens)
     chinese = [i for i, tok in enumerate(tokens) if re.search(r"[\u4e00-\u9fff]", tok)]

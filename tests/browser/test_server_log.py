@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.harness import ROOT, Server, streamlit_server
+from testkit.harness import ROOT, Server, streamlit_server
 
 CLICKS = 30
 FOLDERS = 5000  # about as many as a .venv with the app's packages has

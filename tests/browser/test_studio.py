@@ -4,7 +4,7 @@ see the beams. Assertions are about what the page shows, not about timing."""
 
 from __future__ import annotations
 
-from benchmarks.harness import chart
+from testkit.harness import chart
 
 REFERENCE = "我们为什么学习？"
 

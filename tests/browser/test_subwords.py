@@ -12,9 +12,9 @@ from urllib.parse import quote
 
 import pytest
 
-from benchmarks.harness import CJK, ROOT, chart
 from model import load_pretrained
 from model.analysis.words import group_labels
+from testkit.harness import CJK, ROOT, chart
 from tests.browser.test_browser import FIRST, models_root
 
 MODEL = "en-zh-everyday"
@@ -43,7 +43,7 @@ def visit_every_tab(app, expect_source: list[str] | None) -> None:
     for name, snap in app.each_view():
         no_byte_marks(snap)
         if expect_source is not None and name in VIEWS:
-            found = chart(snap, f"{name}, layer 0, all heads")
+            found = chart(snap, f"{name}, layer 1, all heads")
             assert set(found["x"]) == set(expect_source), (name, found["x"])
 
 

@@ -34,7 +34,7 @@ export default function ({ data: sent, parentElement, setStateValue }) {
     host.__sent = data.step;
     root.__player = mountTracePlayer(root, JSON.parse(data.doc), data.strings, {
       Plotly: window.Plotly, step: data.step, kept: host.__kept, keysCapture: true,
-      onStep: showStep });
+      present: !!data.present, onStep: showStep });
     root.__docId = data.id;
     root.__serverStep = data.step;
   };

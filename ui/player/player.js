@@ -8,7 +8,10 @@
 
 // root: the element holding the markup; doc: the trace document; S: the page's strings;
 // options: {Plotly, step (1-based, where to start), kept ({view, layer, head, speed} of an
-// earlier mount), marker (the element whose data-step says the step drawn; default root),
+// earlier mount), present (Present mode: the map first, its labels as large as the app's
+// charts and turned upright where they need it, none left out up to the document's
+// display.present_all_labels), marker (the element whose data-step says the step drawn;
+// default root),
 // keysCapture (take the keys before the page's own listeners), onStep(k) (after every step
 // drawn)}. Returns {state, go, play, stop, destroy}.
 function mountTracePlayer(root, doc, S, options) {
@@ -91,9 +94,16 @@ function mountTracePlayer(root, doc, S, options) {
   }
   KINDS.forEach((k) => option($("view"), k, S["view_" + k]));
   const L = att.cross.shape[0], H = att.cross.shape[1];
-  for (let l = 0; l < L; l++) option($("layer"), l, fmt(S.home_layer_n, { n: l + 1 }));
+  // Numbers, colours and formats as the app's views draw them (viz/convention.py), from the
+  // document: the player keeps no copy of its own.
+  const SHOWN = doc.display;
+  $("layer").title = S.home_numbering;
+  $("head").title = S.home_numbering;
+  for (let l = 0; l < L; l++) {
+    option($("layer"), l, fmt(S.home_layer_n, { n: l + SHOWN.first_number }));
+  }
   option($("head"), -1, S.home_mean);
-  for (let h = 0; h < H; h++) option($("head"), h, fmt(S.home_head_n, { n: h + 1 }));
+  for (let h = 0; h < H; h++) option($("head"), h, fmt(S.home_head_n, { n: h + SHOWN.first_number }));
   SPEEDS.forEach((v) => option($("speed"), v, fmt(S.home_speed_n, { n: v })));
   if (kept.layer >= 0 && kept.layer < L) state.layer = kept.layer;
   if (kept.head >= -1 && kept.head < H) state.head = kept.head;
@@ -105,8 +115,6 @@ function mountTracePlayer(root, doc, S, options) {
 
   // --- drawing -------------------------------------------------------------------------
   const CONFIG = { displaylogo: false, responsive: true, modeBarButtonsToRemove: ["toImage"] };
-  const BLUES = [[0, "#f7fbff"], [0.25, "#c6dbef"], [0.5, "#6baed6"], [0.75, "#2171b5"],
-                 [1, "#08306b"]]; // light = little weight, as the app draws it
   const FONT = { family: "Noto Sans CJK SC, Noto Sans, sans-serif", size: 14, color: "#111" };
 
   function drawTranslation() {
@@ -175,8 +183,14 @@ function mountTracePlayer(root, doc, S, options) {
   // that it scrolls); the width is kept until the page's column changes size.
   // The left margin holds the longest row label (at most maxL; longer ones are cut with "…").
   // The right margin holds the colour bar (Plotly may not widen it: labels and cells agree).
-  const MAP = { rowPx: 34, colPx: 52, minColPx: 20, maxL: 170, r: 80, t: 20, b: 100,
-                font: '14px "Noto Sans CJK SC", "Noto Sans", sans-serif' };
+  const present = !!options.present;
+  const fontPx = present ? SHOWN.present_font_px : 14;
+  const MAP = { rowPx: 34, colPx: 52, maxL: present ? 260 : 170, r: 80, t: 20,
+                // a turned label's column needs one line of its type (viz.fit's rule)
+                minColPx: present ? Math.ceil(SHOWN.line_em * fontPx) : 20,
+                font: fontPx + 'px "Noto Sans CJK SC", "Noto Sans", sans-serif' };
+  root.classList.toggle("present", present);
+  $("map-labels").style.fontSize = fontPx + "px";
   let measure = null;
   function leftMargin(rows) {
     measure = measure || document.createElement("canvas").getContext("2d");
@@ -189,6 +203,14 @@ function mountTracePlayer(root, doc, S, options) {
     const colPx = Math.max(MAP.minColPx, Math.min(MAP.colPx, Math.floor(room / C)));
     return Math.max(420, l + MAP.r + colPx * C);
   }
+  function bottomMargin(cols) { // room under the map for its key labels, turned
+    measure = measure || document.createElement("canvas").getContext("2d");
+    measure.font = MAP.font;
+    const longest = Math.max(0, ...cols.map((text) => Math.max(
+      ...String(text).split("\n").map((line) => measure.measureText(line).width))));
+    const turned = present ? 1 : Math.sin(Math.PI / 3); // upright, or at 60 degrees
+    return Math.min(260, Math.max(60, Math.ceil(turned * longest) + 24));
+  }
   function mapShape(kind) { // every row and column label of the view, in drawing order
     if (kind === "encoder") return { rows: doc.src_labels, cols: doc.src_labels };
     const rows = [...Array(T).keys()].map((i) => tgtLabel(i, false) + " → " + tgtLabel(i + 1, false));
@@ -197,12 +219,12 @@ function mountTracePlayer(root, doc, S, options) {
     return { rows: rows, cols: cols };
   }
 
-  function drawLabels(kind, shape, width, height, l, shownRows, shownCols) {
+  function drawLabels(kind, shape, width, height, l, b, shownRows, shownCols) {
     const layer = $("map-labels");
     if (layer.__kind !== kind || layer.__width !== width) { // a new view or size: placed once
       layer.replaceChildren();
       const R = shape.rows.length, C = shape.cols.length;
-      const cellH = (height - MAP.t - MAP.b) / R, cellW = (width - l - MAP.r) / C;
+      const cellH = (height - MAP.t - b) / R, cellW = (width - l - MAP.r) / C;
       layer.__rows = shape.rows.map((text, i) => {
         const el = document.createElement("div");
         el.className = "map-y";
@@ -214,10 +236,10 @@ function mountTracePlayer(root, doc, S, options) {
       });
       layer.__cols = shape.cols.map((text, j) => {
         const el = document.createElement("div");
-        el.className = "map-x";
-        el.textContent = text;
+        el.className = present ? "map-x upright" : "map-x";
+        el.textContent = present ? String(text).replace(/\n/g, " ") : text; // one line, turned
         el.style.left = (l + (j + 0.5) * cellW) + "px";
-        el.style.top = (height - MAP.b + 6) + "px";
+        el.style.top = (height - b + 6) + "px";
         layer.append(el);
         return el;
       });
@@ -245,8 +267,8 @@ function mountTracePlayer(root, doc, S, options) {
       z.push(row);
     }
     $("explain").textContent = S["explain_" + kind];
-    const l = leftMargin(shape.rows), width = mapWidth(C, l);
-    const height = Math.max(260, 140 + MAP.rowPx * R);
+    const l = leftMargin(shape.rows), width = mapWidth(C, l), b = bottomMargin(shape.cols);
+    const height = Math.max(260, 40 + b + MAP.rowPx * R);
     const el = $("heatmap");
     if (el.__kind !== kind) { // hover texts: once per view
       el.__custom = shape.rows.map((r) => shape.cols.map((c) => [tick(r), tick(c)]));
@@ -254,20 +276,22 @@ function mountTracePlayer(root, doc, S, options) {
     }
     Plotly.react(el, [{
       type: "heatmap", z: z, x: [...Array(C).keys()], y: [...Array(R).keys()],
-      zmin: 0, zmax: 1, colorscale: BLUES, hoverongaps: false, // no gaps: they triple the cost
+      zmin: SHOWN.zmin, zmax: SHOWN.zmax, colorscale: SHOWN.colorscale,
+      hoverongaps: false, // no gaps: they triple the cost
       customdata: el.__custom,
-      hovertemplate: "%{customdata[0]} → %{customdata[1]}: %{z:.3f}<extra></extra>",
+      hovertemplate: "%{customdata[0]} → %{customdata[1]}: %{z:" + SHOWN.weight_format
+        + "}<extra></extra>",
       colorbar: { title: { text: esc(S.home_weight), side: "right" }, thickness: 12, xpad: 8 },
     }], {
       font: FONT, height: height, width: width,
-      margin: { l: l, r: MAP.r, t: MAP.t, b: MAP.b, autoexpand: false },
+      margin: { l: l, r: MAP.r, t: MAP.t, b: b, autoexpand: false },
       xaxis: { range: [-0.5, C - 0.5], showticklabels: false, ticks: "", showgrid: false,
                zeroline: false, fixedrange: true },
       yaxis: { range: [R - 0.5, -0.5], showticklabels: false, ticks: "", showgrid: false,
                zeroline: false, fixedrange: true },
     }, CONFIG);
     $("map").style.width = width + "px";
-    drawLabels(kind, shape, width, height, l, shownRows, shownCols);
+    drawLabels(kind, shape, width, height, l, b, shownRows, shownCols);
   }
 
   function draw() {

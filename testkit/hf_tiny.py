@@ -1,10 +1,11 @@
-"""Tiny random-weight Hugging Face encoder-decoder models, built offline, for tests.
+"""Tiny random-weight Hugging Face encoder-decoder models, built offline, for the tests (and
+the tokenizers of ``benchmarks/hf_shapes.py``).
 
 ``build_tiny(family, folder)`` writes a real, loadable Hugging Face folder (``config.json``,
 ``model.safetensors``, ``generation_config.json`` and the tokenizer files) for one of four
 families (``FAMILIES``) or three further geometries of them (``GEOMETRIES``, below).  Every
 tokenizer is trained here, in a few milliseconds, on the ~30 English/Chinese pairs in
-``tests/data/hf_tiny_sentences.tsv``, so nothing is ever downloaded, and every folder loads
+``testkit/data/hf_tiny_sentences.tsv``, so nothing is ever downloaded, and every folder loads
 with ``AutoModelForSeq2SeqLM`` / ``AutoTokenizer`` (``local_files_only=True``) into the
 family's own classes:
 
@@ -282,8 +283,9 @@ def _mbart_tokenizer(folder: Path) -> MBartTokenizer:
     return MBartTokenizer(**native, src_lang="en_XX", tgt_lang="zh_CN")
 
 
-def _tokenizer(family: str, folder: Path):
-    """Train and return the family's tokenizer (its files may already be in ``folder``)."""
+def train_tokenizer(family: str, folder: Path):
+    """Train and return the family's tokenizer, writing its files into ``folder`` (they may
+    already be there); ``benchmarks/hf_shapes.py`` uses it for the published geometries."""
     builders = {"marian": _marian_tokenizer, "bart": _bart_tokenizer, "t5": _t5_tokenizer,
                 "m2m100": _m2m100_tokenizer, "t5-v1_1": _t5_tokenizer, "mt5": _t5_tokenizer,
                 "bart-zh": _bart_zh_tokenizer, "mbart-zh": _mbart_tokenizer}
@@ -414,7 +416,7 @@ def _build(family: str, folder: Path, seed: int):
     if family not in ALL_FAMILIES:
         raise ValueError(f"unknown family {family!r}; expected one of {ALL_FAMILIES}")
     folder.mkdir(parents=True, exist_ok=True)
-    tokenizer = _tokenizer(family, folder)
+    tokenizer = train_tokenizer(family, folder)
     config = _config(family, tokenizer)
     torch.manual_seed(seed)
     model = _MODEL_CLASSES[family](config).eval()
