@@ -21,24 +21,17 @@ import torch
 from model import CheckpointError, DecodeTrace, GenerationSettings, InputError, Translator
 from model.backends.records import SourceSentence
 from ui import (
-    attribution,
     charts,
-    compare,
     controls,
     document,
     gloss,
-    heads,
     i18n,
-    in_browser,
     lesson,
     link,
     models,
-    panels,
     pinyin,
-    side_by_side,
+    state,
     stepper,
-    take_home,
-    teaching,
     verdict,
 )
 from ui.cache import (
@@ -52,7 +45,9 @@ from ui.cache import (
     trace_key,
 )
 from ui.i18n import t
+from ui.player import in_browser, take_home
 from ui.text import clip, code_span, md_literal
+from ui.views import attribution, compare, heads, panels, side_by_side, teaching
 
 DEFAULT_SENTENCE = "why do we work ?"
 log = logging.getLogger("attention_app")
@@ -62,8 +57,11 @@ log = logging.getLogger("attention_app")
 torch.set_num_threads(1)
 
 
+EXAMPLE_KEY = "example"  # the examples picker (a widget, not view state)
+
+
 def _use_example() -> None:
-    st.session_state["sentence"] = st.session_state["example"]
+    state.set_sentence(st.session_state[EXAMPLE_KEY])
 
 
 def sidebar() -> tuple[Translator | None, str, tuple, st.delta_generator.DeltaGenerator]:
@@ -81,12 +79,12 @@ def sidebar() -> tuple[Translator | None, str, tuple, st.delta_generator.DeltaGe
         st.sidebar.error(t("model_failed", name=code_span(clip(name)),
                            error=md_literal(clip(str(exc), 240))))
         return None, "", (), st.sidebar.empty()
-    st.session_state.setdefault("sentence", DEFAULT_SENTENCE)
+    state.default_sentence(DEFAULT_SENTENCE)
     if translator.info.examples:
-        st.sidebar.selectbox(t("examples"), translator.info.examples, index=None, key="example",
+        st.sidebar.selectbox(t("examples"), translator.info.examples, index=None, key=EXAMPLE_KEY,
                              placeholder=t("examples_placeholder"), on_change=_use_example)
-    sentence = st.sidebar.text_input(t("sentence"), key="sentence", help=t("sentence_help"),
-                                     bind=link.BIND)
+    sentence = st.sidebar.text_input(t("sentence"), key=state.SENTENCE_KEY,
+                                     help=t("sentence_help"), bind=link.BIND)
     pieces = st.sidebar.empty()  # filled once the sentence is read (decode_or_explain)
     side_by_side.sidebar_inputs()
     models.card_caption(translator)
@@ -133,13 +131,7 @@ def decode_or_explain(translator: Translator, sentence: str, settings: Generatio
             return None
         st.warning(t("unknown_some") + "\n".join(lines) + more)
     trace = decode(key, sentence, settings)
-    shown = st.session_state.get("shown")
-    if shown != (key[0], sentence):  # a new sentence starts at step 1 (a link's step stays)
-        st.session_state["shown"] = (key[0], sentence)
-        if shown is not None:
-            st.session_state["step"] = 1
-        for stale in ("branch", "playing", "hypothesis"):
-            st.session_state.pop(stale, None)
+    state.decoding_shown(key[0], sentence)  # a new sentence starts at step 1
     return trace
 
 
@@ -211,7 +203,8 @@ def main() -> None:
     if translator is None:
         st.info(t("choose_model"))
         return
-    link.apply_link(translator)  # the view, step, layer, head, lesson... of the link opened
+    # the view, step, layer, head, lesson... of the link opened
+    link.apply_link(translator, chapters=lesson.chapter_count())
     mode = lesson.mode_switch()
     settings = controls.strategy_sidebar({**models.task_picker(translator),
                                           **models.language_pickers(translator)})

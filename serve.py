@@ -50,19 +50,17 @@ def warm_up():
         from model.backends.load import available_models, default_model, pretrained_root
         from ui import (  # noqa: F401  (every panel app.py imports)
             charts,
-            compare,
             confidence,
             controls,
             export,
-            heads,
             i18n,
             link,
             models,
-            panels,
+            state,
             stepper,
-            teaching,
         )
         from ui.cache import load_model, model_key, tidy_heap
+        from ui.views import compare, heads, panels, teaching  # noqa: F401
 
         name = default_model(available_models())
         translator = None

@@ -4,7 +4,7 @@
     python -m benchmarks.player_steps --write      # also writes them into benchmarks/RESULTS.md
 
 Starts ``streamlit run serve.py`` (``testkit.harness.streamlit_server``) and, for a short
-and a 40-token sentence, opens the app with ``?in_browser=true`` (``ui/in_browser.py``: the
+and a 40-token sentence, opens the app with ``?in_browser=true`` (``ui/player/in_browser.py``: the
 player steps in the page) and measures, ``--steps`` times each:
 
 * ArrowRight and a click on the player's Next: from the key's ``keydown`` / the click's

@@ -123,7 +123,7 @@ def streamlit_server(timeout: float = 60.0, script: str = "serve.py",
 # ---------------------------------------------------------------------------------------------
 
 #: The view picker (a segmented control), its options (buttons with the role "radio"), the
-#: chosen one, and the container that holds the chosen view (``ui.panels.VIEW_PANEL``).
+#: chosen one, and the container that holds the chosen view (``ui.views.panels.VIEW_PANEL``).
 VIEW_PICKER = ".st-key-view"
 VIEW_OPTIONS = f"{VIEW_PICKER} [role='radio']"
 VIEW_CHOSEN = f"{VIEW_OPTIONS}[aria-checked='true']"

@@ -1,4 +1,4 @@
-"""The Attribution view (ui.attribution) in AppTest: it opens from ?view=attribution on every
+"""The Attribution view (ui.views.attribution) in AppTest: it opens from ?view=attribution on every
 shipped model and on a tiny Hugging Face model from the hub cache, its maps are the model's
 cross-attention, value zeroing and gradient x input, its text's numbers are computed from
 them, its grid is each head's agreement, in English and Chinese."""

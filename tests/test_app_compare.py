@@ -1,4 +1,4 @@
-"""The Side by side view (ui.side_by_side) in AppTest, on the shipped models: both
+"""The Side by side view (ui.views.side_by_side) in AppTest, on the shipped models: both
 translations are the models' own, every map and every number of its text is computed from
 the two decodings, a second model works, the link keeps both, and a hostile second sentence
 or model gets a message, in English and Chinese."""
@@ -12,8 +12,8 @@ from streamlit.testing.v1 import AppTest
 
 from model import DecodeTrace, load_pretrained
 from model.analysis.compare import changed_tokens, difference, first_difference, shared_tokens
-from ui import side_by_side as S
 from ui.i18n import STRINGS
+from ui.views import side_by_side as S
 
 A, B = S.EXAMPLE
 MODEL = "en-zh-everyday"

@@ -15,7 +15,7 @@ from model import load_pretrained
 from model.analysis.aggregate import attention_flow
 from model.analysis.headstats import head_stats, head_stats_over, rank_heads
 from model.core.heldout import HELDOUT_SIZE, heldout_pairs
-from ui.heads import FLOW_AUTO_TOKENS
+from ui.views.heads import FLOW_AUTO_TOKENS
 
 SENTENCE = "why do we work ?"
 

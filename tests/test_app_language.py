@@ -33,6 +33,7 @@ from ui.i18n import (
     viz_labels,
 )
 from viz import ENGLISH, VizText
+from viz.convention import head_number, layer_number
 
 ROOT = Path(__file__).resolve().parents[1]
 ZH = "简体中文"
@@ -144,7 +145,7 @@ def test_no_english_interface_text_is_written_outside_the_table():
     """Labels, messages, help texts and figure titles in app.py and ui/ all come from
     ``t(...)``: none is an English string literal."""
     found = []
-    for path in [ROOT / "app.py", *sorted((ROOT / "ui").glob("*.py"))]:
+    for path in [ROOT / "app.py", *sorted((ROOT / "ui").rglob("*.py"))]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not isinstance(node, ast.Call):
                 continue
@@ -202,11 +203,12 @@ def test_switching_to_chinese_changes_sidebar_views_step_panel_and_figures():
     assert at.button(key="next_step").label == zh("next")
     assert at.button(key="prev_step").label == zh("previous")
     assert at.selectbox(key="step_layer").options[:2] == ["第 1 层", "第 2 层"]
-    assert zh("step_overview_title", k=1, layer=0) in titles(at)
-    grid = zh("view_all_heads_title", view=zh("tab_cross"), layer=0)  # the default view
+    assert zh("step_overview_title", k=1, layer=layer_number(0)) in titles(at)
+    # the default view
+    grid = zh("view_all_heads_title", view=zh("tab_cross"), layer=layer_number(0))
     assert grid in titles(at) and len(charts(at)) == DEFAULT_CHARTS
     step = next(f for f in charts(at)
-                if chart_title(f) == zh("step_overview_title", k=1, layer=0))
+                if chart_title(f) == zh("step_overview_title", k=1, layer=layer_number(0)))
     panels = [a["text"] for a in step["layout"]["annotations"]]
     assert panels[0] == zh("top_probs_title", n=10) and panels[1].startswith("查询")
     assert step["layout"]["xaxis"]["title"]["text"] == "概率"  # a viz builder's own label
@@ -232,7 +234,8 @@ def test_the_choice_survives_reruns_and_other_widgets_keep_their_choices():
         assert at.selectbox(key="cross_head").value == 5
         assert at.selectbox(key="speed").value == "2 s"
         assert at.selectbox(key="speed").options == ["0.5 秒", "1 秒", "2 秒"]
-        assert zh("view_head_title", view=zh("tab_cross"), layer=2, head=5) in titles(at)
+        assert zh("view_head_title", view=zh("tab_cross"), layer=layer_number(2),
+                  head=head_number(5)) in titles(at)
         assert zh("beam_header", n=4) in [s.value for s in at.main.subheader]
         at.run()
         assert not at.exception
@@ -240,7 +243,7 @@ def test_the_choice_survives_reruns_and_other_widgets_keep_their_choices():
     assert not at.exception and view_names(at) == EN_TABS
     assert at.session_state["view"] == "cross"
     assert at.selectbox(key="cross_head").value == 5
-    assert "Cross-attention, layer 2, head 5" in titles(at)
+    assert "Cross-attention, layer 3, head 6" in titles(at)  # shown from 1
 
 
 def test_a_view_can_be_chosen_by_its_english_or_chinese_name_in_chinese_mode():
@@ -252,7 +255,7 @@ def test_a_view_can_be_chosen_by_its_english_or_chinese_name_in_chinese_mode():
     at.session_state["view"] = zh("tab_encoder")  # a name, as a link may hold: its id
     at.run()
     assert not at.exception and at.session_state["view"] == "encoder"
-    assert zh("view_all_heads_title", view=zh("tab_encoder"), layer=0) in titles(at)
+    assert zh("view_all_heads_title", view=zh("tab_encoder"), layer=layer_number(0)) in titles(at)
 
 
 # -- every view in Chinese -----------------------------------------------------------------------

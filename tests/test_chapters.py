@@ -1,4 +1,4 @@
-"""The lesson's chapters (ui.chapters) on every shipped model and three typed sentences
+"""The lesson's chapters (ui.lesson.chapters) on every shipped model and three typed sentences
 each: each question's right answer is what the model really does, checked against an
 independent computation, and each figure highlights that answer; every text of every
 chapter fills in from its values in both languages, names only numbers its chart and its
@@ -23,7 +23,9 @@ from model.analysis.verdict import judge_trace
 from model.core.heldout import HELDOUT_SIZE
 from testkit.hf_tiny import tiny_folder
 from ui import cache
-from ui.chapters import (
+from ui.i18n import STRINGS, placeholders, t
+from ui.lesson import TEXT_FIELDS, chapters, samples, try_label
+from ui.lesson.chapters import (
     BUILDERS,
     CLOSERS,
     END_MARKS,
@@ -33,9 +35,7 @@ from ui.chapters import (
     fill,
     number_text,
 )
-from ui.i18n import STRINGS, placeholders, t
-from ui.lesson import TEXT_FIELDS, chapters, samples, try_label
-from ui.lesson_picks import HEADS_TRIED, POSITION_CANDIDATES, minimal_pairs
+from ui.lesson.picks import HEADS_TRIED, POSITION_CANDIDATES, minimal_pairs
 from ui.text import code_span, token_row
 from viz.convention import FIRST_NUMBER, head_number, layer_number
 

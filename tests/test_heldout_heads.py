@@ -98,14 +98,14 @@ def test_the_heads_view_opens_from_the_kept_figures(kept, monkeypatch):
     """With the figures kept, the Heads view shows the importance at once and the held-out
     statistics when chosen, computing neither (the computing functions fail if called)."""
     import ui.cache
-    import ui.heads
+    import ui.views.heads
 
     folder, heads = kept
 
     def never(*args, **kwargs):
         raise AssertionError("computed although the folder keeps it")
 
-    monkeypatch.setattr(ui.heads, "HELDOUT_SIZE", N)
+    monkeypatch.setattr(ui.views.heads, "HELDOUT_SIZE", N)
     monkeypatch.setattr(ui.cache, "head_stats_over", never)
     monkeypatch.setattr(ui.cache.pruning, "importance", never)
     monkeypatch.setattr(ui.cache.pruning, "pruning_curve", never)

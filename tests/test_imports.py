@@ -1,6 +1,7 @@
 """The project's modules import in one direction only: no import cycles (imports inside
 functions and under ``TYPE_CHECKING`` count), ``model``'s packages by role each import
-only those below them, ``model`` imports no Streamlit or Plotly, ``viz`` no torch,
+only those below them, and so do ``ui``'s (the view state, the page's shared parts, the
+views and the player, the lesson), ``model`` imports no Streamlit or Plotly, ``viz`` no torch,
 Streamlit or ``model``; no module is over 600 lines; and in ``viz`` and ``ui`` no function
 is over 60 lines or takes more than four parameters by position."""
 
@@ -21,6 +22,9 @@ MAX_POSITIONAL = 4  # in viz/ and ui/: parameters that may be passed by position
 # model's packages, lowest first: each may import only those at its level or below.
 MODEL_LAYERS = {"model.errors": 0, "model.tasks": 0, "model.core": 1, "model.decoding": 2,
                 "model.backends": 3, "model.analysis": 4, "model.training": 5}
+# ui's parts by role, lowest first (the longest prefix decides): the view state, the page's
+# shared parts (ui's top-level modules), the views and the player, the lesson.
+UI_LAYERS = {"ui.state": 0, "ui": 1, "ui.views": 2, "ui.player": 2, "ui.lesson": 3}
 
 
 def module_names(root: Path, packages=PACKAGES, scripts=SCRIPTS) -> dict[str, Path]:
@@ -105,6 +109,22 @@ def test_model_packages_import_only_downwards():
     upward = [(a, b) for a, b in graph.edges if _layer(a) and _layer(b)
               and _layer(a)[1] < _layer(b)[1]]
     assert upward == []
+
+
+def _ui_layer(module: str) -> int | None:
+    prefixes = [p for p in UI_LAYERS if module == p or module.startswith(p + ".")]
+    return UI_LAYERS[max(prefixes, key=len)] if prefixes else None
+
+
+def test_ui_packages_import_only_downwards():
+    graph = import_graph(ROOT)
+    assert {_ui_layer(m) for m in graph if m.startswith("ui.")} == {0, 1, 2, 3}
+    upward = [(a, b) for a, b in graph.edges if _ui_layer(a) is not None
+              and _ui_layer(b) is not None and _ui_layer(a) < _ui_layer(b)]
+    assert upward == [], "ui's shared parts import no view, player or lesson; views no lesson"
+    sideways = [(a, b) for a, b in graph.edges
+                if {a.split(".")[:2][-1], b.split(".")[:2][-1]} == {"views", "player"}]
+    assert sideways == [], "the views and the player do not import each other"
 
 
 @pytest.mark.parametrize(("package", "banned"), [

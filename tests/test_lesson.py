@@ -11,15 +11,15 @@ from apptest_helpers import APP, GRAMMAR_MODEL, charts, enter, messages
 from streamlit.testing.v1 import AppTest
 
 from ui import cache
-from ui.chapters import BUILDERS, Live
 from ui.lesson import (
-    LESSON_KEY,
-    MODE_KEY,
     SAMPLE_TEMPERATURES,
     blocked_words,
     chapters,
     clean_samples,
 )
+from ui.lesson.chapters import BUILDERS, Live
+from ui.state import CHAPTER_KEY as LESSON_KEY
+from ui.state import MODE_KEY, VIEW_KEY
 
 ROOT = Path(__file__).resolve().parents[1] / "pretrained"
 
@@ -111,7 +111,7 @@ def test_try_it_buttons_act():
     assert at.session_state["lesson_turn_one_head"] == 1
     at = open_link({"lesson": "4"})  # open the Heads view
     at.button(key="lesson_try").click().run()
-    assert at.session_state[MODE_KEY] == "explore" and at.session_state["view"] == "heads"
+    assert at.session_state[MODE_KEY] == "explore" and at.session_state[VIEW_KEY] == "heads"
     assert not at.exception
 
 

@@ -1,4 +1,4 @@
-"""The take-home page (ui.take_home): one HTML file whose trace document reads back equal to
+"""The take-home page (ui.player.take_home): one HTML file whose trace document reads back equal to
 the decoding, with pinyin; within 8 MB at 40 tokens; a sentence's markup stays text; every
 string the player asks for is there in both languages; the command line writes it."""
 
@@ -12,8 +12,8 @@ import pytest
 
 from model import load_pretrained
 from model.decoding.document import KINDS, read_document
-from ui import take_home
 from ui.pinyin import readings
+from ui.player import take_home
 
 SENTENCE = "why do we work ?"
 
@@ -115,8 +115,8 @@ def test_the_command_line_writes_the_page_and_names_a_bad_model(tmp_path, capsys
 def test_the_in_app_player_names_what_the_server_view_adds():
     """Every view the player does not draw is named under it (from the catalogue), and
     none that it draws."""
-    from ui import in_browser
     from ui.i18n import VIEWS, view_label
+    from ui.player import in_browser
 
     said = in_browser.server_adds()
     for view in VIEWS:

@@ -10,15 +10,11 @@ import streamlit as st
 from model import DecodeTrace
 from model.analysis.confidence import LOW_PROB, Confidence, assess
 
+from . import state
 from .i18n import t
 from .text import clip, code_span, md_literal
 
 MAX_BUTTONS = 6  # the least probable uncertain steps get a button each
-
-
-def _open_step(k: int) -> None:
-    st.session_state["step"] = k
-    st.session_state["playing"] = False
 
 
 def trace_confidence(trace: DecodeTrace) -> Confidence:
@@ -51,7 +47,7 @@ def guessing_lines(trace: DecodeTrace, c: Confidence) -> None:
             step = trace.steps[k - 1]
             col.button(t("confidence_open_step", k=k, token=clip(step.label, 8),
                          pct=round(100 * step.prob)), key=f"open_step_{k}",
-                       on_click=_open_step, args=(k,), width="stretch")
+                       on_click=state.open_step, args=(k,), width="stretch")
     if c.loop is not None:
         st.markdown(t("confidence_loop", text=code_span(c.loop[0]), n=c.loop[1]))
     if c.runaway:

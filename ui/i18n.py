@@ -15,10 +15,9 @@ every choice (strategy, view, layer, head, speed...): see ``_keep_choices``.
 
 Messages raised by the model (``InputError``, ``CheckpointError``) stay in English; in
 Chinese mode they are shown after a Chinese lead-in. The views' names are translated, but
-the views keep their English names as ids (``VIEWS``): the view picker's value
-(``st.session_state["view"]``) and the prefix of each view's widget keys
-(``"Cross-attention_layer"``). ``view_id`` also reads a view's name in either language (a
-link may hold one).
+the views keep stable ids (``VIEWS``): the view picker's value (``ui.state.ViewState.view``)
+and the prefix of each view's layer and head keys (``ui.state.layer_key``). ``view_id``
+also reads a view's name in either language (a link may hold one).
 """
 
 from __future__ import annotations
@@ -34,6 +33,8 @@ import streamlit as st
 
 from viz import VizText
 from viz.convention import head_number, layer_number
+
+from . import state as view_state
 
 LANG_KEY = "lang"
 LANG_LABEL = "Language / 语言"
@@ -67,8 +68,7 @@ VIEW_KEYS = {
     "compare": "tab_compare",
 }
 VIEWS = tuple(VIEW_KEYS)
-# The view a first visit opens: attention, the thing a class came to see (issue 33).
-DEFAULT_VIEW = "cross"
+DEFAULT_VIEW = view_state.DEFAULT_VIEW  # the view a first visit opens (issue 33)
 # Attention kind (model.core.config.ATTENTION_KINDS) -> the view that shows one of its heads.
 KIND_VIEWS = {"encoder": "encoder", "decoder": "decoder", "cross": "cross"}
 EXPLAIN_KEYS = {view: key.replace("tab_", "explain_") for view, key in VIEW_KEYS.items()}
@@ -175,14 +175,13 @@ class LocalText(str):
 # Widgets whose option labels depend on the language: the browser sends back the label it
 # shows, which the next run (in the other language) would not recognise, so the choice is
 # re-set by value when the language changes.
-_KEEP_ON_SWITCH = ("model", "view", "strategy", "speed", "step_layer", "pe_side", "pe_part",
-                   "pe_mode", "pe_layer", "pe_bias_head", "batch_layer", "batch_head", "ih_kind",
-                   "ih_layer", "ih_head",
-                   "branch_layer", "branch_head", "ref_layer", "ref_head", "hypothesis",
+_KEEP_ON_SWITCH = (view_state.MODEL_KEY, view_state.VIEW_KEY, view_state.HYPOTHESIS_KEY,
+                   view_state.MODE_KEY, *view_state.PICKER_KEYS,
+                   "strategy", "speed", "step_layer", "pe_side", "pe_part", "pe_mode",
+                   "pe_layer", "pe_bias_head", "batch_layer", "batch_head", "ih_kind",
+                   "ih_layer", "ih_head", "branch_layer", "branch_head", "ref_layer", "ref_head",
                    "heads_scope", "heads_kind", "heads_stat", "heads_off", "importance_kind",
-                   "page_mode", "lesson_pick",
-                   "lines_kind", "lines_layer", "lines_heads", "compare_model",
-                   *(f"{view}_{part}" for view in VIEWS for part in ("layer", "head")))
+                   "lesson_pick", "lines_kind", "lines_layer", "lines_heads", "compare_model")
 
 
 def _keep_choices() -> None:

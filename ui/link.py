@@ -30,15 +30,15 @@ from model.core.config import layer_counts
 from model.decoding.settings import QUERY_FIELDS, STRATEGY_FIELDS
 from viz.convention import FIRST_NUMBER, head_number, layer_number
 
+from . import state as view_state
 from .controls import ANY_STRATEGY, strategy_aliases
-from .i18n import DEFAULT_VIEW, KIND_VIEWS, LANG_KEY, LANGUAGES, URL_ALIASES, t, view_id
-from .lesson import LESSON_KEY, MODE_KEY, chapter_count
-from .panels import ALL_HEADS
+from .i18n import KIND_VIEWS, LANG_KEY, LANGUAGES, URL_ALIASES, t, view_id
+from .state import ALL_HEADS, DEFAULT_VIEW
 from .text import clip, code_span
 
 BIND = "query-params"
 _OPENED, _APPLIED, _REPORTED = "link_opened", "link_applied", "link_reported"
-_DROPPED, _SETTINGS = "link_dropped", "link_settings"
+_DROPPED = "link_dropped"
 ATTENTION_VIEWS = {view: kind for kind, view in KIND_VIEWS.items()}  # views with pickers
 VIEW_PARAMS = ("view", "step", "layer", "head", "lesson")  # written by write_link
 SETTING_PARAMS = ("strategy", *dict.fromkeys(f for fs in STRATEGY_FIELDS.values() for f in fs),
@@ -83,11 +83,11 @@ def settings_from_link(opened: dict[str, str]) -> tuple[dict[str, object], list[
     return values, dropped
 
 
-def apply_link(translator) -> None:
+def apply_link(translator, *, chapters: int) -> None:
     """On a session's first run, once its model is known: the link's settings, view, step,
     layer and head put into the widgets' state, each only if it fits the model (the step is
-    clamped to the sentence later by the stepper); what did not fit is kept for
-    ``report_dropped``."""
+    clamped to the sentence later by the stepper), and its lesson chapter if it is one of
+    ``chapters``; what did not fit is kept for ``report_dropped``."""
     state = st.session_state
     if state.get(_APPLIED):
         return
@@ -105,7 +105,7 @@ def apply_link(translator) -> None:
     if "view" in opened and view is None:
         dropped.append("view")
     if view is not None:
-        state["view"] = view
+        view_state.set_view(view)
     kind = ATTENTION_VIEWS.get(view)
     for name in ("layer", "head"):
         if name not in opened:
@@ -120,16 +120,16 @@ def apply_link(translator) -> None:
         if value is None:
             dropped.append(name)
         else:
-            state[f"{view}_{name}"] = value
+            view_state.set_picked(view, **{name: value})
     if "lesson" in opened:  # lesson mode, at the chapter asked for (chapter 1 if none fits)
-        state[MODE_KEY] = "lesson"
-        number = _int(opened["lesson"], 1, chapter_count())
-        state[LESSON_KEY] = number or 1
+        view_state.set_mode("lesson")
+        number = _int(opened["lesson"], 1, chapters)
+        view_state.set_chapter(number or 1)
         if number is None:
             dropped.append("lesson")
     step = _int(opened.get("step"), 1, c.max_len)
     if step is not None:
-        state["step"] = step
+        view_state.set_step(step)
     elif "step" in opened:
         dropped.append("step")
     state[_DROPPED] = dropped
@@ -138,20 +138,20 @@ def apply_link(translator) -> None:
 def remember_settings(settings: GenerationSettings) -> None:
     """After the sidebar: the settings' URL encoding, for ``write_link`` (which a step
     click's fragment run calls without the sidebar)."""
-    st.session_state[_SETTINGS] = settings.to_query()
+    view_state.set_settings(settings.to_query())
 
 
 def _link_values() -> dict[str, str]:
-    """The values ``write_link`` puts into the URL for the current state."""
-    state = st.session_state
-    view = view_id(state.get("view")) or DEFAULT_VIEW
-    values = {**state.get(_SETTINGS, {}), "view": view, "step": str(state.get("step", 1))}
+    """The values ``write_link`` puts into the URL for the current view state."""
+    now = view_state.read()
+    view = view_id(now.view) or DEFAULT_VIEW
+    values = {**dict(now.settings), "view": view, "step": str(now.step)}
     if view in ATTENTION_VIEWS:
-        values["layer"] = str(layer_number(state.get(f"{view}_layer", 0)))
-        head = state.get(f"{view}_head", ALL_HEADS)
+        values["layer"] = str(layer_number(0 if now.layer is None else now.layer))
+        head = ALL_HEADS if now.head is None else now.head
         values["head"] = head if head == ALL_HEADS else str(head_number(head))
-    if state.get(MODE_KEY) == "lesson":
-        values["lesson"] = str(state.get(LESSON_KEY, 1))
+    if now.lesson:
+        values["lesson"] = str(now.chapter)
     return values
 
 

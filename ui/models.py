@@ -15,6 +15,7 @@ from model import CheckpointError, Translator, available_models
 from model.backends.hf_load import cache_snapshot, cached_models, hub_cache_dir
 from model.backends.load import default_model, pretrained_root
 
+from . import state
 from .i18n import labels, t
 from .link import BIND
 from .text import clip, code_span, md_literal
@@ -52,9 +53,9 @@ def model_choice() -> tuple[str, Path, bool] | None:
         # (a hub model's org/name), so a link names it by its id in either language.
         return t("model_folder_option") if option == FOLDER else option
 
-    name = st.sidebar.selectbox(t("model"), options, index=options.index(first), key="model",
-                                format_func=labels(options, label), help=t("model_help"),
-                                bind=BIND)
+    name = st.sidebar.selectbox(t("model"), options, index=options.index(first),
+                                key=state.MODEL_KEY, format_func=labels(options, label),
+                                help=t("model_help"), bind=BIND)
     if name in ours:
         return name, pretrained_root() / name, False
     if name in hub:

@@ -12,15 +12,15 @@ import streamlit as st
 
 import viz
 from model import DecodeStep, DecodeTrace
+from model.analysis.words import group_attention, group_labels
 from viz.convention import head_number, layer_number
 
-from . import export, pinyin
+from . import export, pinyin, state
 from .cache import tidy_heap
 from .charts import chart, columns, presenting
 from .confidence import low_confidence_note
 from .i18n import STRINGS, labels, layer_label, t, viz_labels
 from .link import write_link
-from .panels import GROUP_KEY, source_axis
 from .text import code_span, token_row
 
 # The speeds by id (the English label, the select box's value) -> seconds per step.
@@ -36,22 +36,34 @@ STEP_CHART_PX = 760
 PRESENT_INPUT_TOKENS = 12
 
 
-def _set_step(value: int) -> None:
-    st.session_state["step"] = value
+GROUP_KEY = "group_words"  # the "group subword pieces into words" switch (ui.views.panels)
+_TICKED = "ticked"  # set once Play's timer has ticked in this fragment
 
 
 def _toggle_play(T: int) -> None:
-    playing = not st.session_state.get("playing", False)
-    if playing and int(st.session_state.get("step", 1)) >= T:
-        st.session_state["step"] = 1  # Play at the end starts again from the beginning
-    st.session_state["playing"] = playing
+    playing = not state.read().playing
+    if playing and state.read().step >= T:
+        state.set_step(1)  # Play at the end starts again from the beginning
+    state.set_playing(playing)
 
 
 def current_step(T: int) -> int:
     """The step in [1, T], clamped when the output got shorter (never reset otherwise)."""
-    k = min(max(int(st.session_state.get("step", 1)), 1), T)
-    st.session_state["step"] = k
+    k = min(max(state.read().step, 1), T)
+    state.set_step(k)
     return k
+
+
+def source_axis(trace: DecodeTrace, maps: np.ndarray, grouped: bool, queries_too: bool
+                ) -> tuple[np.ndarray, list[str]]:
+    """The source side of attention ``maps`` (..., Tq, S) and its labels, pieces merged into
+    words when ``grouped`` (``model.analysis.words.group_attention``: sum over a word's key pieces,
+    mean over its query pieces when ``queries_too``)."""
+    if not grouped:
+        return maps, list(trace.src_labels)
+    words = trace.src_words
+    rows = words if queries_too else range(maps.shape[-2])
+    return group_attention(maps, rows, words), group_labels(trace.src_labels, words)
 
 
 def step_controls(trace: DecodeTrace) -> int:
@@ -62,26 +74,26 @@ def step_controls(trace: DecodeTrace) -> int:
     """
     T = len(trace.steps)
     k = current_step(T)
-    playing = st.session_state.get("playing", False)
+    playing = state.read().playing
     cols = st.columns([1, 1.3, 1.2, 1.3, 1], vertical_alignment="bottom")
-    cols[0].button(t("first"), icon=":material/first_page:", on_click=_set_step, args=(1,),
+    cols[0].button(t("first"), icon=":material/first_page:", on_click=state.set_step, args=(1,),
                    disabled=k <= 1, key="first_step", width="stretch")
-    cols[1].button(t("previous"), on_click=_set_step, args=(k - 1,), disabled=k <= 1,
+    cols[1].button(t("previous"), on_click=state.set_step, args=(k - 1,), disabled=k <= 1,
                    key="prev_step", width="stretch")
     cols[2].button(t("pause") if playing else t("play"),
                    icon=":material/pause:" if playing else ":material/play_arrow:",
                    on_click=_toggle_play, args=(T,), key="play", width="stretch",
                    disabled=T <= 1)
-    cols[3].button(t("next"), on_click=_set_step, args=(k + 1,), disabled=k >= T,
+    cols[3].button(t("next"), on_click=state.set_step, args=(k + 1,), disabled=k >= T,
                    key="next_step", width="stretch")
-    cols[4].button(t("last"), icon=":material/last_page:", on_click=_set_step, args=(T,),
+    cols[4].button(t("last"), icon=":material/last_page:", on_click=state.set_step, args=(T,),
                    disabled=k >= T, key="last_step", width="stretch")
     if T > 1:
-        st.slider(t("decoding_step"), 1, T, key="step", help=t("decoding_step_help"),
+        st.slider(t("decoding_step"), 1, T, key=state.STEP_KEY, help=t("decoding_step_help"),
                   label_visibility="collapsed" if presenting() else "visible")
     else:
         st.caption(t("only_step"))
-    return int(st.session_state["step"])
+    return state.read().step
 
 
 def step_panel(trace: DecodeTrace, k: int) -> None:
@@ -225,7 +237,7 @@ def step_through(trace: DecodeTrace, body: Callable[[DecodeTrace, int], None]) -
     speed_picker()
     def timer() -> float | None:
         """Seconds between ticks for the current play state and speed (None = stopped)."""
-        playing = st.session_state.get("playing", False)
+        playing = state.read().playing
         return SPEEDS.get(st.session_state.get("speed", DEFAULT_SPEED), 1.0) if playing else None
 
     interval = timer()
@@ -237,17 +249,17 @@ def step_through(trace: DecodeTrace, body: Callable[[DecodeTrace, int], None]) -
         if timer() != interval:
             st.rerun(scope="app")
         T = len(trace.steps)
-        if st.session_state.get("playing", False):
+        if state.read().playing:
             k = current_step(T)
-            if k < T and st.session_state.get("ticked") is not None:
-                st.session_state["step"] = k + 1
-            st.session_state["ticked"] = True
-            if st.session_state["step"] >= T:  # the end: stop, and stop the timer too
-                st.session_state["playing"] = False
-                st.session_state.pop("ticked", None)
+            if k < T and st.session_state.get(_TICKED) is not None:
+                state.set_step(k + 1)
+            st.session_state[_TICKED] = True
+            if state.read().step >= T:  # the end: stop, and stop the timer too
+                state.set_playing(False)
+                st.session_state.pop(_TICKED, None)
                 st.rerun(scope="app")
         else:
-            st.session_state.pop("ticked", None)
+            st.session_state.pop(_TICKED, None)
         k = step_controls(trace)
         step_panel(trace, k)
         body(trace, k)

@@ -23,7 +23,7 @@ from model.analysis.verdict import (
     judge_trace,
 )
 
-from . import models
+from . import models, state
 from .charts import presenting
 from .confidence import guessing_lines
 from .i18n import t
@@ -37,7 +37,7 @@ def expects_english(translator: Translator, trace: DecodeTrace) -> bool:
     if translator.info.backend == "ours":
         return True
     src = trace.settings.src_lang or ""
-    names = f"{translator.name} {st.session_state.get('model', '')}".lower()
+    names = f"{translator.name} {state.read().model or ''}".lower()
     return src.lower().startswith("en") or "-en-" in names
 
 
@@ -78,14 +78,6 @@ def _say(key: str, **fmt) -> None:
         st.markdown(head + ("" if head.endswith(FULL_STOPS) else " ") + why)
 
 
-def _use_sentence(text: str) -> None:
-    st.session_state["sentence"] = text
-
-
-def _use_model(name: str) -> None:
-    st.session_state["model"] = name
-
-
 def _typo_lines(trace: DecodeTrace, v: Verdict) -> None:
     """The likely typos with their corrections, and a button that puts the corrected
     sentence in the box (nothing when there is no typo)."""
@@ -96,7 +88,7 @@ def _typo_lines(trace: DecodeTrace, v: Verdict) -> None:
     _say("verdict_typos", fixes=fixes)
     fixed = corrected(trace.src_text, v.typos)
     st.button(t("verdict_typo_button", sentence=md_literal(clip(fixed, 80))),
-              key="use_corrected", on_click=_use_sentence, args=(fixed,))
+              key="use_corrected", on_click=state.set_sentence, args=(fixed,))
 
 
 def verdict_banner(translator: Translator, trace: DecodeTrace, v: Verdict) -> None:
@@ -149,4 +141,4 @@ def verdict_banner(translator: Translator, trace: DecodeTrace, v: Verdict) -> No
         if (name := models.stronger_model(translator)) is not None:
             st.button(t("verdict_stronger", name=name), key="open_stronger",
                       icon=":material/upgrade:", help=t("verdict_stronger_help"),
-                      on_click=_use_model, args=(name,))
+                      on_click=state.set_model, args=(name,))

@@ -11,7 +11,7 @@ import pytest
 
 from model import load_pretrained
 from tests.browser.conftest import open_link
-from ui import side_by_side as S
+from ui.views import side_by_side as S
 
 MODEL = "en-zh-everyday"
 ATTRIBUTION = {

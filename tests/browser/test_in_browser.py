@@ -1,7 +1,8 @@
-"""Stepping in the browser (ui/in_browser.py) in Chromium, against the real app and model: the
-keys step the player with no websocket message either way, the heatmap and the top-k bars
-are the trace's numbers, Play walks every step in order, the address bar keeps the step, and
-the server's stepper opens at the player's step once the switch is turned off."""
+"""Stepping in the browser (ui/player/in_browser.py) in Chromium, against the real app and
+model: the keys step the player with no websocket message either way, the heatmap and the
+top-k bars are the trace's numbers, Play walks every step in order, the address bar keeps
+the step, and the server's stepper opens at the player's step once the switch is turned
+off."""
 
 from __future__ import annotations
 

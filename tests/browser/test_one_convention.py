@@ -12,8 +12,8 @@ import pytest
 
 from model import load_pretrained
 from model.backends.load import default_model, pretrained_root
-from ui import take_home
 from ui.i18n import text_in
+from ui.player import take_home
 from viz.convention import head_number, layer_number
 
 SENTENCE = "My little brother wants to read three new books about old trains."

@@ -12,8 +12,8 @@ import pytest
 
 from model import load_pretrained
 from model.decoding.document import read_document
-from ui import take_home
 from ui.i18n import STRINGS
+from ui.player import take_home
 
 MODEL = "en-zh-everyday"
 SENTENCE = "Why do we work?"

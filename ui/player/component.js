@@ -1,4 +1,4 @@
-// The app's in-browser stepping (ui/in_browser.py): player.js's mountTracePlayer as a Streamlit
+// The app's in-browser stepping (ui/player/in_browser.py): player.js's mountTracePlayer as a Streamlit
 // components-v2 component, appended to player.js as one module. The trace document comes once
 // per decoding (data.doc, its id data.id); stepping, Play, the pickers and the keys then run in
 // the page with no message to the server. The step reaches the server only when the user next

@@ -1,5 +1,5 @@
 // Puts plotly.js (plotly's own plotly.min.js, data.source) on the page as window.Plotly, once,
-// for the in-browser player (ui/in_browser.py). Streamlit's own charts keep their bundled copy.
+// for the in-browser player (ui/player/in_browser.py). Streamlit's own charts keep their bundled copy.
 // The element is the same on every run, so Streamlit sends its 4.7 MB once per session and
 // afterwards only its hash.
 export default function ({ data: sent }) {

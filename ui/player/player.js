@@ -1,7 +1,7 @@
 // The player of a trace document (model/decoding/document.py): steps through one decoding in
 // the browser, with no server. ``mountTracePlayer`` builds it inside a root element that holds
 // the player's markup (ui/player/player.html): the take-home page mounts it on its <main>, the
-// app's in-browser stepping (ui/in_browser.py) inside its component. It draws with the given
+// app's in-browser stepping (ui/player/in_browser.py) inside its component. It draws with the given
 // plotly.js and never puts the document's text into HTML (textContent, and escaped tick
 // labels: Plotly reads <b>, <br> in labels as markup).
 // Shape letters: S source tokens, T steps, L layers, H heads, K top-k.

@@ -1,13 +1,13 @@
 """Lesson mode: the Transformer taught chapter by chapter on the live model and the
-sidebar's sentence, the seeds' path (``ui/lesson.toml``; the chapters' live content:
-``ui.chapters``).
+sidebar's sentence, the seeds' path (``ui/lesson/lesson.toml``; the chapters' live content:
+``ui.lesson.chapters``, what they point at: ``ui.lesson.picks``).
 
 A chapter page: its text, a question the learner answers first (predict, then reveal),
 then where to look and the figure with that thing highlighted, then a try-it action.
-Navigation: previous / next, a chapter list and a progress bar. State (ids only):
-``page_mode`` ("explore" or "lesson"), ``lesson`` (the chapter's 1-based number, as in a
-link's ``?lesson=N``), ``lesson_turn_<id>`` (how many times "another head" or "another
-word" was pressed).
+Navigation: previous / next, a chapter list and a progress bar. State (ids only): the
+view state's mode ("explore" or "lesson") and chapter (1-based, as in a link's
+``?lesson=N``; ``ui.state``), and ``lesson_turn_<id>`` (how many times "another head" or
+"another word" was pressed).
 """
 
 from __future__ import annotations
@@ -21,6 +21,10 @@ import streamlit as st
 
 from model import DecodeTrace, Translator
 
+from .. import state as view_state
+from ..charts import chart
+from ..i18n import labels, lang, t
+from ..text import md_literal, token_row
 from .chapters import (
     BUILDERS,
     SAMPLE_SEEDS,
@@ -32,14 +36,11 @@ from .chapters import (
     number_text,
     sample_values,
 )
-from .charts import chart
-from .i18n import labels, lang, t
-from .lesson_picks import POSITION_MODES, position_outputs
-from .text import md_literal, token_row
+from .picks import POSITION_MODES, position_outputs
 
 LESSON_FILE = Path(__file__).with_name("lesson.toml")
-MODE_KEY, LESSON_KEY, PICK_KEY = "page_mode", "lesson", "lesson_pick"
-MODES = ("explore", "lesson")
+PICK_KEY = "lesson_pick"  # the chapter list (a widget whose state is dropped in Explore)
+MODES = view_state.MODES  # explore, lesson
 TEXT_FIELDS = ("title", "text", "question", "reveal", "look", "try")
 #: Which try-it actions have a button and the string key of its label (``try_label``).
 TRY_LABELS = {"longer_sentence": "lesson_try_longer", "next_head": "lesson_try_next_head",
@@ -58,13 +59,13 @@ def _lesson_file() -> dict:
 
 
 def chapters() -> tuple[dict, ...]:
-    """The chapters of ``ui/lesson.toml``, in order."""
+    """The chapters of ``lesson.toml``, in order."""
     return tuple(_lesson_file()["chapters"])
 
 
 def blocked_words() -> tuple[str, ...]:
     """What a sample shown to a class may not contain (``blocked_samples`` of
-    ``ui/lesson.toml``: offensive characters and words)."""
+    ``lesson.toml``: offensive characters and words)."""
     return tuple(_lesson_file()["blocked_samples"])
 
 
@@ -96,7 +97,7 @@ def field_text(chapter: dict, name: str, variant: str = "") -> str:
 
 def chapter_text(chapter: dict, name: str, made: Chapter) -> str:
     """A chapter's text field as shown: ``field_text`` of ``made``'s variant filled with its
-    values by ``ui.chapters.fill`` (a quoted sentence's end punctuation never doubled)."""
+    values by ``ui.lesson.chapters.fill`` (a quoted sentence's end punctuation never doubled)."""
     return fill(field_text(chapter, name, made.variant), made.values)
 
 
@@ -127,24 +128,22 @@ def samples(live: Live) -> list[tuple[float, list[str]]]:
 
 def mode_switch() -> str:
     """The Explore / Lesson switch at the top of the page; returns the mode's id."""
-    return st.radio(t("mode_label"), MODES, key=MODE_KEY, horizontal=True,
+    return st.radio(t("mode_label"), MODES, key=view_state.MODE_KEY, horizontal=True,
                     format_func=labels(MODES, lambda m: t(f"mode_{m}")),
                     label_visibility="collapsed")
 
 
 def _go(number: int) -> Callable[[], None]:
-    return lambda: st.session_state.update({LESSON_KEY: number})
+    return lambda: view_state.set_chapter(number)
 
 
-def _open_view(view: str) -> Callable[[], None]:
-    def open_it() -> None:
-        st.session_state.update({MODE_KEY: "explore", "view": view})
-    return open_it
+def _open_view(view: str, **fields) -> Callable[[], None]:
+    return lambda: view_state.open_view(view, **fields)
 
 
 def _navigation(k: int, n: int) -> None:
-    """Progress, previous / next and the chapter list; the chosen chapter is
-    ``st.session_state[LESSON_KEY]``, kept while the lesson is not shown (a widget's own
+    """Progress, previous / next and the chapter list; the chosen chapter is the view
+    state's (``ui.state.set_chapter``), kept while the lesson is not shown (a widget's own
     state is not)."""
     st.progress(k / n, text=t("lesson_progress", k=k, n=n))
     left, middle, right = st.columns([1, 4, 1], vertical_alignment="bottom")
@@ -177,17 +176,17 @@ def _try_action(chapter_id: str, made: Chapter, live: Live) -> None:
     if action == "longer_sentence":
         example = _longer_example(live)
         if example is not None:
-            st.button(label, key="lesson_try", on_click=lambda: state.update(sentence=example))
+            st.button(label, key="lesson_try", on_click=view_state.set_sentence, args=(example,))
     elif action in ("next_head", "next_word"):
         turn = f"lesson_turn_{chapter_id}"
         st.button(label, key="lesson_try",
                   on_click=lambda: state.update({turn: state.get(turn, 0) + 1}))
     elif action == "changing_sentence" and made.sentence:
-        st.button(label, key="lesson_try", on_click=lambda: state.update(sentence=made.sentence))
+        st.button(label, key="lesson_try", on_click=view_state.set_sentence,
+                  args=(made.sentence,))
     elif action == "open_compare" and made.sentence and made.compare:
-        st.button(label, key="lesson_try", on_click=lambda: state.update(
-            {MODE_KEY: "explore", "view": "compare", "sentence": made.sentence,
-             "compare": made.compare}))
+        st.button(label, key="lesson_try", on_click=_open_view(
+            "compare", sentence=made.sentence, compare=made.compare))
     elif action in ("open_heads", "open_masks", "open_positional", "open_attribution"):
         st.button(label, key="lesson_try", on_click=_open_view(action.removeprefix("open_")))
     elif action == "positions_off" and st.button(label, key="lesson_try"):
@@ -224,9 +223,9 @@ def lesson_view(translator: Translator, trace: DecodeTrace, key: tuple) -> None:
     items = chapters()
     n = len(items)
     state = st.session_state
-    k = state.get(LESSON_KEY, 1)
-    k = k if isinstance(k, int) and 1 <= k <= n else 1
-    state[LESSON_KEY] = k
+    k = view_state.read().chapter
+    k = k if 1 <= k <= n else 1
+    view_state.set_chapter(k)
     _navigation(k, n)
     chapter = items[k - 1]
     cid = chapter["id"]

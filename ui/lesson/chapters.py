@@ -1,7 +1,7 @@
 """The lesson's chapters, built from the live model and the sidebar's sentence.
 
 Each builder takes a ``Live`` (the model, the sentence's trace, the model's cache key) and
-returns a ``Chapter``: the values its text fills in (``ui/lesson.toml``), one figure with
+returns a ``Chapter``: the values its text fills in (``lesson.toml``), one figure with
 the thing to look at highlighted, the question's options and the right one, and its try-it
 action. What a chapter points at is chosen from the model's own numbers
 (``model.analysis.picks``), so every chapter works for every model and sentence; where one
@@ -33,11 +33,12 @@ from model.analysis.picks import (
 )
 from viz.convention import head_number, layer_number
 
-from . import cache, lesson_picks
-from .attribution import zeroing  # the Attribution view's cache: computed once a trace
-from .i18n import STRINGS, lang, t, viz_labels
-from .lesson_picks import Live
-from .text import code_span, md_literal, token_row
+from .. import cache
+from ..i18n import STRINGS, lang, t, viz_labels
+from ..text import code_span, md_literal, token_row
+from ..views.attribution import zeroing  # the Attribution view's cache: computed once a trace
+from . import picks
+from .picks import Live
 
 #: What ends a sentence, in English and Chinese: after a value ending with one of these, a
 #: template's own end punctuation is left out.
@@ -92,7 +93,7 @@ class Chapter:
         answer: the id of the right option.
         action: the try-it action's id (``ui.lesson.ACTIONS``), or None.
         variant: which version of the chapter's text applies ("": the main one; e.g.
-            "learned" for a model with learned positions): ``ui/lesson.toml`` fields named
+            "learned" for a model with learned positions): ``lesson.toml`` fields named
             ``FIELD_VARIANT`` replace ``FIELD``.
         why: a string key saying why the chapter does not apply to this model or sentence;
             when set, nothing else is shown.
@@ -150,7 +151,7 @@ def _order_note(live: Live, sentence: str, outs: dict[str, str], tried: int) -> 
         return ""
     if changes:
         return say("lesson_positions_other", mine=md_literal(mine), sentence=md_literal(sentence),
-                   output=md_literal(lesson_picks.position_outputs(live, mine)["normal"]))
+                   output=md_literal(picks.position_outputs(live, mine)["normal"]))
     return say("lesson_positions_none_change", tried=tried, sentence=md_literal(mine),
                output=md_literal(outs["normal"]))
 
@@ -166,7 +167,7 @@ def positions(live: Live, turn: int) -> Chapter:
     scheme = model.info.positional_scheme
     if scheme == "relative":
         return Chapter(why="lesson_positions_relative")
-    sentence, outs, tried = (lesson_picks.sentence_where_order_shows(live) if scheme == "sinusoidal"
+    sentence, outs, tried = (picks.sentence_where_order_shows(live) if scheme == "sinusoidal"
                              else (live.trace.src_text, {}, 0))
     tr = cache.decode(live.key, sentence, live.trace.settings)
     pos = content_position(tr.src_labels)
@@ -369,13 +370,13 @@ def decoding(live: Live, turn: int) -> Chapter:
 
 def heads_off(live: Live, turn: int) -> Chapter:
     """A head whose switch-off changes this sentence's translation (the most important one
-    that does, of the ``lesson_picks.HEADS_TRIED`` most important), or, when none does, the most
+    that does, of the ``picks.HEADS_TRIED`` most important), or, when none does, the most
     important head and an example sentence where it matters: the translation again, and
     how each of the original tokens' probabilities changed (teacher-forced with the head
     off)."""
     tr = live.trace
-    ranked, kept = lesson_picks.ranked_heads(live)
-    off, ablated, rank = lesson_picks.head_that_matters(live, ranked)
+    ranked, kept = picks.ranked_heads(live)
+    off, ablated, rank = picks.head_that_matters(live, ranked)
     tokens = tuple(tr.tgt_tokens[1:])
     forced = cache.teacher_force(live.key, tr.src_text, tokens, tr.settings, heads_off=(off,))
     before = np.array([s.prob for s in tr.steps])
@@ -385,12 +386,12 @@ def heads_off(live: Live, turn: int) -> Chapter:
                                  step_label=t("heads_off_step_axis"), text=viz_labels())
     kind, layer, head = off
     options, answer = _yes_no(ablated.output_text != tr.output_text)
-    where = lesson_picks.sentence_where_it_matters(live, off) if rank == 0 else None
+    where = picks.sentence_where_it_matters(live, off) if rank == 0 else None
     named = {"head": t("lesson_head_name", layer=layer_number(layer), head=head_number(head)),
              "kind": t(f"tab_{kind}"),
              "chosen_by": t("lesson_chosen_heldout" if kept else "lesson_chosen_sentence")}
     choice = (t("lesson_heads_off_found", rank=rank, **named) if rank else
-              t("lesson_heads_off_none", tried=min(lesson_picks.HEADS_TRIED, len(ranked)), **named))
+              t("lesson_heads_off_none", tried=min(picks.HEADS_TRIED, len(ranked)), **named))
     return Chapter({**named, "choice": choice, "output": md_literal(tr.output_text),
                     "ablated": md_literal(ablated.output_text) or "—",
                     "rank": rank,
@@ -404,12 +405,12 @@ def _pair_note(live: Live, passed_over: str) -> str:
     """What chapter 10 says of the pair it shows when it passed over the list's first pair
     (``pair_that_parts``): that the model cannot read it, or that it translates it wrong
     (both sentences and their translations)."""
-    a, b = lesson_picks.minimal_pairs()[0]
+    a, b = picks.minimal_pairs()[0]
     if passed_over == "unknown":
         return say("lesson_pair_first_unknown", a=md_literal(a), b=md_literal(b))
     if passed_over != "wrong":
         return ""
-    ta, tb = lesson_picks.pair_traces(live, (a, b))
+    ta, tb = picks.pair_traces(live, (a, b))
     return say("lesson_pair_first_wrong", a=md_literal(a), b=md_literal(b),
                out_a=md_literal(ta.output_text) or "—", out_b=md_literal(tb.output_text) or "—")
 
@@ -420,13 +421,13 @@ def minimal_pair(live: Live, turn: int) -> Chapter:
     pair), where the translations part, the verdict on both, and which other word the
     changed word attends to most in the last encoder layer (the mean of its heads), in B and
     in A, drawn as one pair of bars per other word."""
-    found = lesson_picks.pair_that_parts(live)
+    found = picks.pair_that_parts(live)
     if found is None:
         return Chapter(why="lesson_no_pair")
     ta, tb, passed_over = found
-    j = lesson_picks.changed_word(ta, tb)
-    row, keys = lesson_picks.looked_at(tb, j)  # A's changed word is at j too, the rest alike
-    row_a = lesson_picks.looked_at(ta, j)[0]
+    j = picks.changed_word(ta, tb)
+    row, keys = picks.looked_at(tb, j)  # A's changed word is at j too, the rest alike
+    row_a = picks.looked_at(ta, j)[0]
     best, best_a = max(keys, key=lambda k: row[k]), max(keys, key=lambda k: row_a[k])
     layer = layer_number(tb.encoder_attentions.shape[0] - 1)
     series = {t("lesson_pair_series", sentence="A", word=ta.src_labels[j]): row_a[keys],

@@ -1,7 +1,7 @@
 """What the lesson shows, chosen where its point shows: the searches behind chapter 2's
 sentence (one whose translation changes without positions), chapter 9's head (one whose
 switch-off changes the translation) and chapter 10's pair (one the model translates right on
-both sides, differently). ``ui.chapters`` builds the chapters from what these find and says
+both sides, differently). ``ui.lesson.chapters`` builds the chapters from what these find and says
 so when the search passes over the sidebar's sentence or the list's first pair.
 
 Every decoding goes through ``ui.cache``, so a search costs its decodings once per model.
@@ -20,7 +20,7 @@ from model.analysis.picks import is_content
 from model.analysis.verdict import judge_trace
 from model.core.heldout import HELDOUT_SIZE
 
-from . import cache
+from .. import cache
 
 
 @dataclass(frozen=True)

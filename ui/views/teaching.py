@@ -22,9 +22,9 @@ from model import (
 )
 from viz.convention import head_number, layer_number
 
-from . import cache, export
-from .charts import chart, columns
-from .i18n import (
+from .. import cache, export
+from ..charts import chart, columns
+from ..i18n import (
     KIND_VIEWS,
     STRINGS,
     explain,
@@ -35,7 +35,7 @@ from .i18n import (
     view_label,
     viz_labels,
 )
-from .text import md_literal, token_row
+from ..text import md_literal, token_row
 
 # The kinds of attention -> the view that shows them (its name names the kind).
 KINDS = KIND_VIEWS  # attention kind -> its view (the inside-one-head picker's labels)

@@ -2,12 +2,12 @@
 any browser, with no Python (issue 34). It holds the trace document
 (``model.decoding.document``, with the pinyin of the target labels), the player
 (``ui/player/player.js``, ``player.html`` and ``player.css``, as the app's in-browser
-stepping uses them, ``ui.in_browser``), plotly.js (plotly's own ``plotly.min.js``) and
+stepping uses them, ``ui.player.in_browser``), plotly.js (plotly's own ``plotly.min.js``) and
 the page's strings in one language, with a short legend of each view in both. A
 Content-Security-Policy allows no request at all: the file works from ``file://`` with the
 network off.
 
-    python -m ui.take_home "Why do we work?" --out why.html [--lang zh] [--model NAME]
+    python -m ui.player.take_home "Why do we work?" --out why.html [--lang zh] [--model NAME]
 
 NAME: a folder name of ``pretrained/``, a folder, or a hub name in the local Hugging Face cache
 (``model.load_pretrained``); the default is the app's default model.
@@ -29,10 +29,10 @@ from model import DecodeTrace
 from model.decoding.document import dumps, to_document
 from viz.convention import display_settings
 
-from .i18n import HTML_LANG, text_in
-from .pinyin import readings
+from ..i18n import HTML_LANG, text_in
+from ..pinyin import readings
 
-PLAYER = Path(__file__).with_name("player")
+PLAYER = Path(__file__).parent
 VIEW_KINDS = ("encoder", "decoder", "cross")  # the attention views the player draws
 MAX_BYTES = 8 * 1024 * 1024  # the page's budget (issue 34): plotly.js is about 4.8 MB of it
 
@@ -50,7 +50,7 @@ def page_strings(lang: str) -> dict:
     """The player's strings in ``lang`` ("en" or "zh"): every ``home_*`` string of the
     catalogue, the views' names and explanations, and the legend of each view in both
     languages (``legend``: [{"title", "texts"}])."""
-    from .i18n import STRINGS
+    from ..i18n import STRINGS
 
     # the templates themselves: the player fills in their {fields} (str.format's syntax)
     out = {key: entry.get(lang, entry["en"]) for key, entry in STRINGS.items()
@@ -108,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     from model import CheckpointError, InputError, load_pretrained
     from model.backends.load import DEFAULT_MODELS
 
-    ap = argparse.ArgumentParser(prog="python -m ui.take_home",
+    ap = argparse.ArgumentParser(prog="python -m ui.player.take_home",
                                  description="Write a decoding as one offline HTML page.")
     ap.add_argument("sentence")
     ap.add_argument("--out", type=Path, required=True)

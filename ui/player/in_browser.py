@@ -25,15 +25,16 @@ from model import DecodeTrace
 from model.decoding.document import dumps, to_document
 from viz.convention import display_settings
 
-from . import pinyin
-from .charts import presenting
-from .document import payload
-from .i18n import VIEWS, t, view_label
-from .pinyin import readings
+from .. import pinyin, state
+from ..charts import presenting
+from ..document import payload
+from ..i18n import VIEWS, t, view_label
+from ..pinyin import readings
 from .take_home import PLAYER, VIEW_KINDS, page_strings, plotly_js
 
 IN_BROWSER_KEY = "in_browser"  # the switch (a link's ``in_browser=true``)
-PLAYER_KEY = "browser_player"  # the player's component: its state ``{"step": k}``
+PLAYER_KEY = "browser_player"  # the player's component: its state ``{STEP: k}``
+STEP = "step"  # the name of the component's own state value (``component.js``'s setStateValue)
 LOADER_KEY = "plotly_loader"
 
 
@@ -71,9 +72,9 @@ def document_json(trace_id: tuple, model: str, with_pinyin: bool, _trace: Decode
 
 def _step_changed() -> None:
     """The player's step arrived: the stepper's step follows it."""
-    step = (st.session_state.get(PLAYER_KEY) or {}).get("step")
+    step = (st.session_state.get(PLAYER_KEY) or {}).get(STEP)
     if isinstance(step, int) and not isinstance(step, bool) and step >= 1:
-        st.session_state["step"] = step  # clamped to the decoding by stepper.current_step
+        state.set_step(step)  # clamped to the decoding by stepper.current_step
 
 
 def player(trace: DecodeTrace, trace_id: tuple, model: str, lang: str, *, k: int) -> None:
@@ -85,11 +86,11 @@ def player(trace: DecodeTrace, trace_id: tuple, model: str, lang: str, *, k: int
     with_pinyin = pinyin.is_on()
     doc = document_json(trace_id, model, with_pinyin, trace)
     present = presenting()  # Present mode: the map first, its labels as large as the charts'
-    _player(key=PLAYER_KEY, data=payload({"doc": doc, "strings": page_strings(lang), "step": k,
+    _player(key=PLAYER_KEY, data=payload({"doc": doc, "strings": page_strings(lang), STEP: k,
                                           "present": present,
                                           "id": f"{hash(trace_id)}:{lang}:{with_pinyin}:"
                                                 f"{present}"}),
-            default={"step": k}, on_step_change=_step_changed)
+            default={STEP: k}, on_step_change=_step_changed)
     st.caption(server_adds())
 
 

@@ -20,17 +20,17 @@ from model.analysis.compare import difference, first_difference, shared_tokens
 from model.backends.hf_load import cache_snapshot
 from model.backends.load import pretrained_root
 
-from . import pinyin
-from .cache import decode, load_model, model_key, teacher_force
-from .charts import chart, columns
-from .export import columns_table, show
-from .i18n import explain, head_label, labels, layer_label, t, view_label, viz_labels
-from .link import BIND
-from .models import listed_models
-from .text import clip, code_span, md_literal
+from .. import pinyin, state
+from ..cache import decode, load_model, model_key, teacher_force
+from ..charts import chart, columns
+from ..export import columns_table, show
+from ..i18n import explain, head_label, labels, layer_label, t, view_label, viz_labels
+from ..link import BIND
+from ..models import listed_models
+from ..text import clip, code_span, md_literal
 
-SENTENCE_KEY, MODEL_KEY = "compare", "compare_model"
-LAYER_KEY, HEAD_KEY = "compare_layer", "compare_head"
+SENTENCE_KEY, MODEL_KEY = state.COMPARE_KEY, "compare_model"  # the second model: a widget's
+LAYER_KEY, HEAD_KEY = state.layer_key("compare"), state.head_key("compare")
 SAME = ""  # the second model's option: the model of the page
 MEAN = -1  # the head option: the mean of the layer's heads
 MAX_CHARS = 500  # a longer second sentence is refused with a message, as the first is
@@ -53,7 +53,7 @@ def sidebar_inputs() -> None:
 
 
 def _use_example() -> None:
-    st.session_state["sentence"], st.session_state[SENTENCE_KEY] = EXAMPLE
+    state.set_sentence(EXAMPLE[0], compare=EXAMPLE[1])
 
 
 def _second_model(key: tuple) -> tuple[str, tuple, Translator] | None:
@@ -197,7 +197,7 @@ def compare_view(translator: Translator, trace: DecodeTrace, key: tuple) -> None
     sidebar's second sentence on the second model (B). Without either, a hint and an example
     pair; a second sentence or model that fails gets a message, never a traceback."""
     st.caption(explain("compare"))
-    second = (st.session_state.get(SENTENCE_KEY) or "").strip()
+    second = state.read().compare.strip()
     other = _second_model(key)
     if other is None:
         return

@@ -18,13 +18,14 @@ from model.core.config import ATTENTION_KINDS, layer_counts
 from model.core.heldout import HELDOUT_SIZE, heldout_known, sample_known
 from viz.convention import head_number, layer_number
 
-from . import cache
-from .charts import chart, columns
-from .export import columns_table, show
-from .i18n import KIND_VIEWS, explain, head_label, labels, layer_label, t, view_label, viz_labels
-from .text import md_literal
+from .. import cache, state
+from ..charts import chart, columns
+from ..export import columns_table, show
+from ..i18n import KIND_VIEWS, explain, head_label, labels, layer_label, t, view_label, viz_labels
+from ..text import md_literal
 
 SCOPES = ("sentence", "heldout")
+TABLE_KEY = "heads_table"  # the table of every head (a widget: its selection opens one)
 FLOW_AUTO_TOKENS = 24  # flow of a longer sentence takes over a second: it waits for a click
 
 
@@ -57,13 +58,10 @@ def heads_view(translator: Translator, trace: DecodeTrace, k: int, key: tuple) -
 def _open_head(kind: str, ranking: list[tuple[int, int, float]]):
     """The table's selection callback: open the selected head in its own view."""
     def open_it() -> None:
-        rows = st.session_state["heads_table"]["selection"]["rows"]
+        rows = st.session_state[TABLE_KEY]["selection"]["rows"]
         if rows:
             layer, head, _ = ranking[rows[0]]
-            view = KIND_VIEWS[kind]
-            st.session_state[f"{view}_layer"] = layer
-            st.session_state[f"{view}_head"] = head
-            st.session_state["view"] = view
+            state.open_view(KIND_VIEWS[kind], layer=layer, head=head)
     return open_it
 
 
@@ -106,7 +104,7 @@ def statistics_section(translator: Translator, trace: DecodeTrace, key: tuple) -
         [t("col_layer"), t("col_head"), *(t(f"stat_{n}") for n in names)])
     st.caption(t("heads_table_caption", statistic=name, rows=s.rows))
     show(table, hide_index=True, on_select=_open_head(kind, ranking),
-         selection_mode="single-row", key="heads_table")
+         selection_mode="single-row", key=TABLE_KEY)
     with st.expander(t("heads_definitions")):
         st.markdown(t("heads_definitions_text"))
 

@@ -11,13 +11,11 @@ import streamlit as st
 
 import viz
 from model import DecodeTrace, Translator
-from model.analysis.words import group_attention, group_labels
 from viz.convention import head_number, layer_number
 
-from . import export, teaching
-from .charts import chart, columns, presenting
-from .i18n import (
-    DEFAULT_VIEW,
+from .. import export, state
+from ..charts import chart, columns, presenting
+from ..i18n import (
     STRINGS,
     VIEWS,
     explain,
@@ -29,8 +27,10 @@ from .i18n import (
     view_label,
     viz_labels,
 )
+from ..state import ALL_HEADS, DEFAULT_VIEW
+from ..stepper import GROUP_KEY, source_axis
+from . import teaching
 
-ALL_HEADS = "all"
 # The sides of the positional-encoding view by id (the English label) -> the key of the label.
 SIDES = {STRINGS[k]["en"]: k for k in ("side_source", "side_decoder")}
 SOURCE_SENTENCE, DECODER_INPUT = SIDES
@@ -40,13 +40,13 @@ def _layer_head_pickers(view: str, layers: int, heads: int) -> tuple[int, int | 
     """Layer and head selectors for one view; head is an index or ALL_HEADS (head 0 first
     in Present mode: one head at a time)."""
     if presenting():
-        st.session_state.setdefault(f"{view}_head", 0)
+        state.default_head(view, 0)
     c1, c2 = st.columns(2)
-    layer = c1.selectbox(t("layer"), range(layers), key=f"{view}_layer",
+    layer = c1.selectbox(t("layer"), range(layers), key=state.layer_key(view),
                          format_func=labels(range(layers), layer_label),
                          help=t("home_numbering"))
     options = [ALL_HEADS, *range(heads)]
-    head = c2.selectbox(t("head"), options, key=f"{view}_head", format_func=labels(
+    head = c2.selectbox(t("head"), options, key=state.head_key(view), format_func=labels(
         options, lambda h: t("all_heads") if h == ALL_HEADS else head_label(h)))
     return int(layer), head
 
@@ -78,8 +78,6 @@ def attention_view(view: str, maps: np.ndarray, queries, keys, *, query_label: s
                         shown=maps[layer] if head == ALL_HEADS else maps[layer, head])
 
 
-GROUP_KEY = "group_words"  # the "group subword pieces into words" switch
-VIEW_KEY = "view"  # the view picker's key: its value is the view's id (``VIEWS``)
 VIEW_PANEL = "view_panel"  # the key of the container that holds the chosen view
 
 
@@ -87,14 +85,12 @@ def view_picker() -> str:
     """The row of views (a segmented control) and the chosen view's id, one of ``VIEWS``.
 
     The widget's value is the view's id, shown in the session's language (``format_func``),
-    so the choice survives a language switch and code may set ``st.session_state["view"]``
-    to an id (a link, a table row that opens a head). The views are buttons of one control
-    rather than ``st.tabs``: only the chosen view is built, and a step click redraws one
-    control instead of a tab bar and seven panels (benchmarks/clicks.py)."""
-    state = st.session_state
-    if state.get(VIEW_KEY) not in VIEWS:  # first run, or a value that is not a view's id
-        state[VIEW_KEY] = view_id(state.get(VIEW_KEY)) or DEFAULT_VIEW
-    return st.segmented_control(t("view"), VIEWS, key=VIEW_KEY, required=True,
+    so the choice survives a language switch and code may open a view by its id
+    (``ui.state.open_view``: a link, a table row that opens a head). The views are buttons
+    of one control rather than ``st.tabs``: only the chosen view is built, and a step click
+    redraws one control instead of a tab bar and seven panels (benchmarks/clicks.py)."""
+    state.settle_view(view_id(state.read().view) or DEFAULT_VIEW)  # first run, or a label
+    return st.segmented_control(t("view"), VIEWS, key=state.VIEW_KEY, required=True,
                                 format_func=labels(VIEWS, view_label))
 
 
@@ -104,18 +100,6 @@ def group_switch(translator: Translator) -> bool:
     if not translator.info.subword:
         return False
     return st.toggle(t("group_words"), key=GROUP_KEY, help=t("group_words_help"))
-
-
-def source_axis(trace: DecodeTrace, maps: np.ndarray, grouped: bool, queries_too: bool
-                ) -> tuple[np.ndarray, list[str]]:
-    """The source side of attention ``maps`` (..., Tq, S) and its labels, pieces merged into
-    words when ``grouped`` (``model.analysis.words.group_attention``: sum over a word's key pieces,
-    mean over its query pieces when ``queries_too``)."""
-    if not grouped:
-        return maps, list(trace.src_labels)
-    words = trace.src_words
-    rows = words if queries_too else range(maps.shape[-2])
-    return group_attention(maps, rows, words), group_labels(trace.src_labels, words)
 
 
 def encoder_view(trace: DecodeTrace, grouped: bool = False) -> None:

@@ -11,45 +11,45 @@ import viz
 from model import DecodeTrace, InputError
 from viz.convention import head_number, layer_number
 
-from .charts import chart, columns
-from .export import show, table
-from .i18n import head_label, labels, layer_label, t, view_label, viz_labels
-from .text import code_span, md_literal, token_row
+from .. import state
+from ..charts import chart, columns
+from ..export import show, table
+from ..i18n import head_label, labels, layer_label, t, view_label, viz_labels
+from ..text import code_span, md_literal, token_row
 
 Decoder = Callable[..., DecodeTrace]
 
 
-def _pickers(prefix: str, trace: DecodeTrace) -> tuple[int, int]:
+def _pickers(keys: tuple[str, str], trace: DecodeTrace) -> tuple[int, int]:
+    """Layer and head pickers with widget keys ``keys`` (not view state: the branch's and the
+    reference's own)."""
     L, H = trace.cross_attentions.shape[:2]
     c1, c2 = st.columns(2)
     layer = c1.selectbox(t("layer"), range(L), format_func=labels(range(L), layer_label),
-                         key=f"{prefix}_layer")
+                         key=keys[0])
     head = c2.selectbox(t("head"), range(H), format_func=labels(range(H), head_label),
-                        key=f"{prefix}_head")
+                        key=keys[1])
     return int(layer), int(head)
 
 
-def _column(trace: DecodeTrace, title: str, layer: int, head: int, *, key: str,
+def _column(trace: DecodeTrace, title: str, layer: int, head: int, *, charts: str,
             mark: int | None = None) -> None:
-    """One side of a comparison: the tokens, their probabilities, the cross-attention."""
+    """One side of a comparison: the tokens, their probabilities, the cross-attention (charts
+    keyed ``{charts}_probs`` and ``{charts}_cross``)."""
     st.markdown(f"**{title}**  \n" + token_row(trace.output_labels or (t("empty_tokens"),)))
     tokens = list(trace.tgt_labels[1:])
     probs = [s.prob for s in trace.steps]
     chart(viz.sequence_probabilities(tokens, probs, mark=mark,
                                      forced=[s.forced for s in trace.steps],
                                      title=t("seq_probs_title"), text=viz_labels()),
-          key=f"{key}_probs")
+          key=f"{charts}_probs")
     chart(viz.attention_heatmap(trace.cross_attentions[layer, head],
                                 list(trace.decoder_input_labels), list(trace.src_labels),
                                 title=t("view_head_title", view=view_label("cross"),
                                         layer=layer_number(layer), head=head_number(head)),
                                 query_label=t("query_decoder_input"),
                                 key_label=t("key_source_token"),
-                                text=viz_labels()), key=f"{key}_cross")
-
-
-def _branch(step: int, token: str) -> None:
-    st.session_state["branch"] = (step, token)
+                                text=viz_labels()), key=f"{charts}_cross")
 
 
 BRANCH_OPEN = "branch_open"  # the branch expander's state: True while it is open
@@ -73,17 +73,17 @@ def branch_controls(trace: DecodeTrace, k: int) -> None:
         typed = c2.text_input(t("branch_typed"), key="branch_typed", max_chars=8,
                               placeholder=t("branch_typed_placeholder"))
         token = typed.strip() or pick
-        c3.button(t("branch_go"), on_click=_branch, args=(k, token), key="branch_go",
+        c3.button(t("branch_go"), on_click=state.set_branch, args=(k, token), key="branch_go",
                   disabled=not token, width="stretch")
 
 
 def branch_view(trace: DecodeTrace, decode: Decoder) -> None:
     """The original and the branched continuation side by side."""
-    if "branch" not in st.session_state:
+    if state.read().branch is None:
         return
-    k, token = st.session_state["branch"]
+    k, token = state.read().branch
     if k > len(trace.steps):
-        st.session_state.pop("branch")
+        state.close_branch()
         return
     prefix = [*trace.tgt_tokens[1:k], token]
     try:
@@ -95,15 +95,14 @@ def branch_view(trace: DecodeTrace, decode: Decoder) -> None:
     shown = dict(zip(trace.steps[k - 1].top_tokens, trace.steps[k - 1].top_labels,
                      strict=True))
     st.caption(t("branch_caption", kept=k - 1, token=code_span(shown.get(token, token)), k=k))
-    layer, head = _pickers("branch", trace)
+    layer, head = _pickers(("branch_layer", "branch_head"), trace)
     left, right = columns(2, wrap=True)
     with left:
-        _column(trace, t("branch_original"), layer, head, key="orig")
+        _column(trace, t("branch_original"), layer, head, charts="orig")
     with right:
         _column(branched, t("branch_column", token=code_span(token), k=k), layer, head,
-                key="branch")
-    st.button(t("branch_close"), on_click=st.session_state.pop, args=("branch",),
-              key="branch_close")
+                charts="branch")
+    st.button(t("branch_close"), on_click=state.close_branch, key="branch_close")
 
 
 def reference_view(trace: DecodeTrace, teacher_force: Callable[[str], DecodeTrace]) -> None:
@@ -127,12 +126,12 @@ def reference_view(trace: DecodeTrace, teacher_force: Callable[[str], DecodeTrac
         st.info(t("reference_first_difference", pos=diff + 1, ref=code_span(s.label),
                   ref_prob=s.prob, top=code_span(s.top_labels[0]),
                   top_prob=float(s.top_probs[0])))
-    layer, head = _pickers("ref", trace)
+    layer, head = _pickers(("ref_layer", "ref_head"), trace)
     left, right = columns(2, wrap=True)
     with left:
-        _column(trace, t("reference_model_output"), layer, head, key="model")
+        _column(trace, t("reference_model_output"), layer, head, charts="model")
     with right:
-        _column(forced, t("reference_forced"), layer, head, key="ref", mark=diff)
+        _column(forced, t("reference_forced"), layer, head, charts="ref", mark=diff)
 
 
 def beam_view(trace: DecodeTrace) -> int:
@@ -143,7 +142,7 @@ def beam_view(trace: DecodeTrace) -> int:
     labels = [t("beam_option", i=i + 1, text=h.text or t("empty_tokens"), score=h.score)
               for i, h in enumerate(hyps)]
     chosen = st.selectbox(t("beam_pick"), range(len(hyps)),
-                          format_func=lambda i: labels[i], key="hypothesis")
+                          format_func=lambda i: labels[i], key=state.HYPOTHESIS_KEY)
     chosen = min(int(chosen or 0), len(hyps) - 1)
     left, right = columns([3, 2])
     with left:

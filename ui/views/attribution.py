@@ -23,14 +23,13 @@ from model.analysis.heldout_heads import AGREEMENT_METHODS
 from model.analysis.value_zeroing import ValueZeroing, value_zeroing
 from model.core.heldout import HELDOUT_SIZE
 
-from . import cache
-from .charts import chart, columns
-from .export import columns_table, show
-from .i18n import explain, head_label, labels, layer_label, t, viz_labels
-from .text import code_span
+from .. import cache, state
+from ..charts import chart, columns
+from ..export import columns_table, show
+from ..i18n import explain, head_label, labels, layer_label, t, viz_labels
+from ..text import code_span
 
-LAYER_KEY = "attribution_layer"
-HEAD_KEY = "attribution_head"
+LAYER_KEY, HEAD_KEY = state.layer_key("attribution"), state.head_key("attribution")
 IG_KEY = "attribution_ig"  # the integrated-gradients button
 
 
