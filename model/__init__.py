@@ -30,7 +30,7 @@ from .analysis.internals import (
     pe_similarity,
 )
 from .backends.load import available_models, load_pretrained
-from .backends.ours import Translator
+from .backends.translator import Translator
 from .core.config import TransformerConfig
 from .core.layers import POSITIONAL_MODES
 from .decoding import DecodeStep, DecodeTrace, GenerationSettings

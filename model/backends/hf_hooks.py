@@ -1,4 +1,5 @@
-"""Inside one head, and the embeddings, of a Hugging Face model (``hf.HFTranslator``).
+"""Inside one head, and the embeddings, of a Hugging Face model (``hf.HFSeq2Seq``), for
+``hf.HFInternals``.
 
 The query, key and value projections' inputs and outputs are taken by forward hooks during
 one teacher-forced pass (``output_attentions=True``, eager attention); the scores, mask,
@@ -52,13 +53,13 @@ def recording(modules: dict[str, torch.nn.Module]):
             h.remove()
 
 
-def head_inputs(translator, trace: DecodeTrace, kind: str, layer: int, head: int
-                ) -> HeadInputs:
+def head_inputs(model, trace: DecodeTrace, kind: str, layer: int, head: int,
+                relative: bool) -> HeadInputs:
     """What ``analysis.internals.head_internals`` recomputes one head of a Hugging Face
-    model (``translator``, an ``hf.HFTranslator``) from: x_q (Tq, D), x_k (Tk, D), the
-    (q, k, v) projections, the scaling and T5's position bias (Tq, Tk) or None. The inputs
-    are recorded by hooks on the projections during one teacher-forced pass."""
-    model = translator.model
+    model (``model``, an ``hf.HFSeq2Seq``) from: x_q (Tq, D), x_k (Tk, D), the (q, k, v)
+    projections, the scaling and, for a ``relative`` position model (T5), its position
+    bias (Tq, Tk), else None. The inputs are recorded by hooks on the projections during
+    one teacher-forced pass."""
     src_ids = torch.from_numpy(trace.src_ids)[None]  # (1, S)
     tgt_ids = torch.from_numpy(trace.tgt_ids[:-1])[None]  # (1, T) the decoder inputs
     module, names = model.attention(kind, layer)
@@ -67,33 +68,32 @@ def head_inputs(translator, trace: DecodeTrace, kind: str, layer: int, head: int
         model.hf(input_ids=src_ids, decoder_input_ids=tgt_ids, use_cache=False,
                  return_dict=True)
     x_q, x_k = seen["q"][0][0], seen["k"][0][0]  # (Tq, D), (Tk, D)
-    Dh = translator.config.head_dim  # T5's d_kv: H * Dh need not be D
+    Dh = model.config.head_dim  # T5's d_kv: H * Dh need not be D
     scaling = float(getattr(module, "scaling", Dh ** -0.5))  # T5: 1.0
     bias = None
-    if translator.info.positional_scheme == "relative" and kind != "cross":
+    if relative and kind != "cross":
         bias = model.attention(kind, 0)[0].compute_bias(len(x_q), len(x_k))[0, head]
     return HeadInputs(x_q, x_k, linears, scaling, bias)
 
 
-def embedding_parts(translator, tokens: Sequence[str], side: str) -> EmbeddingParts:
-    """``analysis.internals.embedding_parts`` for a Hugging Face model (``translator``, an
-    ``hf.HFTranslator``; arguments checked there):
-    the scaled token embedding (``embed_tokens`` times the model's ``embed_scale``), the
-    position vectors of ``HFTranslator.positional_encoding`` (zeros for T5, which adds
-    none), and their sum. BART then normalises the sum (``layernorm_embedding``)."""
-    model = translator.model
+def embedding_parts(model, vocab, tokens: Sequence[str], side: str,
+                    added: np.ndarray | None) -> EmbeddingParts:
+    """``analysis.internals.embedding_parts`` for a Hugging Face model (``model``, an
+    ``hf.HFSeq2Seq``; ``vocab`` its tokenizer's table, one for both sides; arguments checked
+    there): the scaled token embedding (``embed_tokens`` times the model's ``embed_scale``),
+    the position vectors ``added`` ((T, D), ``hf.HFInternals.positional_encoding``; None
+    for T5, which adds none: zeros), and their sum. BART then normalises the sum
+    (``layernorm_embedding``)."""
     stack = model.hf.get_encoder() if side == "source" else model.hf.get_decoder()
-    vocab = translator.target.vocab  # one table for both sides (hf.TokenizerTable)
     ids = torch.tensor([vocab.encode(tokens)], dtype=torch.long)  # (1, T)
     T = len(tokens)
     scale = 1.0 if hasattr(stack.embed_tokens, "embed_scale") else getattr(stack, "embed_scale",
                                                                             1.0)
     with torch.inference_mode():
         emb = stack.embed_tokens(ids)[0] * scale  # (T, D)
-    if translator.info.positional_scheme == "relative":
+    if added is None:
         added, positions = np.zeros_like(to_numpy(emb)), None
     else:
-        added = translator.positional_encoding(T, side)
         positions = np.arange(T, dtype=np.int64)
     embedding = to_numpy(emb)
     return EmbeddingParts(side=side, positional_mode="normal", tokens=tuple(tokens),

@@ -20,8 +20,9 @@ import torch
 from ..core.config import TransformerConfig
 from ..errors import CheckpointError
 from ..errors import short_repr as _short
-from .hf import FAMILIES, MAX_TOKENS, HFSeq2Seq, HFTranslator
+from .hf import FAMILIES, MAX_TOKENS, HFSeq2Seq, build_translator
 from .hf_config import PRE_LN, config_fields
+from .translator import Translator
 
 SAFE_WEIGHTS = ("model.safetensors", "model.safetensors.index.json")
 PICKLE_WEIGHTS = ("pytorch_model.bin", "pytorch_model.bin.index.json")
@@ -165,7 +166,7 @@ def _our_config(hf_config, vocab_size: int, where: str = "config.json") -> Trans
         raise CheckpointError(f"{where}: {exc}") from exc
 
 
-def load_hf(folder: str | Path, load_pickle_weights: bool = False) -> HFTranslator:
+def load_hf(folder: str | Path, load_pickle_weights: bool = False) -> Translator:
     """Open a folder saved by Hugging Face ``save_pretrained`` (a plain folder, or a
     snapshot of the Hugging Face cache), offline.
 
@@ -216,7 +217,7 @@ def load_hf(folder: str | Path, load_pickle_weights: bool = False) -> HFTranslat
     model = HFSeq2Seq(hf, config)
     card = {"name": folder.name, "source": "huggingface", "model_type": hf.config.model_type,
             "parameters": model.num_parameters()}
-    return HFTranslator(model, tokenizer, card, name=folder.name)
+    return build_translator(model, tokenizer, card, name=folder.name)
 
 
 # --- the local Hugging Face cache ------------------------------------------------------------

@@ -1,5 +1,5 @@
 """Opening a model by name or folder, as Hugging Face's ``from_pretrained`` does, always
-offline: our checkpoints (``ours.Translator``) and Hugging Face folders or cached hub models
+offline: our checkpoints (``ours.build_translator``) and Hugging Face folders or cached hub models
 (``hf_load``). Names are folders of ``pretrained/``, or of ``$ATTENTION_PRETRAINED_DIR``
 when that is set (see ``pretrained_root``).
 """
@@ -15,8 +15,8 @@ from ..core.counts import read_counts
 from ..core.heldout import read_heldout
 from ..errors import CheckpointError
 from ..errors import short_repr as _short
-from . import hf_load
-from .ours import Translator
+from . import hf_load, ours
+from .translator import Translator
 
 PRETRAINED_DIR = Path(__file__).resolve().parents[2] / "pretrained"  # the default root
 PRETRAINED_ENV = "ATTENTION_PRETRAINED_DIR"  # overrides PRETRAINED_DIR; see pretrained_root()
@@ -70,7 +70,8 @@ def load_pretrained(name_or_path: str | Path, load_pickle_weights: bool = False)
             in weights-only mode (tensors only) instead of refusing it.
 
     Returns:
-        a ``Translator``, or for a Hugging Face folder an ``hf.HFTranslator``.
+        a ``Translator`` with our backend's parts, or for a Hugging Face folder with
+        Hugging Face's (``hf.build_translator``).
 
     Raises:
         CheckpointError: no such model, or a folder that cannot or must not be loaded (the
@@ -93,6 +94,6 @@ def load_pretrained(name_or_path: str | Path, load_pickle_weights: bool = False)
     if hf_load.is_hf_folder(path):
         return hf_load.load_hf(path, load_pickle_weights=load_pickle_weights)
     model, src_vocab, tgt_vocab, card, tokenizer = load_checkpoint(path)
-    return Translator(model, src_vocab, tgt_vocab, card, name=path.name,
-                      src_tokenizer=tokenizer, heldout=read_heldout(path),
-                      train_counts=read_counts(path))
+    return ours.build_translator(model, src_vocab, tgt_vocab, card, name=path.name,
+                                 src_tokenizer=tokenizer, heldout=read_heldout(path),
+                                 train_counts=read_counts(path))

@@ -1,6 +1,6 @@
 """What a backend hands to the analysis code: the inputs of one attention head, the
 parts of the first layer's input and a decoding as embeddings for attribution. Both
-backends (``ours.Translator``, ``hf.HFTranslator``) return these same types, so the
+backends (their ``parts.Internals``, through ``Translator``) return these same types, so the
 analysis never asks which backend it has.
 
 Shape letters: B batch, S source tokens, T tokens, Tq / Tk query / key length, D d_model.

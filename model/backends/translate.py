@@ -16,6 +16,7 @@ from ..decoding import (
     GenerationSettings,
     beam_search,
     greedy_batch,
+    logits_processor_for,
     pad_rows,
 )
 from ..errors import InputError
@@ -44,7 +45,7 @@ def translate_batch(translator, texts: Sequence[str], settings: GenerationSettin
     tokenizer's), by default the tokens joined without spaces, ``</s>`` left out.
 
     Args:
-        translator: a backend (``ours.Translator`` or ``hf.HFTranslator``).
+        translator: a ``Translator`` of either backend.
         texts: the source sentences; one the model refuses (``source`` raises
             ``InputError``: empty, too long) gives "" rather than an error.
         settings: a ``GenerationSettings`` (default greedy), or its fields as
@@ -85,7 +86,7 @@ def translate_batch(translator, texts: Sequence[str], settings: GenerationSettin
 
     run = s.resolved(info.default_max_new_tokens, info.early_stopping)
     max_new_tokens, early = run.max_new_tokens, run.early_stopping
-    processor = run.logits_processor(target)
+    processor = logits_processor_for(run, target)
     step = batch_size if s.num_beams == 1 else 1
     with torch.inference_mode(), switched_off(translator.model, off, c.nhead):
         for start in range(0, len(rows), step):
