@@ -17,10 +17,10 @@ import numpy as np
 from model import DecodeTrace, GenerationSettings, InputError, Translator
 from model.analysis.compare import changed_tokens
 from model.analysis.picks import is_content
-from model.analysis.verdict import judge_trace
 from model.core.heldout import HELDOUT_SIZE
 
 from .. import cache
+from ..verdict import trace_verdict
 
 
 @dataclass(frozen=True)
@@ -129,13 +129,11 @@ def changed_word(a: DecodeTrace, b: DecodeTrace) -> int | None:
 
 
 def translated_right(live: Live, trace: DecodeTrace) -> bool:
-    """Whether the app's own checks take ``trace``'s translation of an English sentence for
-    right: the header's verdict (``model.analysis.verdict.judge_trace`` with the model's
-    training counts, as ``ui.verdict.trace_verdict``; the sentence is English, so the English
-    checks run) flags nothing, and, for a model of the synthetic grammar, the sentence is
-    inside the grammar and the output is the grammar's own translation (the header's
-    check)."""
-    if judge_trace(trace, live.translator.info.train_counts, expects_english=True).flagged:
+    """Whether the app's own checks take ``trace``'s translation for right: the header's
+    verdict (``ui.verdict.trace_verdict``, the one the page shows) flags nothing, and, for a
+    model of the synthetic grammar, the sentence is inside the grammar and the output is the
+    grammar's own translation (the header's check)."""
+    if trace_verdict(live.translator, trace).flagged:
         return False
     info = live.translator.info
     if info.backend == "huggingface" or info.subword:
