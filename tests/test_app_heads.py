@@ -16,6 +16,7 @@ from model.analysis.aggregate import attention_flow
 from model.analysis.headstats import head_stats, head_stats_over, rank_heads
 from model.core.heldout import HELDOUT_SIZE, heldout_pairs
 from ui.views.heads import FLOW_AUTO_TOKENS
+from viz.convention import head_number, layer_number
 
 SENTENCE = "why do we work ?"
 
@@ -40,7 +41,7 @@ def test_the_grid_and_the_table_show_this_sentences_statistics():
     table = at.dataframe[0].value
     ranking = rank_heads(expected, "confidence")
     assert list(zip(table.iloc[:, 0], table.iloc[:, 1], strict=True)) == [
-        (layer, head) for layer, head, _ in ranking]
+        (layer_number(layer), head_number(head)) for layer, head, _ in ranking]  # from 1
 
 
 def test_switching_a_head_off_decodes_again_and_shows_the_difference():

@@ -54,18 +54,16 @@ def display_settings() -> dict:
     ``ATTENTION_SCALE``), ``zmin`` / ``zmax`` (the attention weights' fixed axis, 0 and 1),
     ``weight_format`` (a hover's d3-format), and Present mode's label rules
     (``viz.fit``): ``present_font_px`` (the smallest label, px), ``line_em`` (a label's
-    line in units of its font size: a turned label's column needs that much) and
-    ``present_all_labels`` (up to this many tokens an axis labels every one). The trace
+    line in units of its font size: a turned label's column needs that much). The trace
     document carries it (``model.decoding.document``'s ``display``), so the in-browser
     player and the take-home page never keep copies of their own. One dict per process: do
     not change it."""
     import plotly.colors  # noqa: PLC0415  (plotly is viz's dependency, imported on use)
 
-    from .fit import LINE_EM, PRESENT_ALL_LABELS, PRESENT_FONT_PX  # noqa: PLC0415
+    from .fit import LINE_EM, PRESENT_FONT_PX  # noqa: PLC0415
 
     stops = plotly.colors.get_colorscale(ATTENTION_SCALE)
     return {"first_number": FIRST_NUMBER,
             "colorscale": [[float(p), c] for p, c in stops],
             "zmin": 0.0, "zmax": 1.0, "weight_format": WEIGHT_FORMAT,
-            "present_font_px": PRESENT_FONT_PX, "line_em": LINE_EM,
-            "present_all_labels": PRESENT_ALL_LABELS}
+            "present_font_px": PRESENT_FONT_PX, "line_em": LINE_EM}

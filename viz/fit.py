@@ -27,8 +27,7 @@ import plotly.graph_objects as go
 
 from .axes import FONT, TITLE_LINE_HEIGHT, text_px, title_lines
 
-__all__ = ["LINE_EM", "PAGE_PX", "PRESENT_ALL_LABELS", "PRESENT_FONT_PX", "PRESENT_PAGE_PX",
-           "fit_layout"]
+__all__ = ["LINE_EM", "PAGE_PX", "PRESENT_FONT_PX", "PRESENT_PAGE_PX", "fit_layout"]
 
 LINE_EM = 1.6  # a line of tick text in Chromium, in units of its font size (pinyin marks: 1.55)
 INK_EM = 1.15  # the ink of a line (Chinese characters fill about 1 em): outside Present mode,
@@ -39,7 +38,6 @@ PAGE_PX = 1000  # the page's main column (px) assumed for a chart drawn at the c
 PRESENT_PAGE_PX = 1460  # the same in Present mode before the browser reports it (ui.document):
 # the main column of a 1920-px-wide window with the sidebar open, as measured in Chromium
 MAX_GROW = 6.0  # Present mode makes a plot at most this many times taller for its labels
-PRESENT_ALL_LABELS = 40  # Present mode labels every token of an axis with up to this many
 _PLOTLY_MARGIN = dict(l=80, r=80, t=100, b=80)  # plotly.js's defaults
 _PLOTLY_HEIGHT = 450
 _AXIS = re.compile(r"^[xy]axis\d*$")
@@ -122,31 +120,14 @@ def _taller(axes: dict[str, dict], plot_w: float, plot_h: float, fonts: dict[str
     return min(max(factor, 1.0), MAX_GROW)
 
 
-def _keeps_all(axis: dict) -> bool:
-    """Whether Present mode labels every tick of a token axis (``PRESENT_ALL_LABELS`` or
-    fewer)."""
-    return len(axis.get("tickvals") or ()) <= PRESENT_ALL_LABELS
-
-
-def _wider(axes: dict[str, dict], plot_w: float, plot_h: float, fonts: dict[str, float]
-           ) -> float:
-    """Present mode: the plot width (px, at least ``plot_w``) at which every x axis with
-    ``PRESENT_ALL_LABELS`` ticks or fewer has the room its labels need (``_need_px``)."""
-    units = _units(axes, plot_w, plot_h, tie=False)
-    need = max([_need_px(n, axes[n], fonts[n], LINE_EM * fonts[n]) / _step(axes[n]) / units[n]
-                for n in units if n.startswith("x") and _keeps_all(axes[n])], default=1.0)
-    return plot_w * max(need, 1.0)
-
-
 def _fit_ticks(name: str, axis: dict, unit: float, font: float, *, present: bool) -> dict:
     """The changes to token axis ``name`` (ticks ``tickvals`` / ``ticktext``, ``unit`` px per
     data unit) under which no two of its labels at ``font`` px overlap.
 
-    Outside Present mode a label that has no room is left out (every k-th is shown). In
-    Present mode an x axis whose labels do not fit side by side turns them upright with
-    their lines joined ("学 xué": a column then needs one line's width), and up to
-    ``PRESENT_ALL_LABELS`` ticks none is left out: ``fit_layout`` makes the plot as large
-    as they need."""
+    A label that has no room is left out (every k-th is shown). In Present mode an x axis
+    whose labels do not fit side by side turns them upright with their lines joined ("学
+    xué": a column then needs one line's width, not one per line), so that a projector's
+    column labels every one of 40 tokens (at 16 px, 26 px a token)."""
     vals, text = list(axis["tickvals"]), list(axis["ticktext"])
     spacing = unit * _step(axis)  # px between neighbouring ticks
     line = (LINE_EM if present else INK_EM) * font
@@ -159,11 +140,12 @@ def _fit_ticks(name: str, axis: dict, unit: float, font: float, *, present: bool
         if present or need > spacing:
             changes["tickangle"] = angle
         if present and angle and any(_BREAK.search(t) for t in text):
-            changes["ticktext"] = [_BREAK.sub(" ", t) for t in text]
+            text = changes["ticktext"] = [_BREAK.sub(" ", t) for t in text]
     else:
         need = line
-    every = max(1, math.ceil(need / max(spacing, 1e-9) - 1e-6))  # exactly the room: fits
-    if every > 1 and not (present and _keeps_all(axis)):
+    # exactly the room fits, and half a pixel less (a plot's size is whole pixels)
+    every = max(1, math.ceil((need - 0.5) / max(spacing, 1e-9) - 1e-6))
+    if every > 1:
         changes |= dict(tickvals=vals[::every], ticktext=text[::every])
     return changes
 
@@ -179,9 +161,7 @@ def fit_layout(fig: go.Figure, *, font_px: int | None = None, page_px: int = PAG
             (Present mode, ``PRESENT_FONT_PX``); None: the sizes as built. The margins and
             the annotations' fonts and offsets grow by ``font_px`` / the figure's font size
             (at least 1); the figure takes the column's width (``width`` None) and its plot
-            grows taller until each token axis's labels have their room (``_taller``); an
-            axis of up to ``PRESENT_ALL_LABELS`` tokens whose labels need more than the
-            column gets it (``width`` then wider than ``page_px``: the page scrolls).
+            grows taller until each token axis's labels have their room (``_taller``).
         page_px: the width (px) of the page's column: the most a figure may take, and what
             a figure drawn at the column's width is assumed to get.
 
@@ -189,9 +169,9 @@ def fit_layout(fig: go.Figure, *, font_px: int | None = None, page_px: int = PAG
         A dict for ``fig.update_layout``: per token axis that needs it ``tickvals`` /
         ``ticktext`` (every k-th tick; in Present mode labels joined on one line when turned),
         ``tickangle`` (0 when the labels fit side by side, else -90) and ``tickfont``; with
-        ``font_px`` also ``font``, ``width`` (None: the column's),
-        ``height``, ``margin``, ``annotations`` and, for a title on several lines, the
-        ``title`` on as few as the column's width needs. Empty when nothing changes.
+        ``font_px`` also ``font``, ``width`` (None: the column's), ``height``, ``margin``,
+        ``annotations`` and, for a title on several lines, the ``title`` on as few as the
+        column's width needs. Empty when nothing changes.
 
     Raises:
         ValueError: ``font_px`` or ``page_px`` not a positive number.
@@ -249,8 +229,7 @@ class _Built:
 def _plot_area(built: _Built, page_px: int) -> tuple[float, float]:
     """(width, height) in px of the plot area the figure is drawn with: its own width at
     most ``page_px`` (square cells shrink with it) or, without a width or in Present mode,
-    the column's; in Present mode as tall (``_taller``) and, past the column only if need
-    be, as wide (``_wider``) as its labels need."""
+    the column's; in Present mode as tall as its labels need (``_taller``)."""
     lay, margin, grown, axes, fonts = (built.lay, built.margin, built.grown, built.axes,
                                        built.fonts)
     width, height = lay.get("width"), lay.get("height") or _PLOTLY_HEIGHT
@@ -264,11 +243,6 @@ def _plot_area(built: _Built, page_px: int) -> tuple[float, float]:
         plot_h = (height - margin["t"] - margin["b"]) * built.scale
         if built.font_px:
             plot_h *= _taller(axes, plot_w, plot_h, fonts)
-            wide = _wider(axes, plot_w, plot_h, fonts)  # beyond the column only if need be
-            if wide > plot_w + 0.5:
-                plot_h *= (_taller(axes, wide, plot_h, fonts) if not built.square
-                           else wide / plot_w)
-                plot_w = wide
     return plot_w, plot_h
 
 
@@ -284,9 +258,7 @@ def _present_layout(built: _Built, plot_w: float, plot_h: float, page_px: int) -
         fitted = title_lines(title.replace("<br>", ""), round(page_px / scale))
         grown["t"] -= round(TITLE_LINE_HEIGHT * scale * (lines - len(fitted)))
         changes["title"] = dict(lay["title"], text="<br>".join(fitted))
-    full = plot_w + grown["l"] + grown["r"]  # wider than the column: labels need it
-    changes |= dict(font=dict(size=max(built.base, built.font_px)), margin=grown,
-                    width=math.ceil(full) if full > page_px + 0.5 else None,
+    changes |= dict(font=dict(size=max(built.base, built.font_px)), margin=grown, width=None,
                     height=math.ceil(plot_h + grown["t"] + grown["b"]))
     changes["annotations"] = [_grown_note(note, scale) for note in lay.get("annotations", [])]
     return changes

@@ -44,7 +44,7 @@ SCHEMA_FILE = Path(__file__).with_name("trace_document.schema.json")
 KINDS = ("encoder", "decoder", "cross")  # the attention arrays, as the document names them
 PROB_DECIMALS = 6
 DISPLAY_FIELDS = ("first_number", "colorscale", "zmin", "zmax", "weight_format",
-                  "present_font_px", "line_em", "present_all_labels")  # viz.convention
+                  "present_font_px", "line_em")  # viz.convention
 
 
 def _array(a: np.ndarray, decimals: int) -> dict:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from testkit.harness import CJK, GLYPH_JS, INJECTION_JS, ROOT, chart
 from tests.hostile_inputs import GOOD, HOSTILE_INPUTS, for_model
+from viz.convention import head_number, layer_number
 
 SENTENCE = "i go to school tomorrow ."
 SOURCE = ["i", "go", "to", "school", "tomorrow", ".", "</s>"]
@@ -160,8 +161,9 @@ def pickers_match(app, tab: str, config: dict) -> tuple[list[str], list[str]]:
     n_layers = config["num_encoder_layers" if tab.startswith("Encoder") else "num_decoder_layers"]
     layers = app.options("Layer", in_tab=True)
     heads = app.options("Head", in_tab=True)
-    assert layers == [f"Layer {i}" for i in range(n_layers)], layers
-    assert heads == ["All heads", *(f"Head {h}" for h in range(config["nhead"]))], heads
+    assert layers == [f"Layer {layer_number(i)}" for i in range(n_layers)], layers  # from 1
+    assert heads == ["All heads", *(f"Head {head_number(h)}" for h in range(config["nhead"]))], (
+        heads)
     return layers, heads
 
 

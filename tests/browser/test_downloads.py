@@ -12,6 +12,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from model import load_pretrained
 from ui.i18n import STRINGS
+from viz.convention import FIRST_NUMBER
 
 MODEL = "en-zh"
 SENTENCE = "why do we work ?"
@@ -57,7 +58,8 @@ def test_csv_and_npz_downloads_load_back_equal_to_the_arrays(app):
 
     table = pd.read_csv(io.BytesIO(_download(app, "Weights as CSV")), keep_default_na=False)
     back = np.zeros(shown.shape, np.float32)
-    back[table.layer, table["head"], table.query_position, table.key_position] = table.weight
+    layers, heads = table.layer - FIRST_NUMBER, table["head"] - FIRST_NUMBER  # as people count
+    back[layers, heads, table.query_position, table.key_position] = table.weight
     np.testing.assert_allclose(back, shown, atol=1e-6)
     assert len(table) == shown.size
 

@@ -16,6 +16,7 @@ from model.analysis.alignment import head_aer
 from model.analysis.headstats import head_stats_over, rank_heads
 from model.core.heldout import HELDOUT_SIZE, heldout_pairs
 from testkit.harness import chart
+from viz.convention import head_number, layer_number
 
 MODEL = "en-zh"
 SENTENCE = "why do we work ?"
@@ -52,7 +53,7 @@ def test_heads_view_ranks_switches_off_rolls_out_and_aligns(app):
     # Switch off the top cross-attention head of the last layer: decoded again, compared.
     last = m.config.num_decoder_layers - 1
     top = next(head for layer, head, _ in ranking if layer == last)
-    label = f"Cross-attention · layer {last} · head {top}"
+    label = f"Cross-attention · layer {layer_number(last)} · head {head_number(top)}"
     box = app.page.get_by_role("combobox", name="Heads to switch off", exact=True)
 
     def pick():  # the list is long (and virtualised): type to filter it, as a user would
@@ -76,11 +77,13 @@ def test_heads_view_ranks_switches_off_rolls_out_and_aligns(app):
     result = head_aer(m, [src for src, _ in heldout_pairs(m.card, HELDOUT_SIZE)])
     text = app.panel().inner_text()
     best = result.best_heads[-1]
-    assert f"layer {last}: head {best} (AER {result.aer[last, best]:.2f})" in text
+    assert (f"layer {layer_number(last)}: head {head_number(best)} "
+            f"(AER {result.aer[last, best]:.2f})") in text
     app.screenshot("heads-alignment")
     # A row of the table opens its head in the head's own view (the top cross head here).
     layer, head, _ = ranking[0]
     grid.scroll_into_view_if_needed()
     box = grid.bounding_box()
     app.act(lambda: app.page.mouse.click(box["x"] + 18, box["y"] + 35 + 17),
-            tab="Cross-attention", titles=[f"Cross-attention, layer {layer}, head {head}"])
+            tab="Cross-attention",
+            titles=[f"Cross-attention, layer {layer_number(layer)}, head {head_number(head)}"])

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from testkit.harness import chart
+from viz.convention import FIRST_NUMBER
 
 VIEW = "Cross-attention"
 TITLE = "Cross-attention, layer 1, all heads"
@@ -40,7 +41,7 @@ def test_a_grid_cell_hover_names_its_head_query_and_key(app):
             found = HOVER.match(text)
             assert found, text
             head, i, q_tok, j, k_tok, weight = found.groups()
-            assert 0 <= int(head) < HEADS
+            assert FIRST_NUMBER <= int(head) < HEADS + FIRST_NUMBER  # as the panels number them
             assert (q_tok, k_tok) == (queries[int(i)].strip(), keys[int(j)].strip()), text
             assert 0.0 <= float(weight) <= 1.0
             heads.add(int(head))

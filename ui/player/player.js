@@ -9,8 +9,8 @@
 // root: the element holding the markup; doc: the trace document; S: the page's strings;
 // options: {Plotly, step (1-based, where to start), kept ({view, layer, head, speed} of an
 // earlier mount), present (Present mode: the map first, its labels as large as the app's
-// charts and turned upright where they need it, none left out up to the document's
-// display.present_all_labels), marker (the element whose data-step says the step drawn;
+// charts and turned upright, never left out: the map scrolls if its column is too narrow),
+// marker (the element whose data-step says the step drawn;
 // default root),
 // keysCapture (take the keys before the page's own listeners), onStep(k) (after every step
 // drawn)}. Returns {state, go, play, stop, destroy}.

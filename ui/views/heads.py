@@ -99,7 +99,8 @@ def statistics_section(translator: Translator, trace: DecodeTrace, key: tuple) -
           key="heads_grid")
     ranking = rank_heads(s, statistic)
     table = columns_table(
-        [(layer, head, *(round(float(s.values[n][layer, head]), 3) for n in names))
+        [(layer_number(layer), head_number(head),  # as people count: from 1
+          *(round(float(s.values[n][layer, head]), 3) for n in names))
          for layer, head, _ in ranking],
         [t("col_layer"), t("col_head"), *(t(f"stat_{n}") for n in names)])
     st.caption(t("heads_table_caption", statistic=name, rows=s.rows))
