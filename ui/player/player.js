@@ -100,10 +100,10 @@ function mountTracePlayer(root, doc, S, options) {
   $("layer").title = S.home_numbering;
   $("head").title = S.home_numbering;
   for (let l = 0; l < L; l++) {
-    option($("layer"), l, fmt(S.home_layer_n, { n: l + SHOWN.first_number }));
+    option($("layer"), l, fmt(S.layer_option, { layer: l + SHOWN.first_number }));
   }
   option($("head"), -1, S.home_mean);
-  for (let h = 0; h < H; h++) option($("head"), h, fmt(S.home_head_n, { n: h + SHOWN.first_number }));
+  for (let h = 0; h < H; h++) option($("head"), h, fmt(S.head_option, { head: h + SHOWN.first_number }));
   SPEEDS.forEach((v) => option($("speed"), v, fmt(S.home_speed_n, { n: v })));
   if (kept.layer >= 0 && kept.layer < L) state.layer = kept.layer;
   if (kept.head >= -1 && kept.head < H) state.head = kept.head;

@@ -48,13 +48,14 @@ def plotly_js() -> str:
 
 def page_strings(lang: str) -> dict:
     """The player's strings in ``lang`` ("en" or "zh"): every ``home_*`` string of the
-    catalogue, the views' names and explanations, and the legend of each view in both
-    languages (``legend``: [{"title", "texts"}])."""
+    catalogue, the layer and head pickers' options as the app's views name them
+    (``layer_option``, ``head_option``), the views' names and explanations, and the legend of
+    each view in both languages (``legend``: [{"title", "texts"}])."""
     from ..i18n import STRINGS
 
     # the templates themselves: the player fills in their {fields} (str.format's syntax)
     out = {key: entry.get(lang, entry["en"]) for key, entry in STRINGS.items()
-           if key.startswith("home_")}
+           if key.startswith("home_") or key in ("layer_option", "head_option")}  # the app's
     for kind in VIEW_KINDS:
         out[f"view_{kind}"] = text_in(f"tab_{kind}", lang)
         out[f"explain_{kind}"] = text_in(f"explain_{kind}", lang)
