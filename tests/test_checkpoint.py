@@ -18,7 +18,7 @@ def saved(tmp_path, tiny_model):
 
 
 def test_round_trip_restores_every_weight(saved, tiny_model):
-    model, src, tgt, card, _ = load_checkpoint(saved)
+    model, src, tgt, card = load_checkpoint(saved)[:4]
     assert card["parameters"] == tiny_model.num_parameters() and len(card["sha256"]) == 64
     assert len(src) == 20 and len(tgt) == 24
     for k, v in tiny_model.state_dict().items():

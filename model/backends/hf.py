@@ -31,6 +31,7 @@ V vocabulary size. Masks are boolean, True = blocked.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Sequence
 
@@ -70,17 +71,30 @@ def build_translator(model: HFSeq2Seq, tokenizer, card: dict, name: str = "") ->
     piece_labels = PieceLabels(tokenizer, lock)
     lang_ids = languages(tokenizer)
     generation = model.hf.generation_config
-    info = model_info(model, card, vocab, tuple(lang_ids))
+    info = model_info(model, card, vocab, tuple(lang_ids), name)
     return Translator(
         model=model, source_side=HFSource(tokenizer, lock, vocab, piece_labels, c.eos_id),
         target=HFTarget(vocab, c, tokenizer, lock, piece_labels, generation, lang_ids),
         internals=HFInternals(model, vocab), info=info, card=card, name=name)
 
 
+def pair_of(name: str) -> tuple[str, str]:
+    """The (source, target) languages an OPUS-MT name spells (``Helsinki-NLP/opus-mt-zh-en``
+    -> ``("zh", "en")``), else ``("", "")``: not known."""
+    m = OPUS_PAIR.search(str(name).rstrip("/\\"))
+    return (m.group(1), m.group(2)) if m else ("", "")
+
+
+OPUS_PAIR = re.compile(r"opus-mt-([a-z]{2,3})-([a-z]{2,3})$")
+
+
 def model_info(model: HFSeq2Seq, card: dict, vocab: TokenizerTable,
-               languages: tuple[str, ...]) -> ModelInfo:
-    """What the model's configs say: its family and positions (``FAMILIES``), languages,
-    task prefixes (``task_specific_params``), length limit and ``early_stopping``."""
+               languages: tuple[str, ...], name: str = "") -> ModelInfo:
+    """What the model's configs say: its family and positions (``FAMILIES``), languages
+    (a multilingual model's codes; an OPUS-MT model's pair from its ``name``,
+    ``pair_of``), task prefixes (``task_specific_params``), length limit and
+    ``early_stopping``."""
+    source_language, target_language = pair_of(name)
     gen, c = model.hf.generation_config, model.config
     limit = gen.max_new_tokens or (gen.max_length - 1 if gen.max_length else None)
     params = getattr(model.hf.config, "task_specific_params", None) or {}
@@ -96,7 +110,8 @@ def model_info(model: HFSeq2Seq, card: dict, vocab: TokenizerTable,
         # token (transformers' default max_length is 20), at most max_len - 1.
         default_max_new_tokens=max(1, min(c.max_len - 1, limit or c.max_len - 1)),
         early_stopping=gen.early_stopping is True,
-        trained_source_tokens=trained_source_tokens(card))
+        trained_source_tokens=trained_source_tokens(card),
+        source_language=source_language, target_language=target_language)
 
 
 class HFSeq2Seq:

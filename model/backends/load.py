@@ -93,7 +93,8 @@ def load_pretrained(name_or_path: str | Path, load_pickle_weights: bool = False)
         )
     if hf_load.is_hf_folder(path):
         return hf_load.load_hf(path, load_pickle_weights=load_pickle_weights)
-    model, src_vocab, tgt_vocab, card, tokenizer = load_checkpoint(path)
-    return ours.build_translator(model, src_vocab, tgt_vocab, card, name=path.name,
-                                 src_tokenizer=tokenizer, heldout=read_heldout(path),
+    ckpt = load_checkpoint(path)
+    return ours.build_translator(ckpt.model, ckpt.src_vocab, ckpt.tgt_vocab, ckpt.card,
+                                 name=path.name, src_tokenizer=ckpt.src_tokenizer,
+                                 tgt_tokenizer=ckpt.tgt_tokenizer, heldout=read_heldout(path),
                                  train_counts=read_counts(path))

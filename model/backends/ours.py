@@ -29,43 +29,63 @@ from ..errors import short_repr as _short
 from .records import EmbeddingParts, HeadInputs, ModelInfo, to_numpy
 from .translator import Translator, card_examples, trained_source_tokens
 
+DIRECTIONS = (("en", "zh"), ("zh", "en"))  # (source, target) a card's ``languages`` may name
 
-def build_translator(model: Transformer, src_vocab: Vocab, tgt_vocab: Vocab, card: dict,
-                     name: str = "", src_tokenizer=None,
+
+def build_translator(model: Transformer, src_vocab: Vocab, tgt_vocab: Vocab, card: dict, *,
+                     name: str = "", src_tokenizer=None, tgt_tokenizer=None,
                      heldout: tuple[tuple[str, str], ...] = (),
                      train_counts: TrainCounts | None = None) -> Translator:
     """One of our checkpoints as a ``Translator``: ``model`` (eval mode) with its source
     vocabulary and, for a subword model, its byte-level BPE tokenizer (``core.subword``),
-    its target vocabulary, card, the folder's held-out pairs and training counts."""
+    its target vocabulary (and an English target's tokenizer), card (its ``languages``,
+    ``[source, target]``, default en -> zh), the folder's held-out pairs and training counts.
+
+    Raises:
+        CheckpointError: the card names languages other than ``DIRECTIONS``.
+    """
+    from ..core.checkpoint import CheckpointError
+
     c = model.config
+    languages = tuple(card.get("languages") or ("en", "zh"))
+    if languages not in DIRECTIONS:
+        raise CheckpointError(f"card.json: languages must be one of {[list(d) for d in DIRECTIONS]}"
+                              f", got {_short(card.get('languages'))}")
     info = ModelInfo(
         backend="ours", model_type="transformer", subword=src_tokenizer is not None,
         positional_scheme="sinusoidal", languages=(), task_prefixes={},
         examples=card_examples(card), eos_token=tgt_vocab.itos[c.eos_id],
         max_source_words=c.max_len - 1, default_max_new_tokens=c.max_len - 1,
         early_stopping=True, heldout=tuple(heldout),
-        trained_source_tokens=trained_source_tokens(card), train_counts=train_counts)
-    return Translator(model=model, source_side=OurSource(src_vocab, src_tokenizer),
-                      target=OurTarget(tgt_vocab),
+        trained_source_tokens=trained_source_tokens(card), train_counts=train_counts,
+        source_language=languages[0], target_language=languages[1])
+    return Translator(model=model,
+                      source_side=OurSource(src_vocab, src_tokenizer, language=languages[0]),
+                      target=OurTarget(tgt_vocab, tgt_tokenizer),
                       internals=OurInternals(model, src_vocab, tgt_vocab), info=info,
                       card=card, name=name)
 
 
 class OurSource:
     """The source side of one of our models (``parts.SourceSide``): English words
-    (``vocab.tokenize_en``) or byte-level BPE pieces (``core.subword``), then ``</s>``.
+    (``vocab.tokenize_en``), byte-level BPE pieces (``core.subword``) or Chinese characters
+    (``vocab.tokenize_zh``), then ``</s>``.
 
     Attributes:
         vocab: the source ``Vocab``; tokenizer: the byte-level BPE tokenizer, or None for
-            a word-level model.
+            a word-level model; language: ``"en"`` or ``"zh"`` (one token per character).
     """
 
-    def __init__(self, vocab: Vocab, tokenizer=None) -> None:
-        self.vocab, self.tokenizer = vocab, tokenizer
+    def __init__(self, vocab: Vocab, tokenizer=None, language: str = "en") -> None:
+        self.vocab, self.tokenizer, self.language = vocab, tokenizer, language
 
     def tokenize(self, text: str) -> list[str]:
         """The source tokens of ``text`` (without ``</s>``): byte-level BPE pieces for a
-        subword model (``Ġlearn``, ``ing``; never ``<unk>``), else ``vocab.tokenize_en``."""
+        subword model (``Ġlearn``, ``ing``; never ``<unk>``), Chinese characters for a
+        Chinese source (``vocab.tokenize_zh``: ASCII ``?`` -> ``？``), else
+        ``vocab.tokenize_en``."""
+        if self.language == "zh":
+            return tokenize_zh(text)
         if self.tokenizer is None:
             return tokenize_en(text)
         words = " ".join(normalize_text(text).split())  # no leading or repeated spaces
@@ -87,32 +107,64 @@ class OurSource:
         word-level tokens are their own labels."""
         return tuple(piece_label(tok) for tok in tokens)
 
-    @staticmethod
-    def words(tokens: Sequence[str]) -> tuple[int, ...]:
-        """The word index of each encoder input token (``subword.word_ids``)."""
+    def words(self, tokens: Sequence[str]) -> tuple[int, ...]:
+        """The word index of each encoder input token: pieces of one English word share one
+        (``subword.word_ids``); Chinese characters are grouped into the words jieba cuts
+        (``chinese_words``)."""
+        if self.language == "zh":
+            return chinese_words(tokens)
         return word_ids(tokens)
+
+
+def chinese_words(tokens: Sequence[str]) -> tuple[int, ...]:
+    """The word index of each token of a Chinese source (one character each, then
+    ``</s>``): the characters of one word as jieba cuts the sentence (``rjieba``, jieba-rs,
+    MIT; 我们/为什么/工作/？ -> 0 0 1 1 1 2 2 3) share one; a special token or a token
+    that is not one character is a word alone.
+
+    >>> chinese_words(["我", "们", "工", "作", "</s>"])
+    (0, 0, 1, 1, 2)
+    """
+    import rjieba
+
+    out: list[int] = []
+    i, n = 0, len(tokens)
+    while i < n:
+        j = i
+        while j < n and len(tokens[j]) == 1 and tokens[j] not in SPECIALS:
+            j += 1
+        lengths = [len(w) for w in rjieba.cut("".join(tokens[i:j]))] if j > i else [1]
+        for length in lengths:  # a special or longer token: a word of its own
+            out.extend([out[-1] + 1 if out else 0] * length)
+        i = max(j, i + 1)
+    return tuple(out)
 
 
 class OurTarget:
     """The target side of one of our models (``parts.TargetSide``; ``Translator.target``):
-    its vocabulary (one token per Chinese character) and how target text and ids convert.
-    Ours force nothing (a Hugging Face model's ``hf_tokenizer.HFTarget`` does).
+    its vocabulary (one token per Chinese character, or an English target's byte-level BPE
+    pieces) and how target text and ids convert. Ours force nothing (a Hugging Face
+    model's ``hf_tokenizer.HFTarget`` does).
 
     Attributes:
-        vocab: the target ``Vocab`` (``itos``, ``stoi``, ``encode``, ``decode``).
+        vocab: the target ``Vocab`` (``itos``, ``stoi``, ``encode``, ``decode``);
+        tokenizer: an English target's ``tokenizers.Tokenizer``, or None (Chinese).
     """
 
-    def __init__(self, vocab: Vocab) -> None:
-        self.vocab = vocab
+    def __init__(self, vocab: Vocab, tokenizer=None) -> None:
+        self.vocab, self.tokenizer = vocab, tokenizer
 
     def ids(self, tokens: str | Sequence[str], what: str = "prefix") -> list[int]:
-        """Target tokens (a Chinese string, one token per character, or a token list) as ids.
+        """Target tokens (a string: Chinese one token per character, English its BPE
+        pieces, ``subword.pieces``; or a token list) as ids.
 
         Raises:
             InputError: a token outside the target vocabulary, or a special token other
                 than a final ``</s>`` (the message names the ``what``, and lists them).
         """
-        if isinstance(tokens, str):
+        if isinstance(tokens, str) and self.tokenizer is not None:
+            tokens = pieces(self.tokenizer, " ".join(normalize_text(tokens).split()))
+        elif isinstance(tokens, str):
             tokens = tokenize_zh(tokens)
         tokens = list(tokens)
         bad = [t for i, t in enumerate(tokens) if t not in self.vocab
@@ -128,14 +180,19 @@ class OurTarget:
         return ids
 
     def text(self, tgt_ids: np.ndarray) -> str | None:
-        """The text of decoder ids ``<s> y1 .. yn`` ((n + 1,) int), or None for the trace's
-        default (the output tokens joined without spaces)."""
-        return None
+        """The text of decoder ids ``<s> y1 .. yn`` ((n + 1,) int): an English target's
+        pieces decoded (specials skipped), or None for the trace's default (Chinese: the
+        output tokens joined without spaces)."""
+        if self.tokenizer is None:
+            return None
+        return self.tokenizer.decode([int(i) for i in tgt_ids]).strip()
 
     def labels(self, ids) -> tuple[str, ...]:
-        """What a person reads for each of the ids ((n,) int): ours are characters, so
-        the tokens themselves."""
-        return tuple(self.vocab.itos[int(i)] for i in ids)
+        """What a person reads for each of the ids ((n,) int): Chinese characters as they
+        are, an English target's pieces as ``subword.piece_label`` shows them
+        (``Ġwork`` -> ``work``)."""
+        tokens = [self.vocab.itos[int(i)] for i in ids]
+        return tuple(piece_label(t) for t in tokens) if self.tokenizer else tuple(tokens)
 
     def processor(self, max_new_tokens: int, tgt_lang: str | None = None):
         """What ``generate()`` would do to each step's log-probabilities

@@ -135,6 +135,10 @@ class ModelInfo:
         train_counts: how often each source word and piece occurred in training
             (``core.counts.TrainCounts``, the folder's ``train_counts.json``), or None
             (a Hugging Face model, or a folder without the file).
+        source_language, target_language: what the model reads and writes, as ISO 639-1
+            codes (``"en"``, ``"zh"``; a card's ``languages``, ours default to en -> zh),
+            or ``""`` when not known (a multilingual model). The views put pinyin and
+            glosses under whichever side is ``"zh"``.
     """
 
     backend: str
@@ -151,6 +155,8 @@ class ModelInfo:
     heldout: tuple[tuple[str, str], ...] = field(default=(), repr=False)
     trained_source_tokens: int | None = None
     train_counts: TrainCounts | None = field(default=None, repr=False, compare=False)
+    source_language: str = "en"
+    target_language: str = "zh"
 
 
 @dataclass(frozen=True)

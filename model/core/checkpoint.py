@@ -29,14 +29,13 @@ from safetensors.torch import load_file, save_file
 from ..errors import CheckpointError
 from ..errors import short_repr as _short
 from .config import TransformerConfig
-from .subword import load_tokenizer, tokenizer_vocab
+from .subword import SRC_TOKENIZER, TGT_TOKENIZER, load_tokenizer, tokenizer_vocab
 from .transformer import Transformer
 from .vocab import Vocab
 
 WEIGHTS, CONFIG, SRC_VOCAB, TGT_VOCAB, CARD = (
     "model.safetensors", "config.json", "src_vocab.json", "tgt_vocab.json", "card.json",
 )
-SRC_TOKENIZER = "src_tokenizer.json"
 MAX_JSON_BYTES = 16 << 20  # a JSON file of a pretrained folder is a few kB; refuse huge ones
 MAX_POSITIONS = 4096  # the largest max_len accepted: its sin/cos table is built in memory
 SIZE_SLACK = 4  # a config may describe this many times the header's numbers before the build
@@ -110,10 +109,12 @@ def _read_json(path: Path):
 
 def save_checkpoint(
     folder: Path, model: Transformer, src_vocab: Vocab | None, tgt_vocab: Vocab, card: dict,
-    src_tokenizer=None,
+    src_tokenizer=None, tgt_tokenizer=None,
 ) -> dict:
     """Write the five files into ``folder`` (created if needed): with ``src_tokenizer`` (a
-    ``tokenizers.Tokenizer``), ``src_tokenizer.json`` replaces ``src_vocab.json``.
+    ``tokenizers.Tokenizer``), ``src_tokenizer.json`` replaces ``src_vocab.json``; with
+    ``tgt_tokenizer`` (an English target's byte-level BPE), ``tgt_tokenizer.json`` is
+    written beside ``tgt_vocab.json`` (its pieces in id order).
 
     ``card`` is completed with the parameter count and the weights' sha256 and returned.
     """
@@ -129,6 +130,10 @@ def save_checkpoint(
         _write_json(folder / SRC_VOCAB, src_vocab.itos)
         (folder / SRC_TOKENIZER).unlink(missing_ok=True)
     _write_json(folder / TGT_VOCAB, tgt_vocab.itos)
+    if tgt_tokenizer is not None:
+        tgt_tokenizer.save(str(folder / TGT_TOKENIZER))
+    else:
+        (folder / TGT_TOKENIZER).unlink(missing_ok=True)
     card = dict(card, parameters=model.num_parameters(), sha256=sha256_file(folder / WEIGHTS))
     _write_json(folder / CARD, card)
     return card
@@ -238,6 +243,30 @@ def load_source_tokenizer(folder: Path):
         raise CheckpointError(str(exc)) from exc
 
 
+def _load_target_tokenizer(folder: Path, tgt_vocab: Vocab):
+    """The English target's ``tokenizers.Tokenizer`` (``tgt_tokenizer.json``, a zh-en
+    model), or None when the folder has none (one token per Chinese character).
+
+    Raises:
+        CheckpointError: the file is too large, not a tokenizers file, or its pieces in id
+            order are not ``tgt_vocab``'s.
+    """
+    path = Path(folder) / TGT_TOKENIZER
+    if not path.exists():
+        return None
+    _require_file(path)
+    _check_json_size(path)
+    try:
+        tok = load_tokenizer(path)
+        same = tokenizer_vocab(tok).itos == tgt_vocab.itos
+    except ValueError as exc:
+        _read_json(path)
+        raise CheckpointError(f"{TGT_TOKENIZER}: {exc}") from exc
+    if not same:
+        raise CheckpointError(f"{TGT_TOKENIZER}: its pieces are not those of {TGT_VOCAB}")
+    return tok
+
+
 def _load_source(folder: Path) -> tuple[Vocab, Any]:
     """(the source vocabulary, the tokenizer or None): ``src_vocab.json`` for a word-level
     model, else ``src_tokenizer.json`` and its vocabulary (the file is read once)."""
@@ -345,6 +374,7 @@ class Checkpoint(NamedTuple):
     tgt_vocab: Vocab
     card: dict
     src_tokenizer: Any  # a tokenizers.Tokenizer (subword models), or None
+    tgt_tokenizer: Any = None  # an English target's byte-level BPE (tgt_tokenizer.json), or None
 
 
 def load_checkpoint(folder: Path) -> Checkpoint:
@@ -355,13 +385,14 @@ def load_checkpoint(folder: Path) -> Checkpoint:
     (sha256 against ``card.json``, header against ``config.json``, values finite).
 
     Returns:
-        a ``Checkpoint``: (model, src_vocab, tgt_vocab, card, src_tokenizer).
+        a ``Checkpoint``: (model, src_vocab, tgt_vocab, card, src_tokenizer, tgt_tokenizer).
 
     Raises:
         CheckpointError: a missing or malformed file, a sha256 that does not match
             ``card.json``, a pickle instead of safetensors, weights whose names, shapes or
-            dtypes disagree with ``config.json``, NaN or infinite weights, or vocabularies
-            whose sizes disagree with it. The message starts with the file's name.
+            dtypes disagree with ``config.json``, NaN or infinite weights, vocabularies
+            whose sizes disagree with it, or a ``tgt_tokenizer.json`` whose pieces are not
+            ``tgt_vocab.json``'s. The message starts with the file's name.
     """
     folder = Path(folder)
     if not folder.is_dir():
@@ -371,6 +402,7 @@ def load_checkpoint(folder: Path) -> Checkpoint:
     _check_card_config(card, raw_config)
     (src_vocab, tokenizer), tgt_vocab = _load_source(folder), _load_vocab(folder / TGT_VOCAB)
     src_name = SRC_TOKENIZER if (folder / SRC_TOKENIZER).exists() else SRC_VOCAB
+    tgt_tokenizer = _load_target_tokenizer(folder, tgt_vocab)
     for name, vocab, size in ((src_name, src_vocab, config.src_vocab_size),
                               (TGT_VOCAB, tgt_vocab, config.tgt_vocab_size)):
         if len(vocab) != size:
@@ -400,4 +432,4 @@ def load_checkpoint(folder: Path) -> Checkpoint:
         raise CheckpointError(f"{WEIGHTS} does not fit {CONFIG}: {exc}") from exc
     model.eval()  # parameters keep requires_grad: decoding runs under inference_mode, and
     # num_parameters() (which counts trainable ones) must match the card's count
-    return Checkpoint(model, src_vocab, tgt_vocab, card, tokenizer)
+    return Checkpoint(model, src_vocab, tgt_vocab, card, tokenizer, tgt_tokenizer)

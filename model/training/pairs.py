@@ -4,9 +4,11 @@ settings, validation and card; the loop is ``trainer.train_loop``.
     python -m model.training.train --pairs train.tsv --valid valid.tsv --out runs/mine
     python -m model.training.train --recipe en-zh-classroom --out runs/classroom
 
-A TSV has one ``source<TAB>target`` pair per line. The source side gets a byte-level BPE
-tokenizer (``model.core.subword``, never an unknown token); the target side one token per
-character (``vocab.tokenize_zh``), so each decoding step is one character a reader can see.
+A TSV has one ``source<TAB>target`` pair per line. The English side gets a byte-level BPE
+tokenizer (``model.core.subword``, never an unknown token); the Chinese side one token per
+character (``vocab.tokenize_zh``), so each Chinese token is a character a reader can see.
+``--direction en-zh`` (the default) puts English in the source, ``zh-en`` Chinese
+(``CharSide``, ``PieceSide``).
 A recipe (``recipes.toml``) names the data and the settings that made a shipped model.
 
 Training: pre-LN Transformer, AdamW with linear warm-up and cosine decay
@@ -31,7 +33,7 @@ import torch
 from ..core.checkpoint import CARD, save_checkpoint
 from ..core.config import TransformerConfig
 from ..core.counts import TrainCounts, write_counts
-from ..core.subword import SRC_TOKENIZER, load_tokenizer, train_bpe
+from ..core.subword import SRC_TOKENIZER, TGT_TOKENIZER, load_tokenizer, tokenizer_vocab, train_bpe
 from ..core.transformer import Transformer
 from ..core.vocab import BOS, EOS, Vocab, tokenize_zh
 from ..decoding import greedy_batch, pad_rows
@@ -43,24 +45,84 @@ ROOT = Path(__file__).resolve().parents[2]  # the repository
 DEFAULTS = dict(d_model=256, nhead=8, layers=3, dim_feedforward=1024, dropout=0.1,
                 src_vocab_size=8000, individual_digits=0, min_char_count=2, max_tokens=4096,
                 lr=1e-3, warmup=800, steps=9000, eval_every=750, time_limit_min=150.0,
-                valid_size=600, autocast="none")
+                valid_size=600, autocast="none", direction="en-zh", reverse_of="")
+DIRECTIONS = ("en-zh", "zh-en")  # (source language, target language) as a card names them
 MAX_LEN = 96  # positions in the model; training pairs longer than MAX_TRAIN_TOKENS are dropped
 MAX_TRAIN_TOKENS = MAX_LEN
 
 
-def encode_corpus(pairs: list[tuple[str, str]], src_tok, tgt_vocab: Vocab
+class CharSide:
+    """One side of the pairs as Chinese characters (``vocab.tokenize_zh``): ``vocab`` the
+    characters seen at least ``min_char_count`` times in TRAIN (the rest are ``<unk>``)."""
+
+    bleu_tokenize = "zh"  # sacrebleu's tokenizer for this language
+
+    def __init__(self, vocab: Vocab) -> None:
+        self.vocab, self.tokenizer = vocab, None
+
+    @classmethod
+    def build(cls, texts, min_count: int) -> CharSide:
+        """The characters of ``texts`` seen at least ``min_count`` times."""
+        counts = Counter(ch for t in texts for ch in tokenize_zh(t))
+        return cls(Vocab.build(ch for ch, n in counts.items() if n >= min_count))
+
+    def encode_batch(self, texts: list[str]) -> list[list[int]]:
+        """The ids of each text (no specials)."""
+        return [self.vocab.encode(tokenize_zh(t)) for t in texts]
+
+    def decode(self, ids) -> str:
+        """Ids (no specials) -> text, the characters joined."""
+        return "".join(self.vocab.decode(ids))
+
+    def reference(self, text: str) -> str:
+        """A reference as the decoded outputs write it (ASCII punctuation full-width)."""
+        return "".join(tokenize_zh(text))
+
+    def pieces(self, text: str) -> list[str]:
+        """The tokens of ``text`` (for the training counts)."""
+        return tokenize_zh(text)
+
+
+class PieceSide:
+    """One side of the pairs as byte-level BPE pieces (``core.subword``): ``tokenizer``
+    and its ``vocab`` (its pieces in id order)."""
+
+    bleu_tokenize = "13a"
+
+    def __init__(self, tokenizer) -> None:
+        self.tokenizer, self.vocab = tokenizer, tokenizer_vocab(tokenizer)
+
+    def encode_batch(self, texts: list[str]) -> list[list[int]]:
+        """The ids of each text (no specials)."""
+        return [enc.ids for enc in self.tokenizer.encode_batch(texts)]
+
+    def decode(self, ids) -> str:
+        """Ids (no specials) -> text (the tokenizer's byte-level decoder)."""
+        return self.tokenizer.decode([int(i) for i in ids]).strip()
+
+    def reference(self, text: str) -> str:
+        """A reference as it is."""
+        return text
+
+    def pieces(self, text: str) -> list[str]:
+        """The pieces of ``text`` (``subword.pieces``: what the app encodes)."""
+        from ..core.subword import pieces
+
+        return pieces(self.tokenizer, text)
+
+
+def encode_corpus(pairs: list[tuple[str, str]], src_side, tgt_side
                   ) -> tuple[list[tuple[list[int], list[int]]], list[tuple[str, str]]]:
     """(source ids + ``</s>``, ``<s>`` + target ids + ``</s>``) per (source, target) text
     pair, and the pairs kept: those longer than MAX_TRAIN_TOKENS ids on either side are
-    dropped. ``src_tok`` is a ``tokenizers.Tokenizer`` (BPE), the target one id per
-    character (``tokenize_zh``)."""
-    encs = src_tok.encode_batch([s for s, _ in pairs])
-    src_eos = src_tok.token_to_id(EOS)  # the tokenizer's own id of </s>
-    bos, eos = tgt_vocab.stoi[BOS], tgt_vocab.stoi[EOS]
+    dropped. ``src_side`` / ``tgt_side``: a ``CharSide`` or ``PieceSide``."""
+    src_encs = src_side.encode_batch([s for s, _ in pairs])
+    tgt_encs = tgt_side.encode_batch([t for _, t in pairs])
+    src_eos = src_side.vocab.stoi[EOS]
+    bos, eos = tgt_side.vocab.stoi[BOS], tgt_side.vocab.stoi[EOS]
     out, kept = [], []
-    for enc, pair in zip(encs, pairs, strict=True):
-        src_ids = [*enc.ids, src_eos]
-        tgt_ids = [bos, *tgt_vocab.encode(tokenize_zh(pair[1])), eos]
+    for src, tgt, pair in zip(src_encs, tgt_encs, pairs, strict=True):
+        src_ids, tgt_ids = [*src, src_eos], [bos, *tgt, eos]
         if len(src_ids) <= MAX_TRAIN_TOKENS and len(tgt_ids) <= MAX_TRAIN_TOKENS:
             out.append((src_ids, tgt_ids))
             kept.append(pair)
@@ -68,25 +130,31 @@ def encode_corpus(pairs: list[tuple[str, str]], src_tok, tgt_vocab: Vocab
 
 
 def build_vocabularies(train_pairs: list[tuple[str, str]], args, state_dir: Path):
-    """The source BPE tokenizer (``args.src_vocab_size`` pieces, ``core.subword.train_bpe``)
-    and the target character vocabulary (characters seen at least ``args.min_char_count``
-    times), both saved in ``state_dir`` and reloaded from there on resume.
+    """The two sides of ``args.direction``: English as a byte-level BPE tokenizer
+    (``args.src_vocab_size`` pieces, ``core.subword.train_bpe``), Chinese as the characters
+    seen at least ``args.min_char_count`` times; saved in ``state_dir`` (en-zh:
+    ``src_tokenizer.json`` and ``tgt_vocab.json``; zh-en: ``src_vocab.json`` and
+    ``tgt_tokenizer.json``) and reloaded from there on resume.
 
     Returns:
-        (``tokenizers.Tokenizer``, ``Vocab``).
+        (source side, target side): ``PieceSide`` / ``CharSide``.
     """
-    if (state_dir / SRC_TOKENIZER).exists():
-        src_tok = load_tokenizer(state_dir / SRC_TOKENIZER)
-        tgt_vocab = Vocab(json.loads((state_dir / "tgt_vocab.json").read_text()))
-        return src_tok, tgt_vocab
-    src_tok = train_bpe((s for s, _ in train_pairs), args.src_vocab_size,
-                        individual_digits=bool(args.individual_digits))
-    counts = Counter(ch for _, t in train_pairs for ch in tokenize_zh(t))
-    tgt_vocab = Vocab.build(ch for ch, n in counts.items() if n >= args.min_char_count)
-    state_dir.mkdir(parents=True, exist_ok=True)
-    src_tok.save(str(state_dir / SRC_TOKENIZER))
-    (state_dir / "tgt_vocab.json").write_text(json.dumps(tgt_vocab.itos, ensure_ascii=False))
-    return src_tok, tgt_vocab
+    zh_en = getattr(args, "direction", "en-zh") == "zh-en"
+    english = [t if zh_en else s for s, t in train_pairs]
+    chinese = [s if zh_en else t for s, t in train_pairs]
+    piece_file, char_file = (TGT_TOKENIZER, "src_vocab.json") if zh_en \
+        else (SRC_TOKENIZER, "tgt_vocab.json")
+    if (state_dir / piece_file).exists():
+        en = PieceSide(load_tokenizer(state_dir / piece_file))
+        zh = CharSide(Vocab(json.loads((state_dir / char_file).read_text())))
+    else:
+        en = PieceSide(train_bpe(english, args.src_vocab_size,
+                                 individual_digits=bool(args.individual_digits)))
+        zh = CharSide.build(chinese, args.min_char_count)
+        state_dir.mkdir(parents=True, exist_ok=True)
+        en.tokenizer.save(str(state_dir / piece_file))
+        (state_dir / char_file).write_text(json.dumps(zh.vocab.itos, ensure_ascii=False))
+    return (zh, en) if zh_en else (en, zh)
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -132,6 +200,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     for k, v in defaults.items():
         if getattr(args, k) is None:
             setattr(args, k, v)
+    if args.reverse_of:  # a folder of the other direction to start from (reverse_init)
+        args.reverse_of = ROOT / args.reverse_of
+        if not (args.reverse_of / "model.safetensors").is_file():
+            ap.error(f"--reverse-of {args.reverse_of}: not a pretrained folder")
     if args.pairs is None:
         ap.error("give --pairs FILE.tsv or --recipe NAME")
     if args.init is not None and not (args.init / "model.safetensors").is_file():
@@ -143,11 +215,12 @@ def start_from(init: Path, state_dir: Path) -> None:
     """Seed ``state_dir`` with ``init``'s source tokenizer and target vocabulary, so that
     ``build_vocabularies`` reloads them (a second stage keeps the first stage's ids).
     Nothing is copied when ``state_dir`` already has a tokenizer (a resumed run)."""
-    if (state_dir / SRC_TOKENIZER).exists():
+    if (state_dir / SRC_TOKENIZER).exists() or (state_dir / TGT_TOKENIZER).exists():
         return
     state_dir.mkdir(parents=True, exist_ok=True)
-    for name in (SRC_TOKENIZER, "tgt_vocab.json"):
-        (state_dir / name).write_bytes((init / name).read_bytes())
+    for name in (SRC_TOKENIZER, "tgt_vocab.json", "src_vocab.json", TGT_TOKENIZER):
+        if (init / name).is_file():
+            (state_dir / name).write_bytes((init / name).read_bytes())
 
 
 def init_weights(model: Transformer, init: Path) -> None:
@@ -186,23 +259,25 @@ def read_splits(args) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     return train_pairs, valid_pairs
 
 
-def model_config(args, src_tok, tgt_vocab: Vocab) -> TransformerConfig:
+def model_config(args, src_side, tgt_side) -> TransformerConfig:
     """The pre-LN Transformer (``norm_first``, Xiong et al. 2020) of ``args``' sizes
-    (d_model, nhead, layers, dim_feedforward, dropout) with MAX_LEN positions."""
+    (d_model, nhead, layers, dim_feedforward, dropout) with MAX_LEN positions; the
+    vocabulary sizes are those of the two sides (``build_vocabularies``)."""
     return TransformerConfig(
-        src_vocab_size=src_tok.get_vocab_size(), tgt_vocab_size=len(tgt_vocab),
+        src_vocab_size=len(src_side.vocab), tgt_vocab_size=len(tgt_side.vocab),
         d_model=args.d_model, nhead=args.nhead, num_encoder_layers=args.layers,
         num_decoder_layers=args.layers, dim_feedforward=args.dim_feedforward,
         dropout=args.dropout, max_len=MAX_LEN, norm_first=True,
     )
 
 
-def validate(model: Transformer, valid, valid_pairs: list[tuple[str, str]], tgt_vocab: Vocab,
+def validate(model: Transformer, valid, valid_pairs: list[tuple[str, str]], tgt_side,
              device: torch.device | str = "cpu") -> dict:
     """The validation hook of the parallel-text path: ``valid_loss`` of the encoded pairs
     ``valid`` (nats per token, no smoothing) and the greedy translations'
     (``decoding.greedy_batch``, 60 tokens at most, batches of 100) sacrebleu corpus BLEU
-    (``tokenize="zh"``) and chrF against ``valid_pairs``' targets.
+    (``tokenize="zh"`` for Chinese, ``"13a"`` for English) and chrF against
+    ``valid_pairs``' targets; ``tgt_side`` a ``CharSide`` or ``PieceSide``.
 
     Returns:
         {"valid_loss", "valid_bleu", "valid_chrf"}, rounded.
@@ -215,10 +290,10 @@ def validate(model: Transformer, valid, valid_pairs: list[tuple[str, str]], tgt_
         for c in range(0, len(valid), 100):
             src = pad_rows([p[0] for p in valid[c : c + 100]], model.config.pad_id)  # (B, S)
             out = greedy_batch(model, src.to(device), 60).outputs(model.config.eos_id)
-            hyps += ["".join(tgt_vocab.decode(ids)) for ids in out]
-    refs = ["".join(tokenize_zh(t)) for _, t in valid_pairs]
-    return {"valid_loss": round(vloss, 4),
-            "valid_bleu": round(sacrebleu.corpus_bleu(hyps, [refs], tokenize="zh").score, 2),
+            hyps += [tgt_side.decode(ids) for ids in out]
+    refs = [tgt_side.reference(t) for _, t in valid_pairs]
+    bleu = sacrebleu.corpus_bleu(hyps, [refs], tokenize=tgt_side.bleu_tokenize)
+    return {"valid_loss": round(vloss, 4), "valid_bleu": round(bleu.score, 2),
             "valid_chrf": round(sacrebleu.corpus_chrf(hyps, [refs]).score, 2)}
 
 
@@ -255,6 +330,16 @@ def source_lengths(encoded: list[tuple[list[int], list[int]]]) -> dict[str, int]
             "median": lengths[(len(lengths) - 1) // 2]}
 
 
+def reversed_from(folder: Path) -> dict:
+    """What a run that started from the other direction's model (``reverse_init``) records
+    of it: its folder (relative to the repository), weights' sha256 and training minutes."""
+    card = json.loads((Path(folder) / CARD).read_text(encoding="utf-8"))
+    return {"folder": _card_path(folder), "sha256": card.get("sha256", ""),
+            "wall_time_minutes": card.get("training", {}).get("wall_time_minutes"),
+            "how": "model.training.reverse_init: embeddings and layers put where the same "
+                   "language is read or written"}
+
+
 def earlier_stages(init: Path) -> list[dict]:
     """The training stages that made the pretrained folder ``init``, first first: those its
     card lists (``training.earlier_stages``) and its own (command, train file, steps, best
@@ -271,7 +356,7 @@ def earlier_stages(init: Path) -> list[dict]:
     return [*training.get("earlier_stages", []), own]
 
 
-def write_folder(args, model: Transformer, src_tok, tgt_vocab: Vocab, meta: dict, command: str,
+def write_folder(args, model: Transformer, src_side, tgt_side, meta: dict, command: str,
                  n_train: int, n_valid: int, lengths: dict[str, int] | None = None,
                  counts: TrainCounts | None = None) -> None:
     """Save the current weights into ``args.out`` as a pretrained folder with its card
@@ -286,6 +371,7 @@ def write_folder(args, model: Transformer, src_tok, tgt_vocab: Vocab, meta: dict
         "description": f"trained on {args.pairs.name}",
         "command": command,
         "seed": args.seed,
+        "languages": getattr(args, "direction", "en-zh").split("-"),  # [source, target]
         "data": {"train_file": _card_path(args.pairs),
                  "valid_file": _card_path(args.valid) if args.valid else "",
                  "n_train": n_train, "n_valid_used": n_valid,
@@ -303,6 +389,8 @@ def write_folder(args, model: Transformer, src_tok, tgt_vocab: Vocab, meta: dict
             "history": meta["history"],
         },
     }
+    if getattr(args, "reverse_of", ""):
+        card["training"]["reversed_from"] = reversed_from(args.reverse_of)
     if getattr(args, "init", None) is not None:
         stages = earlier_stages(args.init)
         card["training"]["earlier_stages"] = stages
@@ -314,6 +402,7 @@ def write_folder(args, model: Transformer, src_tok, tgt_vocab: Vocab, meta: dict
         if manifest.exists():
             card["data"]["manifest"] = json.loads(manifest.read_text(encoding="utf-8"))
     model.eval()
-    save_checkpoint(args.out, model, None, tgt_vocab, card, src_tokenizer=src_tok)
+    save_checkpoint(args.out, model, src_side.vocab, tgt_side.vocab, card,
+                    src_tokenizer=src_side.tokenizer, tgt_tokenizer=tgt_side.tokenizer)
     if counts is not None:
         write_counts(args.out, counts)

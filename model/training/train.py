@@ -36,6 +36,7 @@ from ..core.transformer import Transformer
 from ..core.vocab import BOS, EOS, Vocab
 from ..tasks import get_task
 from . import pairs as text_pairs
+from . import reverse_init
 from .counts import source_counts, without_noise
 from .evaluate import evaluate_everyday, evaluate_pairs
 from .recipes import RECIPES
@@ -206,12 +207,16 @@ def train_pairs(args: argparse.Namespace, command: str) -> bool:
             f.unlink()
     if args.init is not None:
         text_pairs.start_from(args.init, state_dir)
-    src_tok, tgt_vocab = text_pairs.build_vocabularies(train_texts, args, state_dir)
-    train, _ = text_pairs.encode_corpus(train_texts, src_tok, tgt_vocab)
-    valid, valid_texts = text_pairs.encode_corpus(valid_texts, src_tok, tgt_vocab)
-    model = Transformer(text_pairs.model_config(args, src_tok, tgt_vocab))
+    if args.reverse_of:
+        reverse_init.start_reversed(args.reverse_of, state_dir)
+    src_side, tgt_side = text_pairs.build_vocabularies(train_texts, args, state_dir)
+    train, _ = text_pairs.encode_corpus(train_texts, src_side, tgt_side)
+    valid, valid_texts = text_pairs.encode_corpus(valid_texts, src_side, tgt_side)
+    model = Transformer(text_pairs.model_config(args, src_side, tgt_side))
     if args.init is not None and not (state_dir / "state.json").exists():
         text_pairs.init_weights(model, args.init)  # a resumed run loads its own state instead
+    if args.reverse_of and not (state_dir / "state.json").exists():
+        reverse_init.init_reversed(model, args.reverse_of)
     model = model.to(device)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, betas=(0.9, 0.98), eps=1e-9,
                             weight_decay=0.01)
@@ -220,12 +225,12 @@ def train_pairs(args: argparse.Namespace, command: str) -> bool:
           f"{c.src_vocab_size:,} / {c.tgt_vocab_size:,}, "
           f"{model.num_parameters():,} parameters, ready in {time.time() - t_start:.0f} s")
     counts = source_counts(without_noise((s for s, _ in train_texts), args.pairs),
-                           src_tok)  # the folder's train_counts, its spelling slips left out
+                           src_side)  # the folder's train_counts, its spelling slips left out
     meta = train_loop(
         model, opt, train, lambda epoch: token_batches(train, args.max_tokens, args.seed + epoch),
         lambda step, used: cosine_lr(step, args.lr, args.warmup, args.steps, used),
-        lambda m: text_pairs.validate(m, valid, valid_texts, tgt_vocab, device),
-        lambda m, meta: text_pairs.write_folder(args, m, src_tok, tgt_vocab, meta, command,
+        lambda m: text_pairs.validate(m, valid, valid_texts, tgt_side, device),
+        lambda m, meta: text_pairs.write_folder(args, m, src_side, tgt_side, meta, command,
                                                 len(train), len(valid),
                                                 text_pairs.source_lengths(train), counts),
         LoopSettings(args.steps, args.eval_every, args.time_limit_min, "valid_bleu",
@@ -235,8 +240,12 @@ def train_pairs(args: argparse.Namespace, command: str) -> bool:
         return False
     print(f"best validation BLEU {meta['best']} at step {meta.get('best_step')}; "
           f"the model is in {args.out}")
-    if args.recipe:
+    if args.recipe and args.direction == "en-zh":
         evaluate_everyday(args.out, write_card=True)
+    elif args.recipe:
+        from .evaluate_zh_en import evaluate_zh_en
+
+        evaluate_zh_en(args.out, write_card=True)
     return True
 
 
