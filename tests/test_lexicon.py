@@ -97,4 +97,6 @@ def test_the_verdict_names_the_untranslated_noun_only_for_english_input():
     v = judge("Beijing", output_text="上海", **kwargs)
     assert "untranslated" in v.signals and v.untranslated[0].word == "Beijing"
     assert "untranslated" not in judge("Beijing", output_text="北京", **kwargs).signals
-    assert judge("Beijing", output_text="上海", expects_english=False, **kwargs).untranslated == ()
+    for language in ("", "zh"):  # a source that is not (known to be) English
+        assert judge("Beijing", output_text="上海", source_language=language,
+                     **kwargs).untranslated == ()

@@ -65,3 +65,14 @@ def test_mismatched_lengths_are_refused():
 def test_labels_join_a_words_pieces():
     assert group_labels(["learn", "ing", "is", "fun", "!", "</s>"], [0, 0, 1, 2, 3, 4]) == [
         "learning", "is", "fun", "!", "</s>"]
+
+
+def test_a_chinese_words_characters_join_with_their_pinyin_on_a_second_line():
+    """A Chinese source's characters grouped into words (``DecodeTrace.src_words``): the
+    characters joined, their readings (a label's second line) joined apart by spaces."""
+    labels = ["我\nwǒ", "们\nmen", "工\ngōng", "作\nzuò", "？", "</s>"]
+    assert group_labels(labels, [0, 0, 1, 1, 2, 3]) == [
+        "我们\nwǒ men", "工作\ngōng zuò", "？", "</s>"]
+    assert group_labels(["1998", "年\nnián"], [0, 0]) == ["1998年\nnián"]
+    with pytest.raises(ValueError):
+        group_labels(["我"], [0, 0])

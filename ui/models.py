@@ -1,5 +1,7 @@
 """The sidebar's model picker: our ``pretrained/`` folders, the encoder-decoder models in the
 local Hugging Face cache, or any folder by its path; and a multilingual model's languages.
+Which model reads which language, without loading one (``model_for``: the verdict's switch
+between directions), and the stronger model of each direction (``stronger_model``).
 
 A choice resolves to a folder on disk; ``app.load_model`` opens it (``model.load_pretrained``)
 once per server. Nothing here downloads anything.
@@ -7,11 +9,13 @@ once per server. Nothing here downloads anything.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import streamlit as st
 
 from model import CheckpointError, Translator, available_models
+from model.backends.hf import pair_of
 from model.backends.hf_load import cache_snapshot, cached_models, hub_cache_dir
 from model.backends.load import default_model, pretrained_root
 
@@ -21,6 +25,10 @@ from .link import BIND
 from .text import clip, code_span, md_literal
 
 STRONGER = "Helsinki-NLP/opus-mt-en-zh"  # the stronger English->Chinese model we point to
+# (source, target) -> the stronger model of that direction, opened from the cache only
+STRONGER_MODELS = {("en", "zh"): STRONGER, ("zh", "en"): "Helsinki-NLP/opus-mt-zh-en"}
+DEFAULT_LANGUAGES = ("en", "zh")  # a card without ``languages`` (ours before zh-en)
+MAX_CARD_BYTES = 2_000_000  # a larger card.json is not read for its languages
 FOLDER = "\x00folder"  # the picker's option "open a folder by its path" (never a real name)
 MAX_PATH = 500  # characters: a longer typed path is refused
 
@@ -152,17 +160,75 @@ def _card_text(translator: Translator) -> None:
                      params=translator.card.get("parameters", 0)))
 
 
-def stronger_model(translator: Translator) -> str | None:
-    """STRONGER when it is in the Hugging Face cache and the model on screen is ours (the
-    verdict offers to open the sentence with it)."""
-    if translator.info.backend != "ours":
+def card_languages(folder: Path) -> tuple[str, str] | None:
+    """(source, target) of one of our model folders from its ``card.json`` ``languages``
+    (``DEFAULT_LANGUAGES`` when the card names none), without loading the model; None when
+    the card is missing, larger than MAX_CARD_BYTES or not a JSON object, or its languages
+    are not two codes."""
+    path = Path(folder) / "card.json"
+    try:
+        if path.stat().st_size > MAX_CARD_BYTES:
+            return None
+        card = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
         return None
-    return STRONGER if STRONGER in hub_models(str(hub_cache_dir())) else None
+    languages = (card.get("languages") or DEFAULT_LANGUAGES) if isinstance(card, dict) else None
+    if (not isinstance(languages, list | tuple) or len(languages) != 2
+            or not all(isinstance(x, str) for x in languages)):
+        return None
+    return languages[0], languages[1]
+
+
+@st.cache_data(ttl=30, show_spinner=False)
+def our_directions(root: str) -> dict[str, tuple[str, str]]:
+    """Each folder of ``root`` (``available_models``) -> its (source, target)
+    (``card_languages``; folders whose card says none usable are left out), read at most
+    every 30 seconds."""
+    found = {name: card_languages(Path(root) / name) for name in available_models(Path(root))}
+    return {name: pair for name, pair in found.items() if pair is not None}
+
+
+def model_for(source: str, target: str) -> str | None:
+    """A model that reads ``source`` into ``target`` (ISO codes), for the verdict's switch
+    between directions: one of ours (``our_directions``: the app's default model when it
+    fits, else the first by name), else a model of the Hugging Face cache whose OPUS-MT name
+    spells the pair (``hf.pair_of``; the direction's ``STRONGER_MODELS`` first); None when
+    there is none. Nothing is loaded or downloaded."""
+    ours = [name for name, pair in our_directions(str(pretrained_root())).items()
+            if pair == (source, target)]
+    if ours:
+        return default_model(ours)
+    hub = [name for name in hub_models(str(hub_cache_dir())) if pair_of(name) == (source, target)]
+    preferred = STRONGER_MODELS.get((source, target))
+    return preferred if preferred in hub else (hub[0] if hub else None)
+
+
+def direction(translator: Translator) -> tuple[str, str]:
+    """(source, target) of the model on screen (``ModelInfo``; ``""`` where not known)."""
+    return translator.info.source_language, translator.info.target_language
+
+
+def stronger_model(translator: Translator) -> str | None:
+    """The stronger model of the direction of the model on screen (``STRONGER_MODELS``:
+    Helsinki-NLP/opus-mt-en-zh for English -> Chinese, opus-mt-zh-en for Chinese ->
+    English) when it is in the Hugging Face cache and the model on screen is ours (the
+    verdict offers to open the sentence with it); None otherwise."""
+    name = STRONGER_MODELS.get(direction(translator))
+    if translator.info.backend != "ours" or name is None:
+        return None
+    return name if name in hub_models(str(hub_cache_dir())) else None
 
 
 def stronger_hint(translator: Translator) -> None:
-    """Under the model line: how to get STRONGER (one ``hf download``), for our subword
-    English->Chinese models while it is not in the cache."""
-    if (translator.info.backend == "ours" and translator.info.subword
-            and stronger_model(translator) is None):
+    """Under the model line: how to get the direction's stronger model (one ``hf
+    download``: ``stronger_model_hint``, or ``stronger_model_hint_zh_en``) while it is not
+    in the cache, for our everyday models: subword English -> Chinese, and Chinese ->
+    English (one character per token), not the word-level grammar models."""
+    info = translator.info
+    everyday = info.subword or info.source_language == "zh"
+    if info.backend != "ours" or not everyday or stronger_model(translator) is not None:
+        return
+    if direction(translator) == ("zh", "en"):
+        st.sidebar.caption(t("stronger_model_hint_zh_en"))
+    elif direction(translator) == ("en", "zh"):
         st.sidebar.caption(t("stronger_model_hint"))

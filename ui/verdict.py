@@ -1,10 +1,15 @@
 """The header's verdict: can a class trust this translation? Each signal of
 ``model.analysis.verdict`` as one line that names what it points at and what to do: not
-English, likely typos (a button puts the corrected sentence in the box), words the model barely
-saw, a number left out, nouns none of whose dictionary translations is in the output, words
-hardly looked at (marked on the source tokens), and the
-decoding's own warnings (``ui.confidence``). When our model is not confident and a stronger
-English->Chinese model is in the Hugging Face cache, a button opens the same sentence with it.
+English (or, for a Chinese -> English model, not Chinese), likely typos (a button puts the
+corrected sentence in the box), words (characters) the model barely saw, a number left out,
+nouns none of whose dictionary translations is in the output, words hardly looked at (marked
+on the source tokens), and the decoding's own warnings (``ui.confidence``). The checks follow
+the model's source language (``source_language``). When the sentence is in the other
+language (Chinese typed for an English -> Chinese model, English for a Chinese -> English
+one), a button opens the same sentence with a model of the reverse direction
+(``models.model_for``). When our model is not confident and the stronger model of its
+direction is in the Hugging Face cache (``models.stronger_model``), a button opens the same
+sentence with it.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from model.analysis.verdict import (
     corrected,
     judge_trace,
 )
+from model.backends.hf import pair_of
 
 from . import models, state
 from .charts import presenting
@@ -29,21 +35,31 @@ from .confidence import guessing_lines
 from .i18n import t
 from .text import clip, code_span, md_literal
 
+# the script a "not in the source language" sentence is in -> the language it is typed in
+TYPED_LANGUAGE = {"han": "zh", "latin": "en"}
 
-def expects_english(translator: Translator, trace: DecodeTrace) -> bool:
-    """Whether the model reads English: ours always; a Hugging Face model when its source
-    language setting starts with ``en``, or its name or the picker's id for it has ``-en-``
-    (``Helsinki-NLP/opus-mt-en-zh``: a cached model's folder is a snapshot hash)."""
-    if translator.info.backend == "ours":
-        return True
+
+def source_language(translator: Translator, trace: DecodeTrace) -> str:
+    """What the model reads, as the verdict judges it (``judge``'s ``source_language``): the
+    model's own ``ModelInfo.source_language`` (ours: the card's; an OPUS-MT model: its
+    name's); else the OPUS-MT pair the picker's id spells (``hf.pair_of``: a cached model's
+    folder is a snapshot hash, so its name says nothing); else, as before, ``"en"`` when the
+    source language setting starts with ``en`` or the name or the picker's id has ``-en-``;
+    else ``""`` (not known)."""
+    if translator.info.source_language:
+        return translator.info.source_language
+    picked = state.read().model or ""
+    if language := pair_of(picked)[0]:
+        return language
     src = trace.settings.src_lang or ""
-    names = f"{translator.name} {state.read().model or ''}".lower()
-    return src.lower().startswith("en") or "-en-" in names
+    names = f"{translator.name} {picked}".lower()
+    return "en" if src.lower().startswith("en") or "-en-" in names else ""
 
 
 def trace_verdict(translator: Translator, trace: DecodeTrace) -> Verdict:
-    """``judge_trace`` of one decoding with the model's training counts."""
-    return judge_trace(trace, translator.info.train_counts, expects_english(translator, trace))
+    """``judge_trace`` of one decoding with the model's training counts, for the language it
+    reads (``source_language``)."""
+    return judge_trace(trace, translator.info.train_counts, source_language(translator, trace))
 
 
 def source_line(trace: DecodeTrace, v: Verdict) -> str:
@@ -91,42 +107,86 @@ def _typo_lines(trace: DecodeTrace, v: Verdict) -> None:
               key="use_corrected", on_click=state.set_sentence, args=(fixed,))
 
 
+def _open_with(name: str, sentence: str) -> None:
+    """The switch button's callback: model ``name`` on ``sentence``."""
+    state.set_model(name)
+    state.set_sentence(sentence)
+
+
+def switch_button(trace: DecodeTrace, v: Verdict) -> None:
+    """When the sentence is in the other language (``Verdict.script``: Chinese characters
+    for an English source, Latin letters for a Chinese one), a button that opens the same
+    sentence with a model reading that language into the model's source language
+    (``models.model_for``: ours first, else a cached OPUS-MT model); nothing when there is
+    no such model."""
+    typed = TYPED_LANGUAGE.get(v.script or "")
+    if typed is None or typed == v.source_language or not v.source_language:
+        return
+    name = models.model_for(typed, v.source_language)
+    if name is None:
+        return
+    st.button(t(f"verdict_switch_{typed}", name=name), key="open_reverse",
+              icon=":material/swap_horiz:", help=t("verdict_switch_help"),
+              on_click=_open_with, args=(name, trace.src_text))
+
+
+def _confident(v: Verdict) -> None:
+    """The one caption of a verdict that flags nothing (``Verdict.flagged``): what was
+    checked, for the model's source language; in Present mode one line, the whole sentence
+    on hover."""
+    pct = round(100 * LOW_PROB)
+    avg = round(100 * (v.sentence_prob if v.sentence_prob is not None else 1.0))
+    if v.typos:
+        full = t("confidence_ok_typo", pct=pct, avg=avg)
+    else:
+        zh = "_zh" if v.source_language == "zh" else ""
+        full = (t(f"confidence_ok{zh}", n=RARE_BELOW, pct=pct, avg=avg) if v.counts_known
+                else t(f"confidence_ok{zh}_no_counts", pct=pct, avg=avg))
+    if presenting():  # one line on a projector; the whole sentence on hover
+        st.caption(t("confidence_ok_short", pct=pct, avg=avg), help=full)
+    else:
+        st.caption(full)
+
+
+def _source_lines(trace: DecodeTrace, v: Verdict) -> None:
+    """The verdict box's lines on the sentence itself: not in the model's language (with
+    the switch button), likely typos, words or characters barely seen, numbers missing."""
+    zh = v.source_language == "zh"
+    if v.script is not None:
+        if zh:
+            _say("verdict_not_chinese", script=t(f"script_{v.script}"))
+        else:
+            _say("verdict_not_english", script=t(f"script_{v.script}"))
+        switch_button(trace, v)
+    _typo_lines(trace, v)
+    if v.rare:
+        words = t("word_separator").join(
+            t("verdict_rare_item", word=f"*{md_literal(w)}*", n=n) for w, n in v.rare)
+        _say("verdict_rare_chars" if zh else "verdict_rare", words=words)
+    if v.numbers:
+        _say("verdict_number_en" if zh else "verdict_number",
+             numbers=t("word_separator").join(code_span(n) for n in v.numbers))
+
+
 def verdict_banner(translator: Translator, trace: DecodeTrace, v: Verdict) -> None:
     """The verdict ``v`` (``trace_verdict``) under the translation: one caption when nothing
     fires (with a likely typo's note, when a typo alone does not flag: ``Verdict.typo_flags``),
     else a box with a line per signal (``Verdict.signals`` order) and the buttons that act on
     them."""
-    pct = round(100 * LOW_PROB)
     if not v.flagged:
-        avg = round(100 * (v.sentence_prob if v.sentence_prob is not None else 1.0))
-        if v.typos:
-            full = t("confidence_ok_typo", pct=pct, avg=avg)
-        else:
-            full = (t("confidence_ok", n=RARE_BELOW, pct=pct, avg=avg) if v.counts_known
-                    else t("confidence_ok_no_counts", pct=pct, avg=avg))
-        if presenting():  # one line on a projector; the whole sentence on hover
-            st.caption(t("confidence_ok_short", pct=pct, avg=avg), help=full)
-        else:
-            st.caption(full)
+        _confident(v)
         _typo_lines(trace, v)
         return
     # Present mode: one line naming what fires, the lines behind a click (the projector's
     # first screen is for the attention)
+    zh = v.source_language == "zh"
     summary = t("verdict_summary", signals=t("word_separator").join(
-        t(f"signal_{signal}") for signal in v.signals))
+        t("signal_rare_chars" if zh and signal == "rare" else f"signal_{signal}")
+        for signal in v.signals))
     box = (st.expander(summary, icon=":material/warning:", key="confidence") if presenting()
            else st.container(border=True, key="confidence"))
     with box:
-        if v.script is not None:
-            _say("verdict_not_english", script=t(f"script_{v.script}"))
-        _typo_lines(trace, v)
-        if v.rare:
-            words = t("word_separator").join(
-                t("verdict_rare_item", word=f"*{md_literal(w)}*", n=n) for w, n in v.rare)
-            _say("verdict_rare", words=words)
-        if v.numbers:
-            _say("verdict_number", numbers=t("word_separator").join(
-                code_span(n) for n in v.numbers))
+        _source_lines(trace, v)
         if v.untranslated:
             _say("verdict_untranslated", words=t("word_separator").join(
                 _missing_item(m) for m in v.untranslated))
@@ -139,6 +199,8 @@ def verdict_banner(translator: Translator, trace: DecodeTrace, v: Verdict) -> No
             _say("verdict_unsure", pct=round(100 * v.sentence_prob),
                  min=round(100 * SENTENCE_MIN))
         if (name := models.stronger_model(translator)) is not None:
+            zh_en = models.direction(translator) == ("zh", "en")
             st.button(t("verdict_stronger", name=name), key="open_stronger",
-                      icon=":material/upgrade:", help=t("verdict_stronger_help"),
+                      icon=":material/upgrade:",
+                      help=t("verdict_stronger_help_zh_en" if zh_en else "verdict_stronger_help"),
                       on_click=state.set_model, args=(name,))

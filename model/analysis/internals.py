@@ -251,6 +251,10 @@ class BatchTrace:
         output_tokens: each sentence's generated tokens without ``</s>``.
         finished: whether each sentence produced ``</s>`` within ``max_new_tokens``.
         max_new_tokens: the length limit used.
+        tgt_labels: B tuples of T labels (``TargetSide.labels``), () when not given.
+        translations: each sentence's translation as its target side writes it
+            (``TargetSide.text``: an English target's pieces detokenised, with spaces),
+            () when not given (``output_texts`` then joins the tokens).
     """
 
     texts: tuple[str, ...]
@@ -274,10 +278,15 @@ class BatchTrace:
     finished: tuple[bool, ...]
     max_new_tokens: int
     tgt_labels: tuple[tuple[str, ...], ...] = ()
+    translations: tuple[str, ...] = ()
 
     @property
     def output_texts(self) -> tuple[str, ...]:
-        """Each sentence's translation as text (tokens joined without spaces)."""
+        """Each sentence's translation as text: ``translations`` when given (what
+        ``DecodeTrace.output_text`` of the sentence alone is), else its tokens joined
+        without spaces (a Chinese target, one character per token)."""
+        if self.translations:
+            return self.translations
         return tuple("".join(tokens) for tokens in self.output_tokens)
 
     def unpadded(self, b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -312,7 +321,7 @@ def decode_batch(translator: Translator, texts: Sequence[str],
 
     Args:
         translator: the model.
-        texts: 2 to 4 English sentences (``MIN_BATCH``..``MAX_BATCH``).
+        texts: 2 to 4 sentences in the model's source language (``MIN_BATCH``..``MAX_BATCH``).
         max_new_tokens: the most tokens per sentence (``</s>`` included); default max_len-1.
 
     Returns:
@@ -382,7 +391,21 @@ def decode_batch(translator: Translator, texts: Sequence[str],
                             for g in generated),
         finished=tuple(bool(g) and g[-1] == c.eos_id for g in generated),
         max_new_tokens=int(max_new_tokens),
+        translations=tuple(_text(translator, int(tgt_np[b, 0]), g)
+                           for b, g in enumerate(generated)),
     )
+
+
+def _text(translator: Translator, start: int, generated: Sequence[int]) -> str:
+    """The translation of one sentence's ``generated`` ids (``</s>`` included where
+    produced) after the start id ``start``, as ``Translator.generate`` writes its
+    ``output_text``: the target side's text of ``<s> y1 .. yn``, else (a side that gives
+    none) the tokens joined without spaces."""
+    text = translator.target.text(np.array([start, *generated], dtype=np.int64))
+    if text is not None:
+        return text
+    eos = translator.config.eos_id
+    return "".join(translator.target.vocab.decode(i for i in generated if i != eos))
 
 
 def _max_abs(a: np.ndarray, b: np.ndarray) -> float:

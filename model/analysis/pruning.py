@@ -61,8 +61,9 @@ class PruningCurve:
     Attributes:
         order: every head, least important first.
         pruned: (P,) int, how many heads of ``order`` were off at each point (0 first).
-        bleu: (P,) float64, sacrebleu corpus BLEU (``tokenize="zh"``) of the greedy
-            translations against the references at each point.
+        bleu: (P,) float64, sacrebleu corpus BLEU (tokenized by ``bleu_tokenize`` of the
+            target language) of the greedy translations against the references at each
+            point.
         n_pairs: sentence pairs scored.
     """
 
@@ -70,6 +71,14 @@ class PruningCurve:
     pruned: np.ndarray
     bleu: np.ndarray
     n_pairs: int
+
+
+def bleu_tokenize(target_language: str) -> str:
+    """sacrebleu's tokenizer for translations into ``target_language`` (ISO 639-1, ``""``
+    when not known): its default ``"13a"`` for a known language other than Chinese (as
+    ``model.training.evaluate_zh_en`` scores English), else ``"zh"`` (each Chinese
+    character a token, the rest as 13a)."""
+    return "13a" if target_language and target_language != "zh" else "zh"
 
 
 def pruning_curve(translator, pairs: Sequence[tuple[str, str]],
@@ -91,10 +100,11 @@ def pruning_curve(translator, pairs: Sequence[tuple[str, str]],
     order = tuple(pruning_order(importance_by_kind))
     pruned = np.unique(np.linspace(0, len(order), points).round().astype(int))
     texts, refs = [p[0] for p in pairs], [p[1] for p in pairs]
+    tokenize = bleu_tokenize(translator.info.target_language)
     bleu = []
     for i, k in enumerate(pruned):
         hyps = translate_batch(translator, texts, heads_off=order[:k])
-        bleu.append(sacrebleu.corpus_bleu(hyps, [refs], tokenize="zh").score)
+        bleu.append(sacrebleu.corpus_bleu(hyps, [refs], tokenize=tokenize).score)
         if progress is not None:
             progress(i + 1, len(pruned))
     return PruningCurve(order, pruned, np.array(bleu), len(pairs))

@@ -1,5 +1,8 @@
 """Can a class trust this translation? The signals a model really has, each naming what it
-points at.
+points at. Which apply follows the model's source language (``judge``'s
+``source_language``, the card's: ``ModelInfo.source_language``): English (the default),
+Chinese (below, after the English ones), or unknown ("": no check of the source's language
+or words).
 
 - **not English** (``script_of``): most letters of the sentence are of another script
   (Chinese typed into the English box). The translation is noise, whatever its probabilities.
@@ -31,12 +34,27 @@ points at.
   unsure (Fomicheva et al. 2020 found this length-normalised probability among the best
   unsupervised estimates of translation quality).
 
+For a Chinese source (``source_language="zh"``):
+
+- **not Chinese** (``not_chinese``): the sentence has no Chinese character and most of its
+  letters are Latin (English or pinyin typed for a Chinese -> English model).
+- **characters the model barely saw** (``rare_characters``): a character of the sentence
+  seen fewer than RARE_BELOW times in training (``TrainCounts.pieces``: one source token per
+  character). No typo check: the typos are English's.
+- **maybe left out**: as above, per word as jieba cuts the sentence (``DecodeTrace.src_words``),
+  the function characters and words of ``resources/function_words_zh.txt`` (的 了 吗 ...)
+  left alone (``chinese_function_words``).
+- **a number left out** (``numbers.missing_numbers_english``): a number of the sentence, in
+  digits or Chinese numerals, that the English output writes neither as digits nor in words.
+- no dictionary check (``lexicon.untranslated`` reads English into Chinese only).
+
 The thresholds (RARE_BELOW, COVERAGE_MIN, SENTENCE_MIN, TYPO_FLAGS, ``confidence.LOW_PROB``) were
 chosen on the CALIBRATION half of the classroom set for the shipped default model
 (``training.classroom_set``; ``python -m benchmarks.verdict --search``: of the settings
 flagging at least 90 % of the wrong translations and at most 20 % of the right ones, the one
 flagging the fewest right ones), never on a TEST set; it prints each signal's share of the
-wrong and right translations it flags, on both halves.
+wrong and right translations it flags, on both halves. A Chinese source is judged with the
+same thresholds: they were not chosen on Chinese -> English translations.
 """
 
 from __future__ import annotations
@@ -46,13 +64,17 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 
 from ..core.counts import TrainCounts
+from ..core.vocab import tokenize_zh
 from .confidence import LOW_PROB, Confidence, assess
 from .lemmas import all_lemmas
 from .lexicon import ENGLISH_WORD, Lexicon, Missing, function_words, untranslated
+from .numbers import missing_numbers_english
 
 RARE_BELOW = 1  # a source word seen fewer times than this in training is named (1: never seen)
 TYPO_COMMON = 20  # a typo's correction: a word seen at least this often ...
@@ -62,12 +84,22 @@ COVERAGE_MIN = 0.2  # a content word whose summed cross-attention stays below th
 SENTENCE_MIN = 0.7  # a translation whose chosen tokens' geometric-mean probability is below this
 TYPO_FLAGS = False  # True: a likely typo alone marks the translation not confident (False: a note)
 NOT_ENGLISH_SHARE = 0.3  # a sentence with at least this share of non-Latin letters
+NOT_CHINESE_SHARE = 0.5  # a sentence with no Chinese character and more Latin letters than this
 SCRIPTS = (  # Unicode name prefixes -> script id (the interface names each)
     ("CJK", "han"), ("HIRAGANA", "kana"), ("KATAKANA", "kana"), ("HANGUL", "hangul"),
     ("CYRILLIC", "cyrillic"), ("GREEK", "greek"), ("ARABIC", "arabic"), ("HEBREW", "hebrew"),
     ("THAI", "thai"), ("DEVANAGARI", "devanagari"),
 )
 NUMBER = re.compile(r"(?<![\d:.,])\d{1,4}(?![\d])")
+FUNCTION_WORDS_ZH_FILE = Path(__file__).with_name("resources") / "function_words_zh.txt"
+
+
+@lru_cache(maxsize=1)
+def chinese_function_words() -> frozenset[str]:
+    """The Chinese characters and words ``left_out`` never names for a Chinese source (的 了
+    吗 ...): ``resources/function_words_zh.txt``, one list."""
+    lines = FUNCTION_WORDS_ZH_FILE.read_text(encoding="utf-8").splitlines()
+    return frozenset(w for line in lines if not line.startswith("#") for w in line.split())
 
 
 def number_written(number: str, zh: str, liang: bool = False) -> bool:
@@ -116,6 +148,24 @@ def script_of(text: str) -> str | None:
     return max(scripts, key=lambda s: scripts[s])
 
 
+def not_chinese(text: str) -> str | None:
+    """``"latin"`` when ``text`` has no Chinese character (a letter whose Unicode name starts
+    with ``CJK``, as ``script_of``'s ``"han"``) and more than NOT_CHINESE_SHARE of its letters
+    are Latin (``"Why do we work?"``, pinyin ``"women"``); else None (``"我们为什么工作？"``,
+    ``"我喜欢 Python"``, text without letters). The script signal of a Chinese source, as
+    ``script_of`` is an English one's."""
+    latin = letters = 0
+    for ch in unicodedata.normalize("NFKC", text):
+        if not ch.isalpha() or unicodedata.category(ch) == "Lm":
+            continue
+        name = unicodedata.name(ch, "")
+        if name.startswith("CJK"):
+            return None
+        letters += 1
+        latin += name.startswith("LATIN")
+    return "latin" if letters and latin > NOT_CHINESE_SHARE * letters else None
+
+
 def sentence_prob(probs: Sequence[float], forced: Sequence[bool]) -> float | None:
     """How sure the model was of the whole translation: the geometric mean of its chosen
     tokens' probabilities, exp(mean log p), forced tokens left out (the length-normalised
@@ -138,6 +188,20 @@ def rare_words(text: str, counts: TrainCounts, below: int = RARE_BELOW
         n = counts.word(word)
         if n < below and word.lower() not in out:
             out[word.lower()] = (word, n)
+    return tuple(out.values())
+
+
+def rare_characters(text: str, counts: TrainCounts, below: int = RARE_BELOW
+                    ) -> tuple[tuple[str, int], ...]:
+    """(character, training count) for each distinct letter or digit of Chinese text
+    ``text`` (its source tokens, ``core.vocab.tokenize_zh``) seen fewer than ``below`` times
+    as a source token (``counts.pieces``), in order of first appearance; punctuation is left
+    alone."""
+    out: dict[str, tuple[str, int]] = {}
+    for ch in tokenize_zh(text):
+        n = counts.pieces.get(ch, 0)
+        if ch.isalnum() and n < below and ch not in out:
+            out[ch] = (ch, n)
     return tuple(out.values())
 
 
@@ -209,21 +273,23 @@ def coverage(cross_attentions: np.ndarray) -> np.ndarray:
 
 
 def left_out(labels: Sequence[str], word_of: Sequence[int], cover: np.ndarray,
-             below: float = COVERAGE_MIN) -> tuple[tuple[int, str, float], ...]:
+             below: float = COVERAGE_MIN, skip: frozenset[str] | None = None
+             ) -> tuple[tuple[int, str, float], ...]:
     """The source words hardly looked at: (word index, the word, its coverage) for each word
-    with a letter or digit, not a function word (``function_words``), whose coverage (its
-    pieces' summed) is below ``below``.
+    with a letter or digit, not a function word (``skip``, lower-cased; default the English
+    ``function_words``), whose coverage (its pieces' summed) is below ``below``.
 
     Args:
         labels: (S,) readable source labels; the last is ``</s>``, never a word.
         word_of: (S,) the word index of each token (pieces of one word share one).
         cover: (S,) ``coverage``.
+        skip: the words never named (``chinese_function_words`` for a Chinese source).
     """
     words: dict[int, tuple[str, float]] = {}
     for label, w, c in zip(labels[:-1], word_of[:-1], cover[:-1], strict=False):
         text, total = words.get(w, ("", 0.0))
         words[w] = (text + label, total + float(c))
-    skip = function_words()
+    skip = function_words() if skip is None else skip
     return tuple((w, text.strip(), c) for w, (text, c) in words.items()
                  if c < below and any(ch.isalnum() for ch in text)
                  and text.strip().lower() not in skip)
@@ -234,21 +300,27 @@ class Verdict:
     """What the header says about one decoding.
 
     Attributes:
-        script: the script id of a sentence that is not English (``script_of``), or None.
+        script: for an English source, the script id of a sentence that is not English
+            (``script_of``); for a Chinese source, ``"latin"`` for one that is not Chinese
+            (``not_chinese``); else None.
         counts_known: the model has training counts (ours); False for Hugging Face models.
         rare: (word, count) of the words seen fewer than RARE_BELOW times (``rare_words``);
-            () without counts.
-        typos: (word, correction) pairs (``typos``); () without counts.
+            for a Chinese source (character, count) (``rare_characters``); () without counts.
+        typos: (word, correction) pairs (``typos``); () without counts or for a Chinese
+            source.
         left_out: (word index, word, coverage) of the words hardly looked at (``left_out``).
-        numbers: the source's numbers the output does not write (``missing_numbers``).
+        numbers: the source's numbers the output does not write, as typed
+            (``missing_numbers``; ``numbers.missing_numbers_english`` for a Chinese source).
         untranslated: the source's nouns and names none of whose dictionary translations the
-            output has (``lexicon.untranslated``).
+            output has (``lexicon.untranslated``); () unless the source is English.
         coverage: (S,) each source token's coverage (``coverage``).
         sentence_prob: ``sentence_prob`` of the decoding (None: no chosen token).
         unsure: ``sentence_prob`` is below the ``sentence_min`` it was judged with.
         confidence: low-probability steps, loop, runaway (``confidence.assess``).
         typo_flags: whether a likely typo alone marks the translation not confident (the
             ``typo_flags`` it was judged with); False: the typo line is a note.
+        source_language: the source language it was judged for (``judge``): ``"en"``,
+            ``"zh"``, or ``""`` (not known).
     """
 
     script: str | None
@@ -263,14 +335,19 @@ class Verdict:
     unsure: bool
     confidence: Confidence
     typo_flags: bool = TYPO_FLAGS
+    source_language: str = "en"
 
     @property
     def signals(self) -> tuple[str, ...]:
         """The ids of the signals that fire, in the order the header names them:
-        ``not_english``, ``typo``, ``rare``, ``number``, ``untranslated``, ``left_out``,
-        ``uncertain``, ``unsure``, ``loop``, ``runaway``."""
+        ``not_english`` (or, for a Chinese source, ``not_chinese``), ``typo``, ``rare``,
+        ``number``, ``untranslated``, ``left_out``, ``uncertain``, ``unsure``, ``loop``,
+        ``runaway``."""
         c = self.confidence
-        fired = {"not_english": self.script is not None, "typo": bool(self.typos),
+        chinese = self.source_language == "zh"
+        fired = {"not_english": self.script is not None and not chinese,
+                 "not_chinese": self.script is not None and chinese,
+                 "typo": bool(self.typos),
                  "rare": bool(self.rare), "number": bool(self.numbers),
                  "untranslated": bool(self.untranslated),
                  "left_out": bool(self.left_out),
@@ -286,10 +363,24 @@ class Verdict:
         return any(s != "typo" or self.typo_flags for s in self.signals)
 
 
+def _source_signals(src_text: str, counts: TrainCounts | None, source_language: str,
+                    rare_below: int) -> tuple[str | None, tuple, tuple]:
+    """(script, rare, typos) of ``Verdict`` for a sentence in ``source_language``."""
+    if source_language == "zh":
+        rare = rare_characters(src_text, counts, rare_below) if counts is not None else ()
+        return not_chinese(src_text), rare, ()
+    script = script_of(src_text) if source_language == "en" else None
+    slips = typos(src_text, counts) if counts is not None else ()
+    typed = {w.lower() for w, _ in slips}  # named once, with their correction
+    rare = (tuple(r for r in rare_words(src_text, counts, rare_below)
+                  if r[0].lower() not in typed) if counts is not None else ())
+    return script, rare, slips
+
+
 def judge(src_text: str, labels: Sequence[str], word_of: Sequence[int],
           cross_attentions: np.ndarray, probs: Sequence[float], forced: Sequence[bool],
           output_text: str, finished: bool, counts: TrainCounts | None,
-          expects_english: bool = True, rare_below: int = RARE_BELOW,
+          source_language: str = "en", rare_below: int = RARE_BELOW,
           coverage_min: float = COVERAGE_MIN, low_prob: float = LOW_PROB,
           sentence_min: float = SENTENCE_MIN, typo_flags: bool = TYPO_FLAGS,
           lexicon: Lexicon | None = None) -> Verdict:
@@ -301,39 +392,52 @@ def judge(src_text: str, labels: Sequence[str], word_of: Sequence[int],
         cross_attentions: (L, H, T, S); probs, forced: (T,) each step's chosen-token
             probability and whether it was forced; output_text, finished: as the trace;
         counts: the model's training counts, or None (no word signals);
-        expects_english: whether the model's source language is English (the script check);
+        source_language: what the model reads (``ModelInfo.source_language``): ``"en"``
+            (the script check ``script_of``, words, typos, the dictionary check), ``"zh"``
+            (``not_chinese``, characters, Chinese function words, numbers written in
+            English: the module docstring), or another code or ``""`` (not known: no script
+            or dictionary check; the words and typos with counts, the numbers as for English);
         rare_below, coverage_min, low_prob, sentence_min, typo_flags: the thresholds
             (defaults: the calibrated ones; ``benchmarks.verdict`` tries others on the
             calibration half);
         lexicon: the dictionary of the word check (default ``lexicon.lexicon()``); the check
-            runs only on English read into Chinese (``expects_english`` and an output with
-            Chinese characters).
+            runs only on English read into Chinese (``source_language="en"`` and an output
+            with Chinese characters).
+
+    Raises:
+        ValueError: ``cross_attentions`` is not 4-D (``coverage``), or ``probs`` and
+            ``forced`` differ in length (``confidence.assess``).
     """
+    chinese = source_language == "zh"
     cover = coverage(cross_attentions)
     sure = sentence_prob(probs, forced)
-    slips = typos(src_text, counts) if counts is not None else ()
-    typed = {w.lower() for w, _ in slips}  # named once, with their correction
+    script, rare, slips = _source_signals(src_text, counts, source_language, rare_below)
     return Verdict(
-        script=script_of(src_text) if expects_english else None,
+        script=script,
         counts_known=counts is not None,
-        rare=tuple(r for r in rare_words(src_text, counts, rare_below)
-                   if r[0].lower() not in typed) if counts is not None else (),
+        rare=rare,
         typos=slips,
-        left_out=left_out(labels, word_of, cover, coverage_min),
-        numbers=missing_numbers(src_text, output_text),
-        untranslated=untranslated(src_text, output_text, lexicon) if expects_english else (),
+        left_out=left_out(labels, word_of, cover, coverage_min,
+                          chinese_function_words() if chinese else None),
+        numbers=(missing_numbers_english(src_text, output_text) if chinese
+                 else missing_numbers(src_text, output_text)),
+        untranslated=(untranslated(src_text, output_text, lexicon)
+                      if source_language == "en" else ()),
         coverage=cover,
         sentence_prob=sure,
         unsure=sure is not None and sure < sentence_min,
         confidence=assess(probs, forced, output_text, len(labels), finished, low_prob),
-        typo_flags=typo_flags)
+        typo_flags=typo_flags,
+        source_language=source_language)
 
 
-def judge_trace(trace, counts: TrainCounts | None, expects_english: bool = True,
+def judge_trace(trace, counts: TrainCounts | None, source_language: str = "en",
                 **thresholds) -> Verdict:
     """``judge`` of a ``DecodeTrace`` (its sentence, source labels and words, cross-attention,
-    steps, output); ``thresholds``: ``rare_below``, ``coverage_min``, ``low_prob``,
-    ``sentence_min``, ``typo_flags``."""
+    steps, output) for a model reading ``source_language`` (``ModelInfo.source_language``);
+    ``thresholds``: ``rare_below``, ``coverage_min``, ``low_prob``, ``sentence_min``,
+    ``typo_flags``."""
     return judge(trace.src_text, trace.src_labels, trace.src_words, trace.cross_attentions,
                  [s.prob for s in trace.steps], [s.forced for s in trace.steps],
-                 trace.output_text or "", trace.finished, counts, expects_english, **thresholds)
+                 trace.output_text or "", trace.finished, counts, source_language,
+                 **thresholds)

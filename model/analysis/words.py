@@ -58,11 +58,26 @@ def group_attention(weights: np.ndarray, query_words: Sequence[int],
 
 
 def group_labels(labels: Sequence[str], word_ids: Sequence[int]) -> list[str]:
-    """One label per word: its pieces' labels joined (``learn`` + ``ing`` -> ``learning``)."""
-    out: list[str] = []
+    """One label per word: its pieces' labels joined (``learn`` + ``ing`` -> ``learning``,
+    ``我`` + ``们`` -> ``我们``). A label's second line (after ``\n``: the pinyin of a
+    Chinese token, ``"我\nwǒ"``) goes to the word's second line, the readings apart by
+    spaces (``"我们\nwǒ men"``).
+
+    Args:
+        labels: S token labels; word_ids: S word indices, a word's tokens consecutive.
+
+    Raises:
+        ValueError: ``labels`` and ``word_ids`` differ in length.
+    """
+    words: list[tuple[str, list[str]]] = []  # (the word's text, its tokens' readings)
     for label, (i, w) in zip(labels, enumerate(word_ids), strict=True):
+        text, _, reading = label.partition("\n")
         if i and w == word_ids[i - 1]:
-            out[-1] += label
+            words[-1] = (words[-1][0] + text, [*words[-1][1], reading])
         else:
-            out.append(label)
+            words.append((text, [reading]))
+    out = []
+    for text, readings in words:
+        reading = " ".join(r for r in readings if r)
+        out.append(f"{text}\n{reading}" if reading else text)
     return out
