@@ -3,8 +3,9 @@ encoder-decoder Transformer.
 
     streamlit run app.py
 
-Type an English sentence, watch the model translate it into Chinese one token at a time,
-and inspect the positional encodings, the masks and every head's attention.
+Type an English sentence, watch the model translate it into Chinese one token at a time
+(or a Chinese sentence into English, with a zh -> en model), and inspect the positional
+encodings, the masks and every head's attention.
 The model picker lists the folders of ``pretrained/``, or of ``$ATTENTION_PRETRAINED_DIR``
 when that environment variable is set.
 This file is the table of contents: the panels live in ``ui/``, the figures in ``viz/``,
@@ -50,6 +51,9 @@ from ui.text import clip, code_span, md_literal
 from ui.views import attribution, compare, heads, panels, side_by_side, teaching
 
 DEFAULT_SENTENCE = "why do we work ?"
+DEFAULT_SENTENCES = {"zh": "我们为什么工作？"}  # a model reading Chinese (zh -> en) starts here
+# The sentence box's label and help by the model's source language ("" and others: generic).
+SENTENCE_STRINGS = {"en": ("sentence", "sentence_help"), "zh": ("sentence_zh", "sentence_help_zh")}
 log = logging.getLogger("attention_app")
 
 # One shared model serves every session: keep each request on one thread so a class of
@@ -79,17 +83,26 @@ def sidebar() -> tuple[Translator | None, str, tuple, st.delta_generator.DeltaGe
         st.sidebar.error(t("model_failed", name=code_span(clip(name)),
                            error=md_literal(clip(str(exc), 240))))
         return None, "", (), st.sidebar.empty()
-    state.default_sentence(DEFAULT_SENTENCE)
-    if translator.info.examples:
-        st.sidebar.selectbox(t("examples"), translator.info.examples, index=None, key=EXAMPLE_KEY,
-                             placeholder=t("examples_placeholder"), on_change=_use_example)
-    sentence = st.sidebar.text_input(t("sentence"), key=state.SENTENCE_KEY,
-                                     help=t("sentence_help"), bind=link.BIND)
+    sentence = sentence_box(translator)
     pieces = st.sidebar.empty()  # filled once the sentence is read (decode_or_explain)
     side_by_side.sidebar_inputs()
     models.card_caption(translator)
     models.stronger_hint(translator)
     return translator, sentence, key, pieces
+
+
+def sentence_box(translator: Translator) -> str:
+    """The model's own examples (its card's) and the sentence box, labelled with the language
+    the model reads ("English sentence", "Chinese sentence": ``SENTENCE_STRINGS``); a first
+    visit starts on that language's default sentence. Returns the sentence."""
+    language = translator.info.source_language
+    state.default_sentence(DEFAULT_SENTENCES.get(language, DEFAULT_SENTENCE))
+    if translator.info.examples:
+        st.sidebar.selectbox(t("examples"), translator.info.examples, index=None, key=EXAMPLE_KEY,
+                             placeholder=t("examples_placeholder"), on_change=_use_example)
+    label, help_key = SENTENCE_STRINGS.get(language, ("sentence_other", "sentence_help"))
+    return st.sidebar.text_input(t(label), key=state.SENTENCE_KEY, help=t(help_key),
+                                 bind=link.BIND)
 
 
 def pieces_caption(place, src: SourceSentence) -> None:
@@ -135,14 +148,24 @@ def decode_or_explain(translator: Translator, sentence: str, settings: Generatio
     return trace
 
 
+def translation_line(translator: Translator, trace: DecodeTrace) -> None:
+    """The translation once, as the header's heading. With pinyin on, the Chinese side
+    (``pinyin.chinese_sides``) is shown as words with their pinyin over them and English
+    on hover (``ui.gloss``): a Chinese source as a line of its own over the translation
+    (which stays plain Markdown), a Chinese translation as the heading itself."""
+    source, target = pinyin.chinese_sides(translator.info)
+    on = pinyin.is_on()
+    if source and on:
+        gloss.source_line(trace.src_text, with_pinyin=True)
+    if not (target and on and gloss.output_line(trace.output_text, with_pinyin=True)):
+        st.markdown(f"### {md_literal(trace.output_text) or t('empty_output')}")
+
+
 def header(translator: Translator, trace: DecodeTrace, key: tuple) -> None:
     """The translation, the strategy, the source tokens (in Present mode only when a word
     is marked left out), whether the sentence is inside the grammar the model was trained
     on, and whether a class can trust the translation (``ui.verdict``)."""
-    # The translation once: with pinyin on, its words with their pinyin over them and
-    # English on hover are the heading; otherwise Markdown.
-    if not (pinyin.is_on() and gloss.output_line(trace.output_text, with_pinyin=True)):
-        st.markdown(f"### {md_literal(trace.output_text) or t('empty_output')}")
+    translation_line(translator, trace)
     expected = grammar_translation(key, trace.src_text)
     if translator.info.backend == "huggingface":
         grammar = t("grammar_hf")
@@ -163,7 +186,8 @@ def header(translator: Translator, trace: DecodeTrace, key: tuple) -> None:
         st.caption(decoded)
     language = i18n.lang()  # the take-home page: built only when clicked, no rerun
     place.download_button(t("home_download"),
-                          lambda: take_home.page_html(trace, translator.name, language),
+                          lambda: take_home.page_html(trace, translator.name, language,
+                                                      info=translator.info),
                           file_name=take_home.file_name(trace), mime="text/html",
                           key="take_home", on_click="ignore", help=t("home_download_help"),
                           icon=":material/download:")
@@ -215,7 +239,7 @@ def main() -> None:
         return
     header(translator, trace, key)
     if mode == "lesson":  # the chapters on this sentence instead of the free views
-        lesson.lesson_view(translator, pinyin.annotate(trace), key)
+        lesson.lesson_view(translator, pinyin.annotate(trace, translator.info), key)
         link.write_link()
         link.report_dropped(notice)
         return
@@ -232,18 +256,20 @@ def main() -> None:
         return decode(key, sentence, settings, prefix=prefix)
 
     def body(tr: DecodeTrace, k: int) -> None:
-        compare.branch_controls(tr, k)
+        compare.branch_controls(tr, k, target_language=translator.info.target_language)
         compare.branch_view(tr, branch_decode)
         views(translator, tr, k, key)
 
     charts.image_format_picker()
     if in_browser.switch():  # the player steps in the page; the server hears its step later
         k = stepper.current_step(len(shown.steps))
-        in_browser.player(shown, trace_key(key, shown), translator.name, i18n.lang(), k=k)
+        in_browser.player(shown, trace_key(key, shown), translator.name, i18n.lang(), k=k,
+                          info=translator.info)
         link.write_link()
     else:
-        stepper.step_through(pinyin.annotate(shown), body)
-    compare.reference_view(shown, lambda ref: teacher_force(key, sentence, ref, settings))
+        stepper.step_through(pinyin.annotate(shown, translator.info), body)
+    compare.reference_view(shown, lambda ref: teacher_force(key, sentence, ref, settings),
+                           target_language=translator.info.target_language)
     st.caption(t("link_hint"))  # the step-through fragment keeps the link current
     link.report_dropped(notice)
 

@@ -10,7 +10,8 @@ entries of at most ``MAX_WORD`` characters, else its characters). The header's h
 the translation as these words, each with its pinyin over it when the pinyin switch is on
 (``<ruby>``, a gap between words so that their pinyin never runs together) and its gloss on
 hover (the ``title`` of the word): the one place the app writes HTML, every text in it
-escaped.
+escaped. A model that reads Chinese (zh -> en) gets the same line for its source sentence
+over its English translation (``source_line``), the translation then plain Markdown.
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ from .pinyin import readings, segment
 # The glossed line is the page's translation heading (``<h3>``, as large as Markdown's
 # ``###``), its line tall enough for the pinyin over the characters.
 HEADING_STYLE = "font-size:1.75rem;line-height:3rem;margin:0;padding:0.5rem 0 0.25rem"
+# The glossed source sentence (a Chinese source, over its translation): body text, its line
+# tall enough for the pinyin.
+SOURCE_STYLE = "font-size:1.25rem;line-height:2.4rem;margin:0;padding:0.25rem 0 0"
 # Each word with pinyin over it keeps a gap on either side: "qǐng bǎ", never "qǐngbǎ".
 RUBY_STYLE = "margin:0 0.15em"
 
@@ -65,11 +69,14 @@ def words(text: str, known: Mapping[str, str]) -> list[tuple[str, str]]:
     return [(word, word_gloss(word, known)) for word in segment(text)]
 
 
-def glossed_html(text: str, known: Mapping[str, str], with_pinyin: bool) -> str:
-    """The translation ``text`` as HTML: each word of ``words`` a ``<span>`` whose
-    ``title`` (its hover) is its gloss, with its pinyin over it (``<ruby>``, syllables
-    separated by spaces, a gap on either side of the word) when ``with_pinyin``. Every text
-    is escaped; no other markup."""
+def glossed_html(text: str, known: Mapping[str, str], with_pinyin: bool, *,
+                 heading: bool = True) -> str:
+    """``text`` (a translation, or a Chinese source sentence) as HTML: each word of ``words``
+    a ``<span>`` whose ``title`` (its hover) is its gloss, with its pinyin over it
+    (``<ruby>``, syllables separated by spaces, a gap on either side of the word) when
+    ``with_pinyin``; inside an ``<h3>`` (the page's translation heading) when ``heading``,
+    else a ``<p class="gloss-source">`` of body size. Every text is escaped; no other
+    markup. Raises nothing."""
     pairs = words(text, known)
     spoken = readings([w for w, _ in pairs]) if with_pinyin else [""] * len(pairs)
     parts = []
@@ -80,14 +87,32 @@ def glossed_html(text: str, known: Mapping[str, str], with_pinyin: bool) -> str:
                      f"<rt>{html.escape(reading)}</rt></ruby>")
         title = f' title="{html.escape(gloss, quote=True)}"' if gloss else ""
         parts.append(f'<span class="gloss"{title}>{shown}</span>')
-    return f'<h3 style="{HEADING_STYLE}">' + "".join(parts) + "</h3>"
+    if heading:
+        return f'<h3 style="{HEADING_STYLE}">' + "".join(parts) + "</h3>"
+    return f'<p class="gloss-source" style="{SOURCE_STYLE}">' + "".join(parts) + "</p>"
+
+
+def has_chinese(text: str) -> bool:
+    """Whether pypinyin reads any character of ``text`` as Chinese."""
+    return any(readings([text]))
 
 
 def output_line(text: str, with_pinyin: bool) -> bool:
     """Draw the translation as the header's heading: its words with their glosses on hover
     (and pinyin over them). Returns False, drawing nothing, for a translation without
     Chinese characters (a German or English output), which the caller writes as Markdown."""
-    if not any(readings([text])):  # pypinyin reads none of it as Chinese
+    if not has_chinese(text):
         return False
     st.html(glossed_html(text, gloss_dictionary(), with_pinyin))
+    return True
+
+
+def source_line(text: str, with_pinyin: bool) -> bool:
+    """Draw a Chinese source sentence (a zh -> en model's) over its translation: its words
+    with their English glosses on hover (CC-CEDICT) and, when ``with_pinyin``, their pinyin
+    over them (``glossed_html`` with ``heading=False``). Returns False, drawing nothing,
+    for a sentence without Chinese characters. Raises nothing."""
+    if not has_chinese(text):
+        return False
+    st.html(glossed_html(text, gloss_dictionary(), with_pinyin, heading=False))
     return True

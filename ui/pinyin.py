@@ -1,9 +1,10 @@
 """Pinyin under Chinese tokens, for readers who don't read Chinese (pypinyin, MIT licence).
 
-Each target token's label gets its pinyin as a second line (``"们\\nmen"``): the ``viz``
-token axes draw it under the token on an x axis and beside it on a y axis
-(``viz.axes.token_axis``); the header shows the translation's words with their pinyin over
-them and their English gloss on hover (``ui.gloss``). The whole output is cut into words as
+Each token label of the Chinese side of the model (``chinese_sides``: the source of a zh -> en
+model, the target of an en -> zh one) gets its pinyin as a second line (``"们\\nmen"``): the
+``viz`` token axes draw it under the token on an x axis and beside it on a y axis
+(``viz.axes.token_axis``); the header shows that side's sentence as words with their pinyin
+over them and their English gloss on hover (``ui.gloss``). The whole output is cut into words as
 a Chinese reader splits them, by jieba (``segment``: ``rjieba``, jieba-rs with its
 dictionary built in, MIT licence), and each word is read as pypinyin reads that word alone,
 with its phrases, so that a character with several readings is read in its own word (为什么
@@ -42,6 +43,8 @@ import streamlit as st  # noqa: E402
 
 from model import DecodeTrace  # noqa: E402
 from model.analysis.packed import PackedMap  # noqa: E402
+from model.analysis.words import group_labels  # noqa: E402
+from model.backends.records import ModelInfo  # noqa: E402
 
 from .i18n import lang, t  # noqa: E402
 
@@ -184,12 +187,56 @@ def switch() -> bool:
                              help=t("pinyin_help"), bind="query-params")
 
 
-def annotate(trace: DecodeTrace) -> DecodeTrace:
-    """``trace`` with its target labels carrying their pinyin when the switch is on (the
-    views then show it on every target axis); ``trace`` itself when off."""
+def chinese_sides(info: ModelInfo | None) -> tuple[bool, bool]:
+    """(source, target): whether pinyin goes under each side's tokens, from the model's
+    languages (``ModelInfo.source_language`` / ``target_language``): the source when the
+    model reads Chinese (``"zh"``), the target when it writes Chinese or its target language
+    is not known (``""``: a multilingual model; only its labels with Chinese characters get
+    a reading). A side known to be another language gets none (Japanese kanji are not read
+    as Mandarin). ``info`` None: our models' default, en -> zh. Raises nothing."""
+    if info is None:
+        return False, True
+    return info.source_language == "zh", info.target_language in ("zh", "")
+
+
+def side_readings(trace: DecodeTrace, sides: tuple[bool, bool]
+                  ) -> tuple[list[str] | None, list[str] | None]:
+    """The pinyin of the source labels (S,) and of the target labels (T + 1,) for the sides
+    ``chinese_sides`` marks (``readings``: "" for a label without Chinese), None for the
+    other side: what the trace document carries (``src_pinyin``, ``tgt_pinyin``)."""
+    src = readings(trace.src_labels) if sides[0] else None
+    tgt = readings(trace.tgt_labels) if sides[1] else None
+    return src, tgt
+
+
+def annotate(trace: DecodeTrace, info: ModelInfo | None) -> DecodeTrace:
+    """``trace`` with the labels of its Chinese side (``chinese_sides(info)``: ``src_labels``
+    of a zh -> en model, ``tgt_labels`` of an en -> zh one) carrying their pinyin when the
+    switch is on (the views then show it on every axis of that side); ``trace`` itself
+    when off. ``info``: the model's ``ModelInfo`` (None: en -> zh). Raises nothing."""
     if not is_on():
         return trace
-    return dataclasses.replace(trace, tgt_labels=with_pinyin(trace.tgt_labels))
+    source, target = chinese_sides(info)
+    changes = {}
+    if source:
+        changes["src_labels"] = with_pinyin(trace.src_labels)
+    if target:
+        changes["tgt_labels"] = with_pinyin(trace.tgt_labels)
+    return dataclasses.replace(trace, **changes) if changes else trace
+
+
+def word_labels(labels: Sequence[str], word_ids: Sequence[int]) -> list[str]:
+    """One label per word, as ``model.analysis.words.group_labels`` joins a word's pieces
+    (``learn`` + ``ing`` -> ``learning``), with the pieces' pinyin (``annotate``'s second
+    lines) joined as a second line of their own: ``我\\nwǒ`` + ``们\\nmen`` ->
+    ``我们\\nwǒ men``, never ``我\\nwǒ们\\nmen``. ``labels`` (N,), ``word_ids`` (N,);
+    raises ``ValueError`` when their lengths differ."""
+    text = [label.partition("\n")[0] for label in labels]
+    spoken = [label.partition("\n")[2] for label in labels]
+    words = group_labels(text, word_ids)
+    said = [" ".join(parts.split()) for parts in group_labels(
+        [f" {s}" if s else "" for s in spoken], word_ids)]
+    return [f"{w}\n{s}" if s else w for w, s in zip(words, said, strict=True)]
 
 
 def is_on() -> bool:

@@ -123,8 +123,9 @@ def _token_columns(q_tok: list[str], k_tok: list[str], ys: tuple[np.ndarray, np.
                    text: VizText) -> list[go.Scatter]:
     """The two token columns, queries at x = 0 and keys at x = 1 at their rows ``ys``
     (queries', keys'), each with ``customdata`` ["query"|"key", position] and a hover that
-    names the token."""
-    q_txt, k_txt = [escape_html(t) for t in q_tok], [escape_html(t) for t in k_tok]
+    names the token. A token's second line (its pinyin, ``"我\\nwǒ"``) stands beside it, as
+    on a y axis (``axes.token_axis``): one row per token."""
+    q_txt, k_txt = ([escape_html(t).replace("\n", " ") for t in toks] for toks in (q_tok, k_tok))
     y_q, y_k = ys
     return [
         go.Scatter(x=[0.0] * len(q_txt), y=y_q, mode="text", text=q_txt,

@@ -6,7 +6,8 @@ What it holds: how to draw it (``display``: the numbering of layers and heads, t
 colour scale and range, the weights' number format, as ``viz.convention.display_settings``
 decides them for every renderer; model/ does not import viz, so the caller passes it), the
 sentence and translation, the source and target tokens with their labels
-(and, when the caller gives them, the pinyin of the target labels), the decoding settings
+(and, when the caller gives them, the pinyin of the source labels, ``src_pinyin``, and of
+the target labels, ``tgt_pinyin``: whichever side is Chinese), the decoding settings
 (``GenerationSettings.to_query``: stable ids), every step's chosen token, probability,
 entropy and top-k, every layer's and head's encoder self-, decoder self- and cross-attention,
 and with beam search the beam tree and n-best list. Not the full next-token distributions
@@ -58,8 +59,16 @@ def _prob(p: float) -> float:
     return round(float(p), PROB_DECIMALS)
 
 
-def to_document(trace: DecodeTrace, display: Mapping, model: str = "",
-                tgt_pinyin: Sequence[str] | None = None, decimals: int = 4) -> dict:
+def _check_pinyin(pinyin: Sequence[str] | None, tokens: Sequence[str], side: str) -> None:
+    """Raise ``ValueError`` unless ``pinyin`` is None or one string per token of ``side``."""
+    if pinyin is not None and len(pinyin) != len(tokens):
+        raise ValueError(f"{side}_pinyin has {len(pinyin)} entries for {len(tokens)} "
+                         f"{'source' if side == 'src' else 'target'} tokens")
+
+
+def to_document(trace: DecodeTrace, display: Mapping, model: str = "", *,
+                tgt_pinyin: Sequence[str] | None = None,
+                src_pinyin: Sequence[str] | None = None, decimals: int = 4) -> dict:
     """The document of ``trace`` (a plain dict of JSON types; ``dumps`` writes it).
 
     Args:
@@ -69,20 +78,21 @@ def to_document(trace: DecodeTrace, display: Mapping, model: str = "",
             it is (``DISPLAY_FIELDS``).
         model: the model's name, as the app lists it.
         tgt_pinyin: (T + 1,) the pinyin of each target label ("" where none), or None.
+        src_pinyin: (S,) the pinyin of each source label ("" where none), or None (a
+            model that reads Chinese: zh -> en).
         decimals: the attention weights' decimals (the round trip's precision).
 
     Raises:
         ValueError: ``display`` without one of its fields, ``decimals`` outside 1..8, or
-            ``tgt_pinyin`` of another length than the target tokens.
+            ``tgt_pinyin`` / ``src_pinyin`` of another length than its side's tokens.
     """
     missing = set(DISPLAY_FIELDS) - set(display)
     if missing:
         raise ValueError(f"display needs {sorted(missing)}")
     if not 1 <= decimals <= 8:
         raise ValueError(f"decimals must be 1..8, got {decimals}")
-    if tgt_pinyin is not None and len(tgt_pinyin) != len(trace.tgt_tokens):
-        raise ValueError(f"tgt_pinyin has {len(tgt_pinyin)} entries for "
-                         f"{len(trace.tgt_tokens)} target tokens")
+    _check_pinyin(tgt_pinyin, trace.tgt_tokens, "tgt")
+    _check_pinyin(src_pinyin, trace.src_tokens, "src")
     steps = [{"token": s.token, "label": s.label, "token_id": int(s.token_id),
               "prob": _prob(s.prob), "entropy": round(float(s.entropy), 4),
               "forced": bool(s.forced), "top_labels": list(s.top_labels),
@@ -95,6 +105,7 @@ def to_document(trace: DecodeTrace, display: Mapping, model: str = "",
         "src_words": [int(w) for w in trace.src_words],
         "tgt_tokens": list(trace.tgt_tokens), "tgt_labels": list(trace.tgt_labels),
         "tgt_pinyin": list(tgt_pinyin) if tgt_pinyin is not None else None,
+        "src_pinyin": list(src_pinyin) if src_pinyin is not None else None,
         "settings": trace.settings.to_query(), "finished": bool(trace.finished),
         "teacher_forced": bool(trace.teacher_forced), "n_forced": int(trace.n_forced),
         "heads_off": [list(k) for k in trace.heads_off],
@@ -173,9 +184,13 @@ def _read_array(node, name: str) -> np.ndarray:
 def read_document(doc: Mapping | str) -> TraceDocument:
     """Read a trace document (a dict, or its JSON text) and check what its readers rely on.
 
+    A document without ``src_pinyin`` (written before it was added) is read as one whose
+    ``src_pinyin`` is null.
+
     Raises:
-        ValueError: not JSON, another format or version, a missing field, or arrays whose
-            shapes disagree with the tokens (S source tokens, T steps); the message names it.
+        ValueError: not JSON, another format or version, a missing field, arrays whose
+            shapes disagree with the tokens (S source tokens, T steps), or pinyin that is
+            not one string per label of its side; the message names it.
     """
     if isinstance(doc, str):
         try:
@@ -201,6 +216,11 @@ def read_document(doc: Mapping | str) -> TraceDocument:
           "layers or heads")
     _need(len(doc["tgt_labels"]) == t + 1, f"{len(doc['tgt_labels'])} target labels for {t} "
           f"steps (T + 1: <s> and every step's token)")
+    for side, n in (("src", s), ("tgt", t + 1)):
+        pinyin = doc.get(f"{side}_pinyin")
+        _need(pinyin is None or (isinstance(pinyin, list) and len(pinyin) == n
+                                 and all(isinstance(p, str) for p in pinyin)),
+              f"{side}_pinyin must be null or {n} strings, one per {side}_labels entry")
     probs = np.asarray([st["prob"] for st in doc["steps"]], dtype=np.float32)
     top = tuple(np.asarray(st["top_probs"], dtype=np.float32) for st in doc["steps"])
     return TraceDocument(doc, enc, dec, cross, probs, top)

@@ -22,6 +22,7 @@ from functools import lru_cache
 import streamlit as st
 
 from model import DecodeTrace
+from model.backends.records import ModelInfo
 from model.decoding.document import dumps, to_document
 from viz.convention import display_settings
 
@@ -29,7 +30,7 @@ from .. import pinyin, state
 from ..charts import presenting
 from ..document import payload
 from ..i18n import VIEWS, t, view_label
-from ..pinyin import readings
+from ..pinyin import chinese_sides, side_readings
 from .take_home import PLAYER, VIEW_KINDS, page_strings, plotly_js
 
 IN_BROWSER_KEY = "in_browser"  # the switch (a link's ``in_browser=true``)
@@ -63,11 +64,15 @@ def switch() -> bool:
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def document_json(trace_id: tuple, model: str, with_pinyin: bool, _trace: DecodeTrace) -> str:
+def document_json(trace_id: tuple, model: str, sides: tuple[bool, bool],
+                  _trace: DecodeTrace) -> str:
     """The trace document of ``_trace`` (whose ``cache.trace_key`` is ``trace_id``) as JSON,
-    with the pinyin of its target labels when ``with_pinyin``: built once per decoding."""
-    pinyin = readings(_trace.tgt_labels) if with_pinyin else None
-    return dumps(to_document(_trace, display_settings(), model, tgt_pinyin=pinyin))
+    with the pinyin of its source labels when ``sides[0]`` (a model that reads Chinese) and
+    of its target labels when ``sides[1]`` (``pinyin.side_readings``): built once per
+    decoding. Raises nothing for a decoded trace."""
+    src, tgt = side_readings(_trace, sides)
+    return dumps(to_document(_trace, display_settings(), model, tgt_pinyin=tgt,
+                             src_pinyin=src))
 
 
 def _step_changed() -> None:
@@ -77,18 +82,21 @@ def _step_changed() -> None:
         state.set_step(step)  # clamped to the decoding by stepper.current_step
 
 
-def player(trace: DecodeTrace, trace_id: tuple, model: str, lang: str, *, k: int) -> None:
-    """The player of ``trace`` (decoded by ``model``; its ``cache.trace_key`` is
-    ``trace_id``) in the interface language ``lang``, starting at step ``k`` (1-based), with
-    pinyin when the pinyin switch is on. ``trace`` carries its plain labels (not
+def player(trace: DecodeTrace, trace_id: tuple, model: str, lang: str, *, k: int,
+           info: ModelInfo | None = None) -> None:
+    """The player of ``trace`` (decoded by ``model``, whose ``ModelInfo`` is ``info``; its
+    ``cache.trace_key`` is ``trace_id``) in the interface language ``lang``, starting at
+    step ``k`` (1-based), with pinyin under the Chinese side (``pinyin.chinese_sides``:
+    the source of a zh -> en model, the target of an en -> zh one; ``info`` None: en -> zh)
+    when the pinyin switch is on. ``trace`` carries its plain labels (not
     ``pinyin.annotate``'s: the player adds the pinyin itself)."""
     _loader(key=LOADER_KEY, data=payload({"source": plotly_js()}))
-    with_pinyin = pinyin.is_on()
-    doc = document_json(trace_id, model, with_pinyin, trace)
+    sides = chinese_sides(info) if pinyin.is_on() else (False, False)
+    doc = document_json(trace_id, model, sides, trace)
     present = presenting()  # Present mode: the map first, its labels as large as the charts'
     _player(key=PLAYER_KEY, data=payload({"doc": doc, "strings": page_strings(lang), STEP: k,
                                           "present": present,
-                                          "id": f"{hash(trace_id)}:{lang}:{with_pinyin}:"
+                                          "id": f"{hash(trace_id)}:{lang}:{sides}:"
                                                 f"{present}"}),
             default={STEP: k}, on_step_change=_step_changed)
     st.caption(server_adds())

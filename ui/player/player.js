@@ -55,11 +55,19 @@ function mountTracePlayer(root, doc, S, options) {
     return out;
   }
 
+  // Pinyin under whichever side is Chinese: tgt_pinyin (en -> zh), src_pinyin (zh -> en);
+  // null, or absent in a document written before src_pinyin, when that side has none.
   const pinyin = doc.tgt_pinyin;
+  const srcPinyin = doc.src_pinyin || null;
   function tgtLabel(i, withPinyin) {
     const label = doc.tgt_labels[i];
     return withPinyin && pinyin && pinyin[i] ? label + "\n" + pinyin[i] : label;
   }
+  function srcLabel(j, withPinyin) {
+    const label = doc.src_labels[j];
+    return withPinyin && srcPinyin && srcPinyin[j] ? label + "\n" + srcPinyin[j] : label;
+  }
+  const srcCols = doc.src_labels.map((_, j) => srcLabel(j, true)); // an x axis: pinyin under
   function tick(text) { return esc(text).replace(/\n/g, "<br>"); }
 
   const state = { k: Math.min(T, Math.max(1, options.step || 1)), view: "cross", layer: 0,
@@ -73,7 +81,7 @@ function mountTracePlayer(root, doc, S, options) {
 
   // --- static text -------------------------------------------------------------------
   root.querySelectorAll("[data-s]").forEach((el) => { el.textContent = S[el.dataset.s]; });
-  $("source").textContent = fmt(S.home_source, { sentence: doc.src_text });
+  drawSource();
   $("made").textContent = fmt(S.home_made, { model: doc.model || "?" });
   const legend = $("legend");
   S.legend.forEach((item) => { // every view in both languages
@@ -116,6 +124,31 @@ function mountTracePlayer(root, doc, S, options) {
   // --- drawing -------------------------------------------------------------------------
   const CONFIG = { displaylogo: false, responsive: true, modeBarButtonsToRemove: ["toImage"] };
   const FONT = { family: "Noto Sans CJK SC, Noto Sans, sans-serif", size: 14, color: "#111" };
+
+  // The sentence line: as text, or, with src_pinyin, its tokens with their pinyin over
+  // them as the translation's are (<ruby>), around the template's {sentence}.
+  function drawSource() {
+    const line = $("source");
+    if (!srcPinyin) {
+      line.textContent = fmt(S.home_source, { sentence: doc.src_text });
+      return;
+    }
+    const parts = S.home_source.split("{sentence}");
+    line.classList.add("spoken");
+    line.replaceChildren(parts[0]);
+    doc.src_labels.forEach((label, j) => {
+      if (doc.src_tokens[j] === "</s>") return;
+      const ruby = document.createElement("ruby");
+      ruby.textContent = label;
+      if (srcPinyin[j]) {
+        const rt = document.createElement("rt");
+        rt.textContent = srcPinyin[j];
+        ruby.append(rt);
+      }
+      line.append(ruby);
+    });
+    line.append(parts.slice(1).join("{sentence}"));
+  }
 
   function drawTranslation() {
     const line = $("translation");
@@ -212,10 +245,10 @@ function mountTracePlayer(root, doc, S, options) {
     return Math.min(260, Math.max(60, Math.ceil(turned * longest) + 24));
   }
   function mapShape(kind) { // every row and column label of the view, in drawing order
-    if (kind === "encoder") return { rows: doc.src_labels, cols: doc.src_labels };
+    if (kind === "encoder") return { rows: doc.src_labels, cols: srcCols };
     const rows = [...Array(T).keys()].map((i) => tgtLabel(i, false) + " → " + tgtLabel(i + 1, false));
     const cols = kind === "decoder" ? [...Array(T).keys()].map((i) => tgtLabel(i, true))
-      : doc.src_labels;
+      : srcCols;
     return { rows: rows, cols: cols };
   }
 

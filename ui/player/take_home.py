@@ -1,6 +1,7 @@
 """The take-home page: one self-contained HTML file that steps through a decoding offline, in
 any browser, with no Python (issue 34). It holds the trace document
-(``model.decoding.document``, with the pinyin of the target labels), the player
+(``model.decoding.document``, with the pinyin of the labels of the model's Chinese side:
+the target of an en -> zh model, the source of a zh -> en one), the player
 (``ui/player/player.js``, ``player.html`` and ``player.css``, as the app's in-browser
 stepping uses them, ``ui.player.in_browser``), plotly.js (plotly's own ``plotly.min.js``) and
 the page's strings in one language, with a short legend of each view in both. A
@@ -26,11 +27,12 @@ from pathlib import Path
 from string import Template
 
 from model import DecodeTrace
+from model.backends.records import ModelInfo
 from model.decoding.document import dumps, to_document
 from viz.convention import display_settings
 
 from ..i18n import HTML_LANG, text_in
-from ..pinyin import readings
+from ..pinyin import chinese_sides, side_readings
 
 PLAYER = Path(__file__).parent
 VIEW_KINDS = ("encoder", "decoder", "cross")  # the attention views the player draws
@@ -73,17 +75,20 @@ def _script_json(value) -> str:
     return text.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
-def page_html(trace: DecodeTrace, model: str, lang: str = "en") -> str:
+def page_html(trace: DecodeTrace, model: str, lang: str = "en", *,
+              info: ModelInfo | None = None) -> str:
     """The take-home page of ``trace`` (decoded by ``model``, a name as the app lists it) in
-    ``lang`` ("en" or "zh").
+    ``lang`` ("en" or "zh"), with the pinyin of the labels of the model's Chinese side
+    (``pinyin.chinese_sides(info)``: ``src_pinyin`` for a zh -> en model, ``tgt_pinyin``
+    for an en -> zh one; ``info`` None: en -> zh).
 
     Raises:
         ValueError: ``lang`` is neither "en" nor "zh".
     """
     if lang not in HTML_LANG:
         raise ValueError(f"lang must be one of {sorted(HTML_LANG)}, got {lang!r}")
-    doc = to_document(trace, display_settings(), model,
-                      tgt_pinyin=readings(trace.tgt_labels))
+    src, tgt = side_readings(trace, chinese_sides(info))
+    doc = to_document(trace, display_settings(), model, tgt_pinyin=tgt, src_pinyin=src)
     template = Template((PLAYER / "page.html").read_text(encoding="utf-8"))
     return template.substitute(
         html_lang=HTML_LANG[lang],
@@ -122,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     except (CheckpointError, InputError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    page = page_html(trace, args.model, args.lang)
+    page = page_html(trace, args.model, args.lang, info=translator.info)
     args.out.write_text(page, encoding="utf-8")
     print(f"wrote {args.out} ({len(page.encode('utf-8')) / 2**20:.1f} MB): "
           f"{trace.src_text} -> {trace.output_text}")

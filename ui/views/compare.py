@@ -55,10 +55,18 @@ def _column(trace: DecodeTrace, title: str, layer: int, head: int, *, charts: st
 BRANCH_OPEN = "branch_open"  # the branch expander's state: True while it is open
 
 
-def branch_controls(trace: DecodeTrace, k: int) -> None:
-    """At step k, offer the other top candidates (or any target token) to continue with.
-    The controls are built only while the expander is open (``BRANCH_OPEN``): a step
-    click then redraws none of them."""
+def _by_target(key: str, target_language: str) -> str:
+    """String ``key`` for a model writing ``target_language``: its ``_en`` form for an
+    English target, else ``key`` (written for a Chinese one)."""
+    return f"{key}_en" if target_language == "en" else key
+
+
+def branch_controls(trace: DecodeTrace, k: int, *, target_language: str = "zh") -> None:
+    """At step k, offer the other top candidates (or any target token) to continue with;
+    the example and help of the typed token follow ``target_language``
+    (``ModelInfo.target_language``: an English token is a piece, ``Ġthe``). The controls
+    are built only while the expander is open (``BRANCH_OPEN``): a step click then
+    redraws none of them."""
     step = trace.steps[k - 1]
     shown = dict(zip(step.top_tokens, step.top_labels, strict=True))  # token -> its label
     others = [tok for tok in step.top_tokens if tok != step.token]
@@ -71,7 +79,10 @@ def branch_controls(trace: DecodeTrace, k: int) -> None:
         pick = c1.selectbox(t("branch_pick"), others, key="branch_pick",
                             format_func=lambda tok: shown.get(tok, tok))  # the id stays a token
         typed = c2.text_input(t("branch_typed"), key="branch_typed", max_chars=8,
-                              placeholder=t("branch_typed_placeholder"))
+                              placeholder=t(_by_target("branch_typed_placeholder",
+                                                       target_language)),
+                              help=t("branch_typed_help_en") if target_language == "en"
+                              else None)
         token = typed.strip() or pick
         c3.button(t("branch_go"), on_click=state.set_branch, args=(k, token), key="branch_go",
                   disabled=not token, width="stretch")
@@ -105,12 +116,16 @@ def branch_view(trace: DecodeTrace, decode: Decoder) -> None:
     st.button(t("branch_close"), on_click=state.close_branch, key="branch_close")
 
 
-def reference_view(trace: DecodeTrace, teacher_force: Callable[[str], DecodeTrace]) -> None:
+def reference_view(trace: DecodeTrace, teacher_force: Callable[[str], DecodeTrace], *,
+                   target_language: str = "zh") -> None:
     """A reference translation scored token by token under teacher forcing, beside the
-    model's own output, with the first difference marked."""
+    model's own output, with the first difference marked; the box's label and example are
+    in ``target_language`` (``ModelInfo.target_language``)."""
     st.subheader(t("reference_header"))
-    reference = st.text_input(t("reference"), key="reference", max_chars=120,
-                              placeholder=t("reference_placeholder"), help=t("reference_help"))
+    reference = st.text_input(t(_by_target("reference", target_language)), key="reference",
+                              max_chars=120, help=t("reference_help"),
+                              placeholder=t(_by_target("reference_placeholder",
+                                                       target_language)))
     if not reference.strip():
         return
     try:

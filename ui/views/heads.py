@@ -225,7 +225,7 @@ def lines_section(translator: Translator, trace: DecodeTrace, k: int) -> None:
     if focus is not None and focus[1] >= (len(queries) if focus[0] == "query" else len(keys)):
         focus = None  # a click on another sentence's or view's token
     chart(viz.attention_lines(maps, queries, keys, t("lines_title", view=_kind_label(kind),
-                                                     layer=layer),
+                                                     layer=layer_number(layer)),
                               heads=shown, focus=focus,
                               head_names=[head_label(h) for h in heads], text=viz_labels()),
           key="lines_chart", select=True)

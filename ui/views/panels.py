@@ -95,11 +95,16 @@ def view_picker() -> str:
 
 
 def group_switch(translator: Translator) -> bool:
-    """The switch that merges subword pieces into words in the attention views (shown for
-    subword models only); True when it is on."""
-    if not translator.info.subword:
-        return False
-    return st.toggle(t("group_words"), key=GROUP_KEY, help=t("group_words_help"))
+    """The switch that merges a word's source tokens into one on the attention views'
+    source axes (``DecodeTrace.src_words``), shown where a word can be several tokens: the
+    pieces of a subword model, the characters of a Chinese source (its words as jieba cuts
+    them); True when it is on."""
+    info = translator.info
+    if info.subword:
+        return st.toggle(t("group_words"), key=GROUP_KEY, help=t("group_words_help"))
+    if info.source_language == "zh":  # one token per character
+        return st.toggle(t("group_characters"), key=GROUP_KEY, help=t("group_characters_help"))
+    return False
 
 
 def encoder_view(trace: DecodeTrace, grouped: bool = False) -> None:

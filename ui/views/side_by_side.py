@@ -37,6 +37,15 @@ MAX_CHARS = 500  # a longer second sentence is refused with a message, as the fi
 # A minimal pair the Illustrated Transformer made famous: which noun does "it" attend to?
 EXAMPLE = ("The animal didn't cross the street because it was too tired.",
            "The animal didn't cross the street because it was too wide.")
+# The pair by the model's source language (``ModelInfo.source_language``; any other, or none
+# known, gets the English one): in Chinese 它 is as ambiguous as "it".
+EXAMPLES = {"en": EXAMPLE,
+            "zh": ("这只动物没有过马路，因为它太累了。", "这只动物没有过马路，因为它太宽了。")}
+
+
+def example_pair(source_language: str) -> tuple[str, str]:
+    """The minimal pair offered to a model that reads ``source_language``."""
+    return EXAMPLES.get(source_language, EXAMPLE)
 
 
 def sidebar_inputs() -> None:
@@ -52,8 +61,8 @@ def sidebar_inputs() -> None:
                                             if o == SAME else o))
 
 
-def _use_example() -> None:
-    state.set_sentence(EXAMPLE[0], compare=EXAMPLE[1])
+def _use_example(pair: tuple[str, str]) -> None:
+    state.set_sentence(pair[0], compare=pair[1])
 
 
 def _second_model(key: tuple) -> tuple[str, tuple, Translator] | None:
@@ -204,8 +213,9 @@ def compare_view(translator: Translator, trace: DecodeTrace, key: tuple) -> None
     name, other_key, model_b = other
     if not second and name == SAME:  # A alone, where B will stand beside it
         st.info(t("compare_hint"))
-        st.button(t("compare_example", a=md_literal(EXAMPLE[0]), b=md_literal(EXAMPLE[1])),
-                  key="compare_example", on_click=_use_example)
+        pair = example_pair(translator.info.source_language)
+        st.button(t("compare_example", a=md_literal(pair[0]), b=md_literal(pair[1])),
+                  key="compare_example", on_click=_use_example, args=(pair,))
         layer, head = _pickers(trace, trace)
         left, _ = columns(2, wrap=True)
         with left:
@@ -221,7 +231,7 @@ def compare_view(translator: Translator, trace: DecodeTrace, key: tuple) -> None
     except InputError as exc:
         st.info(t("input_error", error=md_literal(str(exc))))
         return
-    b = pinyin.annotate(b)
+    b = pinyin.annotate(b, model_b.info)
     layer, head = _pickers(trace, b)
     same_model = other_key == key
     _where_they_part(trace, b, same_model)

@@ -44,6 +44,18 @@ PARTS = {STRINGS[k]["en"]: k for k in ("pe_part_embedding", "pe_part_positional"
                                          "pe_part_sum")}
 PE_MODES = ("normal", "none", "shuffled")
 DEFAULT_BATCH = "why do we work ?\ni have three cats .\nhe reads books in the library ."
+# The batch a model starts with, by its source language (``ModelInfo.source_language``;
+# any other, or none known, starts with the English one).
+DEFAULT_BATCHES = {"en": DEFAULT_BATCH, "zh": "我们为什么工作？\n我有三只猫。\n他在图书馆看书。"}
+BATCH_KEY = "batch_text"  # the batch's text box (an English source's; ``batch_key``)
+
+
+def batch_key(source_language: str) -> str:
+    """The key of the batch's text box for a model reading ``source_language``: one box per
+    language, so that a model of the other direction starts with sentences it reads
+    (a keyed text box keeps its text when its default changes)."""
+    lang = source_language if source_language in DEFAULT_BATCHES else "en"
+    return BATCH_KEY if lang == "en" else f"{BATCH_KEY}_{lang}"
 
 
 def _formula(latex: str, text: str) -> None:
@@ -212,8 +224,9 @@ def padded_batch(translator: Translator, key: tuple) -> None:
     """2-4 sentences padded into one batch: ids, masks, attention on <pad>, and the check
     that each sentence comes out as when it is decoded alone."""
     st.subheader(t("batch_header"))
-    text = st.text_area(t("batch_text"), DEFAULT_BATCH, key="batch_text",
-                        height=110, max_chars=900)
+    lang = translator.info.source_language
+    text = st.text_area(t("batch_text"), DEFAULT_BATCHES.get(lang, DEFAULT_BATCH),
+                        key=batch_key(lang), height=110, max_chars=900)
     texts = tuple(line for line in text.splitlines() if line.strip())
     try:
         batch, check = _batch(translator, key, texts)
