@@ -62,16 +62,18 @@ FIXED_POSITIONS = ("A Hugging Face model keeps the positions it was trained with
                    "experiments need one of our own models.")
 
 
-def build_translator(model: HFSeq2Seq, tokenizer, card: dict, name: str = "") -> Translator:
+def build_translator(model: HFSeq2Seq, tokenizer, card: dict, name: str = "",
+                     where: str = "") -> Translator:
     """A Hugging Face model (``HFSeq2Seq``) and its tokenizer as a ``Translator``, with what
-    the model's configs say (``model_info``)."""
+    the model's configs say (``model_info``); ``where``: the folder it was read from (a
+    cache's path names the model, its folder only a snapshot hash), default ``name``."""
     lock = threading.RLock()  # the tokenizer keeps state: one call at a time
     c = model.config
     vocab = TokenizerTable(tokenizer, c.tgt_vocab_size)  # one table for both sides
     piece_labels = PieceLabels(tokenizer, lock)
     lang_ids = languages(tokenizer)
     generation = model.hf.generation_config
-    info = model_info(model, card, vocab, tuple(lang_ids), name)
+    info = model_info(model, card, vocab, tuple(lang_ids), where or name)
     return Translator(
         model=model, source_side=HFSource(tokenizer, lock, vocab, piece_labels, c.eos_id),
         target=HFTarget(vocab, c, tokenizer, lock, piece_labels, generation, lang_ids),
@@ -79,13 +81,16 @@ def build_translator(model: HFSeq2Seq, tokenizer, card: dict, name: str = "") ->
 
 
 def pair_of(name: str) -> tuple[str, str]:
-    """The (source, target) languages an OPUS-MT name spells (``Helsinki-NLP/opus-mt-zh-en``
-    -> ``("zh", "en")``), else ``("", "")``: not known."""
-    m = OPUS_PAIR.search(str(name).rstrip("/\\"))
-    return (m.group(1), m.group(2)) if m else ("", "")
+    """The (source, target) languages an OPUS-MT name or path spells
+    (``Helsinki-NLP/opus-mt-zh-en``, a cache's ``models--Helsinki-NLP--opus-mt-zh-en/
+    snapshots/<hash>`` -> ``("zh", "en")``), else ``("", "")``: not known."""
+    for part in reversed(re.split(r"[/\\]|--", str(name))):
+        if m := OPUS_PAIR.fullmatch(part):
+            return m.group(1), m.group(2)
+    return "", ""
 
 
-OPUS_PAIR = re.compile(r"opus-mt-([a-z]{2,3})-([a-z]{2,3})$")
+OPUS_PAIR = re.compile(r"opus-mt-([a-z]{2,3})-([a-z]{2,3})")
 
 
 def model_info(model: HFSeq2Seq, card: dict, vocab: TokenizerTable,

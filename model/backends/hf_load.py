@@ -217,7 +217,7 @@ def load_hf(folder: str | Path, load_pickle_weights: bool = False) -> Translator
     model = HFSeq2Seq(hf, config)
     card = {"name": folder.name, "source": "huggingface", "model_type": hf.config.model_type,
             "parameters": model.num_parameters()}
-    return build_translator(model, tokenizer, card, name=folder.name)
+    return build_translator(model, tokenizer, card, name=folder.name, where=str(folder))
 
 
 # --- the local Hugging Face cache ------------------------------------------------------------

@@ -22,13 +22,13 @@ from ..tasks import TASKS, get_task
 
 GRAMMAR_SPLITS = {"seed": 0, "n_train": 200_000}  # build_splits() of the grammar models too
 HELDOUT_SIZE = 200  # pairs used by default: the issue's sample of held-out sentences
-HELDOUT_FILE = "heldout.tsv"  # a model folder's own held-out pairs: English<TAB>Chinese
+HELDOUT_FILE = "heldout.tsv"  # a model folder's own held-out pairs: source<TAB>target
 MAX_HELDOUT = 1000  # lines a heldout.tsv may have
 TATOEBA_STRIDE = 28  # write_heldout: every 28th Tatoeba TEST pair, in file (zh_id) order
 
 
 def read_heldout(folder: Path) -> tuple[tuple[str, str], ...]:
-    """The (English, Chinese) pairs of ``folder/heldout.tsv``, () when there is none.
+    """The (source, target) pairs of ``folder/heldout.tsv``, () when there is none.
 
     Raises:
         CheckpointError: a file that is not UTF-8, has more than ``MAX_HELDOUT`` lines, or a
