@@ -21,6 +21,7 @@ import torch
 
 from model import CheckpointError, DecodeTrace, GenerationSettings, InputError, Translator
 from model.backends.records import SourceSentence
+from model.backends.translator import card_task
 from ui import (
     charts,
     controls,
@@ -169,8 +170,8 @@ def header(translator: Translator, trace: DecodeTrace, key: tuple) -> None:
     expected = grammar_translation(key, trace.src_text)
     if translator.info.backend == "huggingface":
         grammar = t("grammar_hf")
-    elif expected is None and translator.info.subword:  # everyday text: nothing to flag
-        grammar = t("grammar_not_checked")
+    elif expected is None and (translator.info.subword or card_task(translator.card) is None):
+        grammar = t("grammar_not_checked")  # everyday text, or no grammar: nothing to flag
     elif expected is None:
         grammar = t("grammar_outside")
     elif expected == trace.output_text:

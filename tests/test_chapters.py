@@ -1,15 +1,19 @@
-"""The lesson's chapters (ui.lesson.chapters) on every shipped model and three typed sentences
-each: each question's right answer is what the model really does, checked against an
-independent computation, and each figure highlights that answer; every text of every
-chapter fills in from its values in both languages, names only numbers its chart and its
-code use, and never doubles a sentence's end punctuation; chapter 2 shows a sentence whose
-translation needs positions (or says none was found), chapter 10 a pair the app's checks
-take for right."""
+"""The lesson's chapters (ui.lesson.chapters) on every shipped model, of either direction
+(English -> Chinese, Chinese -> English), and three typed sentences each: each question's
+right answer is what the model really does, checked against an independent computation, and
+each figure highlights that answer; every text of every chapter fills in from its values in
+both languages, names only numbers its chart and its code use, names the languages the model
+reads and writes (never assumes English in, Chinese out), and never doubles a sentence's end
+punctuation; chapter 2 shows a sentence whose translation needs positions (or says none was
+found), chapter 10 a pair in the model's source language that the app's checks take for
+right (or says, rightly, that none is)."""
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -20,7 +24,9 @@ from model.analysis.headstats import head_stats
 from model.analysis.picks import distinct_heads, is_content
 from model.analysis.value_zeroing import value_zeroing
 from model.analysis.verdict import judge_trace
+from model.backends.records import ModelInfo
 from model.core.heldout import HELDOUT_SIZE
+from model.tasks import TASKS
 from testkit.hf_tiny import tiny_folder
 from ui import cache
 from ui.i18n import STRINGS, placeholders, t
@@ -32,10 +38,25 @@ from ui.lesson.chapters import (
     SAMPLES,
     Chapter,
     Live,
+    _followed,
     fill,
     number_text,
 )
-from ui.lesson.picks import HEADS_TRIED, POSITION_CANDIDATES, minimal_pairs
+from ui.lesson.picks import (
+    HEADS_TRIED,
+    LONGER_BY,
+    POSITION_CANDIDATES,
+    longer_example,
+    minimal_pairs,
+    model_pairs,
+)
+from ui.lesson.texts import (
+    blocked_words,
+    direction_text,
+    is_blocked,
+    language_values,
+    lesson_file,
+)
 from ui.text import code_span, token_row
 from viz.convention import FIRST_NUMBER, head_number, layer_number
 
@@ -43,7 +64,8 @@ ROOT = Path(__file__).resolve().parents[1] / "pretrained"
 GRAMMAR = ("why do we work ?", "the teacher reads a book .", "i go to school tomorrow .")
 SENTENCES = {"en-zh-everyday": ("why do we work ?", "The museum opened in 1925.",
                                 "My grandmother was born in Beijing in 1956."),
-             "en-zh": GRAMMAR, "en-zh-small": GRAMMAR}
+             "en-zh": GRAMMAR, "en-zh-small": GRAMMAR,
+             "zh-en-everyday": ("我们明天有数学考试。", "李明住在杭州。", "下雨了，我们待在家里。")}
 MODELS = tuple(SENTENCES)
 #: A sentence's end punctuation, perhaps closed (code span, quotes), then another.
 DOUBLED = re.compile(f"[{re.escape(END_MARKS)}][{re.escape(CLOSERS)}]*[{re.escape(END_MARKS)}]")
@@ -100,6 +122,8 @@ def test_every_chapter_has_a_builder_and_every_text_fills_in(built):
     assert [c["id"] for c in chapters()] == list(BUILDERS)
     for chapter in chapters():
         c = made[chapter["id"]]
+        if chapter["id"] == "minimal_pair" and c.why == "lesson_no_pair":
+            continue  # rightly so: test_the_minimal_pair_is_translated_right_or_none_is
         assert c.why is None
         ids = [o for o, _ in c.options]
         assert c.answer in ids and len(set(ids)) == len(ids) >= 2
@@ -116,8 +140,16 @@ def test_fill_joins_a_sentence_and_the_templates_punctuation_once():
     assert fill("Try {x}. Or", {"x": "`I go home.`"}) == "Try `I go home.` Or"
     assert fill("“{x}”. Next", {"x": "home\\."}) == "“home\\.” Next"
     assert fill("{n} steps: {row}.", {"n": 3, "row": "`a` `b`"}) == "3 steps: `a` `b`."
+    # an English translation in a Chinese template, and a Chinese one in an English template
+    assert fill("A：{a}。B：{b}。", {"a": "I go home\\.", "b": "我回家。"}) == (
+        "A：I go home\\. B：我回家。")
+    assert fill("With: {a}. Off: {b}.", {"a": "我回家。", "b": "I go\\!"}) == (
+        "With: 我回家。 Off: I go\\!")
+    assert fill("{a}。{b}", {"a": "I go\\.", "b": "对。"}) == "I go\\. 对。"
     lesson = [entry for chapter in chapters() for entry in chapter.values()
               if isinstance(entry, dict)]
+    lesson += [entry for table in ("languages", "word_order")
+               for entry in lesson_file()[table].values()]
     for entry in (*(e for k, e in STRINGS.items() if k.startswith("lesson_")), *lesson):
         for template in (entry["en"], entry["zh"]):  # a sentence in every field: said once
             names = dict.fromkeys(placeholders(template), "home.")
@@ -194,6 +226,8 @@ def test_masks_count_what_torch_lets_the_step_see(built):
     k = c.values["k"]
     assert int(c.answer) == k == int((~reference[k - 1]).sum())
     assert sorted(cells) == [(k - 1, j) for j in range(k)]
+    seen = list(lv.trace.decoder_input_labels[:k])  # named as the axes name them, no Ġ
+    assert c.values["visible"] == token_row(seen) and "Ġ" not in c.values["visible"]
 
 
 def test_heads_name_the_positional_head_rightly(built):
@@ -214,19 +248,16 @@ def test_decoding_positions_and_heads_off_answers_are_what_the_model_does(built)
     c = made["heads_off"]
     np.testing.assert_allclose(np.asarray(c.figure.data[0].y, dtype=np.float64),
                                [s.prob for s in tr.steps], atol=1e-6)  # the bars before
-    kept = cache.kept_heads(lv.key, HELDOUT_SIZE)
-    assert kept is not None  # both shipped models keep their held-out figures
-    ranked = sorted(((float(v[layer, head]), (kind, layer, head))
-                     for kind, v in kept.importance.items()
-                     for layer, head in np.ndindex(v.shape) if np.isfinite(v[layer, head])),
-                    reverse=True)
-    ranked = [(kind, int(layer), int(head)) for _, (kind, layer, head) in ranked]
+    ranked = _ranked_heads(lv)
+    kept = cache.kept_heads(lv.key, HELDOUT_SIZE) is not None  # the text says which order
+    assert c.values["chosen_by"] == t("lesson_chosen_heldout" if kept else "lesson_chosen_sentence")
 
     def without(sentence: str, off: tuple) -> str:
         return model.generate(sentence, heads_off=(off,)).output_text
 
     changing = [h for h in ranked[:HEADS_TRIED] if without(tr.src_text, h) != tr.output_text]
     off = changing[0] if changing else ranked[0]
+    assert c.values["kind"] == t(f"tab_{off[0]}")
     assert c.values["head"] == t("lesson_head_name", layer=layer_number(off[1]),
                                  head=head_number(off[2]))
     assert c.values["rank"] == (ranked.index(off) + 1 if changing else 0)
@@ -237,6 +268,23 @@ def test_decoding_positions_and_heads_off_answers_are_what_the_model_does(built)
                                                                 and c.values["ablated"] == "—")
     if c.sentence is not None:  # the sentence offered: there the head does change it
         assert not changing and without(c.sentence, off) != model.generate(c.sentence).output_text
+
+
+def _ranked_heads(lv: Live) -> list[tuple[str, int, int]]:
+    """The heads by importance on the held-out sentences the model's folder keeps, the most
+    important first; for a folder without them (the placeholder Chinese -> English model),
+    this sentence's cross-attention heads, the most confident first (as the chapter says)."""
+    kept = cache.kept_heads(lv.key, HELDOUT_SIZE)
+    if kept is None:
+        conf = head_stats(lv.trace, "cross", lv.translator.info.eos_token).values["confidence"]
+        scored = [(float(conf[cell]), ("cross", *cell)) for cell in np.ndindex(conf.shape)
+                  if np.isfinite(conf[cell])]
+    else:
+        scored = [(float(v[layer, head]), (kind, layer, head))
+                  for kind, v in kept.importance.items()
+                  for layer, head in np.ndindex(v.shape) if np.isfinite(v[layer, head])]
+    return [(kind, int(layer), int(head)) for _, (kind, layer, head) in
+            sorted(scored, key=lambda sc: -sc[0])]
 
 
 def _by_position_mode(model, sentence: str) -> dict[str, str]:
@@ -340,38 +388,95 @@ def test_every_chapter_builds_or_says_why_for_hugging_face_models(family, tmp_pa
 
 
 def right_by_the_apps_checks(lv: Live, trace) -> bool:
-    """The header's checks, computed again: the verdict flags nothing, and a grammar model's
-    output is its grammar's translation."""
+    """The header's checks, computed again: the verdict (for the language the model reads)
+    flags nothing, and a model of the synthetic grammar (a word-level model whose card names
+    the grammar) writes its grammar's translation."""
     model = lv.translator
-    if judge_trace(trace, model.info.train_counts).flagged:
+    if judge_trace(trace, model.info.train_counts, model.info.source_language).flagged:
         return False
-    return model.info.subword or model.grammar_translation(trace.src_text) == trace.output_text
+    grammar = (not model.info.subword
+               and model.card.get("grammar", model.card.get("task")) in TASKS)
+    return not grammar or model.grammar_translation(trace.src_text) == trace.output_text
 
 
-def test_the_minimal_pair_is_translated_right_and_its_answer_is_the_tallest_bar(built):
+@functools.cache
+def _generate(key: tuple, sentence: str):
+    """The model's greedy decoding of ``sentence``, from the model (once per test run)."""
+    return cache.load_model(*key).generate(sentence)
+
+
+def words_of(trace) -> list[str]:
+    """The source's words, computed again: labels joined while their word id repeats."""
+    out: list[str] = []
+    for k, (label, word) in enumerate(zip(trace.src_labels, trace.src_words, strict=True)):
+        if k and word == trace.src_words[k - 1]:
+            out[-1] += label
+        else:
+            out.append(label)
+    return out
+
+
+def word_row(trace, j: int) -> np.ndarray:
+    """How source word ``j`` attends to each word in the last encoder layer (mean of the
+    heads), computed again: the mean of its tokens' rows, summed over each word's tokens."""
+    A = trace.encoder_attentions[-1].mean(axis=0).astype(np.float64)  # (S, S)
+    ids = np.asarray(trace.src_words)
+    mean = A[ids == j].mean(axis=0)  # (S,)
+    return np.array([mean[ids == k].sum() for k in range(ids.max() + 1)])
+
+
+def _judged(lv: Live, pair: tuple[str, str]) -> tuple[bool, bool]:
+    """Whether the model translates ``pair`` right (readable, no unknown word, both right by
+    the app's checks), and whether it also parts it: different translations of two
+    sources that differ in one content word at the same place."""
+    a, b = (_generate(lv.key, x) for x in pair)
+    right = not (a.unknown_words or b.unknown_words) and all(
+        right_by_the_apps_checks(lv, tr) for tr in (a, b))
+    wa, wb = words_of(a), words_of(b)
+    differ = [k for k in range(len(wb)) if len(wa) == len(wb) and wa[k] != wb[k]]
+    one = len(wa) == len(wb) and len(differ) == 1 and all(
+        is_content(w[differ[0]]) for w in (wa, wb))
+    return right, right and one and a.output_text != b.output_text
+
+
+def test_the_minimal_pair_is_translated_right_or_none_is(built):
     lv, made = built
-    c = made["minimal_pair"]
-    a, b = (lv.translator.generate(s) for s in (c.sentence, c.compare))
-    assert a.output_text != b.output_text  # the pair really is translated differently
-    assert right_by_the_apps_checks(lv, a) and right_by_the_apps_checks(lv, b)
+    c, model = made["minimal_pair"], lv.translator
+    pairs = minimal_pairs(model.info.source_language)  # the language the model reads
+    assert pairs and all(re.search(r"[\u4e00-\u9fff]", a + b) for a, b in pairs) == (
+        model.info.source_language == "zh")
+    judged = [_judged(lv, pair) for pair in pairs]
+    if c.why is not None:  # none is, and the chapter says so
+        assert c.why == "lesson_no_pair" and not any(parts for _, parts in judged)
+        return
+    taken = pairs.index((c.sentence, c.compare))
+    assert judged[taken][1] and not any(parts for _, parts in judged[:taken])  # the first
     text = next(ch["text"]["en"] for ch in chapters() if ch["id"] == "minimal_pair")
     assert c.values["verdict"] in fill(text, c.values)  # the verdict is shown
-    first = [lv.translator.generate(s) for s in minimal_pairs()[0]]
-    if (c.sentence, c.compare) != minimal_pairs()[0]:  # the first pair passed over: said why
-        wrong = any(tr.unknown_words for tr in first) or not all(
-            right_by_the_apps_checks(lv, tr) for tr in first)
-        assert bool(c.note) == wrong, c.note
-    (j,) = {k for k in range(len(b.src_labels)) if b.src_labels[k] != a.src_labels[k]}
-    row = b.encoder_attentions[-1].mean(axis=0)[j]  # computed again, from the model
-    others = [k for k in range(len(row)) if k != j and is_content(b.src_labels[k])]
+    if taken:  # the first pair passed over: said why, when it is not right
+        assert bool(c.note) == (not judged[0][0]), c.note
+    a, b = _generate(lv.key, c.sentence), _generate(lv.key, c.compare)
+    wa, wb = words_of(a), words_of(b)
+    (j,) = {k for k in range(len(wb)) if wb[k] != wa[k]}
+    assert (c.values["changed_a"], c.values["changed"]) == (code_span(wa[j]), code_span(wb[j]))
+    ids_a, ids_b = list(a.tgt_ids[1:]), list(b.tgt_ids[1:])
+    parts = [k for k in range(min(len(ids_a), len(ids_b))) if ids_a[k] != ids_b[k]]
+    step = parts[0] if parts else min(len(ids_a), len(ids_b))  # where the translations part
+    assert c.values["step"] == step + 1  # counted from 1
+    row, row_a = word_row(b, j), word_row(a, j)  # computed again, from the model
+    assert np.isclose(row.sum(), 1.0, atol=1e-4)  # a word's row still sums to 1
+    others = [k for k in range(len(wb)) if k != j and is_content(wb[k])]
     bars_a, bars_b = (np.asarray(bar.y, dtype=np.float64) for bar in c.figure.data)
-    np.testing.assert_allclose(bars_b, row[others], atol=1e-6)
-    np.testing.assert_allclose(bars_a, a.encoder_attentions[-1].mean(axis=0)[j][others],
-                               atol=1e-6)
+    np.testing.assert_allclose(bars_b, row[others], atol=1e-5)
+    np.testing.assert_allclose(bars_a, row_a[others], atol=1e-5)
     (band,) = c.figure.layout.shapes  # the tallest B bar, on the band, is the answer
     assert band.x0 + 0.5 == int(np.argmax(bars_b))
     assert c.answer == str(others[int(np.argmax(bars_b))]) == str(max(others, key=row.__getitem__))
+    assert c.values["best"] == code_span(wb[int(c.answer)])
     assert c.values["weight"] == f"{row[int(c.answer)]:.0%}"
+    best_a = max(others, key=row_a.__getitem__)
+    assert (c.values["best_a"], c.values["weight_a"]) == (code_span(wa[best_a]),
+                                                          f"{row_a[best_a]:.0%}")
 
 
 def test_attention_story_sets_attention_against_value_zeroing_from_the_model(built):
@@ -393,3 +498,98 @@ def test_attention_story_sets_attention_against_value_zeroing_from_the_model(bui
     assert c.values["src"] == round(100 * float(vz.source_share()[layer, k - 1]))
     assert c.values["src"] + c.values["tgt"] == 100
     assert is_content(tr.tgt_labels[k])  # a step that writes a content token
+
+
+#: What the chapters' texts call each shipped model's languages, in each interface language.
+NAMES = {"en": {"en": "English", "zh": "Chinese"}, "zh": {"en": "英文", "zh": "中文"}}
+ORDER = {"en-zh": {"en": "Chinese moves words around", "zh": "中文的词序与英文不同"},
+         "zh-en": {"en": "English moves words around", "zh": "英文的词序与中文不同"}}
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_texts_name_the_languages_the_model_reads_and_writes(built, language, monkeypatch):
+    lv, _ = built
+    info = lv.translator.info
+    monkeypatch.setattr("ui.lesson.texts.lang", lambda: language)  # the session's language
+    source, target = (NAMES[language][code] for code in (info.source_language,
+                                                         info.target_language))
+    other = NAMES[language][info.target_language]  # the language it writes, not reads
+    by_id = {ch["id"]: ch for ch in chapters()}
+    whole, cross = BUILDERS["whole"](lv, 0), BUILDERS["cross"](lv, 0)
+    assert (whole.values["source"], whole.values["target"]) == (source, target)
+    said = {cid: {name: fill(by_id[cid][name][language], made.values) for name in TEXT_FIELDS}
+            for cid, made in (("whole", whole), ("cross", cross))}
+    reads = {"en": f"the whole {source} sentence", "zh": f"整个{source}句子"}[language]
+    asks = {"en": f"Which {source} token", "zh": f"哪个{source}词元"}[language]
+    assert reads in said["whole"]["text"] and asks in said["cross"]["question"]
+    assert {"en": f"whole {other} sentence", "zh": f"整个{other}句子"}[language] not in (
+        said["whole"]["text"])
+    direction = f"{info.source_language}-{info.target_language}"
+    assert ORDER[direction][language] in said["cross"]["text"]
+
+
+def test_a_language_no_table_names_gets_the_generic_words():
+    info = ModelInfo(backend="huggingface", model_type="marian", subword=True,
+                     positional_scheme="fixed", languages=(), task_prefixes={}, examples=(),
+                     eos_token="</s>", max_source_words=10, default_max_new_tokens=10,
+                     early_stopping=False, source_language="de", target_language="")
+    assert language_values(info) == {"source": "source", "target": "target"}
+    assert direction_text("word_order", info).startswith("The two languages")
+
+
+def test_the_longer_example_counts_words_as_the_model_reads_them(built):
+    lv, _ = built
+    model = lv.translator
+
+    def words(sentence: str) -> int:
+        return len(set(model.source(sentence).words))
+
+    n = words(lv.trace.src_text)
+    longer = sorted((e for e in model.info.examples if words(e) >= n + LONGER_BY), key=words)
+    assert longer_example(lv) == (longer[0] if longer else None)
+    if lv.trace.src_text == "李明住在杭州。":  # a Chinese sentence is more than one "word"
+        assert longer_example(lv) is not None and n > 2
+
+
+def test_blocked_samples_match_english_words_where_they_start_and_chinese_anywhere():
+    blocked = blocked_words()
+    assert is_blocked("Shit, I forgot.", blocked) and is_blocked("a fucking mess", blocked)
+    assert is_blocked("他是个混蛋", blocked) and not is_blocked("我们为什么工作？", blocked)
+    assert not is_blocked("The class passed the assessment.", blocked)  # no word starts so
+    assert not is_blocked("Scunthorpe is a town.", blocked)
+
+
+@pytest.mark.parametrize("language,model", [("en", "en-zh-everyday"), ("zh", "zh-en-everyday")])
+def test_every_minimal_pair_differs_in_one_word_as_the_model_reads_it(language, model):
+    translator = cache.load_model(*cache.model_key(ROOT / model))
+    assert translator.info.source_language == language
+    pairs = minimal_pairs(language)
+    assert len(pairs) >= 4
+    for pair in pairs:
+        a, b = (translator.source(x) for x in pair)
+        wa, wb = (words_of(type("Src", (), {"src_labels": x.labels, "src_words": x.words}))
+                  for x in (a, b))
+        differ = [k for k in range(len(wb)) if len(wa) == len(wb) and wa[k] != wb[k]]
+        assert len(wa) == len(wb) and len(differ) == 1, (pair, wa, wb)
+        assert all(is_content(w[differ[0]]) for w in (wa, wb)), pair
+
+
+def test_a_model_gets_the_pairs_of_the_language_it_reads_or_says_there_are_none():
+    def reading(language: str) -> Live:
+        info = ModelInfo(backend="huggingface", model_type="marian", subword=True,
+                         positional_scheme="fixed", languages=(), task_prefixes={},
+                         examples=(), eos_token="</s>", max_source_words=10,
+                         default_max_new_tokens=10, early_stopping=False,
+                         source_language=language, target_language="en")
+        return Live(SimpleNamespace(info=info, card={}), None, ())
+
+    assert model_pairs(reading("").translator) == minimal_pairs("en")  # not known: English's
+    assert model_pairs(reading("zh").translator) == minimal_pairs("zh") != minimal_pairs("en")
+    assert BUILDERS["minimal_pair"](reading("de"), 0).why == "lesson_no_pair_language"
+    assert STRINGS["lesson_no_pair_language"]["zh"]
+
+
+def test_the_followed_token_is_chosen_without_its_pinyin():
+    plain = ["我", "们", "学", "中", "文", "。", "</s>"]
+    spoken = ["我\nwǒ", "们\nmen", "学\nxué", "中\nzhōng", "文\nwén", "。", "</s>"]
+    assert _followed(spoken) == _followed(plain) == 0  # not zhōng, the longest reading

@@ -1,6 +1,8 @@
 """Lesson mode in the app (AppTest, real models): every chapter opens through its link in
-English and in Chinese, for the default and a grammar model, with its text, question,
-figure after the answer, and try-it action; navigation and links keep the chapter."""
+English and in Chinese, for the default, a grammar and the Chinese -> English model, with its
+text, question, figure after the answer, and try-it action (or, for chapter 10 on a model
+that translates none of its pairs right, the message that says so); navigation and links
+keep the chapter."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from apptest_helpers import APP, GRAMMAR_MODEL, charts, enter, messages
 from streamlit.testing.v1 import AppTest
 
 from ui import cache
+from ui.i18n import STRINGS
 from ui.lesson import (
     SAMPLE_TEMPERATURES,
     blocked_words,
@@ -18,6 +21,7 @@ from ui.lesson import (
     clean_samples,
 )
 from ui.lesson.chapters import BUILDERS, Live
+from ui.lesson.texts import is_blocked
 from ui.state import CHAPTER_KEY as LESSON_KEY
 from ui.state import MODE_KEY, VIEW_KEY
 
@@ -40,7 +44,7 @@ def subheaders(at: AppTest) -> list[str]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("lang", ["en", "zh"])
-@pytest.mark.parametrize("model", [None, GRAMMAR_MODEL])
+@pytest.mark.parametrize("model", [None, GRAMMAR_MODEL, "zh-en-everyday"])
 def test_every_chapter_opens_by_its_link_and_reveals_its_figure(model, lang):
     params = {"lesson": "1", "lang": "English" if lang == "en" else "简体中文"}
     if model is not None:
@@ -54,6 +58,8 @@ def test_every_chapter_opens_by_its_link_and_reveals_its_figure(model, lang):
         assert chapter["title"][lang] in subheaders(at)
         assert at.query_params["lesson"] in (str(number), [str(number)])
         assert not charts(at), chapter["id"]  # predict first: no figure before the answer
+        if chapter["id"] == "minimal_pair" and STRINGS["lesson_no_pair"][lang] in messages(at):
+            continue  # no pair translated right: said so (tests/test_chapters.py checks it)
         show = [b for b in at.button if b.key and b.key.endswith("_show")]
         assert len(show) == 1, chapter["id"]
         show[0].click().run()
@@ -129,5 +135,5 @@ def test_the_sampling_chapter_shows_clean_samples_at_its_temperatures():
     assert not at.exception
     lines = [m.value for m in at.markdown if m.value.startswith("Temperature ")]
     assert [ln.split(":")[0] for ln in lines] == [f"Temperature {x}" for x in SAMPLE_TEMPERATURES]
-    assert all(b not in ln for ln in lines for b in blocked_words())
+    assert not any(is_blocked(ln, blocked_words()) for ln in lines)
     assert all(ln.count("`") >= 2 for ln in lines)  # at least one sample each

@@ -1,6 +1,7 @@
 """Lesson mode: the Transformer taught chapter by chapter on the live model and the
-sidebar's sentence, the seeds' path (``ui/lesson/lesson.toml``; the chapters' live content:
-``ui.lesson.chapters``, what they point at: ``ui.lesson.picks``).
+sidebar's sentence, the seeds' path (``ui/lesson/lesson.toml``, read by ``ui.lesson.texts``;
+the chapters' live content: ``ui.lesson.chapters``, what they point at: ``ui.lesson.picks``),
+for a model of either direction (English -> Chinese, Chinese -> English).
 
 A chapter page: its text, a question the learner answers first (predict, then reveal),
 then where to look and the figure with that thing highlighted, then a try-it action.
@@ -12,10 +13,7 @@ view state's mode ("explore" or "lesson") and chapter (1-based, as in a link's
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Callable
-from functools import lru_cache
-from pathlib import Path
 
 import streamlit as st
 
@@ -36,9 +34,9 @@ from .chapters import (
     number_text,
     sample_values,
 )
-from .picks import POSITION_MODES, position_outputs
+from .picks import POSITION_MODES, longer_example, position_outputs
+from .texts import blocked_words, is_blocked, lesson_file
 
-LESSON_FILE = Path(__file__).with_name("lesson.toml")
 PICK_KEY = "lesson_pick"  # the chapter list (a widget whose state is dropped in Explore)
 MODES = view_state.MODES  # explore, lesson
 TEXT_FIELDS = ("title", "text", "question", "reveal", "look", "try")
@@ -53,30 +51,20 @@ TRY_LABELS = {"longer_sentence": "lesson_try_longer", "next_head": "lesson_try_n
               "positions_off": "lesson_try_positions", "sample": "lesson_try_sample"}
 
 
-@lru_cache(maxsize=1)
-def _lesson_file() -> dict:
-    return tomllib.loads(LESSON_FILE.read_text(encoding="utf-8"))
-
-
 def chapters() -> tuple[dict, ...]:
     """The chapters of ``lesson.toml``, in order."""
-    return tuple(_lesson_file()["chapters"])
-
-
-def blocked_words() -> tuple[str, ...]:
-    """What a sample shown to a class may not contain (``blocked_samples`` of
-    ``lesson.toml``: offensive characters and words)."""
-    return tuple(_lesson_file()["blocked_samples"])
+    return tuple(lesson_file()["chapters"])
 
 
 def clean_samples(draw: Callable[[int], str], blocked: tuple[str, ...], n: int = SAMPLES,
                   seeds: int = SAMPLE_SEEDS) -> list[str]:
     """Up to ``n`` samples ``draw(seed)`` for seeds 0, 1, … (at most ``seeds`` of them),
-    skipping any that contains a ``blocked`` string; fewer when too many are blocked."""
+    skipping any that contains a ``blocked`` string (``texts.is_blocked``: an English word
+    where a word starts, Chinese anywhere); fewer when too many are blocked."""
     out = []
     for seed in range(seeds):
         text = draw(seed)
-        if not any(b in text for b in blocked):
+        if not is_blocked(text, blocked):
             out.append(text)
             if len(out) == n:
                 break
@@ -159,22 +147,13 @@ def _navigation(k: int, n: int) -> None:
                  width="stretch", type="primary")
 
 
-def _longer_example(live: Live) -> str | None:
-    """A model example at least 3 words longer than the sentence (the shortest such), or
-    None."""
-    n = len(live.trace.src_text.split())
-    longer = sorted((e for e in live.translator.info.examples if len(e.split()) >= n + 3),
-                    key=lambda e: len(e.split()))
-    return longer[0] if longer else None
-
-
 def _try_action(chapter_id: str, made: Chapter, live: Live) -> None:
     """The chapter's try-it button (``try_label``), and what it shows when pressed."""
     action, state, label = made.action, st.session_state, try_label(made)
     if label is None:
         return
     if action == "longer_sentence":
-        example = _longer_example(live)
+        example = longer_example(live)
         if example is not None:
             st.button(label, key="lesson_try", on_click=view_state.set_sentence, args=(example,))
     elif action in ("next_head", "next_word"):

@@ -39,10 +39,14 @@ from ..text import code_span, md_literal, token_row
 from ..views.attribution import zeroing  # the Attribution view's cache: computed once a trace
 from . import picks
 from .picks import Live
+from .texts import direction_text, language_values
 
 #: What ends a sentence, in English and Chinese: after a value ending with one of these, a
 #: template's own end punctuation is left out.
 END_MARKS = ".!?…。！？"
+#: The end marks of a Latin script, which a space follows before the next sentence (a
+#: Chinese full stop takes none): an English translation in a Chinese template.
+SPACED_ENDS = ".!?"
 #: What may close a value after its end punctuation (a code span, emphasis, quotes).
 CLOSERS = "`*\"'”’」』)）"
 
@@ -53,24 +57,39 @@ def ends_sentence(value: object) -> bool:
     return str(value).rstrip(CLOSERS).endswith(tuple(END_MARKS))
 
 
+def _after_end(literal: str, spaced: bool, more: bool) -> str:
+    """The template text that follows a value ending a sentence: its end punctuation right
+    after the value (after any closing quote) left out; when the value ends with a Latin
+    mark (``spaced``) and text (or, ``more``, another value) follows the dropped
+    punctuation at once, a space before it ("…brother.B：" reads "…brother. B："), as
+    English sets a sentence's end."""
+    closing = len(literal) - len(literal.lstrip(CLOSERS))
+    rest = literal[closing:].lstrip(END_MARKS)
+    dropped = len(rest) < len(literal) - closing
+    if spaced and dropped and (not rest[:1].isspace() if rest else more):
+        rest = " " + rest
+    return literal[:closing] + rest
+
+
 def fill(template: str, values: Mapping[str, object]) -> str:
     """``template.format(**values)``, except that where a value already ends a sentence
     (``ends_sentence``) the template's end punctuation right after it (after any closing
-    quote) is left out: "{output}。" with 我们为什么工作？ gives 我们为什么工作？, and
-    "{example}." with `I go home.` gives `I go home.`.
+    quote) is left out (``_after_end``): "{output}。" with 我们为什么工作？ gives
+    我们为什么工作？, "{example}." with `I go home.` gives `I go home.`, and "{a}。B：" with
+    an English `I go home.` gives `I go home.` B： (either language in either template).
 
     Raises KeyError for a field ``values`` lacks, as ``str.format`` does."""
-    fmt, out, after_end = string.Formatter(), [], False
+    fmt, out, ended = string.Formatter(), [], None
     for literal, name, spec, conversion in fmt.parse(template):
-        if after_end:
-            closing = len(literal) - len(literal.lstrip(CLOSERS))
-            literal = literal[:closing] + literal[closing:].lstrip(END_MARKS)
+        if ended is not None:
+            literal = _after_end(literal, ended, more=name is not None)
         out.append(literal)
         if name is None:
             break
         value = fmt.format_field(fmt.convert_field(values[name], conversion), spec or "")
         out.append(value)
-        after_end = ends_sentence(value)
+        shown = value.rstrip(CLOSERS)
+        ended = shown.endswith(tuple(SPACED_ENDS)) if ends_sentence(value) else None
     return "".join(out)
 
 
@@ -117,6 +136,13 @@ class Chapter:
     note: str = ""
 
 
+def _followed(labels) -> int:
+    """The token a chapter follows (``content_position``: the longest content word), chosen
+    on the labels as the model made them: a pinyin line the page adds under a Chinese
+    source token (``ui.pinyin.annotate``) never lengthens it."""
+    return content_position([label.partition("\n")[0] for label in labels])
+
+
 def _token_options(labels, keys: list[int]) -> list[tuple[str, str]]:
     """Question options naming tokens by their labels (code spans) and positions."""
     return [(str(j), f"{code_span(labels[j])} ({j})") for j in keys]
@@ -130,13 +156,15 @@ def _yes_no(changed: bool) -> tuple[list[tuple[str, str]], str]:
 
 def whole(live: Live, turn: int) -> Chapter:
     """Seed 000's walk: every step's input and the token it produced, the first one
-    highlighted; how many steps the decoder takes."""
+    highlighted; how many steps the decoder takes (the text names the language the encoder
+    reads, ``texts.language_values``)."""
     tr = live.trace
     T = len(tr.steps)
     fig = viz.sequence_probabilities(list(tr.step_labels), np.array([s.prob for s in tr.steps]),
                                      mark=0, title=t("lesson_whole_title"), text=viz_labels())
     return Chapter({"sentence": md_literal(tr.src_text), "first": code_span(tr.tgt_labels[1]),
-                    "n_steps": T, "output": token_row(tr.tgt_labels[1:])},  # one per step
+                    "n_steps": T, "output": token_row(tr.tgt_labels[1:]),  # one per step
+                    **language_values(live.translator.info)},
                    fig, [(str(n), str(n)) for n in count_options(T)], str(T),
                    action="longer_sentence")
 
@@ -201,7 +229,7 @@ def one_head(live: Live, turn: int) -> Chapter:
     tr = live.trace
     L, H = tr.encoder_attentions.shape[:2]
     head = turn % H
-    row = content_position(tr.src_labels)
+    row = _followed(tr.src_labels)
     A = tr.encoder_attentions[L - 1, head]  # (S, S)
     best = int(A[row].argmax())
     fig = viz.attention_heatmap(A, list(tr.src_labels), list(tr.src_labels),
@@ -260,7 +288,8 @@ def _head_claim(job: str, share: float) -> str:
 
 def masks(live: Live, turn: int) -> Chapter:
     """The look-ahead mask of this translation (``Translator.mask_views``), the keys the
-    middle step may see outlined; how many tokens that step sees."""
+    middle step may see outlined; how many tokens that step sees, named by their labels
+    (an English piece without its ``Ġ``)."""
     tr = live.trace
     dec = list(tr.decoder_input_tokens)
     T = len(dec)
@@ -272,7 +301,8 @@ def masks(live: Live, turn: int) -> Chapter:
                            text=viz_labels())
     seen = int((~m[k - 1]).sum())
     return Chapter({"k": k, "k1": k + 1, "seen": seen,
-                    "token": code_span(tr.tgt_labels[k]), "visible": token_row(dec[:seen])},
+                    "token": code_span(tr.tgt_labels[k]),
+                    "visible": token_row(tr.decoder_input_labels[:seen])},
                    fig, [(str(n), str(n)) for n in count_options(seen)], str(seen),
                    action="open_masks")
 
@@ -290,7 +320,7 @@ def sublayers(live: Live, turn: int) -> Chapter:
     if norms is None:
         return Chapter(why="lesson_sublayers_none")
     words = [i for i, label in enumerate(tr.src_labels) if is_content(label)] or [0]
-    first = content_position(tr.src_labels)
+    first = _followed(tr.src_labels)
     pos = words[(words.index(first) + turn) % len(words)] if first in words else first
     L = norms.stream.shape[0]
     series = {t("lesson_sub_stream"): norms.stream[:, pos],
@@ -313,7 +343,8 @@ def sublayers(live: Live, turn: int) -> Chapter:
 def cross(live: Live, turn: int) -> Chapter:
     """The most confident cross-attention head on this sentence (the next one at each
     "another head"), the step with the plainest choice among those writing a content
-    token, and the English token it looks at most."""
+    token, and the source token it looks at most; the text names the source language and
+    how the target language orders words against it (``texts``)."""
     tr, model = live.trace, live.translator
     s = cache.head_stats(cache.trace_key(live.key, tr), "cross", model.info.eos_token, tr)
     conf = s.values["confidence"]  # (L, H)
@@ -329,7 +360,9 @@ def cross(live: Live, turn: int) -> Chapter:
                                 marked=[(row, best)], text=viz_labels())
     return Chapter({"token": code_span(tr.tgt_labels[row + 1]), "k": row + 1,
                     "best": code_span(tr.src_labels[best]), "weight": f"{A[row, best]:.0%}",
-                    "layer": layer_number(layer), "head": head_number(head)},
+                    "layer": layer_number(layer), "head": head_number(head),
+                    "order": direction_text("word_order", model.info),
+                    **language_values(model.info)},
                    fig, _token_options(tr.src_labels, top_keys(A[row])), str(best),
                    action="next_head")
 
@@ -402,10 +435,10 @@ def heads_off(live: Live, turn: int) -> Chapter:
 
 
 def _pair_note(live: Live, passed_over: str) -> str:
-    """What chapter 10 says of the pair it shows when it passed over the list's first pair
-    (``pair_that_parts``): that the model cannot read it, or that it translates it wrong
-    (both sentences and their translations)."""
-    a, b = picks.minimal_pairs()[0]
+    """What chapter 10 says of the pair it shows when it passed over the first pair of the
+    model's language (``pair_that_parts``): that the model cannot read it, or that it
+    translates it wrong (both sentences and their translations)."""
+    a, b = picks.model_pairs(live.translator)[0]
     if passed_over == "unknown":
         return say("lesson_pair_first_unknown", a=md_literal(a), b=md_literal(b))
     if passed_over != "wrong":
@@ -416,37 +449,41 @@ def _pair_note(live: Live, passed_over: str) -> str:
 
 
 def minimal_pair(live: Live, turn: int) -> Chapter:
-    """One word changed: the first candidate pair the model translates differently and
-    right (``pair_that_parts``; the chapter says so when it passes over the list's first
-    pair), where the translations part, the verdict on both, and which other word the
-    changed word attends to most in the last encoder layer (the mean of its heads), in B and
-    in A, drawn as one pair of bars per other word."""
+    """One word changed: the first candidate pair in the model's source language that it
+    translates differently and right (``pair_that_parts``; the chapter says so when it
+    passes over the first pair, and why when none qualifies or the list has none in that
+    language), where the translations part, the verdict on both, and which other word the
+    changed word attends to most in the last encoder layer (the mean of its heads; words as
+    ``picks.source_words`` groups tokens: 哥哥, not 哥), in B and in A, drawn as one pair of
+    bars per other word."""
+    if not picks.model_pairs(live.translator):
+        return Chapter(why="lesson_no_pair_language")
     found = picks.pair_that_parts(live)
     if found is None:
         return Chapter(why="lesson_no_pair")
     ta, tb, passed_over = found
     j = picks.changed_word(ta, tb)
+    words, words_a = picks.source_words(tb), picks.source_words(ta)
     row, keys = picks.looked_at(tb, j)  # A's changed word is at j too, the rest alike
     row_a = picks.looked_at(ta, j)[0]
     best, best_a = max(keys, key=lambda k: row[k]), max(keys, key=lambda k: row_a[k])
     layer = layer_number(tb.encoder_attentions.shape[0] - 1)
-    series = {t("lesson_pair_series", sentence="A", word=ta.src_labels[j]): row_a[keys],
-              t("lesson_pair_series", sentence="B", word=tb.src_labels[j]): row[keys]}
-    fig = viz.grouped_bars([tb.src_labels[k] for k in keys], series,
+    series = {t("lesson_pair_series", sentence="A", word=words_a[j]): row_a[keys],
+              t("lesson_pair_series", sentence="B", word=words[j]): row[keys]}
+    fig = viz.grouped_bars([words[k] for k in keys], series,
                            t("lesson_pair_title", layer=layer), group_label=t("lesson_pair_axis"),
                            value_label=t("lesson_pair_value"), mark=keys.index(best),
                            text=viz_labels())
-    options = [(str(k), f"{code_span(tb.src_labels[k])} ({k})")
+    options = [(str(k), f"{code_span(words[k])} ({k})")
                for k in sorted(sorted(keys, key=lambda k: -row[k])[:4])]
-    grammar = not (live.translator.info.subword or live.translator.info.backend == "huggingface")
+    grammar = picks.checks_grammar(live.translator)
     return Chapter({"a": md_literal(ta.src_text), "b": md_literal(tb.src_text),
                     "out_a": md_literal(ta.output_text), "out_b": md_literal(tb.output_text),
-                    "changed": code_span(tb.src_labels[j]),
-                    "changed_a": code_span(ta.src_labels[j]),
+                    "changed": code_span(words[j]), "changed_a": code_span(words_a[j]),
                     "step": first_difference([s.token_id for s in ta.steps],  # ids, not labels
                                              [s.token_id for s in tb.steps]) + 1,
-                    "best": code_span(tb.src_labels[best]), "weight": f"{row[best]:.0%}",
-                    "best_a": code_span(ta.src_labels[best_a]),
+                    "best": code_span(words[best]), "weight": f"{row[best]:.0%}",
+                    "best_a": code_span(words_a[best_a]),
                     "weight_a": f"{row_a[best_a]:.0%}", "layer": layer,
                     "verdict": t("lesson_pair_verdict_grammar" if grammar
                                  else "lesson_pair_verdict")},

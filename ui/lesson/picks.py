@@ -1,8 +1,11 @@
-"""What the lesson shows, chosen where its point shows: the searches behind chapter 2's
-sentence (one whose translation changes without positions), chapter 9's head (one whose
-switch-off changes the translation) and chapter 10's pair (one the model translates right on
-both sides, differently). ``ui.lesson.chapters`` builds the chapters from what these find and says
-so when the search passes over the sidebar's sentence or the list's first pair.
+"""What the lesson shows, chosen where its point shows: the searches behind chapter 1's longer
+example (counted in the words the model reads), chapter 2's sentence (one whose translation
+changes without positions), chapter 9's head (one whose switch-off changes the translation)
+and chapter 10's pair (one in the language the model reads that it translates right on both
+sides, differently, its words as the model groups its tokens). ``ui.lesson.chapters`` builds
+the chapters from what these find and says so when the search passes over the sidebar's
+sentence or the list's first pair. Nothing here assumes which languages the model reads and
+writes: a Chinese source is counted and compared in jieba's words.
 
 Every decoding goes through ``ui.cache``, so a search costs its decodings once per model.
 """
@@ -15,8 +18,9 @@ from pathlib import Path
 import numpy as np
 
 from model import DecodeTrace, GenerationSettings, InputError, Translator
-from model.analysis.compare import changed_tokens
 from model.analysis.picks import is_content
+from model.analysis.words import group_attention, group_labels
+from model.backends.translator import card_task
 from model.core.heldout import HELDOUT_SIZE
 
 from .. import cache
@@ -36,6 +40,32 @@ class Live:
         """The same sentence decoded again with some settings changed (cached)."""
         return cache.decode(self.key, self.trace.src_text, self.trace.settings.replace(**changes),
                             heads_off=heads_off)
+
+#: Chapter 1's try-it offers the shortest of the model's examples with at least this many
+#: more words than the sidebar's sentence (``longer_example``).
+LONGER_BY = 3
+
+
+def word_count(translator: Translator, sentence: str) -> int | None:
+    """How many words the model reads in ``sentence`` (its source's word groups: subword
+    pieces joined, a Chinese sentence cut into words by jieba), or None when it cannot read
+    it (``InputError``)."""
+    try:
+        return len(set(translator.source(sentence).words))
+    except InputError:
+        return None
+
+
+def longer_example(live: Live) -> str | None:
+    """The shortest of the model's examples with at least ``LONGER_BY`` more words
+    (``word_count``, so a Chinese sentence counts its words, not its one run of text) than
+    the sidebar's sentence, or None."""
+    n = len(set(live.trace.src_words))
+    counts = {e: word_count(live.translator, e) for e in live.translator.info.examples}
+    longer = sorted((e for e, k in counts.items() if k is not None and k >= n + LONGER_BY),
+                    key=counts.get)
+    return longer[0] if longer else None
+
 
 #: The positional experiment's modes, as ``GenerationSettings.positional`` spells them.
 POSITION_MODES = ("normal", "none", "shuffled")
@@ -114,29 +144,62 @@ def sentence_where_it_matters(live: Live, off: tuple[str, int, int]) -> str | No
 
 
 PAIRS_FILE = Path(__file__).with_name("minimal_pairs.tsv")
+#: Whose pairs a model gets when its source language is not known ("": a multilingual model):
+#: English's, the language the app's input box expects by default.
+DEFAULT_PAIR_LANGUAGE = "en"
 
 
-def minimal_pairs() -> list[tuple[str, str]]:
-    """The candidate pairs of chapter 10 (``minimal_pairs.tsv``), in order."""
+def minimal_pairs(language: str = DEFAULT_PAIR_LANGUAGE) -> list[tuple[str, str]]:
+    """The candidate pairs of chapter 10 in source language ``language`` (an ISO 639-1 code,
+    the first column of ``minimal_pairs.tsv``), in order; [] when it lists none."""
     lines = PAIRS_FILE.read_text(encoding="utf-8").splitlines()
-    return [tuple(line.split("\t")) for line in lines if line and not line.startswith("#")]
+    rows = [line.split("\t") for line in lines if line and not line.startswith("#")]
+    return [(a, b) for code, a, b in rows if code == language]
+
+
+def model_pairs(translator: Translator) -> list[tuple[str, str]]:
+    """The pairs of chapter 10 in the language ``translator`` reads (``minimal_pairs``;
+    ``DEFAULT_PAIR_LANGUAGE``'s when its source language is not known)."""
+    return minimal_pairs(translator.info.source_language or DEFAULT_PAIR_LANGUAGE)
+
+
+def source_words(trace: DecodeTrace) -> list[str]:
+    """``trace``'s source as words: its labels joined by ``trace.src_words`` (a word's
+    subword pieces, or the characters of a Chinese word jieba cuts: 哥 + 哥 -> 哥哥)."""
+    return group_labels(trace.src_labels, trace.src_words)
 
 
 def changed_word(a: DecodeTrace, b: DecodeTrace) -> int | None:
-    """The first content token of ``b``'s source that ``a``'s does not share, or None."""
-    return next((j for j in changed_tokens(a.src_labels, b.src_labels)
-                 if is_content(b.src_labels[j])), None)
+    """The index of the one source word in which ``b`` differs from ``a`` (``source_words``),
+    when the two have as many words and differ in exactly one, a content word on both
+    sides; else None."""
+    wa, wb = source_words(a), source_words(b)
+    if len(wa) != len(wb):
+        return None
+    differ = [k for k, (x, y) in enumerate(zip(wa, wb, strict=True)) if x != y]
+    if len(differ) != 1 or not (is_content(wa[differ[0]]) and is_content(wb[differ[0]])):
+        return None
+    return differ[0]
+
+
+def checks_grammar(translator: Translator) -> bool:
+    """Whether the app checks ``translator``'s translations against a synthetic grammar:
+    one of our word-level models whose card names the grammar it was trained on (not a
+    subword, Chinese-reading or Hugging Face model, whose card names none or which reads
+    more than the grammar)."""
+    info = translator.info
+    return (info.backend != "huggingface" and not info.subword
+            and card_task(translator.card) is not None)
 
 
 def translated_right(live: Live, trace: DecodeTrace) -> bool:
     """Whether the app's own checks take ``trace``'s translation for right: the header's
     verdict (``ui.verdict.trace_verdict``, the one the page shows) flags nothing, and, for a
-    model of the synthetic grammar, the sentence is inside the grammar and the output is the
-    grammar's own translation (the header's check)."""
+    model of the synthetic grammar (``checks_grammar``), the sentence is inside the grammar
+    and the output is the grammar's own translation (the header's check)."""
     if trace_verdict(live.translator, trace).flagged:
         return False
-    info = live.translator.info
-    if info.backend == "huggingface" or info.subword:
+    if not checks_grammar(live.translator):
         return True
     return cache.grammar_translation(live.key, trace.src_text) == trace.output_text
 
@@ -154,21 +217,20 @@ def pair_traces(live: Live, pair: tuple[str, str]) -> tuple[DecodeTrace, DecodeT
 
 
 def pair_parts(ta: DecodeTrace, tb: DecodeTrace) -> bool:
-    """Whether a pair's translations differ and its one changed content token sits at the
-    same position of two sources of one length (so its rows can be set side by side)."""
-    j, i = changed_word(ta, tb), changed_word(tb, ta)
-    return (ta.output_text != tb.output_text and None not in (i, j) and i == j
-            and len(ta.src_labels) == len(tb.src_labels))
+    """Whether a pair's translations differ and its sources differ in one content word at
+    the same place (``changed_word``), so their words can be set side by side."""
+    return ta.output_text != tb.output_text and changed_word(ta, tb) is not None
 
 
 def pair_that_parts(live: Live) -> tuple[DecodeTrace, DecodeTrace, str] | None:
-    """The traces of the first candidate pair the model reads without unknown words,
-    translates differently (``pair_parts``) and right on both sides (``translated_right``), and
-    why the list's first pair was passed over: "unknown" (the model cannot read it),
-    "wrong" (a translation is not right), or "" (it was taken, or translated the same);
-    None when no pair qualifies."""
+    """The traces of the first candidate pair in the model's source language
+    (``model_pairs``) that it reads without unknown words, translates differently
+    (``pair_parts``) and right on both sides (``translated_right``), and why the list's
+    first pair was passed over: "unknown" (the model cannot read it), "wrong" (a
+    translation is not right), or "" (it was taken, or translated the same); None when no
+    pair qualifies (or the list has none in that language)."""
     passed_over = ""
-    for n, pair in enumerate(minimal_pairs()):
+    for n, pair in enumerate(model_pairs(live.translator)):
         traces = pair_traces(live, pair)
         right = traces is not None and all(translated_right(live, tr) for tr in traces)
         if n == 0:
@@ -179,8 +241,11 @@ def pair_that_parts(live: Live) -> tuple[DecodeTrace, DecodeTrace, str] | None:
 
 
 def looked_at(trace: DecodeTrace, query: int) -> tuple[np.ndarray, list[int]]:
-    """The last encoder layer's attention of source token ``query``, averaged over the heads
-    (S,), and the tokens it may be asked about: the content tokens other than itself."""
-    row = trace.encoder_attentions[-1].mean(axis=0)[query]  # (S,)
-    keys = [j for j, label in enumerate(trace.src_labels) if j != query and is_content(label)]
+    """How source word ``query`` (an index of ``source_words``) attends to each word in the
+    last encoder layer, averaged over the heads (W,): the mean of its pieces' rows, summed
+    over each word's pieces (Clark et al. 2019, ``model.analysis.words``); and the words it
+    may be asked about: the content words other than itself."""
+    mean = trace.encoder_attentions[-1].mean(axis=0)  # (S, S)
+    row = group_attention(mean, trace.src_words, trace.src_words)[query]  # (W,)
+    keys = [k for k, word in enumerate(source_words(trace)) if k != query and is_content(word)]
     return row, keys
