@@ -4,6 +4,7 @@ wrong and of the right translations it flags: the figures issue 32 asks for.
 
     .venv/bin/python -m benchmarks.verdict                        # the default model
     .venv/bin/python -m benchmarks.verdict /work/runs/model --search
+    .venv/bin/python -m benchmarks.verdict zh-en-everyday --search   # its own classroom set
 
 It lists the right translations the verdict flags and the wrong ones it lets through. With
 ``--search`` the thresholds (``rare_below``, ``coverage_min``, ``low_prob``, ``sentence_min``,
@@ -39,6 +40,7 @@ from model.analysis.verdict import judge_trace  # noqa: E402
 from model.training.classroom_set import (  # noqa: E402
     SPLITS,
     Scored,
+    direction_of,
     is_right,
     read_set,
     share,
@@ -53,7 +55,7 @@ SHIPPED = {"rare_below": V.RARE_BELOW, "coverage_min": V.COVERAGE_MIN, "low_prob
            "sentence_min": V.SENTENCE_MIN, "typo_flags": V.TYPO_FLAGS}
 MAX_RIGHT_FLAGGED = 20.0  # percent: the issue's bar for right translations flagged
 MIN_WRONG_FLAGGED = 90.0  # percent: its bar for wrong translations flagged
-FIXED = {"not_english", "number", "untranslated", "loop", "runaway"}  # no threshold
+FIXED = {"not_english", "not_chinese", "number", "untranslated", "loop", "runaway"}  # no threshold
 
 
 @dataclass(frozen=True)
@@ -77,9 +79,11 @@ class Margins:
                 or self.cover < coverage_min or self.low < low_prob or self.sure < sentence_min)
 
 
-def margins(trace, counts) -> Margins:
-    """The ``Margins`` of one decoding (the same rules as ``verdict.judge``)."""
-    v = judge_trace(trace, counts, rare_below=math.inf, coverage_min=math.inf)  # every word
+def margins(trace, counts, language: str = "en") -> Margins:
+    """The ``Margins`` of one decoding (the same rules as ``verdict.judge``) of a model that
+    reads ``language``."""
+    v = judge_trace(trace, counts, language, rare_below=math.inf,
+                    coverage_min=math.inf)  # every word
     chosen = [s.prob for s in trace.steps if not s.forced]
     return Margins(rare=min((n for _, n in v.rare), default=math.inf),
                    cover=min((c for *_, c in v.left_out), default=math.inf),
@@ -97,12 +101,13 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
     m = load_pretrained(args.model)
-    counts = m.info.train_counts
-    traces = [(item, m.generate(item.en)) for item in read_set()]
+    counts, language = m.info.train_counts, m.info.source_language
+    traces = [(item, m.generate(item.source)) for item in read_set(direction=direction_of(m))]
 
     def scored(split: str, **thresholds) -> list[Scored]:
         return [Scored(i, t.output_text or "", is_right(i, t.output_text or ""),
-                       judge_trace(t, counts, **thresholds)) for i, t in traces if i.split == split]
+                       judge_trace(t, counts, language, **thresholds))
+                for i, t in traces if i.split == split]
 
     for split in SPLITS:
         print(split, json.dumps(summary(scored(split)), ensure_ascii=False))
@@ -110,10 +115,10 @@ def main(argv: list[str] | None = None) -> None:
         for s in scored(split):
             if s.right == s.verdict.flagged:
                 kind = "right, flagged" if s.right else "wrong, not flagged"
-                print(f"  {split} {kind}: {s.item.en} -> {s.output} {s.verdict.signals}")
+                print(f"  {split} {kind}: {s.item.source} -> {s.output} {s.verdict.signals}")
     if not args.search:
         return
-    marks = {split: [(is_right(i, t.output_text or ""), margins(t, counts))
+    marks = {split: [(is_right(i, t.output_text or ""), margins(t, counts, language))
                      for i, t in traces if i.split == split] for split in SPLITS}
 
     def shares(split: str, thresholds: dict) -> tuple[float, float]:

@@ -18,8 +18,8 @@ from model.core.subword import train_bpe
 from model.core.transformer import Transformer
 from model.core.vocab import BOS, EOS, Vocab
 from model.training import reverse_init
+from model.training.classroom_set import is_right, read_set
 from model.training.data_zh_en import chinese_numerals
-from model.training.evaluate_zh_en import classroom_right, read_classroom
 from model.training.pairs import CharSide, PieceSide, build_vocabularies, encode_corpus
 
 PAIRS = [("我们为什么工作？", "Why do we work?"), ("我妈妈是医生。", "My mother is a doctor."),
@@ -120,9 +120,11 @@ def test_chinese_numerals_keep_the_number(n, frame):
 
 
 def test_every_classroom_reference_is_right_by_the_sets_rule():
-    rows = read_classroom()
-    assert len(rows) >= 60
-    assert {r["split"] for r in rows} == {"calibration", "test"}
-    for row in rows:
-        assert classroom_right(row, row["en"]), row["id"]
-        assert not classroom_right(row, ""), row["id"]
+    items = read_set(direction="zh-en")
+    assert len(items) >= 60
+    assert {i.split for i in items} == {"calibration", "test"}
+    for item in items:
+        assert item.source == item.zh and item.reference == item.en
+        assert is_right(item, item.en) and is_right(item, item.en.upper()), item.id
+        assert not is_right(item, ""), item.id
+        assert not is_right(item, " ".join([item.en] * 4)), item.id  # a runaway

@@ -7,6 +7,11 @@ traps (a name, place or number that must appear). Each has a reference and its *
 Chinese: groups that must all appear, each group a set of alternatives
 (``张伟|杭州|父母``; ``妹妹/姐姐``).
 
+The Chinese -> English model has its own set, ``resources/classroom_set_zh_en.tsv`` (72
+Chinese sentences in six categories: names, places, school, numbers in digits or Chinese
+numerals, this app's vocabulary, everyday sentences; ``read_set(direction="zh-en")``), its
+required groups English and met in any case.
+
 Split rule, fixed: an odd id is CALIBRATION (the verdict's thresholds are chosen on it), an even
 id is TEST (reported, never used to choose anything). Neither is trained on: ``data.py``
 removes every TRAIN pair equal to one of them.
@@ -33,22 +38,36 @@ from ..analysis.verdict import Verdict, judge_trace
 from .synthetic import RESOURCES, number_written
 
 SET_FILE = RESOURCES / "classroom_set.tsv"
+ZH_EN_SET_FILE = RESOURCES / "classroom_set_zh_en.tsv"  # the Chinese -> English model's set
 SPLITS = ("calibration", "test")
 CATEGORIES = ("name", "place", "school", "app", "typo", "omission")
+CATEGORIES_ZH_EN = ("name", "place", "school", "number", "app", "everyday")
 DIGITS = re.compile(r"\d{1,4}")
 
 
 @dataclass(frozen=True)
 class Item:
     """One sentence of the set: ``id`` (its split: odd = calibration, even = test),
-    ``category`` (one of CATEGORIES), ``en``, ``zh`` (a reference) and ``required`` (groups
-    of alternatives, all groups needed)."""
+    ``category`` (one of CATEGORIES, or CATEGORIES_ZH_EN), ``en``, ``zh``, ``required``
+    (groups of alternatives, all groups needed, in the target language) and ``direction``:
+    ``"en-zh"`` (``en`` is typed, ``zh`` a reference) or ``"zh-en"`` (the other way)."""
 
     id: int
     category: str
     en: str
     zh: str
     required: tuple[tuple[str, ...], ...]
+    direction: str = "en-zh"
+
+    @property
+    def source(self) -> str:
+        """The sentence a class types: ``en`` for en-zh, ``zh`` for zh-en."""
+        return self.zh if self.direction == "zh-en" else self.en
+
+    @property
+    def reference(self) -> str:
+        """The reference translation: ``zh`` for en-zh, ``en`` for zh-en."""
+        return self.en if self.direction == "zh-en" else self.zh
 
     @property
     def split(self) -> str:
@@ -56,28 +75,38 @@ class Item:
         return SPLITS[1 - self.id % 2]
 
 
-def read_set(path: Path = SET_FILE, split: str | None = None) -> list[Item]:
-    """The items of the set file (``#`` lines are comments), all or one ``split``.
+def read_set(path: Path | None = None, split: str | None = None,
+             direction: str = "en-zh") -> list[Item]:
+    """The items of a set file (``#`` lines are comments), all or one ``split``: the
+    English -> Chinese set (SET_FILE: id, category, English, Chinese, required Chinese) or,
+    with ``direction="zh-en"``, the Chinese -> English one (ZH_EN_SET_FILE: id, category,
+    Chinese, English, required English).
 
     Raises:
         ValueError: a line without 5 tab-separated fields, an unknown category, a repeated
-            id or an unknown split; the message names the line.
+            id, an unknown split or direction; the message names the line.
     """
     if split is not None and split not in SPLITS:
         raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
+    if direction not in ("en-zh", "zh-en"):
+        raise ValueError(f"direction must be en-zh or zh-en, got {direction!r}")
+    zh_en = direction == "zh-en"
+    path = path or (ZH_EN_SET_FILE if zh_en else SET_FILE)
+    categories = CATEGORIES_ZH_EN if zh_en else CATEGORIES
     items, seen = [], set()
     for lineno, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip() or line.startswith("#"):
             continue
         parts = line.split("\t")
-        if len(parts) != 5 or parts[1] not in CATEGORIES or not parts[0].isdigit():
-            raise ValueError(f"{path}, line {lineno}: expected id, category, English, Chinese, "
-                             f"required (category one of {CATEGORIES})")
+        if len(parts) != 5 or parts[1] not in categories or not parts[0].isdigit():
+            raise ValueError(f"{path}, line {lineno}: expected id, category, source, "
+                             f"reference, required (category one of {categories})")
         if int(parts[0]) in seen:
             raise ValueError(f"{path}, line {lineno}: id {parts[0]} again")
         seen.add(int(parts[0]))
         required = tuple(tuple(a for a in g.split("/") if a) for g in parts[4].split("|"))
-        items.append(Item(int(parts[0]), parts[1], parts[2], parts[3], required))
+        en, zh = (parts[3], parts[2]) if zh_en else (parts[2], parts[3])
+        items.append(Item(int(parts[0]), parts[1], en, zh, required, direction))
     return [i for i in items if split is None or i.split == split]
 
 
@@ -118,7 +147,14 @@ def missing(item: Item, output: str) -> list[tuple[str, ...]]:
 
 
 def is_right(item: Item, output: str) -> bool:
-    """The set's rule (module docstring): every required group met, no loop, no runaway."""
+    """The set's rule (module docstring): every required group met, no loop, no runaway
+    (at most twice the reference's characters plus 5). For a zh-en item the groups are
+    English, met in any case (``Li Ming``, ``li ming``), and the runaway bound is twice the
+    reference plus 10."""
+    if item.direction == "zh-en":
+        text = output.lower()
+        return (all(any(a.lower() in text for a in group) for group in item.required)
+                and not loops_against(text, item.en.lower()) and len(output) <= 2 * len(item.en) + 10)
     return (not missing(item, output) and not loops_against(output, item.zh)
             and len(output) <= 2 * len(item.zh) + 5)
 
@@ -134,12 +170,18 @@ class Scored:
     verdict: Verdict
 
 
+def direction_of(translator) -> str:
+    """``"zh-en"`` for a model that reads Chinese, else ``"en-zh"``: which set it is judged on."""
+    return "zh-en" if translator.info.source_language == "zh" else "en-zh"
+
+
 def decode_set(translator, items: list[Item] | None = None) -> list[Scored]:
-    """Every item translated greedily by ``translator`` and judged with its training counts
+    """Every item (default: the set of the model's direction, ``direction_of``) translated
+    greedily by ``translator`` and judged with its training counts
     (``ModelInfo.train_counts``)."""
     out = []
-    for item in items if items is not None else read_set():
-        trace = translator.generate(item.en)
+    for item in items if items is not None else read_set(direction=direction_of(translator)):
+        trace = translator.generate(item.source)
         text = trace.output_text or ""
         out.append(Scored(item, text, is_right(item, text),
                           judge_trace(trace, translator.info.train_counts,
@@ -170,9 +212,9 @@ def summary(scored: list[Scored], flagged=lambda s: s.verdict.flagged) -> dict:
                     for k in signals},
         "right_by_category": {c: share(sum(s.right for s in scored if s.item.category == c),
                                        sum(s.item.category == c for s in scored))
-                              for c in CATEGORIES},
+                              for c in dict.fromkeys(s.item.category for s in scored)},
         "chrf": round(sacrebleu.corpus_chrf([s.output for s in scored],
-                                            [[s.item.zh for s in scored]]).score, 2),
+                                            [[s.item.reference for s in scored]]).score, 2),
     }
 
 

@@ -76,9 +76,19 @@ def source_counts(sources: Iterable[str], tok=None) -> TrainCounts:
 
 
 def folder_tokenizer(folder: Path):
-    """``folder``'s source tokenizer (``src_tokenizer.json``), or None (a word-level model)."""
+    """What splits ``folder``'s sources into the pieces it counts: its source tokenizer
+    (``src_tokenizer.json``), the characters of a Chinese source (``pairs.CharSide``: its
+    card's ``languages`` start with ``"zh"``), or None (a word-level English model)."""
     path = Path(folder) / "src_tokenizer.json"
-    return load_tokenizer(path) if path.is_file() else None
+    if path.is_file():
+        return load_tokenizer(path)
+    card = json.loads((Path(folder) / "card.json").read_text(encoding="utf-8"))
+    if (card.get("languages") or ["en"])[0] == "zh":
+        from ..core.vocab import SPECIALS, Vocab
+        from .pairs import CharSide
+
+        return CharSide(Vocab(list(SPECIALS)))
+    return None
 
 
 def grammar_sources(folder: Path) -> list[str] | None:

@@ -25,11 +25,10 @@ import re
 from pathlib import Path
 
 from . import synthetic
+from .classroom_set import read_set
 from .data import MIX, SPLIT_RULES, build_parts, norm_key, write_corpus
-from .synthetic import RESOURCES
 
 ZH_EN_DIR = Path(__file__).resolve().parents[2] / "data" / "zh-en"
-ZH_EN_SET = RESOURCES / "classroom_set_zh_en.tsv"
 ZH_NUMERALS = 15_000  # number pairs whose Chinese writes its numbers in Chinese numerals
 TESTS = ("test_tatoeba", *(f"test_hsk{lv}" for lv in range(1, 7)), "test_numbers", "test_long")
 _DIGITS = re.compile(r"\d+")
@@ -62,17 +61,6 @@ def chinese_numerals(zh: str) -> str:
     return _DIGITS.sub(written, zh)
 
 
-def read_zh_en_set(path: Path = ZH_EN_SET) -> list[tuple[str, str]]:
-    """The (Chinese, English) rows of the zh-en classroom set (columns: id, category,
-    Chinese, English, required English; ``#`` lines are comments)."""
-    rows = []
-    for line in Path(path).read_text(encoding="utf-8").splitlines():
-        if line.strip() and not line.startswith("#"):
-            parts = line.split("\t")
-            rows.append((parts[2], parts[3]))
-    return rows
-
-
 def build_zh_en() -> dict[str, list[tuple[str, str]]]:
     """Every split of the Chinese -> English corpus (module docstring), each pair
     (Chinese, English)."""
@@ -86,7 +74,7 @@ def build_zh_en() -> dict[str, list[tuple[str, str]]]:
              "valid": [(z, e) for e, z in out["valid"] if (e, z) not in made]}
     zh_en.update({name: [(z, e) for e, z, *_ in out[name]] for name in TESTS})
     held = [row for name, rows in zh_en.items() if name != "train_mix" for row in rows]
-    held += read_zh_en_set()
+    held += [(i.zh, i.en) for i in read_set(direction="zh-en")]
     held += [(z, e) for e, z, *_ in out["test_terms"]]
     held_zh, held_en = {norm_key(r[0]) for r in held}, {norm_key(r[1]) for r in held}
     zh_en["train_mix"] = [(z, e) for z, e in mix

@@ -9,7 +9,7 @@ sacrebleu BLEU (``tokenize="13a"``, English) and chrF against the references as 
 ``numbers_test`` (right when every number of the Chinese, digits or Chinese numerals, is
 in the English as digits or words: ``analysis.numbers.missing_numbers_english``);
 ``long_test`` (joined threes: chrF joined / chrF one by one, and loops). The classroom set
-(``resources/classroom_set_zh_en.tsv``) is scored by its rule (``classroom_right``) per
+(``resources/classroom_set_zh_en.tsv``) is scored by its rule (``classroom_set.is_right``) per
 split: CALIBRATION (odd ids; what anything may be tuned on) and TEST (even ids; reported,
 never used to choose anything). Decoding: greedy (``num_beams=1``), as the app's default.
 """
@@ -29,8 +29,9 @@ from ..analysis.numbers import missing_numbers_english
 from ..backends.load import load_pretrained
 from ..backends.translate import translate_batch
 from ..core.checkpoint import CARD, _write_json
+from .classroom_set import SPLITS, is_right, read_set
 from .data import HSK_LEVELS, read_pairs
-from .data_zh_en import ZH_EN_DIR, ZH_EN_SET
+from .data_zh_en import ZH_EN_DIR
 from .recipes import recipe_card
 
 
@@ -42,27 +43,6 @@ def score(hyps: Sequence[str], refs: Sequence[str]) -> dict:
             "chrf": round(sacrebleu.corpus_chrf(hyps, [refs]).score, 2),
             "exact_match": round(100.0 * sum(h == r for h, r in zip(hyps, refs, strict=True))
                                  / max(len(refs), 1), 2)}
-
-
-def read_classroom(path: Path = ZH_EN_SET) -> list[dict]:
-    """The zh-en classroom set's rows: id, category, zh, en, required (groups of
-    alternatives) and split (``"calibration"`` for an odd id, ``"test"`` for an even one)."""
-    rows = []
-    for line in Path(path).read_text(encoding="utf-8").splitlines():
-        if line.strip() and not line.startswith("#"):
-            i, category, zh, en, req = line.split("\t")
-            rows.append({"id": int(i), "category": category, "zh": zh, "en": en,
-                         "required": [g.split("/") for g in req.split("|")],
-                         "split": "calibration" if int(i) % 2 else "test"})
-    return rows
-
-
-def classroom_right(row: dict, output: str) -> bool:
-    """Every required group has an alternative in ``output`` (case-insensitive), no loop
-    (``loops_against``) and no runaway (at most twice the reference's length plus 10)."""
-    text = output.lower()
-    return (all(any(a.lower() in text for a in group) for group in row["required"])
-            and not loops_against(output, row["en"]) and len(output) <= 2 * len(row["en"]) + 10)
 
 
 def evaluate_zh_en(folder: Path, data_dir: Path = ZH_EN_DIR, limit: int | None = None,
@@ -121,17 +101,17 @@ def long_scores(translate, data_dir: Path, limit: int | None) -> dict:
 
 
 def classroom_scores(translate) -> dict:
-    """The classroom set's share of right translations (``classroom_right``) per split, with
-    each row's output, for the card."""
-    rows = read_classroom()
-    outputs = translate([r["zh"] for r in rows])
+    """The classroom set's share of right translations (``classroom_set.is_right``) per
+    split, with each row's output, for the card."""
+    items = read_set(direction="zh-en")
+    outputs = translate([i.zh for i in items])
     out = {}
-    for split in ("calibration", "test"):
-        mine = [(r, o) for r, o in zip(rows, outputs, strict=True) if r["split"] == split]
+    for split in SPLITS:
+        mine = [(i, o) for i, o in zip(items, outputs, strict=True) if i.split == split]
+        right = [is_right(i, o) for i, o in mine]
         out[f"classroom_{split}"] = {
-            "n": len(mine), "right": round(100.0 * sum(classroom_right(r, o) for r, o in mine)
-                                           / max(len(mine), 1), 2),
-            "outputs": [[r["id"], r["zh"], o, classroom_right(r, o)] for r, o in mine]}
+            "n": len(mine), "right": round(100.0 * sum(right) / max(len(mine), 1), 2),
+            "outputs": [[i.id, i.zh, o, r] for (i, o), r in zip(mine, right, strict=True)]}
     return out
 
 
