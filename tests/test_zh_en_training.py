@@ -128,3 +128,15 @@ def test_every_classroom_reference_is_right_by_the_sets_rule():
         assert is_right(item, item.en) and is_right(item, item.en.upper()), item.id
         assert not is_right(item, ""), item.id
         assert not is_right(item, " ".join([item.en] * 4)), item.id  # a runaway
+
+
+def test_english_terms_are_met_where_a_word_starts():
+    from model.training.classroom_set import english_met
+
+    assert english_met("translat", "the translation is wrong")
+    assert english_met("li ming", "yesterday li ming came")
+    assert english_met("n't", "i didn't come")
+    assert not english_met("no", "i know")
+    assert not english_met("ai", "he said so")
+    assert english_met("30", "it costs 30 yuan") and not english_met("30", "it costs 300 yuan")
+    assert english_met("6:30", "at 6:30 every day")

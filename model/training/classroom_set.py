@@ -146,15 +146,26 @@ def missing(item: Item, output: str) -> list[tuple[str, ...]]:
     return [g for g in item.required if not group_met(g, output, item.en)]
 
 
+def english_met(alternative: str, text: str) -> bool:
+    """Whether lower-case English ``text`` has ``alternative`` where a word starts (a stem:
+    ``translat`` meets *translation*; ``no`` does not meet *know*, nor ``AI`` *said*; a
+    suffix such as ``n't`` anywhere), and a number as a whole number (``30`` does not meet
+    *300*)."""
+    head = r"(?<![a-z0-9])" if alternative[:1].isalnum() and "'" not in alternative else ""
+    tail = r"(?![0-9])" if alternative[-1:].isdigit() else ""
+    return re.search(rf"{head}{re.escape(alternative.lower())}{tail}", text) is not None
+
+
 def is_right(item: Item, output: str) -> bool:
     """The set's rule (module docstring): every required group met, no loop, no runaway
     (at most twice the reference's characters plus 5). For a zh-en item the groups are
-    English, met in any case (``Li Ming``, ``li ming``), and the runaway bound is twice the
-    reference plus 10."""
+    English, met in any case where a word starts (``english_met``: ``Li Ming``, ``li ming``),
+    and the runaway bound is twice the reference plus 10."""
     if item.direction == "zh-en":
-        text = output.lower()
-        return (all(any(a.lower() in text for a in group) for group in item.required)
-                and not loops_against(text, item.en.lower()) and len(output) <= 2 * len(item.en) + 10)
+        text = unicodedata.normalize("NFKC", output).lower()
+        return (all(any(english_met(a, text) for a in group) for group in item.required)
+                and not loops_against(text, item.en.lower())
+                and len(output) <= 2 * len(item.en) + 10)
     return (not missing(item, output) and not loops_against(output, item.zh)
             and len(output) <= 2 * len(item.zh) + 5)
 
