@@ -52,7 +52,7 @@ from ui.text import clip, code_span, md_literal
 from ui.views import attribution, compare, heads, panels, side_by_side, teaching
 
 DEFAULT_SENTENCE = "why do we work ?"
-DEFAULT_SENTENCES = {"zh": "我们为什么工作？"}  # a model reading Chinese (zh -> en) starts here
+DEFAULT_SENTENCES = {"zh": "我们今天不能回家。"}  # a model reading Chinese (zh -> en) starts here
 # The sentence box's label and help by the model's source language ("" and others: generic).
 SENTENCE_STRINGS = {"en": ("sentence", "sentence_help"), "zh": ("sentence_zh", "sentence_help_zh")}
 log = logging.getLogger("attention_app")
