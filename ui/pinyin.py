@@ -43,7 +43,6 @@ import streamlit as st  # noqa: E402
 
 from model import DecodeTrace  # noqa: E402
 from model.analysis.packed import PackedMap  # noqa: E402
-from model.analysis.words import group_labels  # noqa: E402
 from model.backends.records import ModelInfo  # noqa: E402
 
 from .i18n import lang, t  # noqa: E402
@@ -223,20 +222,6 @@ def annotate(trace: DecodeTrace, info: ModelInfo | None) -> DecodeTrace:
     if target:
         changes["tgt_labels"] = with_pinyin(trace.tgt_labels)
     return dataclasses.replace(trace, **changes) if changes else trace
-
-
-def word_labels(labels: Sequence[str], word_ids: Sequence[int]) -> list[str]:
-    """One label per word, as ``model.analysis.words.group_labels`` joins a word's pieces
-    (``learn`` + ``ing`` -> ``learning``), with the pieces' pinyin (``annotate``'s second
-    lines) joined as a second line of their own: ``我\\nwǒ`` + ``们\\nmen`` ->
-    ``我们\\nwǒ men``, never ``我\\nwǒ们\\nmen``. ``labels`` (N,), ``word_ids`` (N,);
-    raises ``ValueError`` when their lengths differ."""
-    text = [label.partition("\n")[0] for label in labels]
-    spoken = [label.partition("\n")[2] for label in labels]
-    words = group_labels(text, word_ids)
-    said = [" ".join(parts.split()) for parts in group_labels(
-        [f" {s}" if s else "" for s in spoken], word_ids)]
-    return [f"{w}\n{s}" if s else w for w, s in zip(words, said, strict=True)]
 
 
 def is_on() -> bool:

@@ -12,7 +12,7 @@ import streamlit as st
 
 import viz
 from model import DecodeStep, DecodeTrace
-from model.analysis.words import group_attention
+from model.analysis.words import group_attention, group_labels
 from viz.convention import head_number, layer_number
 
 from . import export, pinyin, state
@@ -58,13 +58,13 @@ def source_axis(trace: DecodeTrace, maps: np.ndarray, grouped: bool, queries_too
                 ) -> tuple[np.ndarray, list[str]]:
     """The source side of attention ``maps`` (..., Tq, S) and its labels, pieces merged into
     words when ``grouped`` (``model.analysis.words.group_attention``: sum over a word's key pieces,
-    mean over its query pieces when ``queries_too``; the labels by ``pinyin.word_labels``,
+    mean over its query pieces when ``queries_too``; the labels by ``words.group_labels``,
     a word's pinyin kept as its second line)."""
     if not grouped:
         return maps, list(trace.src_labels)
     words = trace.src_words
     rows = words if queries_too else range(maps.shape[-2])
-    return group_attention(maps, rows, words), pinyin.word_labels(trace.src_labels, words)
+    return group_attention(maps, rows, words), group_labels(trace.src_labels, words)
 
 
 def step_controls(trace: DecodeTrace) -> int:

@@ -423,6 +423,13 @@ def write_corpus(out_dir: Path, splits: dict[str, list], head: dict) -> dict:
     return manifest
 
 
+def print_manifest(manifest: dict, out_dir: Path) -> None:
+    """Each written file's pairs and sha256, then where the manifest is."""
+    for name, info in manifest["files"].items():
+        print(f"{name:20s} {info['pairs']:7,d} pairs  sha256 {info['sha256'][:12]}")
+    print(f"wrote {out_dir}/manifest.json")
+
+
 def main(argv: list[str] | None = None) -> None:
     """Command-line entry point: ``python -m model.training.data everyday [--out DIR]``
     prepares the corpus (the Chinese -> English one: ``python -m model.training.data_zh_en``);
@@ -440,9 +447,7 @@ def main(argv: list[str] | None = None) -> None:
         print(f"wrote {n} pairs to {args.folder / HELDOUT_FILE}")
         return
     manifest = prepare_everyday(args.out)
-    for name, info in manifest["files"].items():
-        print(f"{name:20s} {info['pairs']:7,d} pairs  sha256 {info['sha256'][:12]}")
-    print(f"wrote {args.out}/manifest.json")
+    print_manifest(manifest, args.out)
 
 
 if __name__ == "__main__":

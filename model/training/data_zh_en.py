@@ -26,7 +26,7 @@ from pathlib import Path
 
 from . import synthetic
 from .classroom_set import read_set
-from .data import MIX, SPLIT_RULES, build_parts, norm_key, write_corpus
+from .data import MIX, SPLIT_RULES, build_parts, norm_key, print_manifest, write_corpus
 
 ZH_EN_DIR = Path(__file__).resolve().parents[2] / "data" / "zh-en"
 ZH_NUMERALS = 15_000  # number pairs whose Chinese writes its numbers in Chinese numerals
@@ -101,9 +101,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--out", type=Path, default=ZH_EN_DIR)
     args = ap.parse_args(argv)
     manifest = prepare_zh_en(args.out)
-    for name, info in manifest["files"].items():
-        print(f"{name:20s} {info['pairs']:7,d} pairs  sha256 {info['sha256'][:12]}")
-    print(f"wrote {args.out}/manifest.json")
+    print_manifest(manifest, args.out)
 
 
 if __name__ == "__main__":
