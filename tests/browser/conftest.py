@@ -222,9 +222,11 @@ class AppPage:
 
     # -- user actions ------------------------------------------------------------------------
 
-    def enter_sentence(self, text: str, **ready) -> dict:
-        """Type ``text`` into the sidebar's "English sentence" box and press Enter."""
-        box = self.page.get_by_role("textbox", name="English sentence", exact=True)
+    def enter_sentence(self, text: str, box_label: str = "English sentence", **ready) -> dict:
+        """Type ``text`` into the sidebar's sentence box labelled ``box_label`` (the language
+        the model reads: "English sentence", "Chinese sentence", or "Sentence to translate"
+        for a model whose languages are not known) and press Enter."""
+        box = self.page.get_by_role("textbox", name=box_label, exact=True)
 
         def type_it():
             box.fill(text)

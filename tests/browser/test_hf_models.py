@@ -28,6 +28,9 @@ from ui.i18n import STRINGS, VIEW_KEYS, VIEWS
 SENTENCE = "My mother is a doctor."
 HUB = {"t5": "tiny-org/t5-tiny", "marian": "tiny-org/marian-tiny"}  # family -> repo id
 FOLDER_OPTION = "📂 Open a folder…"
+# The sentence box's label for a model whose name says no languages (the tiny models' names
+# don't; an OPUS-MT name does: ``hf.pair_of``).
+BOX = STRINGS["sentence_other"]["en"]
 BIAS = "Relative-position bias added to the scores, head"
 CURVES = "Positional encoding by dimension"
 
@@ -97,7 +100,7 @@ def pick_hub_model(app, family: str, source: list[str]) -> dict:
     options = app.options("Model")
     assert label in options and options[-1] == FOLDER_OPTION, options
     app.select("Model", label, stepOf="Step 1 of ", titles=["Step 1, layer"])
-    return app.enter_sentence(SENTENCE, source=source, stepOf="Step 1 of ",
+    return app.enter_sentence(SENTENCE, box_label=BOX, source=source, stepOf="Step 1 of ",
                               titles=["Step 1, layer"])
 
 
@@ -134,7 +137,7 @@ def test_cached_model_draws_every_view_in_english_and_chinese(app, family, sourc
 
     switch_to_chinese(app)
     assert app.combobox("模型").input_value() == HUB[family]
-    sentence = app.page.get_by_role("textbox", name="英文句子", exact=True)
+    sentence = app.page.get_by_role("textbox", name=STRINGS["sentence_other"]["zh"], exact=True)
     assert sentence.input_value() == SENTENCE
     for name, _ in app.each_view():
         panel = app.panel()
@@ -187,7 +190,7 @@ def test_bart_folder_by_path_decodes_and_steps(app, folders, source_labels):
     query row per decoder input token so far."""
     source = source_labels["bart"]
     open_folder(app, folders["bart"])
-    snap = app.enter_sentence(SENTENCE, source=source, stepOf="Step 1 of ",
+    snap = app.enter_sentence(SENTENCE, box_label=BOX, source=source, stepOf="Step 1 of ",
                               titles=["Step 1, layer"])
     total = int(snap["step"].split()[-1])
     assert total >= 3, snap["step"]
@@ -240,7 +243,8 @@ def test_target_tokens_read_as_text_on_every_axis(app, folders, source_labels, f
         pick_hub_model(app, "marian", source_labels["marian"])
     else:
         open_folder(app, folders[family])
-        app.enter_sentence(SENTENCE, stepOf="Step 1 of ", titles=["Step 1, layer"])
+        app.enter_sentence(SENTENCE, box_label=BOX, stepOf="Step 1 of ",
+                           titles=["Step 1, layer"])
     shown = [*trace.tgt_tokens, *trace.steps[-1].top_tokens]  # the last step's page: raw
     assert any(RAW_PIECE.search(tok) for tok in shown), shown  # pieces that need a label
     total = len(trace.steps)
