@@ -196,3 +196,14 @@ def test_drawing_every_kind_of_table_imports_no_pandas():
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                          text=True, check=True).stdout
     assert out.split()[-1] == "False"
+
+
+def test_the_app_modules_leave_pyarrow_until_a_table_is_built():
+    # pyarrow is 24 MiB resident: importing every module the warm-up imports (serve.py)
+    # must not load it; building the first table does.
+    code = ("import sys; import app, ui.views.panels, ui.views.teaching, ui.stepper;"
+            "from ui import export; before = 'pyarrow' in sys.modules;"
+            "export.table({'a': [1]}); print(before, 'pyarrow' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                         text=True, check=True).stdout
+    assert out.split()[-2:] == ["False", "True"]

@@ -28,6 +28,9 @@ COUNTS = count_sources(["I really like to learn new languages."] * 30
 
 def test_words_are_lower_cased_letter_runs():
     assert words("Zhang Wei's 3 books, don't!") == ["zhang", "wei's", "books", "don't"]
+    # A run of Chinese characters is a clause, not a word; the Latin words beside it count.
+    assert words("我想买iPhone手机，你呢？") == ["iphone"]
+    assert words("李明住在杭州。") == [] and words("ひらがなとカタカナ한국어") == []
 
 
 def test_counts_round_trip_and_a_damaged_file_is_refused(tmp_path):

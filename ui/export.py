@@ -1,7 +1,9 @@
 """Taking what a view shows out of the app: the heatmap's numbers as a table (for screen
 readers and for copying), its attention weights as CSV or NPZ with their token labels, and
 a figure as a standalone interactive HTML page (plotly.js inside, so it opens offline).
-The download buttons build their file only when clicked.
+The download buttons build their file only when clicked. pyarrow (24 MiB resident) is
+imported by the functions that build a table, when a table is first opened: most pages
+show none, and the server stays that much smaller.
 
 Shape letters: L layers, H heads, Tq queries, Tk keys.
 """
@@ -11,15 +13,18 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pyarrow as pa
 import streamlit as st
 
 from viz.convention import head_number, layer_number
 
 from .charts import PLOTLY_CONFIG
 from .i18n import t
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet may run as a formula
 CSV_COLUMNS = ("layer", "head", "query_position", "query_token", "query_label",
@@ -68,6 +73,8 @@ def attention_csv(weights: np.ndarray, queries, keys, query_tokens=None, *, key_
 
 def _validity(valid: np.ndarray) -> pa.Buffer | None:
     """Arrow's validity bitmap of (N,) booleans (True = a value), None when all are."""
+    import pyarrow as pa
+
     return None if valid.all() else pa.py_buffer(np.packbits(valid, bitorder="little"))
 
 
@@ -80,6 +87,8 @@ def _column(values) -> pa.Array:
     Raises:
         TypeError: the values mix kinds (strings with numbers...) or are none of these.
     """
+    import pyarrow as pa
+
     if isinstance(values, np.ndarray) and values.dtype in (np.float32, np.float64):
         kind = pa.float32() if values.dtype == np.float32 else pa.float64()
         return pa.Array.from_buffers(kind, len(values),
@@ -115,6 +124,8 @@ def table(columns: Mapping[str, Sequence | np.ndarray]) -> pa.Table:
     Raises:
         TypeError: as ``_column``; ValueError: the columns differ in length.
     """
+    import pyarrow as pa
+
     arrays = [_column(values) for values in columns.values()]
     if len({len(a) for a in arrays}) > 1:
         raise ValueError("a table's columns have one length")

@@ -7,7 +7,10 @@ saw (``analysis.verdict``); a Hugging Face folder has no such file, and the verd
 
 A *word* is a run of letters (with inner apostrophes: ``don't``), lower-cased after NFKC
 (``Hangzhou`` and ``hangzhou`` are one word); digits are not words (every digit is its own
-piece).
+piece). Chinese, Japanese and Korean characters are not words either: written without
+spaces, a run of them is a clause, not a word, and a Chinese source's rarely seen characters
+come from its pieces (one character each, ``analysis.verdict.rare_characters``); a Chinese
+sentence's words are the Latin ones it holds (``我想买iPhone`` -> ``["iphone"]``).
 """
 
 from __future__ import annotations
@@ -25,12 +28,14 @@ from ..errors import CheckpointError
 COUNTS_FILE = "train_counts.json"
 MAX_COUNTS_BYTES = 20_000_000  # a larger file is refused, not read
 WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*")
+# Han (with extension A and compatibility ideographs), kana and Hangul: never part of a word.
+CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
 
 
 def words(text: str) -> list[str]:
     """The words of ``text`` as they are counted (module docstring), in order:
     ``"Zhang Wei's 3 books"`` -> ``["zhang", "wei's", "books"]``."""
-    return [w.lower() for w in WORD.findall(unicodedata.normalize("NFKC", text))]
+    return [w.lower() for w in WORD.findall(CJK.sub(" ", unicodedata.normalize("NFKC", text)))]
 
 
 @dataclass(frozen=True)
