@@ -17,7 +17,6 @@ from __future__ import annotations
 import logging
 
 import streamlit as st
-import torch
 
 from model import CheckpointError, DecodeTrace, GenerationSettings, InputError, Translator
 from model.backends.records import SourceSentence
@@ -56,10 +55,6 @@ DEFAULT_SENTENCES = {"zh": "我们今天不能回家。"}  # a model reading Chi
 # The sentence box's label and help by the model's source language ("" and others: generic).
 SENTENCE_STRINGS = {"en": ("sentence", "sentence_help"), "zh": ("sentence_zh", "sentence_help_zh")}
 log = logging.getLogger("attention_app")
-
-# One shared model serves every session: keep each request on one thread so a class of
-# users doesn't oversubscribe the CPU.
-torch.set_num_threads(1)
 
 
 EXAMPLE_KEY = "example"  # the examples picker (a widget, not view state)

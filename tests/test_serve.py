@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 import logging
 import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import serve
 from model.backends.load import DEFAULT_MODELS, pretrained_root
@@ -17,6 +20,17 @@ def test_warm_up_loads_the_default_model_into_the_apps_own_cache():
     folder = pretrained_root() / DEFAULT_MODELS[0]
     # The app's first run asks the same cache for the same folder: no second load.
     assert load_model(*model_key(folder)) is translator
+
+
+
+def test_the_warm_up_computes_on_one_thread_as_the_app_does():
+    # The warm-up loads the model before app.py runs: the one-thread rule must already hold
+    # (ui.cache sets it), or every torch operation waits on a second, busy core.
+    # (On this 2-core machine a fresh torch process uses 2.)
+    code = "import serve, torch; serve.warm_up(); print(torch.get_num_threads())"
+    out = subprocess.run([sys.executable, "-c", code], cwd=Path(serve.__file__).parent,
+                         capture_output=True, text=True, check=True).stdout
+    assert out.split()[-1] == "1"
 
 
 def test_warm_up_logs_a_broken_default_model_and_returns(tmp_path, monkeypatch, caplog):

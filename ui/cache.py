@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import streamlit as st
+import torch
 
 from model import DecodeTrace, GenerationSettings, Translator
 from model import load_pretrained as _load_pretrained
@@ -29,6 +30,13 @@ from model.core.heldout import heldout_pairs, sample_pairs
 from .i18n import LocalText, t
 
 GREEDY = GenerationSettings()  # the default settings: greedy decoding
+
+# One shared model serves every session: each request (and serve.py's warm-up, which loads
+# the default model through this module before app.py runs) computes on one thread, so a
+# class of users doesn't oversubscribe the CPU, and no torch operation waits on a second
+# thread while the browser or another request holds the other core (OpenMP's threads meet at
+# the end of every operation: loading a model's 176 tensors took 2.7 s instead of 0.05 s).
+torch.set_num_threads(1)
 
 
 def model_key(folder: Path, load_pickle_weights: bool = False) -> tuple[str, tuple, bool]:
