@@ -70,6 +70,8 @@ from benchmarks.clicks_page import (
     SETTLED_JS,
     STATE_JS,
     Wire,
+    overview_title,
+    picked_index,
     step_want,
     text,
     view_title,
@@ -181,7 +183,7 @@ class User:
             await self.settle({}, time.monotonic() + self.timeout)
         except Exception:
             await self.page.goto(self.url)
-            await self.settle({"titles": [text("step_overview_title", "en", k=1, layer=0)]},
+            await self.settle({"titles": [overview_title("en", 1)]},
                               time.monotonic() + self.timeout)
             if self.sentence:
                 await self.prepare(self.sentence)
@@ -246,7 +248,7 @@ class User:
             click.first_heatmap = await handle.json_value() / 1000
             await self.wire.wait_run(0, deadline)
             settled = await self.settle(
-                {"titles": [text("step_overview_title", "en", k=1, layer=0)],
+                {"titles": [overview_title("en", 1)],
                  "stepOf": "Step 1 of "}, deadline)
             click.seconds = settled["now"] / 1000
             click.wall = time.perf_counter() - click.started
@@ -289,13 +291,9 @@ class User:
 
     @staticmethod
     def layer_head(state: dict) -> tuple[int, int | None]:
-        """The Cross-attention view's layer and head (None: all heads) from the pickers'
-        texts ("Layer 2", "Head 3" or their Chinese forms: the first number in the text)."""
-        def number(label: str | None) -> int | None:
-            digits = "".join(c if c.isdigit() else " " for c in label or "").split()
-            return int(digits[0]) if digits else None
-
-        return number(state["layer"]) or 0, number(state["head"])
+        """The Cross-attention view's 0-based layer and head (None: all heads) from the
+        pickers' texts (``picked_index``)."""
+        return picked_index(state["layer"]) or 0, picked_index(state["head"])
 
     def rounds(self, clicks: int, record: list[Click]):
         """Loop ``while`` an action still has clicks to make: until ``record`` has

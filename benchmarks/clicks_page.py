@@ -9,6 +9,7 @@ import string
 import time
 
 from testkit.harness import READY_JS, with_views
+from viz.convention import FIRST_NUMBER, head_number, layer_number
 
 HEADING = "## Clicks in Chromium (benchmarks/clicks.py)"
 SENTENCES = ("why do we work ?",
@@ -223,11 +224,25 @@ def text(key: str, lang: str, **fmt) -> str:
 
 
 def view_title(lang: str, layer: int, head: int | None) -> str:
-    """The Cross-attention tab's chart title for ``layer`` and ``head`` (None: all heads)."""
+    """The Cross-attention tab's chart title for the 0-based ``layer`` and ``head`` indices
+    (None: all heads), numbered as the page numbers them (``viz.convention``)."""
     view = text("tab_cross", lang)
     if head is None:
-        return text("view_all_heads_title", lang, view=view, layer=layer)
-    return text("view_head_title", lang, view=view, layer=layer, head=head)
+        return text("view_all_heads_title", lang, view=view, layer=layer_number(layer))
+    return text("view_head_title", lang, view=view, layer=layer_number(layer),
+                head=head_number(head))
+
+
+def overview_title(lang: str, k: int) -> str:
+    """The step panel's chart title at step ``k`` (it shows the first layer)."""
+    return text("step_overview_title", lang, k=k, layer=layer_number(0))
+
+
+def picked_index(label: str | None) -> int | None:
+    """The 0-based index a layer or head picker's text names ("Layer 2", "Head 3" or their
+    Chinese forms: the first number in the text, as the page numbers it), None without one."""
+    digits = "".join(c if c.isdigit() else " " for c in label or "").split()
+    return int(digits[0]) - FIRST_NUMBER if digits else None
 
 
 def step_want(lang: str, k: int, steps: int, layer: int, head: int | None) -> dict:
@@ -238,5 +253,5 @@ def step_want(lang: str, k: int, steps: int, layer: int, head: int | None) -> di
     return {"step": text("step_of", lang, k=k, n=steps), "panelCharts": 1,
             "redrawn": list(STEP_CHARTS),
             "tab": text("tab_cross", lang),
-            "titles": [text("step_overview_title", lang, k=k, layer=0), cross],
+            "titles": [overview_title(lang, k), cross],
             "rows": {"title": cross, "n": k}}

@@ -4,8 +4,9 @@ report came out empty."""
 
 from __future__ import annotations
 
-from benchmarks.clicks_page import CROSS, STATE_JS, STEP_CHARTS
-from ui.i18n import KIND_VIEWS, VIEWS
+from benchmarks.clicks_page import CROSS, STATE_JS, STEP_CHARTS, picked_index, view_title
+from ui.i18n import KIND_VIEWS, VIEWS, text_in
+from viz.convention import head_number, layer_number
 
 
 def test_the_benchmark_clicks_the_cross_attention_views_own_keys():
@@ -14,3 +15,20 @@ def test_the_benchmark_clicks_the_cross_attention_views_own_keys():
     # the state it reads before each click: the Cross-attention view's pickers by their keys
     assert f"box('{CROSS}_layer')" in STATE_JS and f"box('{CROSS}_head')" in STATE_JS
     assert "%CROSS%" not in STATE_JS
+
+
+def test_the_benchmark_reads_the_pickers_and_titles_as_the_app_numbers_them():
+    # A picker's option names a layer or head as people read it (from 1); the benchmark
+    # turns it back into the index and waits for the title the app draws for that index.
+    for lang in ("en", "zh"):
+        for i in range(4):
+            for label in (text_in("layer_option", lang, layer=layer_number(i)),
+                          text_in("head_option", lang, head=head_number(i))):
+                assert picked_index(label) == i, label
+        assert picked_index(text_in("all_heads", lang)) is None
+        # The titles: the strings the app formats (ui/views/panels.py), numbered as it does.
+        view = text_in("tab_cross", lang)
+        assert view_title(lang, 1, 2) == text_in("view_head_title", lang, view=view,
+                                                 layer=layer_number(1), head=head_number(2))
+        assert view_title(lang, 0, None) == text_in("view_all_heads_title", lang, view=view,
+                                                    layer=layer_number(0))
