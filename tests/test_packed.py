@@ -40,7 +40,8 @@ def test_a_packed_map_decodes_its_values():
     assert 3 not in packed and packed.get(3) is None
 
 
-@pytest.mark.parametrize("text", ["b\t1\na\t2\n", "a\t1\na\t2\n", "a 1\n", "a\t1"])
+@pytest.mark.parametrize("text", ["b\t1\na\t2\n", "a\t1\na\t2\n", "a 1\n", "a\t1",
+                                  "a 1\nb\t2\n", "a\t1\nb 2\n"])
 def test_text_out_of_order_or_without_tabs_is_refused(text):
     with pytest.raises(ValueError):
         PackedMap(text)

@@ -4,6 +4,7 @@ axes (viz.axes)."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import re
@@ -20,7 +21,16 @@ from pypinyin import Style, pinyin
 from streamlit.testing.v1 import AppTest
 
 from model.training.classroom_set import read_set
-from ui.pinyin import PHRASES_FILE, _syllables, phrase_map, readings, segment, with_pinyin
+from ui.pinyin import (
+    PHRASES_FILE,
+    PHRASES_INDEX,
+    _syllables,
+    phrase_lines,
+    phrase_map,
+    readings,
+    segment,
+    with_pinyin,
+)
 from viz import attention_heatmap
 from viz.axes import label_px
 
@@ -37,6 +47,9 @@ def test_the_phrase_map_holds_every_phrase_of_pypinyin_read_without_heteronyms()
     with open(PHRASES_FILE, encoding="utf-8") as f:
         phrases = json.load(f)
     assert dict(phrase_map()) == {k: " ".join(r[0] for r in v) for k, v in phrases.items()}
+    # The shipped index is a fresh build of the installed pypinyin's file (rebuild it with
+    # `python -m ui.pinyin` after changing the parser or the pin).
+    assert gzip.decompress(PHRASES_INDEX.read_bytes()).decode("utf-8") == phrase_lines()
 
 
 # Sentences holding the phrases a review found glossed and read across word edges (在教

@@ -12,15 +12,16 @@ A lookup costs O(log n) string slices (microseconds; the header makes a few hund
 
 from __future__ import annotations
 
-import re
 from array import array
 from bisect import bisect_left
 from collections.abc import Callable, ItemsView, Iterable, Iterator, Mapping
+from operator import lt
 from typing import Generic, TypeVar
+
+import numpy as np
 
 V = TypeVar("V")
 SEP = "\x1f"  # the unit separator: joins a value's items (``join``/``split``)
-_LINE_END = re.compile(b"\n")
 
 
 def join(items: Iterable[str]) -> str:
@@ -82,15 +83,21 @@ class PackedMap(Mapping[str, V], Generic[V]):
         if len(data) >= 1 << 32:
             raise ValueError("a packed map's text is under 4 GiB")
         self._data, self._decode = data, decode  # UTF-8 keeps the keys' order, in 1/4 the room
-        self._start = array("I", [0])  # (n + 1,) where each line starts, then the end (uint32)
-        self._tab = array("I")  # (n,) where each key ends
-        for end in _LINE_END.finditer(data):
-            tab = data.find(b"\t", self._start[-1], end.start())
-            if tab < 0:
-                raise ValueError(f"line {len(self._tab) + 1} has no tab")
-            self._tab.append(tab)
-            self._start.append(end.end())
-        if any(self._key(i) >= self._key(i + 1) for i in range(len(self) - 1)):
+        # Where each line starts and its key ends, found by NumPy over the bytes (a loop in
+        # Python took 0.27 s for CC-CEDICT's 112,000 glosses, at every server start).
+        raw = np.frombuffer(data, dtype=np.uint8)  # (bytes,)
+        ends = np.flatnonzero(raw == 0x0A)  # (n,) each line's newline
+        starts = np.concatenate(([0], ends[:-1] + 1))[:len(ends)].astype(np.int64)  # (n,)
+        tabs = np.flatnonzero(raw == 0x09)  # every tab
+        first = np.searchsorted(tabs, starts)  # (n,) the first tab at or after each start
+        tab = np.append(tabs, len(data))[first]  # (n,) len(data): none after the start
+        missing = np.flatnonzero(tab > ends)
+        if missing.size:
+            raise ValueError(f"line {missing[0] + 1} has no tab")
+        self._start = array("I", np.append(starts, len(data)).astype(np.uint32).tobytes())
+        self._tab = array("I", tab.astype(np.uint32).tobytes())  # (n,) where each key ends
+        keys = [data[a:b] for a, b in zip(starts.tolist(), tab.tolist(), strict=True)]  # (n,)
+        if not all(map(lt, keys, keys[1:])):
             raise ValueError("a packed map's keys are sorted and distinct")
 
     @classmethod
