@@ -16,11 +16,17 @@ PRESENT_KEY = "present"  # the Present switch (a link's ``present=true``)
 _SIDEBAR_KEY = "sidebar_state"  # the sidebar state last sent (``_fold_sidebar``)
 DOCUMENT_KEY = "page_document"  # ui.document's script: it reports the column's width
 MIN_COLUMN_PX = 300  # a reported column narrower than this is not believed
-# Present mode's page: larger text, and less empty room above the page's first line.
+# Present mode's page: larger text, and less empty room above the page's first line. That line
+# then sits where Streamlit's bar (60 px, the sidebar's and the menu's buttons) lies over the
+# page: the bar is made see-through and lets the pointer through except on its buttons, so
+# the line shows and its words keep their hover glosses.
 PRESENT_CSS = ("<style>[data-testid='stMain'] [data-testid='stMarkdownContainer'] p, "
                "[data-testid='stMain'] [data-testid='stMarkdownContainer'] li "
                "{font-size: 1.3rem; line-height: 1.5} "
-               "[data-testid='stMainBlockContainer'] {padding-top: 2rem}</style>")
+               "[data-testid='stMainBlockContainer'] {padding-top: 2rem} "
+               "[data-testid='stHeader'], [data-testid='stToolbar'] "
+               "{background: transparent; pointer-events: none} "
+               "[data-testid='stHeader'] button {pointer-events: auto}</style>")
 IMAGE_FORMATS = ("png", "svg")  # what Plotly's camera button can save (the sidebar picks one)
 
 

@@ -161,6 +161,16 @@ PLAYER_JS = """
 """
 
 
+# Whether the main column's first element (the Explore / Lesson switch) is what the pointer
+# meets at its centre: Present mode moves it up to where Streamlit's bar lies over the page.
+FIRST_LINE_REACHABLE_JS = """() => {
+  const first = document.querySelector(
+    "[data-testid='stMainBlockContainer'] [data-testid='stElementContainer']");
+  const r = first.getBoundingClientRect();
+  return first.contains(document.elementFromPoint(r.left + 12, r.top + r.height / 2));
+}"""
+
+
 @pytest.mark.parametrize("player", [False, True], ids=["server", "player"])
 @pytest.mark.parametrize("screen", sorted(FIRST_SCREENS))
 def test_present_first_screen_shows_attention_with_every_token_labelled(app, screen, player):
@@ -190,5 +200,6 @@ def test_present_first_screen_shows_attention_with_every_token_labelled(app, scr
     assert not _problems(charts), "\n".join(_problems(charts)[:20])
     assert app.page.evaluate(SIDEBAR_JS) <= 0  # the sidebar folded away
     assert app.page.locator(".st-key-take_home button").first.is_visible()  # take-home page
+    assert app.page.evaluate(FIRST_LINE_REACHABLE_JS), "the page's first line is covered"
     app.screenshot(f"present-first-screen-{screen.replace(' ', '-')}-"
                    f"{'player' if player else 'server'}")
