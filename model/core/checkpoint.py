@@ -323,15 +323,13 @@ def _least_parameters(config: TransformerConfig) -> int:
 def _check_header(header: dict, config: TransformerConfig) -> Transformer:
     """Tensor names, shapes and dtypes in the header must be what ``config`` implies.
 
-    The model is built (its weights as placeholders on the meta device, which hold no memory
-    and are not initialised; its sinusoidal table on the CPU) only once the layer counts
-    agree and the config describes at most ``SIZE_SLACK`` times the numbers the header
-    holds, so a hostile ``config.json`` cannot make the loader allocate much more than the
-    weights file's size; within that slack a mismatch gets the precise message naming a
-    tensor.
+    The model is built (on the CPU, randomly initialised) only once the layer counts agree
+    and the config describes at most ``SIZE_SLACK`` times the numbers the header holds, so a
+    hostile ``config.json`` cannot make the loader allocate much more than the weights
+    file's size; within that slack a mismatch gets the precise message naming a tensor.
 
     Returns:
-        The model ``config`` describes, ready for ``load_state_dict(..., assign=True)``.
+        The model ``config`` describes, ready for ``load_state_dict``.
     """
     for prefix, field in (("encoder_layers", "num_encoder_layers"),
                           ("decoder_layers", "num_decoder_layers")):
@@ -348,8 +346,7 @@ def _check_header(header: dict, config: TransformerConfig) -> Transformer:
             f"{WEIGHTS} holds {held:,} numbers but {CONFIG} describes at least {least:,} "
             f"parameters (d_model {config.d_model}, dim_feedforward {config.dim_feedforward})"
         )
-    with torch.device("meta"):  # placeholders of the weights' shapes: no memory, no random
-        model = Transformer(config)  # initialisation (the file's tensors take their place)
+    model = Transformer(config)
     expected = model.state_dict()
     missing = sorted(set(expected) - set(header))
     extra = sorted(set(header) - set(expected))
@@ -430,8 +427,7 @@ def load_checkpoint(folder: Path) -> Checkpoint:
         if not bool(torch.isfinite(v).all()):
             raise CheckpointError(f"{WEIGHTS}: tensor {k} holds NaN or infinite values")
     try:
-        model.load_state_dict({k: v.float() for k, v in state.items()},  # float32, as built
-                              assign=True)  # the loaded tensors become the weights
+        model.load_state_dict(state)
     except RuntimeError as exc:  # unreachable after _check_header; kept as a last guard
         raise CheckpointError(f"{WEIGHTS} does not fit {CONFIG}: {exc}") from exc
     model.eval()  # parameters keep requires_grad: decoding runs under inference_mode, and

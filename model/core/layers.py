@@ -27,20 +27,17 @@ def sinusoidal_table(max_len: int, d_model: int) -> torch.Tensor:
         d_model: D, must be even.
 
     Returns:
-        (T, D) float32 table on the CPU (also inside a ``torch.device("meta")`` block, where
-        the checkpoint loader builds a model's weights as placeholders: the table is no
-        weight, it is computed); row ``pos`` is the encoding added at position ``pos``.
+        (T, D) float32 table; row ``pos`` is the encoding added at position ``pos``.
 
     Raises:
         ValueError: if ``d_model`` is odd or either size is not positive.
     """
     if max_len <= 0 or d_model <= 0 or d_model % 2:
         raise ValueError(f"need max_len > 0 and an even d_model > 0, got {max_len}, {d_model}")
-    cpu = torch.device("cpu")
-    pos = torch.arange(max_len, dtype=torch.float64, device=cpu)[:, None]  # (T, 1)
-    two_i = torch.arange(0, d_model, 2, dtype=torch.float64, device=cpu)  # (D/2,) dims 2i
+    pos = torch.arange(max_len, dtype=torch.float64)[:, None]  # (T, 1)
+    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)  # (D/2,) the even dims 2i
     angle = pos / torch.pow(10000.0, two_i / d_model)  # (T, D/2), radians
-    pe = torch.empty(max_len, d_model, dtype=torch.float64, device=cpu)
+    pe = torch.empty(max_len, d_model, dtype=torch.float64)
     pe[:, 0::2] = torch.sin(angle)
     pe[:, 1::2] = torch.cos(angle)
     return pe.float()
