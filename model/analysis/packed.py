@@ -15,7 +15,6 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_left
 from collections.abc import Callable, ItemsView, Iterable, Iterator, Mapping
-from operator import lt
 from typing import Generic, TypeVar
 
 import numpy as np
@@ -96,9 +95,12 @@ class PackedMap(Mapping[str, V], Generic[V]):
             raise ValueError(f"line {missing[0] + 1} has no tab")
         self._start = array("I", np.append(starts, len(data)).astype(np.uint32).tobytes())
         self._tab = array("I", tab.astype(np.uint32).tobytes())  # (n,) where each key ends
-        keys = [data[a:b] for a, b in zip(starts.tolist(), tab.tolist(), strict=True)]  # (n,)
-        if not all(map(lt, keys, keys[1:])):
-            raise ValueError("a packed map's keys are sorted and distinct")
+        previous = b""  # one key at a time: a list of them all would scatter small objects
+        for i, (a, b) in enumerate(zip(starts.tolist(), tab.tolist(), strict=True)):
+            key = data[a:b]
+            if i and not previous < key:
+                raise ValueError("a packed map's keys are sorted and distinct")
+            previous = key
 
     @classmethod
     def from_pairs(cls, pairs: Iterable[tuple[str, str]],
