@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import gzip
 import json
 import os
 import re
@@ -44,7 +43,7 @@ finally:
 import streamlit as st  # noqa: E402
 
 from model import DecodeTrace  # noqa: E402
-from model.analysis.packed import PackedMap, lines  # noqa: E402
+from model.analysis.packed import PackedMap, lines, read_gz, to_gz  # noqa: E402
 from model.backends.records import ModelInfo  # noqa: E402
 
 from .i18n import lang, t  # noqa: E402
@@ -75,7 +74,7 @@ def phrase_map(path: Path = PHRASES_INDEX) -> PackedMap[str]:
     gzip'd; ``python -m ui.pinyin`` writes it, tests/test_pinyin.py checks that it equals a
     fresh build): 0.03 s where parsing pypinyin's JSON took 0.6 s at every server start.
     Raises ``OSError`` if the file cannot be read, ``ValueError`` if it is no packed text."""
-    return PackedMap(gzip.decompress(Path(path).read_bytes()))
+    return PackedMap(read_gz(path))
 
 
 def _words(run: str, phrases: PackedMap[str]) -> Iterator[str]:
@@ -241,5 +240,5 @@ def is_on() -> bool:
 
 
 if __name__ == "__main__":
-    PHRASES_INDEX.write_bytes(gzip.compress(phrase_lines().encode("utf-8"), mtime=0))
+    PHRASES_INDEX.write_bytes(to_gz(phrase_lines()))
     print("wrote", PHRASES_INDEX)

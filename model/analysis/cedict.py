@@ -18,7 +18,6 @@ licence.
 
 from __future__ import annotations
 
-import gzip
 import re
 import tomllib
 from collections.abc import Mapping, Sequence
@@ -31,9 +30,8 @@ from .lexicon import (
     SENSES_FILE,
     Lexicon,
     build_lexicon,
-    read_gz,
 )
-from .packed import PackedMap, join, lines
+from .packed import PackedMap, join, lines, read_gz, to_gz
 
 GLOSS_FILE = SENSES_FILE.with_name("cedict_gloss.tsv.gz")
 INDEX_FILES = (GLOSS_FILE, SENSES_FILE, READINGS_FILE)
@@ -79,7 +77,7 @@ def build_index() -> tuple[dict[str, str], Lexicon]:
 
 
 def _packed(pairs) -> bytes:
-    return gzip.compress(lines(pairs).encode("utf-8"), compresslevel=9, mtime=0)
+    return to_gz(lines(pairs))
 
 
 def index_files(gloss: Mapping[str, str], lex: Lexicon) -> tuple[bytes, bytes, bytes]:

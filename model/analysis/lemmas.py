@@ -11,11 +11,10 @@ still matches): a line ``word<TAB>UPOS=lemma/lemma<SEP>UPOS=lemma...`` per word.
 
 from __future__ import annotations
 
-import gzip
 from functools import lru_cache
 from pathlib import Path
 
-from .packed import PackedMap, join, lines, split
+from .packed import PackedMap, join, lines, read_gz, split, to_gz
 
 LEMMAS_FILE = Path(__file__).with_name("resources") / "lemmas.tsv.gz"
 
@@ -65,10 +64,9 @@ def build_text() -> str:
 
 
 def write_table() -> None:
-    """Write ``LEMMAS_FILE`` from ``build_text`` (gzip'd with no time stamp: the same table
-    always gives the same bytes)."""
-    LEMMAS_FILE.write_bytes(gzip.compress(build_text().encode("utf-8"), compresslevel=9,
-                                          mtime=0))
+    """Write ``LEMMAS_FILE`` from ``build_text`` (``packed.to_gz``: the same table always
+    gives the same bytes)."""
+    LEMMAS_FILE.write_bytes(to_gz(build_text()))
 
 
 @lru_cache(maxsize=1)
@@ -78,7 +76,7 @@ def lemma_table() -> PackedMap[dict[str, tuple[str, ...]]]:
     Raises:
         OSError: the file cannot be read; ValueError: it is not ``packed.lines`` text.
     """
-    return PackedMap(gzip.decompress(LEMMAS_FILE.read_bytes()), _decode)
+    return PackedMap(read_gz(LEMMAS_FILE), _decode)
 
 
 def all_lemmas(word: str) -> dict[str, tuple[str, ...]]:

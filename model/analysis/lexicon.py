@@ -25,7 +25,6 @@ Machine Translation", ch. 3: source words without a dictionary translation in th
 
 from __future__ import annotations
 
-import gzip
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -34,7 +33,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from .lemmas import all_lemmas
-from .packed import PackedMap, split, split_set
+from .packed import PackedMap, read_gz, split, split_set
 
 FUNCTION_WORDS_FILE = Path(__file__).with_name("resources") / "function_words.txt"
 SENSES_FILE = FUNCTION_WORDS_FILE.with_name("cedict_senses.tsv.gz")  # both by ``cedict``
@@ -137,11 +136,6 @@ def build_lexicon(entries: Iterable[Mapping], extra: Iterable[tuple[str, str]] =
               for form, known in rank.items()}
     return Lexicon(senses, {ch: frozenset(s) for ch, s in readings.items()},
                    frozenset(s for ss in readings.values() for s in ss))
-
-
-def read_gz(path: Path) -> bytes:
-    """A gzip'd file of the prebuilt index (``cedict``), unzipped (UTF-8 text)."""
-    return gzip.decompress(path.read_bytes())
 
 
 @lru_cache(maxsize=1)

@@ -12,15 +12,30 @@ A lookup costs O(log n) string slices (microseconds; the header makes a few hund
 
 from __future__ import annotations
 
+import gzip
 from array import array
 from bisect import bisect_left
 from collections.abc import Callable, ItemsView, Iterable, Iterator, Mapping
+from pathlib import Path
 from typing import Generic, TypeVar
 
 import numpy as np
 
 V = TypeVar("V")
 SEP = "\x1f"  # the unit separator: joins a value's items (``join``/``split``)
+
+
+def to_gz(text: str) -> bytes:
+    """``text`` (``lines``' output) as a prebuilt index file ships it (CC-CEDICT's, the
+    lemmas', pypinyin's phrases): UTF-8, gzip'd with no time stamp, so the same text always
+    gives the same bytes."""
+    return gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0)
+
+
+def read_gz(path: Path) -> bytes:
+    """A prebuilt index file (``to_gz``) unzipped: the bytes ``PackedMap`` reads.
+    Raises ``OSError`` if it cannot be read or unzipped."""
+    return gzip.decompress(Path(path).read_bytes())
 
 
 def join(items: Iterable[str]) -> str:
