@@ -18,37 +18,40 @@ import logging
 
 import streamlit as st
 
-from model import CheckpointError, DecodeTrace, GenerationSettings, InputError, Translator
-from model.backends.records import SourceSentence
-from model.backends.translator import card_task
-from ui import (
-    charts,
-    controls,
-    document,
-    gloss,
-    i18n,
-    lesson,
-    link,
-    models,
-    pinyin,
-    state,
-    stepper,
-    verdict,
-)
-from ui.cache import (
-    decode,
-    grammar_translation,
-    load_model,
-    model_key,
-    read_source,
-    teacher_force,
-    tidy_heap,
-    trace_key,
-)
-from ui.i18n import t
-from ui.player import in_browser, take_home
-from ui.text import clip, code_span, md_literal
-from ui.views import attribution, compare, heads, panels, side_by_side, teaching
+from ui.startup import IMPORTS
+
+with IMPORTS:  # not at the same time as serve.py's warm-up (ui/startup.py says why)
+    from model import CheckpointError, DecodeTrace, GenerationSettings, InputError, Translator
+    from model.backends.records import SourceSentence
+    from model.backends.translator import card_task
+    from ui import (
+        charts,
+        controls,
+        document,
+        gloss,
+        i18n,
+        lesson,
+        link,
+        models,
+        pinyin,
+        state,
+        stepper,
+        verdict,
+    )
+    from ui.cache import (
+        decode,
+        grammar_translation,
+        load_model,
+        model_key,
+        read_source,
+        teacher_force,
+        tidy_heap,
+        trace_key,
+    )
+    from ui.i18n import t
+    from ui.player import in_browser, take_home
+    from ui.text import clip, code_span, md_literal
+    from ui.views import attribution, compare, heads, panels, side_by_side, teaching
 
 DEFAULT_SENTENCE = "why do we work ?"
 DEFAULT_SENTENCES = {"zh": "我们今天不能回家。"}  # a model reading Chinese (zh -> en) starts here

@@ -46,21 +46,28 @@ def warm_up():
     logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").setLevel(
         logging.ERROR)
     try:
-        import viz
-        from model.backends.load import available_models, default_model, pretrained_root
-        from ui import (  # noqa: F401  (every panel app.py imports)
-            charts,
-            confidence,
-            controls,
-            export,
-            i18n,
-            link,
-            models,
-            state,
-            stepper,
-        )
-        from ui.cache import load_model, model_key, tidy_heap
-        from ui.views import compare, heads, panels, teaching  # noqa: F401
+        from ui.startup import IMPORTS
+
+        with IMPORTS:  # not at the same time as a first visit's app.py (ui/startup.py)
+            import viz
+            from model.analysis.cedict import gloss_dictionary
+            from model.analysis.lemmas import lemma_table
+            from model.analysis.lexicon import lexicon
+            from model.backends.load import available_models, default_model, pretrained_root
+            from ui import (  # noqa: F401  (every panel app.py imports)
+                charts,
+                confidence,
+                controls,
+                export,
+                i18n,
+                link,
+                models,
+                state,
+                stepper,
+            )
+            from ui.cache import load_model, model_key, tidy_heap
+            from ui.pinyin import phrase_map, segmenter
+            from ui.views import compare, heads, panels, teaching  # noqa: F401
 
         name = default_model(available_models())
         translator = None
@@ -69,11 +76,6 @@ def warm_up():
             trace = translator.generate(WARM_SENTENCE)
             viz.attention_heatmap(trace.cross_attentions[0, 0], trace.decoder_input_tokens,
                                   trace.src_labels)
-        from model.analysis.cedict import gloss_dictionary
-        from model.analysis.lemmas import lemma_table
-        from model.analysis.lexicon import lexicon
-        from ui.pinyin import phrase_map, segmenter
-
         # The prebuilt CC-CEDICT index and the English lemmas: the header's verdict needs
         # them; the header's words need the segmenter, their pinyin the phrases.
         lexicon(), gloss_dictionary(), lemma_table(), phrase_map(), segmenter()("我们")

@@ -95,6 +95,12 @@ class Client:
                 reply.ParseFromString(await self.ws.recv())
                 kind = reply.WhichOneof("type")
                 if kind == "script_finished":
+                    # A run the server stopped early for a newer one (the page's own first
+                    # run, cut short by ours on a slow machine) is not the reply: read on.
+                    if reply.script_finished == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                        continue
+                    if reply.script_finished == ForwardMsg.FINISHED_WITH_COMPILE_ERROR:
+                        problems.append("the script did not compile")
                     return time.perf_counter() - start, texts, problems
                 if kind != "delta":
                     continue
@@ -158,7 +164,11 @@ async def student(url: str, me: Student, clicks: int, interval: float, delay: fl
                                       additional_headers=me.headers) as ws:
             me.upstream = ws.response.headers.get("X-Upstream")
             client = Client(ws)
-            await client.rerun([], timeout=timeout)  # the first visit
+            _, _, problems = await client.rerun([], timeout=timeout)  # the first visit
+            if problems or "sentence" not in client.ids:
+                me.errors.append(f"first visit: {problems or 'no sentence box'}; "
+                                 f"widgets drawn: {sorted(client.ids)}")
+                return
             _, texts, problems = await client.rerun(
                 [client.state("sentence", string_value=me.sentence)], timeout=timeout)
             own = source_tokens(me.sentence)

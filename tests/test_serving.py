@@ -24,7 +24,10 @@ pytestmark = pytest.mark.slow
 def test_sessions_over_the_protocol_each_walk_their_own_sentence():
     sentences = list(EXAMPLES[:4])
     with streamlit_server() as server:
+        # At once after the health check: the first visits meet serve.py's warm-up.
         students, _, _ = asyncio.run(classroom(server.url, sentences, 3, 0.2, 60.0))
+        log = server.output(None)
+    assert "Traceback" not in log, log[-3000:]  # no error page, no failed warm-up
     for me in students:
         assert me.errors == [], (me.sentence, me.errors)  # own source tokens, own steps
         assert len(me.waits) >= 2  # "Next" answered (a "First" at the end is not a wait)
