@@ -53,8 +53,6 @@ with IMPORTS:  # not at the same time as serve.py's warm-up (ui/startup.py says 
     from ui.text import clip, code_span, md_literal
     from ui.views import attribution, compare, heads, panels, side_by_side, teaching
 
-DEFAULT_SENTENCE = "why do we work ?"
-DEFAULT_SENTENCES = {"zh": "我们今天不能回家。"}  # a model reading Chinese (zh -> en) starts here
 # The sentence box's label and help by the model's source language ("" and others: generic).
 SENTENCE_STRINGS = {"en": ("sentence", "sentence_help"), "zh": ("sentence_zh", "sentence_help_zh")}
 log = logging.getLogger("attention_app")
@@ -95,7 +93,7 @@ def sentence_box(translator: Translator) -> str:
     the model reads ("English sentence", "Chinese sentence": ``SENTENCE_STRINGS``); a first
     visit starts on that language's default sentence. Returns the sentence."""
     language = translator.info.source_language
-    state.default_sentence(DEFAULT_SENTENCES.get(language, DEFAULT_SENTENCE))
+    state.default_sentence(state.DEFAULT_SENTENCES.get(language, state.DEFAULT_SENTENCE))
     if translator.info.examples:
         st.sidebar.selectbox(t("examples"), translator.info.examples, index=None, key=EXAMPLE_KEY,
                              placeholder=t("examples_placeholder"), on_change=_use_example)

@@ -25,17 +25,19 @@ import streamlit as st
 from starlette.middleware import Middleware
 
 log = logging.getLogger("attention_app")
-WARM_SENTENCE = "why do we work ?"
 
 
 def warm_up():
     """What the first visit would otherwise wait for: import torch, plotly and the app's
-    modules, load the default model into the app's own cache (``ui.cache.load_model``), run
-    it once and build one figure, read the prebuilt CC-CEDICT index (the glosses and the
-    verdict's dictionary, ``model.analysis.cedict``), the English lemmas
-    (``model.analysis.lemmas``), pypinyin's phrases (``ui.pinyin.phrase_map``) and jieba's
-    word segmenter (``ui.pinyin.segmenter``), then tidy the heap as the app does after
-    every run.
+    modules, load the default model into the app's own cache (``ui.cache.load_model``),
+    decode a first visit's sentence into that cache too (``ui.cache.decode``), read the
+    prebuilt CC-CEDICT index (the glosses and the verdict's dictionary,
+    ``model.analysis.cedict``), the English lemmas (``model.analysis.lemmas``), pypinyin's
+    phrases (``ui.pinyin.phrase_map``) and jieba's word segmenter (``ui.pinyin.segmenter``),
+    build one figure, then tidy the heap as the app does after every run. This is the
+    order a first visit needs them in; a visit that arrives meanwhile waits for the work
+    under way (the imports' lock, ``ui.startup``; the caches, which compute each thing
+    once) instead of doing it a second time.
 
     Returns:
         The default model (a ``model.Translator``), or None when there is none or it could
@@ -65,20 +67,24 @@ def warm_up():
                 state,
                 stepper,
             )
-            from ui.cache import load_model, model_key, tidy_heap
+            from ui.cache import decode, load_model, model_key, tidy_heap
             from ui.pinyin import phrase_map, segmenter
             from ui.views import compare, heads, panels, teaching  # noqa: F401
 
+        # In the order a first visit needs them, so that one arriving meanwhile waits for
+        # work under way (the caches compute each thing once) rather than repeating it.
         name = default_model(available_models())
-        translator = None
+        translator = trace = None
         if name is not None:
-            translator = load_model(*model_key(pretrained_root() / name))
-            trace = translator.generate(WARM_SENTENCE)
+            key = model_key(pretrained_root() / name)
+            translator = load_model(*key)
+            trace = decode(key, state.DEFAULT_SENTENCE)  # the app's own cache
+        # The header's verdict needs the prebuilt CC-CEDICT index and the English lemmas;
+        # its Chinese words need the segmenter, their pinyin the phrases.
+        lexicon(), gloss_dictionary(), lemma_table(), phrase_map(), segmenter()("我们")
+        if trace is not None:  # then its first figure
             viz.attention_heatmap(trace.cross_attentions[0, 0], trace.decoder_input_tokens,
                                   trace.src_labels)
-        # The prebuilt CC-CEDICT index and the English lemmas: the header's verdict needs
-        # them; the header's words need the segmenter, their pinyin the phrases.
-        lexicon(), gloss_dictionary(), lemma_table(), phrase_map(), segmenter()("我们")
         tidy_heap()
         return translator
     except Exception:  # a broken model folder must not stop the server

@@ -3,11 +3,14 @@
 
 from __future__ import annotations
 
+import threading
+import time
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from model.analysis.packed import SEP, PackedMap, join, lines, split, split_set
+from model.analysis.packed import SEP, PackedMap, join, lines, once, split, split_set
 
 TEXT = st.text(st.characters(blacklist_characters="\t\n", blacklist_categories=("Cs",)))
 
@@ -53,3 +56,32 @@ def test_entries_that_cannot_be_packed_are_refused(pairs):
         lines(pairs)
     with pytest.raises(ValueError):
         join(["a" + SEP])
+
+
+def test_once_computes_once_when_threads_ask_at_the_same_time():
+    calls = []
+
+    @once
+    def load(name: str) -> list[str]:
+        calls.append(name)
+        time.sleep(0.05)  # long enough for every thread to arrive while it computes
+        return [name]
+
+    start = threading.Barrier(6)
+    got = []
+
+    def ask():
+        start.wait()
+        got.append(load("cedict"))
+
+    threads = [threading.Thread(target=ask) for _ in range(6)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert calls == ["cedict"]  # functools.cache alone lets each thread compute it
+    assert len(got) == 6 and all(g is got[0] for g in got)  # one result, shared
+    assert load("lemmas") == ["lemmas"] and calls == ["cedict", "lemmas"]  # per argument
+    load.cache_clear()
+    load("cedict")
+    assert calls == ["cedict", "lemmas", "cedict"]

@@ -22,6 +22,26 @@ def test_warm_up_loads_the_default_model_into_the_apps_own_cache():
     assert load_model(*model_key(folder)) is translator
 
 
+def test_warm_up_decodes_a_first_visits_sentence_through_the_apps_cache(monkeypatch):
+    # What a first visit shows is decoded by the warm-up in the app's own cache (ui.cache),
+    # so the visit reads it. The call is recorded, then made: the real model decodes.
+    import ui.cache
+    from ui import state
+
+    asked = []
+    real = ui.cache.decode
+
+    def recorded(*args, **kwargs):
+        asked.append((args, kwargs))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ui.cache, "decode", recorded)
+    translator = serve.warm_up()
+    assert translator is not None
+    assert [a[1:] for a, _ in asked] == [(state.DEFAULT_SENTENCE,)]  # greedy, the default
+    assert asked[0][0][0] == model_key(pretrained_root() / DEFAULT_MODELS[0])
+
+
 
 def test_the_warm_up_computes_on_one_thread_as_the_app_does():
     # The warm-up loads the model before app.py runs: the one-thread rule must already hold

@@ -17,7 +17,6 @@ page is in English (a reader of the English page may not read Chinese) and off i
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import os
 import re
@@ -43,7 +42,7 @@ finally:
 import streamlit as st  # noqa: E402
 
 from model import DecodeTrace  # noqa: E402
-from model.analysis.packed import PackedMap, lines, read_gz, to_gz  # noqa: E402
+from model.analysis.packed import PackedMap, lines, once, read_gz, to_gz  # noqa: E402
 from model.backends.records import ModelInfo  # noqa: E402
 
 from .i18n import lang, t  # noqa: E402
@@ -67,7 +66,7 @@ def phrase_lines(path: str = PHRASES_FILE) -> str:
                  for m in _ENTRY.finditer(text))
 
 
-@functools.cache
+@once
 def phrase_map(path: Path = PHRASES_INDEX) -> PackedMap[str]:
     """The phrases as a ``PackedMap`` from each phrase to its reading, read once per process
     from the shipped index ``PHRASES_INDEX`` (``phrase_lines`` of the pinned pypinyin's file,
@@ -98,7 +97,7 @@ def _words(run: str, phrases: PackedMap[str]) -> Iterator[str]:
         run = run[longest:]
 
 
-@functools.cache
+@once
 def segmenter() -> Callable[[str], list[str]]:
     """jieba's word segmentation, as ``rjieba`` (jieba-rs, MIT licence) gives it: a function
     from a run of Chinese characters to its words (``cut``: the most probable path through

@@ -23,6 +23,8 @@ import streamlit as st
 VIEW_KEY = "view"  # the view picker's key: its value is the view's id (``ui.i18n.VIEWS``)
 STEP_KEY = "step"  # the step slider's key: the step, 1-based
 SENTENCE_KEY = "sentence"  # the sidebar's sentence box
+DEFAULT_SENTENCE = "why do we work ?"  # a first visit's sentence (serve.py decodes it first)
+DEFAULT_SENTENCES = {"zh": "我们今天不能回家。"}  # a model reading Chinese (zh -> en) starts here
 COMPARE_KEY = "compare"  # the Side by side view's second sentence (``compare=`` in links)
 MODEL_KEY = "model"  # the model picker (a folder or hub name)
 PLAYING_KEY = "playing"  # Play is on

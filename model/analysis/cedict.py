@@ -21,7 +21,6 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
 
 from .lexicon import (
     ENTITIES_FILE,
@@ -31,7 +30,7 @@ from .lexicon import (
     Lexicon,
     build_lexicon,
 )
-from .packed import PackedMap, join, lines, read_gz, to_gz
+from .packed import PackedMap, join, lines, once, read_gz, to_gz
 
 GLOSS_FILE = SENSES_FILE.with_name("cedict_gloss.tsv.gz")
 INDEX_FILES = (GLOSS_FILE, SENSES_FILE, READINGS_FILE)
@@ -96,7 +95,7 @@ def write_index() -> None:
         path.write_bytes(data)
 
 
-@lru_cache(maxsize=1)
+@once
 def gloss_dictionary() -> Mapping[str, str]:
     """The shipped gloss dictionary (``build_dictionary`` of all of CC-CEDICT), read once
     per process and packed (``PackedMap``). (The verdict's lexicon is read by

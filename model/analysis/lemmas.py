@@ -11,10 +11,9 @@ still matches): a line ``word<TAB>UPOS=lemma/lemma<SEP>UPOS=lemma...`` per word.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from pathlib import Path
 
-from .packed import PackedMap, join, lines, read_gz, split, to_gz
+from .packed import PackedMap, join, lines, once, read_gz, split, to_gz
 
 LEMMAS_FILE = Path(__file__).with_name("resources") / "lemmas.tsv.gz"
 
@@ -69,7 +68,7 @@ def write_table() -> None:
     LEMMAS_FILE.write_bytes(to_gz(build_text()))
 
 
-@lru_cache(maxsize=1)
+@once
 def lemma_table() -> PackedMap[dict[str, tuple[str, ...]]]:
     """The shipped table (``LEMMAS_FILE``, ``build_text``'s text), read once per process.
 

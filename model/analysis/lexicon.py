@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from .lemmas import all_lemmas
-from .packed import PackedMap, read_gz, split, split_set
+from .packed import PackedMap, once, read_gz, split, split_set
 
 FUNCTION_WORDS_FILE = Path(__file__).with_name("resources") / "function_words.txt"
 SENSES_FILE = FUNCTION_WORDS_FILE.with_name("cedict_senses.tsv.gz")  # both by ``cedict``
@@ -138,7 +138,7 @@ def build_lexicon(entries: Iterable[Mapping], extra: Iterable[tuple[str, str]] =
                    frozenset(s for ss in readings.values() for s in ss))
 
 
-@lru_cache(maxsize=1)
+@once
 def lexicon() -> Lexicon:
     """The verdict's dictionary: all of CC-CEDICT and the classroom lists of
     ``entities.toml`` (``build_lexicon``), read once per process from ``SENSES_FILE`` and

@@ -12,16 +12,20 @@ A lookup costs O(log n) string slices (microseconds; the header makes a few hund
 
 from __future__ import annotations
 
+import functools
 import gzip
+import threading
 from array import array
 from bisect import bisect_left
 from collections.abc import Callable, ItemsView, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Generic, ParamSpec, TypeVar
 
 import numpy as np
 
 V = TypeVar("V")
+P = ParamSpec("P")
+R = TypeVar("R")
 SEP = "\x1f"  # the unit separator: joins a value's items (``join``/``split``)
 
 
@@ -185,3 +189,22 @@ class _Keys:
 
     def __len__(self) -> int:
         return len(self._packed)
+
+
+def once(load: Callable[P, R]) -> Callable[P, R]:
+    """``load`` (a reader of a shipped index: CC-CEDICT's, the lemmas', pypinyin's phrases,
+    jieba's dictionary) run once per process and argument, its result kept, like
+    ``functools.cache``, and also when threads call it at the same time: the first computes,
+    the others wait for its result. (``functools.cache`` lets each of them compute it, which
+    on a server started a moment ago meant ``serve.py``'s warm-up and the first visits each
+    reading the same files, on the same two cores.) ``cache_clear`` forgets the result."""
+    cached = functools.cache(load)
+    lock = threading.Lock()
+
+    @functools.wraps(load)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        with lock:
+            return cached(*args, **kwargs)
+
+    wrapper.cache_clear = cached.cache_clear  # type: ignore[attr-defined]
+    return wrapper
