@@ -163,6 +163,26 @@ def test_unsure_fires_below_sentence_min_and_counts_only_chosen_tokens():
     assert not forced.unsure and forced.sentence_prob == pytest.approx(0.9)
 
 
+def test_each_source_language_is_judged_with_its_own_sentence_threshold():
+    # A geometric mean between the two thresholds: unsure for English, not for Chinese
+    # (the zh-en classroom set's CALIBRATION half chose its own, SENTENCE_MIN_BY_SOURCE).
+    zh_min = V.sentence_min_for("zh")
+    assert zh_min != V.SENTENCE_MIN and V.sentence_min_for("en") == V.SENTENCE_MIN
+    p = (zh_min + V.SENTENCE_MIN) / 2
+    attn = np.full((1, 1, 2, 2), 0.5)  # (L, H, T, S)
+    args = dict(word_of=[0, 1], cross_attentions=attn, probs=[p, p], forced=[False, False],
+                finished=True, counts=None)
+    en = V.judge("Hi", labels=["▁Hi", "</s>"], output_text="你好", **args)
+    zh = V.judge("你好", labels=["你", "</s>"], output_text="Hello", source_language="zh",
+                 **args)
+    assert (en.sentence_min, en.unsure) == (V.SENTENCE_MIN, V.SENTENCE_MIN > zh_min)
+    assert (zh.sentence_min, zh.unsure) == (zh_min, zh_min > V.SENTENCE_MIN)
+    assert en.unsure != zh.unsure
+    # a threshold given is the one used, for either language
+    assert V.judge("你好", labels=["你", "</s>"], output_text="Hello", source_language="zh",
+                   sentence_min=0.99, **args).sentence_min == 0.99
+
+
 def test_a_typo_is_named_once_and_flags_only_with_typo_flags():
     attn = np.full((1, 1, 3, 3), 1 / 3)  # (L, H, T, S): every word looked at
     args = dict(labels=["▁I", "▁realy", "</s>"], word_of=[0, 1, 2], cross_attentions=attn,

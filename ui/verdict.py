@@ -22,7 +22,6 @@ from model.analysis.lexicon import Missing
 from model.analysis.verdict import (
     COVERAGE_MIN,
     RARE_BELOW,
-    SENTENCE_MIN,
     Verdict,
     corrected,
     judge_trace,
@@ -197,7 +196,7 @@ def verdict_banner(translator: Translator, trace: DecodeTrace, v: Verdict) -> No
         guessing_lines(trace, v.confidence)
         if v.unsure:
             _say("verdict_unsure", pct=round(100 * v.sentence_prob),
-                 min=round(100 * SENTENCE_MIN))
+                 min=round(100 * v.sentence_min))
         if (name := models.stronger_model(translator)) is not None:
             zh_en = models.direction(translator) == ("zh", "en")
             st.button(t("verdict_stronger", name=name), key="open_stronger",

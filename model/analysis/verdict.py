@@ -53,8 +53,11 @@ chosen on the CALIBRATION half of the classroom set for the shipped default mode
 (``training.classroom_set``; ``python -m benchmarks.verdict --search``: of the settings
 flagging at least 90 % of the wrong translations and at most 20 % of the right ones, the one
 flagging the fewest right ones), never on a TEST set; it prints each signal's share of the
-wrong and right translations it flags, on both halves. A Chinese source is judged with the
-same thresholds: they were not chosen on Chinese -> English translations.
+wrong and right translations it flags, on both halves. A Chinese source is judged with
+thresholds chosen the same way on the CALIBRATION half of the Chinese -> English classroom set
+(``resources/classroom_set_zh_en.tsv``, ``python -m benchmarks.verdict zh-en-everyday
+--search``): the same ones but SENTENCE_MIN (``SENTENCE_MIN_BY_SOURCE``), whose English value
+flagged half of the right Chinese -> English translations as unsure.
 """
 
 from __future__ import annotations
@@ -82,6 +85,9 @@ TYPO_RATIO = 50  # ... and at least this many times as often as the word typed
 TYPO_MAX_EDITS = 2  # ... at most this many edits away (1 for words of up to 4 letters)
 COVERAGE_MIN = 0.2  # a content word whose summed cross-attention stays below this
 SENTENCE_MIN = 0.7  # a translation whose chosen tokens' geometric-mean probability is below this
+# ... for a model reading Chinese (chosen on the zh-en classroom set's CALIBRATION half; the
+# thresholds above hold for both directions: the search kept them)
+SENTENCE_MIN_BY_SOURCE = {"zh": 0.55}
 TYPO_FLAGS = False  # True: a likely typo alone marks the translation not confident (False: a note)
 NOT_ENGLISH_SHARE = 0.3  # a sentence with at least this share of non-Latin letters
 NOT_CHINESE_SHARE = 0.5  # a sentence with no Chinese character and more Latin letters than this
@@ -315,12 +321,13 @@ class Verdict:
             output has (``lexicon.untranslated``); () unless the source is English.
         coverage: (S,) each source token's coverage (``coverage``).
         sentence_prob: ``sentence_prob`` of the decoding (None: no chosen token).
-        unsure: ``sentence_prob`` is below the ``sentence_min`` it was judged with.
+        unsure: ``sentence_prob`` is below ``sentence_min``.
         confidence: low-probability steps, loop, runaway (``confidence.assess``).
         typo_flags: whether a likely typo alone marks the translation not confident (the
             ``typo_flags`` it was judged with); False: the typo line is a note.
         source_language: the source language it was judged for (``judge``): ``"en"``,
             ``"zh"``, or ``""`` (not known).
+        sentence_min: the ``sentence_prob`` threshold it was judged with (a probability).
     """
 
     script: str | None
@@ -336,6 +343,7 @@ class Verdict:
     confidence: Confidence
     typo_flags: bool = TYPO_FLAGS
     source_language: str = "en"
+    sentence_min: float = SENTENCE_MIN
 
     @property
     def signals(self) -> tuple[str, ...]:
@@ -382,7 +390,7 @@ def judge(src_text: str, labels: Sequence[str], word_of: Sequence[int],
           output_text: str, finished: bool, counts: TrainCounts | None,
           source_language: str = "en", rare_below: int = RARE_BELOW,
           coverage_min: float = COVERAGE_MIN, low_prob: float = LOW_PROB,
-          sentence_min: float = SENTENCE_MIN, typo_flags: bool = TYPO_FLAGS,
+          sentence_min: float | None = None, typo_flags: bool = TYPO_FLAGS,
           lexicon: Lexicon | None = None) -> Verdict:
     """Every signal of one decoding.
 
@@ -398,8 +406,9 @@ def judge(src_text: str, labels: Sequence[str], word_of: Sequence[int],
             English: the module docstring), or another code or ``""`` (not known: no script
             or dictionary check; the words and typos with counts, the numbers as for English);
         rare_below, coverage_min, low_prob, sentence_min, typo_flags: the thresholds
-            (defaults: the calibrated ones; ``benchmarks.verdict`` tries others on the
-            calibration half);
+            (defaults: the calibrated ones; ``sentence_min`` None: the source language's,
+            ``sentence_min_for``; ``benchmarks.verdict`` tries others on the calibration
+            half);
         lexicon: the dictionary of the word check (default ``lexicon.lexicon()``); the check
             runs only on English read into Chinese (``source_language="en"`` and an output
             with Chinese characters).
@@ -409,6 +418,8 @@ def judge(src_text: str, labels: Sequence[str], word_of: Sequence[int],
             ``forced`` differ in length (``confidence.assess``).
     """
     chinese = source_language == "zh"
+    if sentence_min is None:
+        sentence_min = sentence_min_for(source_language)
     cover = coverage(cross_attentions)
     sure = sentence_prob(probs, forced)
     script, rare, slips = _source_signals(src_text, counts, source_language, rare_below)
@@ -428,7 +439,14 @@ def judge(src_text: str, labels: Sequence[str], word_of: Sequence[int],
         unsure=sure is not None and sure < sentence_min,
         confidence=assess(probs, forced, output_text, len(labels), finished, low_prob),
         typo_flags=typo_flags,
-        source_language=source_language)
+        source_language=source_language,
+        sentence_min=sentence_min)
+
+
+def sentence_min_for(source_language: str) -> float:
+    """The calibrated ``sentence_prob`` threshold (a probability) for a model reading
+    ``source_language``: ``SENTENCE_MIN_BY_SOURCE``'s, else SENTENCE_MIN (English's)."""
+    return SENTENCE_MIN_BY_SOURCE.get(source_language, SENTENCE_MIN)
 
 
 def judge_trace(trace, counts: TrainCounts | None, source_language: str = "en",
