@@ -18,7 +18,12 @@ import logging
 
 import streamlit as st
 
-from ui.startup import IMPORTS
+from ui import first_page
+from ui.startup import IMPORTS, PAGE_CONFIG
+
+# A first visit while serve.py warms up: the default page's top and first chart from a
+# snapshot, drawn before the imports below; the page then reruns into the app (ui/first_page.py).
+first_page.show_while_warming()
 
 with IMPORTS:  # not at the same time as serve.py's warm-up (ui/startup.py says why)
     from model import CheckpointError, DecodeTrace, GenerationSettings, InputError, Translator
@@ -272,7 +277,7 @@ def main() -> None:
 
 
 title = t("page_title")  # the language of the last run (English on a first load)
-st.set_page_config(page_title=title, page_icon="🔎", layout="wide")
+st.set_page_config(page_title=title, **PAGE_CONFIG)
 try:
     link.remember_link()  # the query parameters this session was opened with
     i18n.language_selector()  # first in the sidebar; everything below follows it

@@ -5,9 +5,16 @@
 ``streamlit run app.py`` works too, but then the first visit after the server starts pays for
 importing torch and the app's modules and reading the default model (about 1.5 s on a
 2-core laptop). Here Streamlit's ``st.App`` starts the same app (``app.py``) and its
-``lifespan`` hook does that work in a background thread as soon as the server starts, so
-the server answers at once and a visitor who arrives before the warm-up has finished simply
-waits for the rest of it (Python's import lock).
+``lifespan`` hook does that work in a background thread (when: below), so the server
+answers at once and a visitor who arrives before the warm-up has finished waits for the rest
+of it (the imports' lock, the app's caches).
+
+A visitor who arrives during the warm-up first gets the default page's top and first chart
+from a snapshot (``ui/first_page.py``), drawn without torch; the page then reruns into the app
+once the warm-up has finished. To leave the two cores to the browser while it draws that
+page, the warm-up starts once a first visit has drawn it (plus ``ui.startup.PAINT_GRACE_S``),
+or after ``ui.startup.FIRST_VISIT_WAIT_S`` when no visitor came: a first heatmap as soon as a
+trivial app's, the rest of the page about 0.5 s later than before (benchmarks/clicks.py).
 
 Its page also starts loading Streamlit's Plotly chart code (a 4.7 MB script) at once, beside
 the rest of the page's code, instead of when the first chart arrives (``PreloadCharts``): a
@@ -18,11 +25,14 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 import streamlit as st
 from starlette.middleware import Middleware
+
+from ui import startup  # first: the heap's policy before the server's threads allocate
 
 log = logging.getLogger("attention_app")
 
@@ -50,6 +60,8 @@ def warm_up():
     try:
         from ui.startup import IMPORTS
 
+        with IMPORTS:  # first what a snapshot page needs too (ui/first_page.py), then
+            import plotly.graph_objects  # noqa: F401  (the lock is free for it a moment)
         with IMPORTS:  # not at the same time as a first visit's app.py (ui/startup.py)
             import viz
             from model.analysis.cedict import gloss_dictionary
@@ -148,10 +160,26 @@ class PreloadCharts:
         await self.app(scope, receive, send_html)
 
 
+def warm_up_after_first_page() -> None:
+    """``warm_up`` once a first visit has begun (``startup.FIRST_VISIT``) and, if it drew
+    the snapshot page (``ui.first_page``), ``startup.PAINT_GRACE_S`` have passed; or once
+    ``startup.FIRST_VISIT_WAIT_S`` have passed without a visit;
+    then ``ui.startup.WARM`` is set (also when the warm-up failed: the waiting visits rerun
+    and the app reports the problem)."""
+    try:
+        if (startup.FIRST_VISIT.wait(startup.FIRST_VISIT_WAIT_S)
+                and startup.FIRST_PAGE_SENT.is_set()):
+            time.sleep(startup.PAINT_GRACE_S)
+        warm_up()
+    finally:
+        startup.WARM.set()
+
+
 @asynccontextmanager
 async def lifespan(_app):
-    """Start the warm-up and serve at once."""
-    threading.Thread(target=warm_up, name="warm-up", daemon=True).start()
+    """Start the warm-up (``warm_up_after_first_page``) and serve at once."""
+    startup.WARMING.set()
+    threading.Thread(target=warm_up_after_first_page, name="warm-up", daemon=True).start()
     yield
 
 

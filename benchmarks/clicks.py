@@ -89,6 +89,7 @@ from benchmarks.report import machine, publish
 from testkit.harness import chromium_problem, streamlit_server, view_option
 from ui.i18n import STRINGS
 from ui.lesson import chapter_count
+from ui.startup import FIRST_VISIT_WAIT_S
 
 # ---------------------------------------------------------------------------------------------
 # One user
@@ -429,10 +430,13 @@ class User:
 
 
 async def until_idle(meters: Meters, quiet: float = 1.0, limit: float = 60.0) -> float:
-    """Wait until the server has used no CPU for ``quiet`` seconds (its start-up work, such
-    as ``serve.py``'s warm-up, is done), at most ``limit`` seconds; returns the seconds
-    waited."""
-    start = last_busy = time.monotonic()
+    """Wait until the server has used no CPU for ``quiet`` seconds after it was busy (its
+    start-up work is done: ``serve.py``'s warm-up, which first waits
+    ``ui.startup.FIRST_VISIT_WAIT_S`` for a visit, is idle till then), at most ``limit``
+    seconds; returns the seconds waited."""
+    start = time.monotonic()
+    await asyncio.sleep(FIRST_VISIT_WAIT_S)
+    last_busy = time.monotonic()
     used = meters.read()["server"]
     while time.monotonic() - last_busy < quiet and time.monotonic() - start < limit:
         await asyncio.sleep(0.1)

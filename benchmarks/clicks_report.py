@@ -36,6 +36,11 @@ class SentenceRun:
         default_factory=lambda: {action: [] for action in ACTIONS})
 
 
+def _after_or_before(seconds: float) -> str:
+    """A difference in seconds as "N ms after" (0 or more) or "N ms before"."""
+    return f"{_ms(abs(seconds))} ms {'after' if seconds >= 0 else 'before'}"
+
+
 def _ms(x: float | None) -> str:
     return "–" if x is None else f"{x * 1000:.0f}"
 
@@ -112,10 +117,12 @@ def tables(raw: dict) -> str:
                       f"{floor['errors']} |")
     cold, idle = figures(raw["visits_cold"]), figures(raw.get("visits_idle", []))
     behind = (f"\n\nThe app's first heatmap comes "
-              f"{_ms(idle['first_heatmap'] - floor['first_heatmap'])} ms after the trivial "
+              f"{_after_or_before(idle['first_heatmap'] - floor['first_heatmap'])} the trivial "
               f"app's on a new server once warmed up, and "
-              f"{_ms(cold['first_heatmap'] - floor['first_heatmap'])} ms after it on a server "
-              f"visited as soon as it answers (medians, in the same run)."
+              f"{_after_or_before(cold['first_heatmap'] - floor['first_heatmap'])} it on a server "
+              f"visited as soon as it answers (medians, in the same run); the app itself has "
+              f"replaced the snapshot there {_ms(cold['p50'] - floor['first_heatmap'])} ms "
+              f"after the trivial app's first heatmap (settled, median)."
               if cold["n"] and idle["n"] and floor["n"] else "")
     floors = [f"| a trivial app, {n} chart{'s' * (n > 1)} redrawn a click | {f['n']} | "
               f"{_ms(f['p50'])} | {_ms(f['p95'])} | {f['errors']} |"
@@ -213,7 +220,9 @@ started and of a browser just launched (nothing cached), {args.cold} times, each
 server and browser, visited as soon as the server answers and again once it has finished its
 start-up work (its CPU idle for a second: `serve.py` warms the model up in the background);
 "warm" visits are new pages of the first server once it has served one. The trivial app's
-first visits are cold ones too.
+first visits are cold ones too. A visit during the warm-up first gets the default page's top
+and first chart from a snapshot (`ui/first_page.py`): its first heatmap is the snapshot's,
+and "settled" is when the app itself has replaced it.
 
 {tables(raw)}
 

@@ -39,6 +39,14 @@ def chromium_problem() -> str | None:
     return None
 
 
+def fresh_python(code: str) -> str:
+    """What ``python -c code`` prints (stdout) in a new interpreter of this environment, run
+    from the repository's root: for what only a fresh process shows (which modules an
+    import loads, the heap, thread settings). Raises ``CalledProcessError`` when it fails."""
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                          text=True, check=True).stdout
+
+
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that nothing listens on right now."""
     with socket.socket() as s:

@@ -6,9 +6,6 @@ table says which cells are blocked, and a positional table numbers its dimension
 from __future__ import annotations
 
 import io
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -19,6 +16,7 @@ from hypothesis import strategies as st
 
 import viz
 from model import load_pretrained
+from testkit.harness import fresh_python
 from ui.export import (
     CSV_COLUMNS,
     attention_csv,
@@ -29,8 +27,6 @@ from ui.export import (
     table,
     weights_table,
 )
-
-ROOT = Path(__file__).resolve().parents[1]
 
 # Tokens as the models make them: no control characters (the input is normalised first).
 TOKENS = st.lists(st.text(st.characters(exclude_categories=("Cc", "Cs")), min_size=1,
@@ -91,6 +87,16 @@ def test_the_html_page_holds_plotly_and_the_figure(trace):
     page = figure_html(fig)
     assert page.startswith("<html>") and "Cross-attention, layer 0, head 0" in page
     assert "plotly.js v" in page and "<script src=" not in page  # opens offline
+
+
+def test_an_html_page_leaves_every_sessions_chart_settings_as_they_were(trace):
+    # plotly's to_html adds "responsive" to the config it gets; the app's charts share it.
+    from ui.charts import PLOTLY_CONFIG
+
+    before = dict(PLOTLY_CONFIG)
+    figure_html(viz.attention_heatmap(trace.cross_attentions[0, 0],
+                                      trace.decoder_input_tokens, trace.src_labels))
+    assert dict(PLOTLY_CONFIG) == before
 
 
 def _cells(table, labels: int = 1):
@@ -193,8 +199,7 @@ def test_drawing_every_kind_of_table_imports_no_pandas():
             "export.show(export.mask_table(np.eye(2, dtype=bool), ['a', 'b'], ['c', 'd']));"
             "export.show(export.columns_table([(1, 'x', 0.5, True, None)], list('abcde')));"
             "print('pandas' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                         text=True, check=True).stdout
+    out = fresh_python(code)
     assert out.split()[-1] == "False"
 
 
@@ -204,6 +209,5 @@ def test_the_app_modules_leave_pyarrow_until_a_table_is_built():
     code = ("import sys; import app, ui.views.panels, ui.views.teaching, ui.stepper;"
             "from ui import export; before = 'pyarrow' in sys.modules;"
             "export.table({'a': [1]}); print(before, 'pyarrow' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                         text=True, check=True).stdout
+    out = fresh_python(code)
     assert out.split()[-2:] == ["False", "True"]

@@ -4,11 +4,9 @@ system (glibc's malloc_trim), measured as the resident memory of a fresh process
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from testkit.harness import fresh_python
+
 CODE = """
 import json
 import ui.cache as c
@@ -28,7 +26,6 @@ print(json.dumps([before, rss_mib()]))
 
 
 def test_tidy_heap_hands_the_pages_freed_in_the_heap_back():
-    out = subprocess.run([sys.executable, "-c", CODE], cwd=ROOT, capture_output=True,
-                         text=True, check=True).stdout
+    out = fresh_python(CODE)
     before, after = json.loads(out.splitlines()[-1])
     assert before - after > 40, (before, after)  # most of the 80 MB freed

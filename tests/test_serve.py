@@ -5,12 +5,10 @@ from __future__ import annotations
 import json
 import logging
 import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import serve
 from model.backends.load import DEFAULT_MODELS, pretrained_root
+from testkit.harness import fresh_python
 from ui.cache import load_model, model_key
 
 
@@ -48,8 +46,7 @@ def test_the_warm_up_computes_on_one_thread_as_the_app_does():
     # (ui.cache sets it), or every torch operation waits on a second, busy core.
     # (On this 2-core machine a fresh torch process uses 2.)
     code = "import serve, torch; serve.warm_up(); print(torch.get_num_threads())"
-    out = subprocess.run([sys.executable, "-c", code], cwd=Path(serve.__file__).parent,
-                         capture_output=True, text=True, check=True).stdout
+    out = fresh_python(code)
     assert out.split()[-1] == "1"
 
 

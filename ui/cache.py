@@ -5,8 +5,6 @@ warm-up: the loaded models (``st.cache_resource``) and the decoding traces
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import gc
 import linecache
 import sys
@@ -28,6 +26,7 @@ from model.backends.records import SourceSentence
 from model.core.heldout import heldout_pairs, sample_pairs
 
 from .i18n import LocalText, t
+from .startup import LIBC as _LIBC  # glibc, its arenas already limited (ui/startup.py)
 
 GREEDY = GenerationSettings()  # the default settings: greedy decoding
 
@@ -90,23 +89,6 @@ def freeze_new_imports() -> None:
     them. A check of ``len(sys.modules)`` otherwise: free."""
     if len(sys.modules) != _frozen["modules"]:
         _freeze_heap()
-
-
-def _glibc() -> ctypes.CDLL | None:
-    """The C library when it is glibc (it has ``malloc_trim``), else None (musl, macOS)."""
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-    except OSError:
-        return None
-    return libc if hasattr(libc, "malloc_trim") and hasattr(libc, "mallopt") else None
-
-
-_LIBC = _glibc()
-M_ARENA_MAX = -8  # glibc's mallopt parameter: how many malloc arenas threads may spread over
-if _LIBC is not None:
-    # Streamlit runs each script run in a thread of its own; glibc gives busy threads arenas
-    # of their own (up to 8 per core), and the memory freed in each stays with that arena.
-    _LIBC.mallopt(M_ARENA_MAX, 2)
 
 
 def tidy_heap() -> None:

@@ -5,13 +5,16 @@ passes ``text=viz_labels()`` (``ui.i18n``)."""
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 import streamlit as st
 
 from viz.fit import PRESENT_FONT_PX, PRESENT_PAGE_PX, fit_layout
 
 from .i18n import t
 
-PLOTLY_CONFIG = {"displaylogo": False}
+# Read-only: shared by every session, and plotly's to_html adds keys to the config it is given.
+PLOTLY_CONFIG = MappingProxyType({"displaylogo": False})
 PRESENT_KEY = "present"  # the Present switch (a link's ``present=true``)
 _SIDEBAR_KEY = "sidebar_state"  # the sidebar state last sent (``_fold_sidebar``)
 DOCUMENT_KEY = "page_document"  # ui.document's script: it reports the column's width

@@ -248,7 +248,8 @@ def attention_npz(weights: np.ndarray, queries, keys, query_tokens=None, *, key_
 def figure_html(fig) -> str:
     """A figure as a standalone HTML page with plotly.js inside (about 5 MB; opens offline)
     and the app's chart settings."""
-    return fig.to_html(include_plotlyjs=True, full_html=True, config=PLOTLY_CONFIG)
+    return fig.to_html(include_plotlyjs=True, full_html=True,
+                       config=dict(PLOTLY_CONFIG))  # a copy: to_html adds "responsive"
 
 
 def download_row(name: str, weights: np.ndarray, queries, keys, *, fig, tokens=(None, None),
