@@ -12,9 +12,9 @@ of it (the imports' lock, the app's caches).
 A visitor who arrives during the warm-up first gets the default page's top and first chart
 from a snapshot (``ui/first_page.py``), drawn without torch; the page then reruns into the app
 once the warm-up has finished. To leave the two cores to the browser while it draws that
-page, the warm-up starts once a first visit has drawn it (plus ``ui.startup.PAINT_GRACE_S``),
-or after ``ui.startup.FIRST_VISIT_WAIT_S`` when no visitor came: a first heatmap as soon as a
-trivial app's, the rest of the page about 0.5 s later than before (benchmarks/clicks.py).
+page, the warm-up starts once a first visit has drawn it (or begun, with a link), or after
+``ui.startup.FIRST_VISIT_WAIT_S`` when no visitor came: a first heatmap about as soon as a
+trivial app's (benchmarks/clicks.py).
 
 Its page also starts loading Streamlit's Plotly chart code (a 4.7 MB script) at once, beside
 the rest of the page's code, instead of when the first chart arrives (``PreloadCharts``): a
@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -161,15 +160,13 @@ class PreloadCharts:
 
 
 def warm_up_after_first_page() -> None:
-    """``warm_up`` once a first visit has begun (``startup.FIRST_VISIT``) and, if it drew
-    the snapshot page (``ui.first_page``), ``startup.PAINT_GRACE_S`` have passed; or once
-    ``startup.FIRST_VISIT_WAIT_S`` have passed without a visit;
-    then ``ui.startup.WARM`` is set (also when the warm-up failed: the waiting visits rerun
-    and the app reports the problem)."""
+    """``warm_up`` once a first visit has drawn what it draws before its imports
+    (``startup.FIRST_VISIT``: the snapshot page of ``ui.first_page``, or nothing with a
+    link), or once ``startup.FIRST_VISIT_WAIT_S`` have passed without one; then
+    ``ui.startup.WARM`` is set (also when the warm-up failed: the waiting visits rerun and
+    the app reports the problem)."""
     try:
-        if (startup.FIRST_VISIT.wait(startup.FIRST_VISIT_WAIT_S)
-                and startup.FIRST_PAGE_SENT.is_set()):
-            time.sleep(startup.PAINT_GRACE_S)
+        startup.FIRST_VISIT.wait(startup.FIRST_VISIT_WAIT_S)
         warm_up()
     finally:
         startup.WARM.set()

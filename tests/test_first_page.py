@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import shutil
 import threading
-import time
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -104,7 +103,6 @@ def _draw_snapshot(language):
 
 def test_the_drawn_page_is_the_snapshots(monkeypatch):
     for language, page in first_page.snapshot()["pages"].items():
-        monkeypatch.setattr(startup, "FIRST_PAGE_SENT", threading.Event())
         at = AppTest.from_function(_draw_snapshot, args=(language,)).run()
         assert not at.exception
         kind, body = page["header"][0]
@@ -114,7 +112,6 @@ def test_the_drawn_page_is_the_snapshots(monkeypatch):
             b for k, b in page["header"] if k == "caption"] + [page["note"]]
         drawn = json.loads(at.get("plotly_chart")[0].proto.spec)
         assert drawn["data"] == page["chart"]["figure"]["data"]  # the same cells and labels
-        assert startup.FIRST_PAGE_SENT.is_set()  # serve.py's warm-up may start now
 
 
 def test_only_a_warming_server_without_a_link_draws_it(monkeypatch):
@@ -143,38 +140,32 @@ def test_a_first_visit_while_warming_reruns_into_the_app(monkeypatch):
     # warm-up says it is done, the whole app (the sidebar's sentence box, the stepper).
     monkeypatch.setattr(startup, "WARMING", threading.Event())
     monkeypatch.setattr(startup, "WARM", threading.Event())
-    monkeypatch.setattr(startup, "FIRST_PAGE_SENT", threading.Event())
     monkeypatch.setattr(startup, "FIRST_VISIT", threading.Event())
+    drawn = []
+    real_draw = first_page.draw
+    monkeypatch.setattr(first_page, "draw", lambda page: drawn.append(page) or real_draw(page))
     startup.WARMING.set()
     threading.Thread(target=lambda: startup.FIRST_VISIT.wait(60) and startup.WARM.set(),
                      daemon=True).start()
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300).run()
     assert not at.exception
-    assert startup.FIRST_PAGE_SENT.is_set()  # the snapshot was drawn first
+    assert drawn == [first_page.snapshot()["pages"]["en"]]  # the snapshot was drawn first
     assert at.sidebar.text_input and at.slider  # then the app itself
     assert not any(c.value == first_page.snapshot()["pages"]["en"]["note"] for c in at.caption)
 
 
 def test_the_warm_up_waits_for_a_first_visit_and_says_when_it_is_done(monkeypatch):
-    for drew_snapshot in (True, False):
-        order = []
-        monkeypatch.setattr(startup, "WARM", threading.Event())
-        monkeypatch.setattr(startup, "FIRST_VISIT", threading.Event())
-        monkeypatch.setattr(startup, "FIRST_PAGE_SENT", threading.Event())
-        monkeypatch.setattr(startup, "PAINT_GRACE_S", 0.5)
-        monkeypatch.setattr(serve, "warm_up", lambda order=order: order.append(time.monotonic()))
-        thread = threading.Thread(target=serve.warm_up_after_first_page)
-        thread.start()
-        thread.join(0.3)
-        assert order == [] and not startup.WARM.is_set()  # waiting for a visit
-        if drew_snapshot:
-            startup.FIRST_PAGE_SENT.set()
-        visited = time.monotonic()
-        startup.FIRST_VISIT.set()
-        thread.join(10)
-        assert len(order) == 1 and startup.WARM.is_set()
-        # after the browser's moment to draw the snapshot page; at once after a link
-        assert (order[0] - visited >= 0.5) is drew_snapshot
+    order = []
+    monkeypatch.setattr(startup, "WARM", threading.Event())
+    monkeypatch.setattr(startup, "FIRST_VISIT", threading.Event())
+    monkeypatch.setattr(serve, "warm_up", lambda: order.append("warm-up"))
+    thread = threading.Thread(target=serve.warm_up_after_first_page)
+    thread.start()
+    thread.join(0.3)
+    assert order == [] and not startup.WARM.is_set()  # waiting for a visit's first page
+    startup.FIRST_VISIT.set()
+    thread.join(10)
+    assert order == ["warm-up"] and startup.WARM.is_set()
 
 
 def test_a_failed_warm_up_still_lets_the_waiting_visits_go_on(monkeypatch):

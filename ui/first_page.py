@@ -12,8 +12,8 @@ chart (step 1: the next-token probabilities and where every head looks) are kept
 drew them (``build``: ``AppTest`` runs ``app.py`` as a first visit, one page per interface
 language), and ``show_while_warming`` draws them with nothing but Streamlit (and plotly),
 then waits for the warm-up and reruns the page into the full app. ``serve.py`` starts its
-warm-up once that page is sent (``ui.startup``'s events), so the browser draws it without the
-warm-up on its cores.
+warm-up once that page is sent (``ui.startup``'s events), so the browser loads the page
+without the warm-up on its cores.
 
 The snapshot is used only when it is the default page's: no query parameters but ``?lang=``,
 the repository's ``pretrained/`` (no ``$ATTENTION_PRETRAINED_DIR``) and the same model card
@@ -94,8 +94,7 @@ def wanted() -> str | None:
 
 def draw(page: dict) -> None:
     """One language's snapshot page (``snapshot()["pages"][language]``): its title, header
-    elements, the note that the rest follows and its first chart; then
-    ``startup.FIRST_PAGE_SENT`` is set."""
+    elements, the note that the rest follows and its first chart."""
     st.set_page_config(page_title=page["page_title"], **startup.PAGE_CONFIG)
     with startup.IMPORTS:  # the warm-up may be importing plotly: its lazy imports are not
         import plotly.graph_objects  # noqa: F401  (thread-safe; st.plotly_chart needs it)
@@ -105,7 +104,6 @@ def draw(page: dict) -> None:
     chart = page["chart"]
     st.plotly_chart(chart["figure"], width=chart["width"], config=chart["config"], theme=None,
                     key="first_page_chart")
-    startup.FIRST_PAGE_SENT.set()
 
 
 def show_while_warming() -> None:

@@ -18,7 +18,6 @@ The events (``threading.Event``, set once per process, never cleared):
   or ``AppTest``, where nothing changes);
 - ``FIRST_VISIT``: a first visit has begun and drawn what it draws before its imports (the
   snapshot page, or nothing: a link);
-- ``FIRST_PAGE_SENT``: a visit has drawn the first page's snapshot (``ui.first_page``);
 - ``WARM``: the warm-up has finished, however it ended.
 
 It also sets the process's heap policy before the server's threads allocate much:
@@ -56,11 +55,8 @@ if LIBC is not None:
 IMPORTS = threading.Lock()
 WARMING = threading.Event()
 FIRST_VISIT = threading.Event()
-FIRST_PAGE_SENT = threading.Event()
 WARM = threading.Event()
 
 FIRST_VISIT_WAIT_S = 3.0  # serve.py's warm-up waits this long for a first visit
-PAINT_GRACE_S = 1.0  # ...then, if it drew the snapshot page, this long for the browser to draw
-                     # it (its Plotly chart: ~1 s)
 
 PAGE_CONFIG = {"page_icon": "🔎", "layout": "wide"}  # st.set_page_config's, with the title
