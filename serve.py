@@ -93,9 +93,10 @@ def warm_up():
         # The header's verdict needs the prebuilt CC-CEDICT index and the English lemmas;
         # its Chinese words need the segmenter, their pinyin the phrases.
         lexicon(), gloss_dictionary(), lemma_table(), phrase_map(), segmenter()("我们")
-        if trace is not None:  # then its first figure
-            viz.attention_heatmap(trace.cross_attentions[0, 0], trace.decoder_input_tokens,
-                                  trace.src_labels)
+        if trace is not None:  # then its first figure (plotly's first figure loads its
+            with IMPORTS:  # validators: not beside a snapshot page's, ui/first_page.py)
+                viz.attention_heatmap(trace.cross_attentions[0, 0],
+                                      trace.decoder_input_tokens, trace.src_labels)
         tidy_heap()
         return translator
     except Exception:  # a broken model folder must not stop the server

@@ -96,14 +96,20 @@ def draw(page: dict) -> None:
     """One language's snapshot page (``snapshot()["pages"][language]``): its title, header
     elements, the note that the rest follows and its first chart."""
     st.set_page_config(page_title=page["page_title"], **startup.PAGE_CONFIG)
-    with startup.IMPORTS:  # the warm-up may be importing plotly: its lazy imports are not
-        import plotly.graph_objects  # noqa: F401  (thread-safe; st.plotly_chart needs it)
     for kind, body in page["header"]:
         getattr(st, kind)(body)  # st.html, st.markdown or st.caption
     st.caption(page["note"])
     chart = page["chart"]
-    st.plotly_chart(chart["figure"], width=chart["width"], config=chart["config"], theme=None,
-                    key="first_page_chart")
+    # All of plotly's work under the imports' lock: it imports its validators lazily and
+    # looks numpy up in sys.modules, neither safe while the warm-up, or another first
+    # visit, imports them (a bar validated as a scatter, "partially initialized module
+    # 'numpy'": tests/test_serving.py, four first visits at once).
+    with startup.IMPORTS:
+        import numpy  # noqa: F401
+        import plotly.graph_objects as go
+
+        st.plotly_chart(go.Figure(chart["figure"]), width=chart["width"],
+                        config=chart["config"], theme=None, key="first_page_chart")
 
 
 def show_while_warming() -> None:
