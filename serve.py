@@ -57,11 +57,7 @@ def warm_up():
     logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").setLevel(
         logging.ERROR)
     try:
-        from ui.startup import IMPORTS
-
-        with IMPORTS:  # first what a snapshot page needs too (ui/first_page.py), then
-            import plotly.graph_objects  # noqa: F401  (the lock is free for it a moment)
-        with IMPORTS:  # not at the same time as a first visit's app.py (ui/startup.py)
+        with startup.IMPORTS:  # not at the same time as a first visit's app.py (ui/startup.py)
             import viz
             from model.analysis.cedict import gloss_dictionary
             from model.analysis.lemmas import lemma_table
@@ -94,7 +90,7 @@ def warm_up():
         # its Chinese words need the segmenter, their pinyin the phrases.
         lexicon(), gloss_dictionary(), lemma_table(), phrase_map(), segmenter()("我们")
         if trace is not None:  # then its first figure (plotly's first figure loads its
-            with IMPORTS:  # validators: not beside a snapshot page's, ui/first_page.py)
+            with startup.IMPORTS:  # validators: not beside a snapshot page's, ui/first_page.py)
                 viz.attention_heatmap(trace.cross_attentions[0, 0],
                                       trace.decoder_input_tokens, trace.src_labels)
         tidy_heap()

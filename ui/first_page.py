@@ -85,8 +85,10 @@ def wanted() -> str | None:
     """The language of the snapshot page this run should draw, or None: it draws one while
     ``serve.py`` is still warming up, for a page opened with no query parameters but
     ``?lang=``, when the snapshot is the default page's."""
+    if not startup.WARMING.is_set() or startup.WARM.is_set():  # every later rerun: no more
+        return None
     page = snapshot()
-    if not startup.WARMING.is_set() or startup.WARM.is_set() or page is None:
+    if page is None:
         return None
     language = page_language(st.query_params.to_dict(), page)
     return language if language in page["pages"] else None
