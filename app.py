@@ -58,6 +58,8 @@ with IMPORTS:  # not at the same time as serve.py's warm-up (ui/startup.py says 
     from ui.text import clip, code_span, md_literal
     from ui.views import attribution, compare, heads, panels, side_by_side, teaching
 
+    charts.load_plotly()  # before any figure of this process is built (ui/charts.py says why)
+
 # The sentence box's label and help by the model's source language ("" and others: generic).
 SENTENCE_STRINGS = {"en": ("sentence", "sentence_help"), "zh": ("sentence_zh", "sentence_help_zh")}
 log = logging.getLogger("attention_app")

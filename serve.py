@@ -78,6 +78,8 @@ def warm_up():
             from ui.pinyin import phrase_map, segmenter
             from ui.views import compare, heads, panels, teaching  # noqa: F401
 
+            charts.load_plotly()  # plotly's validators, before any figure (ui/charts.py)
+
         # In the order a first visit needs them, so that one arriving meanwhile waits for
         # work under way (the caches compute each thing once) rather than repeating it.
         name = default_model(available_models())
@@ -89,10 +91,9 @@ def warm_up():
         # The header's verdict needs the prebuilt CC-CEDICT index and the English lemmas;
         # its Chinese words need the segmenter, their pinyin the phrases.
         lexicon(), gloss_dictionary(), lemma_table(), phrase_map(), segmenter()("我们")
-        if trace is not None:  # then its first figure (plotly's first figure loads its
-            with startup.IMPORTS:  # validators: not beside a snapshot page's, ui/first_page.py)
-                viz.attention_heatmap(trace.cross_attentions[0, 0],
-                                      trace.decoder_input_tokens, trace.src_labels)
+        if trace is not None:  # then its first figure
+            viz.attention_heatmap(trace.cross_attentions[0, 0], trace.decoder_input_tokens,
+                                  trace.src_labels)
         tidy_heap()
         return translator
     except Exception:  # a broken model folder must not stop the server

@@ -1,7 +1,8 @@
 """The verdict for a Chinese source (model.analysis.verdict with ``source_language="zh"``,
 model.analysis.numbers): not Chinese, characters barely seen, Chinese function words never
-named as left out, numbers of the Chinese (digits or numerals) the English leaves out; the
-English-only checks stay off. Rules on inputs made here, then invariants on the shipped
+named as left out, numbers of the Chinese (digits or numerals) the English leaves out, nouns
+and names the English lacks (the dictionary check read the other way); the typo check stays
+off. Rules on inputs made here, then invariants on the shipped
 Chinese -> English model (whatever its translations: no output is asserted)."""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from model import load_pretrained
+from model.analysis import lexicon_zh as LZ
 from model.analysis import numbers as N
 from model.analysis import verdict as V
 from model.backends.ours import chinese_words
@@ -137,7 +139,7 @@ def test_judge_a_chinese_source():
     v = _judge("他有三本书。", "He has books.", "zh", coverage_min=0.0)
     assert v.source_language == "zh" and v.script is None and v.typos == ()
     assert v.numbers == ("三",) and v.signals == ("number",) and v.flagged
-    assert v.untranslated == ()  # the dictionary check reads English into Chinese only
+    assert v.untranslated == ()  # books: 书's translation (the dictionary check)
     ok = _judge("他有三本书。", "He has three books.", "zh", coverage_min=0.0)
     assert ok.numbers == () and not ok.flagged
     rare = _judge("他有三只猫。", "He has three cats.", "zh", coverage_min=0.0)
@@ -155,6 +157,63 @@ def test_the_script_signal_follows_the_source_language():
     assert _judge("他有三本书。", "x", "", counts=None).script is None  # not known: no check
 
 
+# -- the dictionary check read the other way (lexicon_zh) ---------------------------------------
+
+def _missing(src: str, output: str) -> dict[str, LZ.Missing]:
+    return {m.word: m for m in LZ.untranslated_zh(src, output, skip=V.chinese_function_words())}
+
+
+@pytest.mark.parametrize(("src", "wrong", "right", "named"), [
+    ("我们暑假去成都看熊猫。", "We go to the summer vacation.",
+     "In the summer holidays we went to Chengdu to see the pandas.", ("成都", "熊猫")),
+    ("现在是下午三点。", "It's three o'clock now.", "It is three in the afternoon now.",
+     ("下午",)),
+    ("编码器和解码器有什么区别？", "What do the encoder and the decoder do?",
+     "What is the difference between an encoder and a decoder?", ("区别",)),
+    ("赵磊和黄晓明是好朋友。", "Zhao Lei and Huang Ming are good friends.",
+     "Zhao Lei and Huang Xiaoming are good friends.", ("黄晓明",)),
+])
+def test_a_noun_or_name_the_english_lacks_is_named_and_its_translation_clears_it(
+        src, wrong, right, named):
+    missing = _missing(src, wrong)
+    assert tuple(missing) == named
+    for word, m in missing.items():
+        assert word in src and m.word == word
+        senses = LZ.senses_of(word, LZ.gloss_dictionary()) if m.translations else ()
+        # what is shown is the dictionary's (a name's leading capitalised words) or its pinyin
+        assert all(any(sense.startswith(t) for sense in senses) for t in m.translations)
+        assert m.translations or "".join(m.pinyin) in LZ.spellings(word, LZ.lexicon())
+        assert not any(t.lower() in wrong.lower() for t in m.translations)
+    assert _missing(src, right) == {}
+
+
+@pytest.mark.parametrize(("src", "output"), [
+    ("李明是我的同桌。", "Li Ming is my deskmate."),  # a name spelt in pinyin
+    ("我爷爷住在西安。", "My grandfather lives in Xi'an."),  # across the apostrophe
+    ("黄山上的风景美极了", "The scenery on Mount Huang is beautiful."),  # a place, less 山
+    ("王小红昨天生病了。", "Wang Xiaohong was sick yesterday."),  # 生病 "to fall ill": a verb
+    ("这个词的注意力最高。", "This word's attention is the highest."),  # word's -> word
+    ("张老师今天没布置作业。", "Teacher Zhang gave no homework today."),  # teacher -> 老师
+    ("明天我们去天安门广场看升旗。", "Tomorrow we will see the flag raised on Tiananmen Square."),
+])
+def test_a_translation_the_dictionary_or_the_pinyin_knows_is_found(src, output):
+    assert _missing(src, output) == {}
+
+
+def test_an_output_with_no_english_word_is_not_judged_and_skipped_words_never_named():
+    assert _missing("我们暑假去成都看熊猫。", "我们暑假。") == {}
+    named = [m.word for m in LZ.untranslated_zh("我们暑假去成都看熊猫。", "We went.",
+                                                 skip=frozenset({"熊猫"}))]
+    assert "成都" in named and "熊猫" not in named
+
+
+def test_judge_names_the_missing_noun_of_a_chinese_source():
+    v = _judge("我们暑假去成都看熊猫。", "We go to the summer vacation.", "zh", counts=None,
+               coverage_min=0.0)
+    assert [m.word for m in v.untranslated] == ["成都", "熊猫"]
+    assert v.signals == ("untranslated",) and v.flagged
+
+
 # -- the shipped Chinese -> English model (any model of this direction) -----------------------
 
 @pytest.fixture(scope="module")
@@ -168,7 +227,9 @@ def test_the_zh_en_model_is_judged_as_reading_chinese(zh_en):
     trace = zh_en.generate("我有三本书。")
     v = V.judge_trace(trace, counts, info.source_language)
     assert v.source_language == "zh" and v.script is None and v.typos == ()
-    assert v.untranslated == () and v.coverage.shape == (len(trace.src_labels),)
+    assert v.coverage.shape == (len(trace.src_labels),)
+    assert v.untranslated == LZ.untranslated_zh("我有三本书。", trace.output_text,
+                                                skip=V.chinese_function_words())
     assert (v.numbers == ("三",)) == (not N.english_writes(3, trace.output_text))
     unseen = next(chr(c) for c in range(0x4E00, 0x9FA5) if chr(c) not in counts.pieces)
     assert (unseen, 0) in V.judge_trace(zh_en.generate(f"我有{unseen}。"), counts, "zh").rare

@@ -5,8 +5,10 @@ passes ``text=viz_labels()`` (``ui.i18n``)."""
 
 from __future__ import annotations
 
+from functools import cache
 from types import MappingProxyType
 
+import plotly.graph_objects as go
 import streamlit as st
 
 from viz.fit import PRESENT_FONT_PX, PRESENT_PAGE_PX, fit_layout
@@ -31,6 +33,19 @@ PRESENT_CSS = ("<style>[data-testid='stMain'] [data-testid='stMarkdownContainer'
                "{background: transparent; pointer-events: none} "
                "[data-testid='stHeader'] button {pointer-events: auto}</style>")
 IMAGE_FORMATS = ("png", "svg")  # what Plotly's camera button can save (the sidebar picks one)
+
+
+@cache
+def load_plotly() -> None:
+    """Build a figure of each trace type the app draws (heatmap, bar, scatter), once per
+    process, so that plotly has made its shared validators before two threads build figures.
+    Plotly 6 makes a validator the first time a property asks for it and fills shared
+    dicts as it does (``plotly.validator_cache``, no lock): two script runs drawing their
+    first figures at once could see a bar validated as a scatter. ``app.py`` and
+    ``serve.py``'s warm-up call it at the end of their imports, under ``ui.startup.IMPORTS``,
+    so no figure is built before it has run."""
+    go.Figure([go.Heatmap(z=[[0.0]]), go.Bar(x=[0], y=[0]), go.Scatter(x=[0], y=[0])],
+              layout={"xaxis2": {}, "yaxis2": {}}).to_dict()
 
 
 def chart(fig, key: str, select: bool = False):

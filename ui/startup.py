@@ -10,7 +10,8 @@ the same time. Python's per-module import locks do not make that safe for our pa
 is still initialising. Two threads then wait on each other (``_DeadlockError``) or one sees a
 partially initialised module (``ImportError``), and the visitor gets an error page
 (tests/test_serving.py caught it). Both take ``IMPORTS`` around their imports, so one
-imports while the other waits; after that the lock is free at once.
+imports while the other waits; after that the lock is free at once. Both end their imports
+with ``ui.charts.load_plotly`` (plotly's shared validators, made before any figure is built).
 
 The events (``threading.Event``, set once per process, never cleared):
 

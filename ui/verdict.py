@@ -69,14 +69,16 @@ def source_line(trace: DecodeTrace, v: Verdict) -> str:
                     for label, word in zip(trace.src_labels, trace.src_words, strict=False))
 
 
-def _missing_item(m: Missing) -> str:
+def _missing_item(m: Missing, zh: bool = False) -> str:
     """One word of the verdict's untranslated line: the word and the dictionary's
-    translations, or, for a name the dictionary lacks, the pinyin no character reads."""
+    translations, or, for a name the dictionary lacks, the pinyin no character reads (an
+    English source) or that the English output does not spell (``zh``: a Chinese source)."""
     word = code_span(m.word)  # as the source tokens: the user's text, never emphasis
     if m.translations:
         return t("verdict_untranslated_item", word=word,
                  translations=t("word_separator").join(m.translations))
-    return t("verdict_untranslated_pinyin", word=word, pinyin=" ".join(m.pinyin))
+    return t("verdict_untranslated_name" if zh else "verdict_untranslated_pinyin", word=word,
+             pinyin=" ".join(m.pinyin))
 
 
 FULL_STOPS = ("。", "！", "？")  # Chinese sentence ends: the next sentence follows with no space
@@ -188,7 +190,7 @@ def verdict_banner(translator: Translator, trace: DecodeTrace, v: Verdict) -> No
         _source_lines(trace, v)
         if v.untranslated:
             _say("verdict_untranslated", words=t("word_separator").join(
-                _missing_item(m) for m in v.untranslated))
+                _missing_item(m, zh) for m in v.untranslated))
         named = {m.word for m in v.untranslated}  # named once, by the stronger evidence
         if low := [w for _, w, _ in v.left_out if w not in named]:
             _say("verdict_left_out", min=COVERAGE_MIN, words=t("word_separator").join(

@@ -46,7 +46,10 @@ For a Chinese source (``source_language="zh"``):
   left alone (``chinese_function_words``).
 - **a number left out** (``numbers.missing_numbers_english``): a number of the sentence, in
   digits or Chinese numerals, that the English output writes neither as digits nor in words.
-- no dictionary check (``lexicon.untranslated`` reads English into Chinese only).
+- **a noun with no translation in the output** (``lexicon_zh.untranslated_zh``): a noun, time
+  word or name of the sentence (as jieba tags it) whose dictionary senses (CC-CEDICT's gloss,
+  the classroom lists) and pinyin the English output all lack (成都 and 熊猫 in *We go to the
+  summer vacation.*).
 
 The thresholds (RARE_BELOW, COVERAGE_MIN, SENTENCE_MIN, TYPO_FLAGS, ``confidence.LOW_PROB``) were
 chosen on the CALIBRATION half of the classroom set for the shipped default model
@@ -77,6 +80,7 @@ from ..core.vocab import tokenize_zh
 from .confidence import LOW_PROB, Confidence, assess
 from .lemmas import all_lemmas
 from .lexicon import ENGLISH_WORD, Lexicon, Missing, function_words, untranslated
+from .lexicon_zh import untranslated_zh
 from .numbers import missing_numbers_english
 
 RARE_BELOW = 1  # a source word seen fewer times than this in training is named (1: never seen)
@@ -318,7 +322,8 @@ class Verdict:
         numbers: the source's numbers the output does not write, as typed
             (``missing_numbers``; ``numbers.missing_numbers_english`` for a Chinese source).
         untranslated: the source's nouns and names none of whose dictionary translations the
-            output has (``lexicon.untranslated``); () unless the source is English.
+            output has (``lexicon.untranslated``; for a Chinese source
+            ``lexicon_zh.untranslated_zh``); () for another source language.
         coverage: (S,) each source token's coverage (``coverage``).
         sentence_prob: ``sentence_prob`` of the decoding (None: no chosen token).
         unsure: ``sentence_prob`` is below ``sentence_min``.
@@ -410,8 +415,9 @@ def judge(src_text: str, labels: Sequence[str], word_of: Sequence[int],
             ``sentence_min_for``; ``benchmarks.verdict`` tries others on the calibration
             half);
         lexicon: the dictionary of the word check (default ``lexicon.lexicon()``); the check
-            runs only on English read into Chinese (``source_language="en"`` and an output
-            with Chinese characters).
+            runs on English read into Chinese (``source_language="en"`` and an output with
+            Chinese characters) and on Chinese read into English (``"zh"`` and an output with
+            an English word).
 
     Raises:
         ValueError: ``cross_attentions`` is not 4-D (``coverage``), or ``probs`` and
@@ -432,8 +438,9 @@ def judge(src_text: str, labels: Sequence[str], word_of: Sequence[int],
                           chinese_function_words() if chinese else None),
         numbers=(missing_numbers_english(src_text, output_text) if chinese
                  else missing_numbers(src_text, output_text)),
-        untranslated=(untranslated(src_text, output_text, lexicon)
-                      if source_language == "en" else ()),
+        untranslated=(untranslated(src_text, output_text, lexicon) if source_language == "en"
+                      else untranslated_zh(src_text, output_text, lexicon,
+                                           skip=chinese_function_words()) if chinese else ()),
         coverage=cover,
         sentence_prob=sure,
         unsure=sure is not None and sure < sentence_min,
