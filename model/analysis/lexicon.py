@@ -26,6 +26,7 @@ Machine Translation", ch. 3: source words without a dictionary translation in th
 from __future__ import annotations
 
 import re
+import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -46,10 +47,17 @@ LONGEST_SYLLABLE = 6  # letters of the longest pinyin syllable (zhuang, shuang)
 ENGLISH_WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)*")  # a word as the verdict reads one
 _NOTE = re.compile(r"\[.*?\]|^(CL|see|variant of|old variant of|also written)\b.*|.*\bpr\. \[.*")
 _ASIDE = re.compile(r"\(.*?\)")  # an aside in a definition: (informal), (Beijing dialect)
-_LEADS = ("to", "a", "an", "the", "surname")  # a definition's first word that is not its head
-_HAN = re.compile(r"[\u4e00-\u9fff]")
+LEADS = ("to", "a", "an", "the", "surname")  # a definition's first word that is not its head
+HAN = re.compile(r"[\u4e00-\u9fff]")  # a Chinese character
 _BRITISH_RE = re.compile(r"(?<=\w[^aeiou\W])re$")  # centre -> center, not more or are
 _BRITISH_OUR = re.compile(r"(?<=\w\w)our(?=(ite|ites|ed|ing|s|)$)")  # colour, not four
+
+
+def classroom_terms() -> list[tuple[str, str]]:
+    """The (English, Chinese) pairs of the classroom lists of ``entities.toml``
+    (``EXTRA_LISTS``: subjects, school and app words, landmarks), in file order."""
+    lists = tomllib.loads(ENTITIES_FILE.read_text(encoding="utf-8"))
+    return [(en, zh) for key in EXTRA_LISTS for en, zh in lists[key]]
 
 
 @lru_cache(maxsize=1)
@@ -107,7 +115,7 @@ def build_lexicon(entries: Iterable[Mapping], extra: Iterable[tuple[str, str]] =
         text = _NOTE.sub(" ", english)
         ranked = []
         for i, part in enumerate(re.split(r"[,;]", _ASIDE.sub(" ", text))):
-            words = [w for w in ENGLISH_WORD.findall(part) if w.lower() not in _LEADS]
+            words = [w for w in ENGLISH_WORD.findall(part) if w.lower() not in LEADS]
             ranked += [(w, -1 if listed else 100 * i + len(words)) for w in words]
         ranked += [(w, 1000) for w in ENGLISH_WORD.findall(" ".join(_ASIDE.findall(text)))]
         for w, r in ranked:
@@ -129,7 +137,7 @@ def build_lexicon(entries: Iterable[Mapping], extra: Iterable[tuple[str, str]] =
         sounds = [re.sub(r"\d", "", s).lower().replace("u:", "v") for s in entry["pinyin"].split()]
         if len(sounds) == len(zh):
             for ch, s in zip(zh, sounds, strict=True):
-                if s.isalpha() and _HAN.match(ch):
+                if s.isalpha() and HAN.match(ch):
                     readings.setdefault(ch, set()).add(s)
     senses = {form: tuple(sorted(known, key=lambda zh: (known[zh], abs(len(zh) - 2),
                                                        -senses_of.get(zh, 0), zh)))
@@ -218,7 +226,7 @@ def untranslated(src_text: str, output_text: str, lex: Lexicon | None = None
         src_text: the sentence as typed; output_text: the translation.
         lex: the dictionary (default ``lexicon()``).
     """
-    if not _HAN.search(output_text):
+    if not HAN.search(output_text):
         return ()
     lex = lex or lexicon()
     out, seen = [], set()

@@ -31,18 +31,18 @@ from __future__ import annotations
 
 import itertools
 import re
-import tomllib
 from collections.abc import Mapping
 from functools import lru_cache
 
 from .cedict import gloss_dictionary
 from .lexicon import (
     ENGLISH_WORD,
-    ENTITIES_FILE,
-    EXTRA_LISTS,
+    HAN,
+    LEADS,
     SHOWN,
     Lexicon,
     Missing,
+    classroom_terms,
     function_words,
     lemmas,
     lexicon,
@@ -51,9 +51,7 @@ from .lexicon import (
 CHECKED_TAGS = frozenset({"n", "vn", "nz", "nt", "t", "ns", "nr", "nrt", "nrfg"})  # jieba's
 PLACE_TAGS = frozenset({"ns"})
 SPELLINGS = 64  # at most this many pinyin spellings of one word are tried (polyphones)
-_HAN = re.compile(r"[\u4e00-\u9fff]")
 _ASIDE = re.compile(r"\(.*?\)|…")
-_LEADS = frozenset({"to", "a", "an", "the", "surname"})
 _HYPHENATED = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)+")
 _CAPITALISED = re.compile(r"^(?:[A-Z][\w'-]*\s?)+")
 
@@ -68,11 +66,9 @@ def is_name(tag: str) -> bool:
 def classroom_senses() -> Mapping[str, tuple[str, ...]]:
     """Chinese -> its English in the classroom lists of ``entities.toml`` (``EXTRA_LISTS``:
     landmarks, subjects, school and app words: 天安门广场 -> ("Tiananmen Square",))."""
-    lists = tomllib.loads(ENTITIES_FILE.read_text(encoding="utf-8"))
     out: dict[str, tuple[str, ...]] = {}
-    for key in EXTRA_LISTS:
-        for en, zh in lists[key]:
-            out[zh] = (*out.get(zh, ()), en)
+    for en, zh in classroom_terms():
+        out[zh] = (*out.get(zh, ()), en)
     return out
 
 
@@ -112,7 +108,7 @@ def _content_forms(senses: tuple[str, ...]) -> frozenset[str]:
     """The lemmas of the content words of ``senses`` (no function word, no leading *to*), a
     hyphenated word also written as one (*desk-mate*: *desk*, *mate*, *deskmate*)."""
     words = {w for s in senses for w in ENGLISH_WORD.findall(s)
-             if w.lower() not in _LEADS and w.lower() not in function_words()}
+             if w.lower() not in LEADS and w.lower() not in function_words()}
     words |= {w.replace("-", "") for s in senses for w in _HYPHENATED.findall(s)}
     return frozenset(f for w in words for f in lemmas(w))
 
@@ -151,7 +147,7 @@ def untranslated_zh(src_text: str, output_text: str, lex: Lexicon | None = None,
     out_zh = {zh for f in out_forms for zh in lex.senses.get(f, ())}
     found: dict[str, Missing] = {}
     for word, tag in rjieba.tag(src_text):
-        if tag not in CHECKED_TAGS or word in skip or word in found or not _HAN.search(word):
+        if tag not in CHECKED_TAGS or word in skip or word in found or not HAN.search(word):
             continue
         senses = senses_of(word, gloss)
         if senses and tag != "vn" and senses[0].startswith("to ") and not is_name(tag):
