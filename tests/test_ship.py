@@ -1,6 +1,6 @@
-"""Shipping a run (model.training.ship): a run that fails a bar, or does worse on the classroom
-set than the shipped model, is refused; a shipped folder holds the run's model, keeps its own
-held-out pairs, drops its stale head figures and loads."""
+"""Shipping a run (model.training.ship): a run that fails a bar of its direction, or does worse
+on the classroom set than the shipped model, is refused; a shipped folder holds the run's model
+(either direction), keeps its own held-out pairs, drops its stale head figures and loads."""
 
 from __future__ import annotations
 
@@ -12,9 +12,12 @@ import pytest
 
 from model import load_pretrained
 from model.core.checkpoint import CARD, WEIGHTS
+from model.core.subword import TGT_TOKENIZER
 from model.training import ship as S
 
-SMALL = Path(__file__).resolve().parents[1] / "pretrained" / "en-zh-small"
+PRETRAINED = Path(__file__).resolve().parents[1] / "pretrained"
+SMALL = PRETRAINED / "en-zh-small"
+ZH_EN = PRETRAINED / "zh-en-everyday"
 GOOD = {"tatoeba_bleu": 31.0, "hsk_bleu": 26.0, "numbers_correct": 91.0,
         "terms_correct": 86.0, "long_chrf_kept": 86.0, "long_loops": 1}
 SCORES = {"test": {"right": 65.0}, "calibration": {"right": 55.0}}
@@ -51,3 +54,38 @@ def test_a_shipped_folder_holds_the_run_and_keeps_its_heldout_pairs(tmp_path):
     assert back.card["name"] == "en-zh-new"
     assert back.generate("why do we work ?").output_text == load_pretrained(
         run).generate("why do we work ?").output_text
+
+
+def _zh_en_card(**test_metrics) -> dict:
+    return {"languages": ["zh", "en"], "training": {"wall_time_minutes": 103.0},
+            "test_metrics": {"tatoeba_bleu": 22.0, "hsk_bleu": 17.0, **test_metrics}}
+
+
+def test_a_chinese_english_run_keeps_its_own_bars():
+    shipped = _zh_en_card()
+    assert S.direction(shipped) == "zh-en" and S.direction({"test_metrics": GOOD}) == "en-zh"
+    rows = S.checks(_zh_en_card(), SCORES, SCORES, shipped)  # no terms bar, no BLEU 30
+    assert all(ok for *_, ok in rows) and "terms_correct" not in [w for w, *_ in rows]
+    worse = S.checks(_zh_en_card(tatoeba_bleu=21.9), SCORES, SCORES, shipped)
+    assert [w for w, *_, ok in worse if not ok] == ["tatoeba_bleu (not below shipped)"]
+    slow = {**_zh_en_card(), "training": {"wall_time_minutes": 181.0}}
+    assert [w for w, *_, ok in S.checks(slow, SCORES, SCORES, shipped) if not ok] == [
+        "wall_time_minutes"]
+
+
+def test_the_shipped_classroom_figures_are_read_from_either_card_layout():
+    for folder in ("en-zh-everyday", "zh-en-everyday"):
+        card = json.loads((PRETRAINED / folder / CARD).read_text(encoding="utf-8"))
+        found = S.shipped_classroom(card)
+        assert found["test"]["right"] == card["test_metrics"]["classroom_test_right"]
+        assert set(found) >= {"test", "calibration"}
+    assert S.shipped_classroom({"metrics": {}}) is None
+
+
+def test_a_chinese_english_run_is_shipped_with_its_english_tokenizer(tmp_path):
+    run = shutil.copytree(ZH_EN, tmp_path / "run")
+    into = tmp_path / "zh-en-new"
+    S.ship(run, into, SCORES)
+    assert (into / TGT_TOKENIZER).read_bytes() == (run / TGT_TOKENIZER).read_bytes()
+    assert load_pretrained(into).generate("我们为什么工作？").output_text == load_pretrained(
+        run).generate("我们为什么工作？").output_text
