@@ -207,6 +207,21 @@ def test_an_output_with_no_english_word_is_not_judged_and_skipped_words_never_na
     assert "成都" in named and "熊猫" not in named
 
 
+SENTENCE_CHARS = ("我们他她的了在是有去看成都上海熊猫夏天下午"
+                  "老师学生作业书李明王芳黄山考试电脑手机，。？")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(SENTENCE_CHARS, min_size=1, max_size=20),
+       st.sampled_from(["We went there.", "It is.", "Teacher!", ""]))
+def test_writing_what_the_check_names_clears_it(src, output):
+    missing = LZ.untranslated_zh(src, output, skip=V.chinese_function_words())
+    assert all(m.word in src for m in missing) and len({m.word for m in missing}) == len(missing)
+    added = " ".join(m.translations[0] if m.translations
+                     else "".join(m.pinyin).capitalize() for m in missing)
+    assert LZ.untranslated_zh(src, f"{output} {added}", skip=V.chinese_function_words()) == ()
+
+
 def test_judge_names_the_missing_noun_of_a_chinese_source():
     v = _judge("我们暑假去成都看熊猫。", "We go to the summer vacation.", "zh", counts=None,
                coverage_min=0.0)
