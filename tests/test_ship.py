@@ -21,19 +21,20 @@ ZH_EN = PRETRAINED / "zh-en-everyday"
 GOOD = {"tatoeba_bleu": 31.0, "hsk_bleu": 26.0, "numbers_correct": 91.0,
         "terms_correct": 86.0, "long_chrf_kept": 86.0, "long_loops": 1}
 SCORES = {"test": {"right": 65.0}, "calibration": {"right": 55.0}}
+SHIPPED = {"metrics": {"classroom": SCORES}}  # a shipped card with those classroom figures
 
 
 def test_every_bar_and_the_classroom_set_decide():
-    assert all(ok for *_, ok in S.checks({"test_metrics": GOOD}, SCORES, SCORES))
+    assert all(ok for *_, ok in S.checks({"test_metrics": GOOD}, SCORES, SHIPPED))
     for key, bad in (("tatoeba_bleu", 29.9), ("long_loops", 4), ("terms_correct", None)):
-        rows = S.checks({"test_metrics": {**GOOD, key: bad}}, SCORES, SCORES)
+        rows = S.checks({"test_metrics": {**GOOD, key: bad}}, SCORES, SHIPPED)
         assert [w for w, *_, ok in rows if not ok] == [key]
     worse = {"test": {"right": 70.0}, "calibration": {"right": 50.0}}  # shipped: better TEST
-    rows = S.checks({"test_metrics": GOOD}, SCORES, worse)
+    rows = S.checks({"test_metrics": GOOD}, SCORES, {"metrics": {"classroom": worse}})
     assert [w for w, *_, ok in rows if not ok] == ["classroom test right"]
     assert all(ok for *_, ok in S.checks({"test_metrics": GOOD}, SCORES, None))
     with pytest.raises(ValueError, match="test_metrics"):
-        S.checks({}, SCORES, SCORES)
+        S.checks({}, SCORES, SHIPPED)
 
 
 def test_a_shipped_folder_holds_the_run_and_keeps_its_heldout_pairs(tmp_path):
@@ -62,14 +63,14 @@ def _zh_en_card(**test_metrics) -> dict:
 
 
 def test_a_chinese_english_run_keeps_its_own_bars():
-    shipped = _zh_en_card()
+    shipped = {**_zh_en_card(), **SHIPPED}
     assert S.direction(shipped) == "zh-en" and S.direction({"test_metrics": GOOD}) == "en-zh"
-    rows = S.checks(_zh_en_card(), SCORES, SCORES, shipped)  # no terms bar, no BLEU 30
+    rows = S.checks(_zh_en_card(), SCORES, shipped)  # no terms bar, no BLEU 30
     assert all(ok for *_, ok in rows) and "terms_correct" not in [w for w, *_ in rows]
-    worse = S.checks(_zh_en_card(tatoeba_bleu=21.9), SCORES, SCORES, shipped)
+    worse = S.checks(_zh_en_card(tatoeba_bleu=21.9), SCORES, shipped)
     assert [w for w, *_, ok in worse if not ok] == ["tatoeba_bleu (not below shipped)"]
     slow = {**_zh_en_card(), "training": {"wall_time_minutes": 181.0}}
-    assert [w for w, *_, ok in S.checks(slow, SCORES, SCORES, shipped) if not ok] == [
+    assert [w for w, *_, ok in S.checks(slow, SCORES, shipped) if not ok] == [
         "wall_time_minutes"]
 
 

@@ -56,12 +56,6 @@ _HYPHENATED = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)+")
 _CAPITALISED = re.compile(r"^(?:[A-Z][\w'-]*\s?)+")
 
 
-def is_name(tag: str) -> bool:
-    """Whether jieba's ``tag`` marks the name of a person (``nr``, ``nrt``, ``nrfg``) or a
-    place (``ns``)."""
-    return tag.startswith("nr") or tag in PLACE_TAGS
-
-
 @lru_cache(maxsize=1)
 def classroom_senses() -> Mapping[str, tuple[str, ...]]:
     """Chinese -> its English in the classroom lists of ``entities.toml`` (``EXTRA_LISTS``:
@@ -85,12 +79,17 @@ def senses_of(word: str, gloss: Mapping[str, str]) -> tuple[str, ...]:
     return tuple(s for s in kept.values() if s)
 
 
+def readings_of(word: str, lex: Lexicon) -> list[list[str]] | None:
+    """Each character's toneless pinyin readings (``Lexicon.readings``), in alphabetical
+    order; None when a character has none."""
+    readings = [sorted(lex.readings.get(ch, ())) for ch in word]
+    return readings if all(readings) else None
+
+
 def spellings(word: str, lex: Lexicon) -> tuple[str, ...]:
     """The toneless pinyin spellings of ``word``, one reading per character
-    (``Lexicon.readings``), at most SPELLINGS of them; () when a character has no reading."""
-    readings = [sorted(lex.readings.get(ch, ())) for ch in word]
-    if not all(readings):
-        return ()
+    (``readings_of``), at most SPELLINGS of them; () when a character has no reading."""
+    readings = readings_of(word, lex) or [[]]
     return tuple("".join(p) for p in itertools.islice(itertools.product(*readings), SPELLINGS))
 
 
@@ -111,6 +110,11 @@ def _content_forms(senses: tuple[str, ...]) -> frozenset[str]:
              if w.lower() not in LEADS and w.lower() not in function_words()}
     words |= {w.replace("-", "") for s in senses for w in _HYPHENATED.findall(s)}
     return frozenset(f for w in words for f in lemmas(w))
+
+
+def _parts(word: str) -> set[str]:
+    """``word`` and its parts of two characters or more (张老师: 张老, 老师, ...)."""
+    return {word} | {word[i:j] for i in range(len(word)) for j in range(i + 2, len(word) + 1)}
 
 
 def _shown(senses: tuple[str, ...], name: bool) -> tuple[str, ...]:
@@ -144,29 +148,32 @@ def untranslated_zh(src_text: str, output_text: str, lex: Lexicon | None = None,
         gloss = gloss_dictionary()
     out_forms = frozenset(f for w in ENGLISH_WORD.findall(output_text)
                           for f in lemmas(re.sub(r"'s$", "", w)))
-    out_zh = {zh for f in out_forms for zh in lex.senses.get(f, ())}
+    out_zh: set[str] | None = None  # the Chinese the output's words translate (when needed)
     found: dict[str, Missing] = {}
     for word, tag in rjieba.tag(src_text):
         if tag not in CHECKED_TAGS or word in skip or word in found or not HAN.search(word):
             continue
+        name = tag.startswith("nr") or tag in PLACE_TAGS  # a person's (nr, nrt, nrfg) or a place's
         senses = senses_of(word, gloss)
-        if senses and tag != "vn" and senses[0].startswith("to ") and not is_name(tag):
+        if senses and tag != "vn" and senses[0].startswith("to ") and not name:
             continue  # a verb jieba tagged a noun
-        if _content_forms(senses) & out_forms or word in out_zh or any(
-                len(zh) >= 2 and zh in word for zh in out_zh):
+        if _content_forms(senses) & out_forms:
             continue
-        if is_name(tag) and spelt(word, output_text, lex, place=tag in PLACE_TAGS):
+        if out_zh is None:
+            out_zh = {zh for f in out_forms for zh in lex.senses.get(f, ())}
+        if not _parts(word).isdisjoint(out_zh):
             continue
-        shown = _shown(senses, is_name(tag))
+        if name and spelt(word, output_text, lex, place=tag in PLACE_TAGS):
+            continue
+        shown = _shown(senses, name)
         if shown:
             found[word] = Missing(word, shown, ())
-        elif is_name(tag) and (sound := syllables(word, lex)):
+        elif name and (sound := syllables(word, lex)):
             found[word] = Missing(word, (), sound)
     return tuple(found.values())
 
 
 def syllables(word: str, lex: Lexicon) -> tuple[str, ...]:
     """``word``'s pinyin syllables, each character's first reading in alphabetical order
-    (``("huang", "xiao", "ming")``); () when a character has none."""
-    readings = [sorted(lex.readings.get(ch, ())) for ch in word]
-    return tuple(r[0] for r in readings) if all(readings) else ()
+    (``("huang", "xiao", "ming")``); () when a character has none (``readings_of``)."""
+    return tuple(r[0] for r in readings_of(word, lex) or ())

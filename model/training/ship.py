@@ -58,9 +58,9 @@ def _card(folder: Path) -> dict:
 
 
 def direction(card: dict) -> str:
-    """``"zh-en"`` for a card whose ``languages`` are Chinese then English, else ``"en-zh"``
-    (the English -> Chinese cards predate the field)."""
-    return "zh-en" if card.get("languages") == ["zh", "en"] else "en-zh"
+    """The card's ``languages`` as ``"zh-en"`` or ``"en-zh"`` (the default, as
+    ``backends.ours`` reads a card: the English -> Chinese cards predate the field)."""
+    return "-".join(card.get("languages") or ("en", "zh"))
 
 
 def shipped_classroom(card: dict) -> dict | None:
@@ -75,12 +75,12 @@ def shipped_classroom(card: dict) -> dict | None:
     return found or None
 
 
-def checks(run_card: dict, run_classroom: dict, old_classroom: dict | None,
-           old_card: dict | None = None) -> list[tuple]:
+def checks(run_card: dict, run_classroom: dict, old_card: dict | None) -> list[tuple]:
     """(what, the run's figure, the bar or the shipped figure, holds) for every bar of the
     run's direction (``BARS``), for the figures that may not fall below the shipped model's
-    (``NOT_BELOW``: against ``old_card``'s, when given) and for the classroom set's right
-    share on each split (against the shipped model's, when it has them).
+    (``NOT_BELOW``) and for the classroom set's right share on each split: the shipped
+    model's are read from its card ``old_card`` (``shipped_classroom``), when there is one and
+    it has them.
 
     Raises:
         ValueError: the run's card has no test metrics (it has not ended or been evaluated).
@@ -101,6 +101,7 @@ def checks(run_card: dict, run_classroom: dict, old_classroom: dict | None,
         value, old = metrics.get(key), (old_card or {}).get("test_metrics", {}).get(key)
         rows.append((f"{key} (not below shipped)", value, old,
                      value is not None and (old is None or value >= old)))
+    old_classroom = shipped_classroom(old_card) if old_card else None
     for split in ("test", "calibration"):
         value = run_classroom[split]["right"]
         old = (old_classroom or {}).get(split, {}).get("right")
@@ -161,8 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     run_classroom = classroom_scores(load_pretrained(args.run))
     old_card = _card(args.into) if (args.into / CARD).is_file() else None
     try:
-        rows = checks(run_card, run_classroom, old_card and shipped_classroom(old_card),
-                      old_card)
+        rows = checks(run_card, run_classroom, old_card)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
