@@ -18,48 +18,40 @@ import logging
 
 import streamlit as st
 
-from ui import first_page
-from ui.startup import IMPORTS, PAGE_CONFIG
+from model import CheckpointError, DecodeTrace, GenerationSettings, InputError, Translator
+from model.backends.records import SourceSentence
+from model.backends.translator import card_task
+from ui import (
+    charts,
+    controls,
+    document,
+    gloss,
+    i18n,
+    lesson,
+    link,
+    models,
+    pinyin,
+    state,
+    stepper,
+    verdict,
+)
+from ui.cache import (
+    decode,
+    grammar_translation,
+    load_model,
+    model_key,
+    read_source,
+    teacher_force,
+    tidy_heap,
+    trace_key,
+)
+from ui.i18n import t
+from ui.player import in_browser, take_home
+from ui.text import clip, code_span, md_literal
+from ui.views import attribution, compare, heads, panels, side_by_side, teaching
 
-# A first visit while serve.py warms up: the default page's top and first chart from a
-# snapshot, drawn before the imports below; the page then reruns into the app (ui/first_page.py).
-first_page.show_while_warming()
-
-with IMPORTS:  # not at the same time as serve.py's warm-up (ui/startup.py says why)
-    from model import CheckpointError, DecodeTrace, GenerationSettings, InputError, Translator
-    from model.backends.records import SourceSentence
-    from model.backends.translator import card_task
-    from ui import (
-        charts,
-        controls,
-        document,
-        gloss,
-        i18n,
-        lesson,
-        link,
-        models,
-        pinyin,
-        state,
-        stepper,
-        verdict,
-    )
-    from ui.cache import (
-        decode,
-        grammar_translation,
-        load_model,
-        model_key,
-        read_source,
-        teacher_force,
-        tidy_heap,
-        trace_key,
-    )
-    from ui.i18n import t
-    from ui.player import in_browser, take_home
-    from ui.text import clip, code_span, md_literal
-    from ui.views import attribution, compare, heads, panels, side_by_side, teaching
-
-    charts.load_plotly()  # before any figure of this process is built (ui/charts.py says why)
-
+charts.load_plotly()  # before any figure of this process is built (ui/charts.py says why)
+PAGE_CONFIG = {"page_icon": "🔎", "layout": "wide"}  # st.set_page_config's, with the title
 # The sentence box's label and help by the model's source language ("" and others: generic).
 SENTENCE_STRINGS = {"en": ("sentence", "sentence_help"), "zh": ("sentence_zh", "sentence_help_zh")}
 log = logging.getLogger("attention_app")
@@ -121,7 +113,7 @@ def pieces_caption(place, src: SourceSentence) -> None:
 
 
 def decode_or_explain(translator: Translator, sentence: str, settings: GenerationSettings,
-                      key: tuple, pieces) -> DecodeTrace | None:
+                      key: tuple, *, pieces) -> DecodeTrace | None:
     """Read the sentence once (``cache.read_source``), show a subword model's pieces in
     ``pieces``, flag unknown words, and decode; None (with a message) if the sentence
     cannot be translated."""
@@ -238,7 +230,7 @@ def main() -> None:
                                           **models.language_pickers(translator)})
     link.remember_settings(settings)
     document.set_up(mode)  # the page's language; a clicker's keys, with nothing focused
-    trace = decode_or_explain(translator, sentence, settings, key, pieces)
+    trace = decode_or_explain(translator, sentence, settings, key, pieces=pieces)
     if trace is None:
         return
     header(translator, trace, key)

@@ -9,12 +9,12 @@ one user in one context of Debian's headless Chromium (Playwright's async API), 
 model the app preselects. Measured:
 
 * the first visit: from ``page.goto`` until the first heatmap is in the page and until the
-  page has settled, on a fresh server (the model loads then) in a fresh browser, ``--cold``
-  times (a new server and browser each time), and then on new pages of the first server;
-  ``--cold`` times more once a new server has finished its start-up work (``serve.py``'s
-  warm-up: its CPU idle for a second), as a class meets a server started before it comes;
-  and the trivial app's first heatmap (``benchmarks/floor_app.py``, 2 heatmaps), ``--cold``
-  times, new server and browser each time, so the app's first visit reads against it;
+  page has settled, on the clicks' server and then on new pages of it; and from a cold start,
+  ``--cold`` times: a server launched for the visit (``serve.py``, which answers once it has
+  warmed up) and a browser launched for it, timed from the server's launch to the first
+  heatmap, each followed by the same for the trivial app (``benchmarks/floor_app.py``, 2
+  heatmaps), so that the app's first heatmap reads against the trivial app's in the same
+  run (``--only-visits``: these alone);
 * for each of two sentences (the app's default and a ~20-token one), ``--clicks`` times
   each: "Next ▶" (walking through the sentence; going back to step 1 with the "First" button
   at the end is not counted), a head change and a layer change in the Cross-attention view,
@@ -89,7 +89,6 @@ from benchmarks.report import machine, publish
 from testkit.harness import chromium_problem, streamlit_server, view_option
 from ui.i18n import STRINGS
 from ui.lesson import chapter_count
-from ui.startup import FIRST_VISIT_WAIT_S
 
 # ---------------------------------------------------------------------------------------------
 # One user
@@ -104,6 +103,7 @@ class User:
         self.wire = Wire(page)
         self.cdp = None
         self.sentence = ""  # the sentence being measured, to bring back after a reload
+        self.done: list[SentenceRun] = []  # what ``sessions`` measured
         self.errors: list[str] = []
         self.page_errors: list[str] = []
         page.on("pageerror", lambda err: self.page_errors.append(str(err)[:300]))
@@ -279,11 +279,11 @@ class User:
         state = await self.state()
         if state["step"] != 1:
             await self.act(self.button("first_step").click,
-                           step_want("en", 1, state["steps"], *self.layer_head(state)))
+                           step_want("en", 1, state["steps"], **self.layer_head(state)))
         layers = await self.options(f"{CROSS}_layer")
         if state["layer"] != layers[0]:
             await self.act(lambda: self.pick(f"{CROSS}_layer", layers[0]),
-                           {"titles": [view_title("en", 0, self.layer_head(state)[1])]})
+                           {"titles": [view_title("en", 0, self.layer_head(state)["head"])]})
         heads = await self.options(f"{CROSS}_head")
         if state["head"] != heads[0]:
             await self.act(lambda: self.pick(f"{CROSS}_head", heads[0]),
@@ -291,10 +291,10 @@ class User:
         return await self.state()
 
     @staticmethod
-    def layer_head(state: dict) -> tuple[int, int | None]:
-        """The Cross-attention view's 0-based layer and head (None: all heads) from the
-        pickers' texts (``picked_index``)."""
-        return picked_index(state["layer"]) or 0, picked_index(state["head"])
+    def layer_head(state: dict) -> dict[str, int | None]:
+        """The Cross-attention view's 0-based ``layer`` and ``head`` (None: all heads) from
+        the pickers' texts (``picked_index``), as ``step_want``'s keywords."""
+        return {"layer": picked_index(state["layer"]) or 0, "head": picked_index(state["head"])}
 
     def rounds(self, clicks: int, record: list[Click]):
         """Loop ``while`` an action still has clicks to make: until ``record`` has
@@ -310,14 +310,15 @@ class User:
         end of the sentence."""
         for _ in self.rounds(clicks, record):
             state = await self.ensure_cross()
-            layer, head = self.layer_head(state)
+            layer, head = self.layer_head(state).values()
             lang = LANGS.get(state["lang"], "en")
             if state["step"] >= state["steps"]:
                 await self.act(self.button("first_step").click,
-                               step_want(lang, 1, state["steps"], layer, head))
+                               step_want(lang, 1, state["steps"], layer=layer, head=head))
                 continue
             await self.act(self.button("next_step").click,
-                           step_want(lang, state["step"] + 1, state["steps"], layer, head),
+                           step_want(lang, state["step"] + 1, state["steps"], layer=layer,
+                                     head=head),
                            record)
 
     async def cycle_picker(self, which: str, clicks: int, record: list[Click]) -> None:
@@ -328,7 +329,7 @@ class User:
         options = await self.options(key)
         for _ in self.rounds(clicks, record):
             state = await self.ensure_cross()
-            layer, head = self.layer_head(state)
+            layer, head = self.layer_head(state).values()
             lang = LANGS.get(state["lang"], "en")
             i = options.index(state[which]) if state[which] in options else -1
             option = options[(i + 1) % len(options)]
@@ -358,11 +359,11 @@ class User:
             state = await self.ensure_cross()
             target = "English" if state["lang"] != "English" else "简体中文"
             await self.choose_language(target, step_want(
-                LANGS[target], state["step"], state["steps"], *self.layer_head(state)), record)
+                LANGS[target], state["step"], state["steps"], **self.layer_head(state)), record)
         state = await self.state()
         if state["lang"] != "English":
             await self.choose_language("English", step_want(
-                "en", state["step"], state["steps"], *self.layer_head(state)))
+                "en", state["step"], state["steps"], **self.layer_head(state)))
 
     async def to_last_step(self) -> None:
         """Go to the sentence's last step with the "Last" button (not measured)."""
@@ -370,7 +371,7 @@ class User:
         if state["step"] != state["steps"]:
             await self.act(self.button("last_step").click,
                            step_want(LANGS.get(state["lang"], "en"), state["steps"],
-                                     state["steps"], *self.layer_head(state)))
+                                     state["steps"], **self.layer_head(state)))
 
     async def ensure_cross(self) -> dict:
         """The Cross-attention view open (opened if need be, not measured); the page's state."""
@@ -428,55 +429,49 @@ class User:
                 await self.recover()
         return done
 
-
-async def until_idle(meters: Meters, quiet: float = 1.0, limit: float = 60.0) -> float:
-    """Wait until the server has used no CPU for ``quiet`` seconds after it was busy (its
-    start-up work is done: ``serve.py``'s warm-up, which first waits
-    ``ui.startup.FIRST_VISIT_WAIT_S`` for a visit, is idle till then), at most ``limit``
-    seconds; returns the seconds waited."""
-    start = time.monotonic()
-    await asyncio.sleep(FIRST_VISIT_WAIT_S)
-    last_busy = time.monotonic()
-    used = meters.read()["server"]
-    while time.monotonic() - last_busy < quiet and time.monotonic() - start < limit:
-        await asyncio.sleep(0.1)
-        now = meters.read()["server"]
-        if now - used > 0.02:  # more than two clock ticks
-            last_busy, used = time.monotonic(), now
-    return time.monotonic() - start
+    async def sessions(self, sentences: tuple[str, ...], clicks: int,
+                       actions: tuple[str, ...]) -> None:
+        """``session`` on each sentence, appended to ``done``; a sentence that cannot be set
+        up is reported and the next one goes on."""
+        for sentence in sentences:
+            try:
+                self.done.append(await self.session(sentence, clicks, actions))
+            except Exception as exc:
+                self.errors.append(f"{sentence!r}: {type(exc).__name__}: {first_line(exc)}")
 
 
-async def cold_visit(timeout: float, idle: bool = False) -> tuple[Click, list[str]]:
-    """One first visit to a server started for it, in a browser launched for it (nothing
-    cached), at once or (``idle``) once the server has finished its start-up work: the
-    visit's record and its errors."""
+async def cold_visit(timeout: float) -> tuple[Click, list[str]]:
+    """One first visit to a server started for it (``serve.py``, which answers once it has
+    warmed up), in a browser launched for it (nothing cached), as soon as the server
+    answers: the visit's record (with ``server_start``, the seconds from launching the
+    server to ``page.goto``) and its errors."""
+    launched = time.perf_counter()
     with streamlit_server() as server:
-        if idle:
-            await until_idle(Meters(server.pid))
         async with chromium() as browser:
             context = await new_context(browser, timeout)
             user = User(await context.new_page(), server.url, Meters(server.pid), timeout)
             record: list[Click] = []
             await user.visit(record, timeout=max(timeout, 120.0))
             await context.close()
+    record[0].server_start = record[0].started - launched
     return record[0], user.errors + user.page_errors
 
 
-async def run(url: str, meters: Meters, sentences: tuple[str, ...], clicks: int, visits: int,
-              timeout: float, actions: tuple[str, ...] = ACTIONS) -> dict:
+async def run(url: str, meters: Meters, *, sentences: tuple[str, ...], clicks: int,
+              visits: int, timeout: float, actions: tuple[str, ...] = ACTIONS) -> dict:
     """The whole measurement in one browser context; returns the raw figures, with how long
     it took (``seconds``), the CPU seconds the whole machine used meanwhile
     (``machine_cpu``) and of them this process, the server and the browser (``our_cpu``,
     read while the browser is still open: its processes' time goes when it closes)."""
-    out: dict = {"rss_start": meters.server_rss(), "visits_cold": [], "visits_warm": [],
+    out: dict = {"rss_start": meters.server_rss(), "visits_first": [], "visits_warm": [],
                  "sentences": [], "errors": [], "page_errors": []}
     busy, ours, procs, start = (machine_busy_seconds(), meters.ours(), process_cpu(),
                                 time.perf_counter())
     async with chromium() as browser:
         context = await new_context(browser, timeout)
         user = User(await context.new_page(), url, meters, timeout)
-        # The server's first session: the model loads (allow for a busy machine).
-        await user.visit(out["visits_cold"], timeout=max(timeout, 120.0))
+        # The server's first session (allow for a busy machine).
+        await user.visit(out["visits_first"], timeout=max(timeout, 120.0))
         out["rss_loaded"] = meters.server_rss()
         for _ in range(visits):
             other = User(await context.new_page(), url, meters, timeout)
@@ -484,12 +479,7 @@ async def run(url: str, meters: Meters, sentences: tuple[str, ...], clicks: int,
             out["errors"] += other.errors
             out["page_errors"] += other.page_errors
             await other.page.close()
-        for sentence in sentences:
-            try:
-                out["sentences"].append(await user.session(sentence, clicks, actions))
-            except Exception as exc:  # the sentence could not be set up: say so, go on
-                user.errors.append(f"{sentence!r}: {type(exc).__name__}: "
-                                   f"{first_line(exc)}")
+        await user.sessions(sentences, clicks, actions)
         out["rss_views"] = meters.server_rss()
         await user.tour_lesson(chapter_count())
         out["errors"] += user.errors
@@ -498,9 +488,37 @@ async def run(url: str, meters: Meters, sentences: tuple[str, ...], clicks: int,
         out["machine_cpu"] = machine_busy_seconds() - busy
         out["our_cpu"] = meters.ours() - ours
         out["top_others"] = top_others(procs, process_cpu(), descendants(os.getpid()))
+        out["sentences"] = user.done
         await context.close()
     out["rss_end"] = meters.server_rss()
     return out
+
+
+def clicks_run(args) -> dict:
+    """The clicks on one server (``run``) and on the trivial app (``floor_clicks``)."""
+    visits = min(args.clicks, 10) if args.visits is None else args.visits
+    with streamlit_server() as server, Watcher({os.getpid(), server.pid}) as watcher:
+        meters = Meters(server.pid)
+        raw = asyncio.run(run(server.url, meters,
+                              sentences=tuple(SENTENCES[i] for i in args.sentences),
+                              clicks=args.clicks, visits=visits, timeout=args.timeout,
+                              actions=tuple(args.actions)))
+    raw["floor"] = asyncio.run(floor_clicks(tuple(args.floor), args.clicks, args.timeout))
+    raw["errors"] += [f"floor, {n} charts: {c.error}" for n, record in raw["floor"].items()
+                      for c in record if c.error]
+    raw["others"] = watcher.seen
+    return raw
+
+
+def cold_visits(raw: dict, cold: int, timeout: float) -> None:
+    """``cold`` first visits to a new server in a new browser, each followed by one to the
+    trivial app, one pair at a time (``raw["visits_cold"]``, ``raw["visits_floor"]``)."""
+    for _ in range(cold):
+        visit, errors = asyncio.run(cold_visit(timeout))
+        raw["visits_cold"].append(visit)
+        raw["errors"] += errors
+        raw["visits_floor"].append(asyncio.run(floor_visit(timeout)))  # the same run
+        raw["errors"] += [c.error for c in raw["visits_floor"][-1:] if c.error]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -521,6 +539,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sentences", nargs="+", type=int, choices=range(len(SENTENCES)),
                         default=list(range(len(SENTENCES))), metavar="I",
                         help="only these sentences, by index (0: the default, 1: 20 tokens)")
+    parser.add_argument("--only-visits", action="store_true",
+                        help="only the cold first visits of the app and the trivial app")
     parser.add_argument("--write", action="store_true", help="write benchmarks/RESULTS.md")
     args = parser.parse_args(argv)
     if args.write and (len(args.actions) < len(ACTIONS) or len(args.sentences) < len(SENTENCES)):
@@ -535,27 +555,13 @@ def main(argv: list[str] | None = None) -> int:
               "machine is, or has just been, busy, so the figures may be pessimistic; the "
               "report says how much CPU other processes used during the run.",
               file=sys.stderr)
-    visits = min(args.clicks, 10) if args.visits is None else args.visits
-    with streamlit_server() as server, Watcher({os.getpid(), server.pid}) as watcher:
-        meters = Meters(server.pid)
-        sentences = tuple(SENTENCES[i] for i in args.sentences)
-        raw = asyncio.run(run(server.url, meters, sentences, args.clicks, visits,
-                              args.timeout, tuple(args.actions)))
-    raw["floor"] = asyncio.run(floor_clicks(tuple(args.floor), args.clicks, args.timeout))
-    raw["errors"] += [f"floor, {n} charts: {c.error}" for n, record in raw["floor"].items()
-                      for c in record if c.error]
-    raw["visits_floor"], raw["visits_idle"] = [], []
-    for i in range(args.cold):  # after the first server has stopped, one at a time
-        if i:
-            visit, errors = asyncio.run(cold_visit(args.timeout))
-            raw["visits_cold"].append(visit)
-            raw["errors"] += errors
-        visit, errors = asyncio.run(cold_visit(args.timeout, idle=True))
-        raw["visits_idle"].append(visit)
-        raw["errors"] += errors
-        raw["visits_floor"].append(asyncio.run(floor_visit(args.timeout)))  # the same run
-        raw["errors"] += [c.error for c in raw["visits_floor"][-1:] if c.error]
-    publish(report(raw, info, args, watcher.seen), HEADING, args.write)
+    if args.only_visits:
+        raw = {"visits_cold": [], "errors": [], "page_errors": [], "sentences": []}
+    else:
+        raw = clicks_run(args) | {"visits_cold": []}
+    raw["visits_floor"] = []
+    cold_visits(raw, args.cold, args.timeout)  # after the first server has stopped
+    publish(report(raw, info, args), HEADING, args.write and not args.only_visits)
     return 0
 
 

@@ -44,9 +44,12 @@ async def new_context(browser, timeout: float):
 async def floor_visit(timeout: float, charts: int = 2) -> Click:
     """One first visit to the trivial app (``benchmarks/floor_app.py`` with ``charts``
     heatmaps) on a server started for it, in a browser launched for it: from ``page.goto``
-    to its first heatmap in the page, timed as the app's first visits are."""
-    click = Click("floor visit", started=time.perf_counter())
+    to its first heatmap in the page, timed as the app's first visits are (and
+    ``server_start``: from launching the server to ``page.goto``)."""
+    launched = time.perf_counter()
     with streamlit_server(script="benchmarks/floor_app.py") as server:
+        click = Click("floor visit", started=time.perf_counter())
+        click.server_start = click.started - launched
         async with chromium() as browser:
             context = await new_context(browser, timeout)
             page = await context.new_page()

@@ -245,7 +245,7 @@ def picked_index(label: str | None) -> int | None:
     return int(digits[0]) - FIRST_NUMBER if digits else None
 
 
-def step_want(lang: str, k: int, steps: int, layer: int, head: int | None) -> dict:
+def step_want(lang: str, k: int, steps: int, *, layer: int, head: int | None) -> dict:
     """``SETTLED_JS`` expectations at step ``k`` of ``steps`` with the Cross-attention tab
     open: the step label, the step panel's charts for step k, the tab's chart with k rows, and
     every chart that shows the step drawn again."""

@@ -23,6 +23,7 @@ class Click:
     error: str | None = None
     first_heatmap: float | None = None  # visits only: navigation -> first heatmap
     started: float = 0.0  # time.perf_counter() at the start
+    server_start: float | None = None  # cold visits: server launched -> ``page.goto`` (s)
 
 
 @dataclass
@@ -71,59 +72,46 @@ def figures(clicks: list[Click]) -> dict:
     return out
 
 
-def tables(raw: dict) -> str:
-    """The markdown tables: waits, then costs, per sentence and action; then visits."""
+def _click_rows(done: SentenceRun) -> tuple[list[str], list[str], str]:
+    """One sentence's rows of the waits table and of the costs table, and its line of
+    view-change medians by view."""
+    name = f"{done.source_tokens} tokens, {done.steps} steps"
+    rows_wait, rows_cost = [], []
+    for action in ACTIONS:
+        f = figures(done.clicks[action])
+        rows_wait.append(f"| {name} | {action} | {f['n']} | {_ms(f['p50'])} | "
+                         f"{_ms(f['p95'])} | {_ms(f['max'])} | {f['errors']} |")
+        if not f["n"]:
+            continue
+        rows_cost.append(
+            f"| {name} | {action} | {_ms(f['mean_server'])} | {_ms(f['mean_chromium'])} | "
+            f"{_ms(f['mean_task'])} ({_ms(f['mean_script'])} / {_ms(f['mean_layout'])} / "
+            f"{_ms(f['mean_task'] - f['mean_script'] - f['mean_layout'])}) | "
+            f"{_kib(f['bytes_in'])} / {_kib(f['bytes_out'])} | "
+            f"{f['mean_runs']:.1f} ({f['mean_fragment_runs']:.1f}) | "
+            f"{f['mean_elements']:.0f} ({f['mean_cached']:.0f}) | "
+            f"{f['mean_charts']:.1f} ({_kib(f['mean_chart_bytes'])}) | "
+            f"{f['replotted']:.1f} of {f['charts']:.1f} |")
+    views: dict[str, list[float]] = {}
+    for c in done.clicks["view change"]:
+        if c.seconds is not None:
+            views.setdefault(c.label, []).append(c.seconds)
+    by_view = f"{name}: " + ", ".join(f"{view} {_ms(percentile(v, 50))}"
+                                      for view, v in views.items())
+    return rows_wait, rows_cost, by_view
+
+
+def click_tables(raw: dict) -> str:
+    """The markdown tables of the clicks: waits, the floor's, then costs, per sentence and
+    action; "" when no sentence was measured."""
     rows_wait, rows_cost, by_view = [], [], []
     for done in raw["sentences"]:
-        name = f"{done.source_tokens} tokens, {done.steps} steps"
-        for action in ACTIONS:
-            f = figures(done.clicks[action])
-            rows_wait.append(f"| {name} | {action} | {f['n']} | {_ms(f['p50'])} | "
-                             f"{_ms(f['p95'])} | {_ms(f['max'])} | {f['errors']} |")
-            if not f["n"]:
-                continue
-            rows_cost.append(
-                f"| {name} | {action} | {_ms(f['mean_server'])} | {_ms(f['mean_chromium'])} | "
-                f"{_ms(f['mean_task'])} ({_ms(f['mean_script'])} / {_ms(f['mean_layout'])} / "
-                f"{_ms(f['mean_task'] - f['mean_script'] - f['mean_layout'])}) | "
-                f"{_kib(f['bytes_in'])} / {_kib(f['bytes_out'])} | "
-                f"{f['mean_runs']:.1f} ({f['mean_fragment_runs']:.1f}) | "
-                f"{f['mean_elements']:.0f} ({f['mean_cached']:.0f}) | "
-                f"{f['mean_charts']:.1f} ({_kib(f['mean_chart_bytes'])}) | "
-                f"{f['replotted']:.1f} of {f['charts']:.1f} |")
-        views: dict[str, list[float]] = {}
-        for c in done.clicks["view change"]:
-            if c.seconds is not None:
-                views.setdefault(c.label, []).append(c.seconds)
-        by_view.append(f"{name}: " + ", ".join(
-            f"{view} {_ms(percentile(v, 50))}" for view, v in views.items()))
-    visits = []
-    for label, record in (("cold: a new server, a new browser", raw["visits_cold"]),
-                          ("cold: a new server once idle (warmed up), a new browser",
-                           raw.get("visits_idle", [])),
-                          ("warm server, a new page", raw["visits_warm"])):
-        f = figures(record)
-        if f["n"]:
-            visits.append(
-                f"| {label} | {f['n']} | {_ms(f['first_heatmap'])} | "
-                f"{_ms(f['first_heatmap_max'])} | {_ms(f['p50'])} | "
-                f"{_ms(f['p95'])} | {_ms(f['mean_server'])} | {_ms(f['mean_chromium'])} | "
-                f"{_kib(f['bytes_in'])} | {f['charts']:.0f} | {f['errors']} |")
-    floor = figures(raw.get("visits_floor", []))
-    if floor["n"]:
-        visits.append(f"| cold: the trivial app (`benchmarks/floor_app.py`, 2 heatmaps), a new "
-                      f"server, a new browser | {floor['n']} | {_ms(floor['first_heatmap'])} | "
-                      f"{_ms(floor['first_heatmap_max'])} | – | – | – | – | – | 2 | "
-                      f"{floor['errors']} |")
-    cold, idle = figures(raw["visits_cold"]), figures(raw.get("visits_idle", []))
-    behind = (f"\n\nThe app's first heatmap comes "
-              f"{_after_or_before(idle['first_heatmap'] - floor['first_heatmap'])} the trivial "
-              f"app's on a new server once warmed up, and "
-              f"{_after_or_before(cold['first_heatmap'] - floor['first_heatmap'])} it on a server "
-              f"visited as soon as it answers (medians, in the same run); the app itself has "
-              f"replaced the snapshot there {_ms(cold['p50'] - floor['first_heatmap'])} ms "
-              f"after the trivial app's first heatmap (settled, median)."
-              if cold["n"] and idle["n"] and floor["n"] else "")
+        wait, cost, views = _click_rows(done)
+        rows_wait += wait
+        rows_cost += cost
+        by_view.append(views)
+    if not rows_wait:
+        return ""
     floors = [f"| a trivial app, {n} chart{'s' * (n > 1)} redrawn a click | {f['n']} | "
               f"{_ms(f['p50'])} | {_ms(f['p95'])} | {f['errors']} |"
               for n, f in ((n, figures(c)) for n, c in raw.get("floor", {}).items())]
@@ -146,10 +134,70 @@ reference) | Plotly charts sent (KiB sent in full) | charts Plotly redrew, of th
 | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
 {nl.join(rows_cost)}
 
-| First visit, from `page.goto` | n | first heatmap ms (median) | first heatmap ms (max) | \
-settled p50 ms | settled p95 ms | server CPU ms | Chromium CPU ms | WS KiB in | charts | errors |
-| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
-{nl.join(visits)}{behind}"""
+"""
+
+
+def _from_launch(click: Click) -> float | None:
+    """Seconds from launching the server to the first heatmap; None when not measured."""
+    if click.server_start is None or click.first_heatmap is None:
+        return None
+    return click.server_start + click.first_heatmap
+
+
+def cold_start_table(raw: dict) -> str:
+    """Each cold start's pair (the app, then the trivial app): server launch to
+    ``page.goto``, ``page.goto`` to the first heatmap, their sum, and how far the app's
+    first heatmap comes after the trivial app's; then the medians."""
+    rows, behind = [], []
+    for i, (app, floor) in enumerate(zip(raw["visits_cold"], raw["visits_floor"],
+                                         strict=False)):
+        a, f = _from_launch(app), _from_launch(floor)
+        if a is not None and f is not None:
+            behind.append(a - f)
+        rows.append(f"| {i + 1} | {_ms(app.server_start)} + {_ms(app.first_heatmap)} = "
+                    f"{_ms(a)} | {_ms(floor.server_start)} + {_ms(floor.first_heatmap)} = "
+                    f"{_ms(f)} | {_ms(None if a is None or f is None else a - f)} |")
+    if not rows:
+        return ""
+    median = (f"\n\nThe app's first heatmap comes {_after_or_before(percentile(behind, 50))} "
+              f"the trivial app's (median of {len(behind)}, each pair in the same run; all: "
+              f"{', '.join(_ms(b) for b in behind)} ms)." if behind else "")
+    return ("| Cold start | the app (`serve.py`): launch to `page.goto` + to the first heatmap "
+            "= ms | the trivial app (`benchmarks/floor_app.py`, 2 heatmaps): the same, ms | "
+            "the app after the trivial app, ms |\n| --- | --- | --- | --- |\n"
+            + "\n".join(rows) + median)
+
+
+def visit_table(raw: dict) -> str:
+    """First visits from ``page.goto``: the clicks' server's first, cold ones, warm ones
+    and the trivial app's."""
+    visits = []
+    for label, record in (("the clicks' server, its first visit", raw.get("visits_first", [])),
+                          ("cold: a new server, a new browser", raw["visits_cold"]),
+                          ("warm server, a new page", raw.get("visits_warm", []))):
+        f = figures(record)
+        if f["n"]:
+            visits.append(
+                f"| {label} | {f['n']} | {_ms(f['first_heatmap'])} | "
+                f"{_ms(f['first_heatmap_max'])} | {_ms(f['p50'])} | "
+                f"{_ms(f['p95'])} | {_ms(f['mean_server'])} | {_ms(f['mean_chromium'])} | "
+                f"{_kib(f['bytes_in'])} | {f['charts']:.0f} | {f['errors']} |")
+    floor = figures(raw.get("visits_floor", []))
+    if floor["n"]:
+        visits.append(f"| cold: the trivial app (`benchmarks/floor_app.py`, 2 heatmaps), a new "
+                      f"server, a new browser | {floor['n']} | {_ms(floor['first_heatmap'])} | "
+                      f"{_ms(floor['first_heatmap_max'])} | – | – | – | – | – | 2 | "
+                      f"{floor['errors']} |")
+    return ("| First visit, from `page.goto` | n | first heatmap ms (median) | first heatmap "
+            "ms (max) | settled p50 ms | settled p95 ms | server CPU ms | Chromium CPU ms | "
+            "WS KiB in | charts | errors |\n"
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
+            + "\n".join(visits) + "\n\n" + cold_start_table(raw))
+
+
+def tables(raw: dict) -> str:
+    """The markdown tables: the clicks' (``click_tables``), then the first visits'."""
+    return click_tables(raw) + visit_table(raw)
 
 
 def default_model() -> str:
@@ -170,32 +218,22 @@ def driver_cpu(raw: dict) -> float | None:
     return sum(c.cost.get("driver", 0.0) for c in clicks) / len(clicks) if clicks else None
 
 
-def report(raw: dict, info: dict, args, others: set[str]) -> str:
-    """RESULTS.md's section for one run (``others``: test runs, servers, trainings seen)."""
-    nan = float("nan")
-    seconds, machine_cpu = raw.get("seconds", nan), raw.get("machine_cpu", nan)
-    other_cpu = max(machine_cpu - raw.get("our_cpu", nan), 0.0)
+def _method(raw: dict, args) -> str:
+    """What was measured and how (the section's opening paragraphs)."""
     when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    busy = "; ".join(f"`{p}`" for p in sorted(others)) if others else "none seen"
-    software = (f"Python {info['python']}, torch {info['torch']}, Streamlit "
-                f"{info['streamlit']}, Playwright {info['playwright']}, {info['chromium']}")
+    command = (f"`python -m benchmarks.clicks --only-visits --cold {args.cold}`, {when}."
+               if args.only_visits else
+               f"`python -m benchmarks.clicks --clicks {args.clicks} --cold {args.cold} "
+               f"--floor {' '.join(map(str, args.floor))}`, {when}, "
+               f"{raw.get('seconds', float('nan')):.0f} s for the clicks.")
     sentences = "\n".join(f"- `{s.sentence}`: {s.source_tokens} source tokens, {s.steps} "
                           "decoding steps" for s in raw["sentences"])
-    problems = raw["errors"] + [f"page error: {e}" for e in raw["page_errors"]]
-    listed = ("\n\n" + "\n".join(f"- {p[:300]}" for p in problems[:10])
-              + (f"\n- ... and {len(problems) - 10} more" if len(problems) > 10 else "")
-              if problems else " none.")
-    load_note = (" (above 1.0: the machine was, or had just been, busy; the figures may be "
-                 "pessimistic)" if info["load_1min"] > 1.0 else "")
-    return f"""{HEADING}
+    return f"""{command} One `streamlit run serve.py` (the app, which loads its model and
+decodes the default sentence before it answers, as README says to serve it) and one headless
+Chromium (one context, one user) on the same machine, with the model the app preselects,
+{default_model()}. Sentences:
 
-`python -m benchmarks.clicks --clicks {args.clicks} --cold {args.cold} --floor \
-{' '.join(map(str, args.floor))}`, {when}, {seconds:.0f} s
-for the clicks. One `streamlit run serve.py` (the app, its model loaded in the background as
-the server starts, as README says to serve it) and one headless Chromium (one context, one
-user) on the same machine, with the model the app preselects, {default_model()}. Sentences:
-
-{sentences}
+{sentences or "- none (first visits only)"}
 
 A click's wait runs from the click (the page's `pointerdown`) until the server has reported
 the run finished and the page is idle with the new content drawn: the new step label, the
@@ -215,23 +253,30 @@ whole-script run or a fragment run; elements are what the server sent for the ru
 only as a reference to one the browser has cached; "charts Plotly redrew" counts the charts
 Plotly drew after the click (a new chart, or Plotly's `plotly_afterplot` event on one).
 
-A first visit is timed from `page.goto`. "Cold" visits are the first page of a server just
-started and of a browser just launched (nothing cached), {args.cold} times, each with a new
-server and browser, visited as soon as the server answers and again once it has finished its
-start-up work (its CPU idle for a second: `serve.py` warms the model up in the background);
-"warm" visits are new pages of the first server once it has served one. The trivial app's
-first visits are cold ones too. A visit during the warm-up first gets the default page's top
-and first chart from a snapshot (`ui/first_page.py`): its first heatmap is the snapshot's,
-and "settled" is when the app itself has replaced it.
+A first visit is timed from `page.goto`, and a cold one also from the server's launch.
+"Cold" visits are the first page of a server just started and of a browser just launched
+(nothing cached), {args.cold} times, each with a new server and browser, visited as soon as
+the server answers (`serve.py` answers once it has warmed up; the port is bound before, so
+a browser that came earlier would wait); each is followed by the same for the trivial app.
+"Warm" visits are new pages of the clicks' server once it has served one."""
 
-{tables(raw)}
 
-| Run | |
+def _run_table(raw: dict, info: dict, args) -> str:
+    """The run's memory, errors and CPU table ("" for a run of first visits only)."""
+    if "rss_start" not in raw:
+        return ""
+    nan = float("nan")
+    seconds, machine_cpu = raw.get("seconds", nan), raw.get("machine_cpu", nan)
+    other_cpu = max(machine_cpu - raw.get("our_cpu", nan), 0.0)
+    others = raw.get("others") or set()
+    busy = "; ".join(f"`{p}`" for p in sorted(others)) if others else "none seen"
+    return f"""| Run | |
 | --- | --- |
 | Server RSS: start, after the first visit, after every view, after every lesson chapter \
-(the end) | {raw['rss_start']:.0f} MiB, {raw.get('rss_loaded', float('nan')):.0f} MiB, \
-{raw.get('rss_views', float('nan')):.0f} MiB, {raw['rss_end']:.0f} MiB |
-| Errors (clicks that did not settle in {args.timeout:.0f} s, page errors) | {len(problems)} |
+(the end) | {raw['rss_start']:.0f} MiB, {raw.get('rss_loaded', nan):.0f} MiB, \
+{raw.get('rss_views', nan):.0f} MiB, {raw['rss_end']:.0f} MiB |
+| Errors (clicks that did not settle in {args.timeout:.0f} s, page errors) | \
+{len(raw["errors"]) + len(raw["page_errors"])} |
 | Playwright's driver (node), CPU per click | {_ms(driver_cpu(raw))} ms |
 | CPU used during the run: the whole machine; this benchmark, the server and the browser; \
 the rest | {machine_cpu:.0f} s; {raw.get('our_cpu', nan):.0f} s; {other_cpu:.0f} s \
@@ -240,7 +285,27 @@ the rest | {machine_cpu:.0f} s; {raw.get('our_cpu', nan):.0f} s; {other_cpu:.0f}
 | Other processes that used the most CPU during the run | \
 {"; ".join(raw.get("top_others", [])) or "none above 1 s"} |
 
-| Machine | |
+"""
+
+
+def report(raw: dict, info: dict, args) -> str:
+    """RESULTS.md's section for one run (``raw["others"]``: test runs, servers, trainings
+    seen during the clicks)."""
+    software = (f"Python {info['python']}, torch {info['torch']}, Streamlit "
+                f"{info['streamlit']}, Playwright {info['playwright']}, {info['chromium']}")
+    problems = raw["errors"] + [f"page error: {e}" for e in raw["page_errors"]]
+    listed = ("\n\n" + "\n".join(f"- {p[:300]}" for p in problems[:10])
+              + (f"\n- ... and {len(problems) - 10} more" if len(problems) > 10 else "")
+              if problems else " none.")
+    load_note = (" (above 1.0: the machine was, or had just been, busy; the figures may be "
+                 "pessimistic)" if info["load_1min"] > 1.0 else "")
+    return f"""{HEADING}
+
+{_method(raw, args)}
+
+{tables(raw)}
+
+{_run_table(raw, info, args)}| Machine | |
 | --- | --- |
 | CPU | {info['cpu']} |
 | Cores (`os.cpu_count()`) | {info['cores']} |

@@ -111,7 +111,7 @@ def nginx(port: int, backends: list[str]):
 
 def first_visit(url: str) -> tuple[str, str]:
     """Load the page through the proxy: (the cookie it set, the backend that served it)."""
-    with urllib.request.urlopen(url + "/", timeout=30) as reply:
+    with urllib.request.urlopen(url + "/", timeout=120) as reply:
         cookie = reply.headers["Set-Cookie"].split(";", 1)[0]
         return cookie, reply.headers["X-Upstream"]
 

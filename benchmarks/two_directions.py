@@ -30,9 +30,8 @@ SENTENCE_BOX = "[data-testid='stSidebar'] [data-testid='stTextInput'] input"  # 
 
 def open_page(page, url: str, timeout: float) -> float:
     """Go to ``url``; the seconds until the first heatmap is drawn, after which the page is
-    left to become the app (its sidebar's sentence box: a first visit during the warm-up
-    draws ``ui/first_page.py``'s snapshot first) and to settle (no running indicator for a
-    second)."""
+    left to show the app's sidebar (its sentence box) and to settle (no running indicator for
+    a second)."""
     start = time.perf_counter()
     page.goto(url, wait_until="commit")
     page.wait_for_selector(HEATMAP, timeout=timeout * 1000)

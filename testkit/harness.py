@@ -71,9 +71,19 @@ class Server:
     pid: int
 
 
+def _listening(port: int) -> bool:
+    """Whether something accepts TCP connections on 127.0.0.1:``port``."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
 @contextmanager
 def streamlit_server(timeout: float = 60.0, script: str = "serve.py",
-                     file_watcher: str | None = "none") -> Iterator[Server]:
+                     file_watcher: str | None = "none", *, answering: bool = True
+                     ) -> Iterator[Server]:
     """Run ``python -m streamlit run SCRIPT`` on a free loopback port and yield it: by
     default ``serve.py`` (the app, warmed up at server start, as README says to run it), or
     ``app.py`` itself.
@@ -82,9 +92,11 @@ def streamlit_server(timeout: float = 60.0, script: str = "serve.py",
     unbuffered (``Server.output`` reads all it has printed so far). The file watcher is off
     (a test must not rerun the app because someone saved a file meanwhile; ``file_watcher``
     None leaves it to ``.streamlit/config.toml``, as a plain ``streamlit run`` does) and so
-    are the usage statistics. Polls ``/_stcore/health`` until it answers ``ok``; raises
-    ``RuntimeError`` with the server's output if it exits or is not up within ``timeout``
-    seconds. The server is terminated (then killed) on exit.
+    are the usage statistics. Polls ``/_stcore/health`` until it answers ``ok`` (with
+    ``answering`` False, only until its port accepts connections: ``serve.py`` may still be
+    warming up, and a request then waits for it); raises ``RuntimeError`` with the server's
+    output if it exits or is not up within ``timeout`` seconds. The server is terminated
+    (then killed) on exit.
     """
     port = free_port()
     url = f"http://127.0.0.1:{port}"
@@ -106,7 +118,7 @@ def streamlit_server(timeout: float = 60.0, script: str = "serve.py",
 
     try:
         deadline = time.monotonic() + timeout
-        while not _healthy(url):
+        while not (_healthy(url) if answering else _listening(port)):
             if server.poll() is not None:
                 raise RuntimeError(f"streamlit exited with code {server.returncode} before "
                                    f"{url}/_stcore/health answered; its output:\n{output()}")

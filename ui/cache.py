@@ -5,6 +5,8 @@ warm-up: the loaded models (``st.cache_resource``) and the decoding traces
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import gc
 import linecache
 import sys
@@ -26,7 +28,21 @@ from model.backends.records import SourceSentence
 from model.core.heldout import heldout_pairs, sample_pairs
 
 from .i18n import LocalText, t
-from .startup import LIBC as _LIBC  # glibc, its arenas already limited (ui/startup.py)
+
+
+def _glibc() -> ctypes.CDLL | None:
+    """The C library when it is glibc (it has ``malloc_trim``), else None (musl, macOS)."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+    except OSError:
+        return None
+    return libc if hasattr(libc, "malloc_trim") and hasattr(libc, "mallopt") else None
+
+
+_LIBC = _glibc()
+M_ARENA_MAX = -8  # glibc's mallopt parameter: how many malloc arenas threads may spread over
+if _LIBC is not None:
+    _LIBC.mallopt(M_ARENA_MAX, 2)
 
 GREEDY = GenerationSettings()  # the default settings: greedy decoding
 

@@ -41,9 +41,8 @@ def load_plotly() -> None:
     process, so that plotly has made its shared validators before two threads build figures.
     Plotly 6 makes a validator the first time a property asks for it and fills shared
     dicts as it does (``plotly.validator_cache``, no lock): two script runs drawing their
-    first figures at once could see a bar validated as a scatter. ``app.py`` and
-    ``serve.py``'s warm-up call it at the end of their imports, under ``ui.startup.IMPORTS``,
-    so no figure is built before it has run."""
+    first figures at once could see a bar validated as a scatter. ``serve.py``'s warm-up
+    calls it before the server answers anyone, and ``app.py`` after its imports."""
     go.Figure([go.Heatmap(z=[[0.0]]), go.Bar(x=[0], y=[0]), go.Scatter(x=[0], y=[0])],
               layout={"xaxis2": {}, "yaxis2": {}}).to_dict()
 

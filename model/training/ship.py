@@ -177,9 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"shipped {args.run} into {args.into}. Next: python -m model.analysis.heldout_heads "
           f"{args.into}; python -m benchmarks.verdict {verdict} (then the constants of "
           "model/analysis/verdict.py, and ship's classroom figures again if they change); "
-          "python -m benchmarks.beam_speed (the card's speed); python -m ui.first_page (the "
-          "first page's snapshot, when it is the default model's); docs/models.md and "
-          "RESULTS.md")
+          "python -m benchmarks.beam_speed (the card's speed); docs/models.md and RESULTS.md")
     return 0
 
 
