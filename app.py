@@ -37,12 +37,12 @@ from ui import (
 )
 from ui.cache import (
     decode,
+    freeze_new_imports,
     grammar_translation,
     load_model,
     model_key,
     read_source,
     teacher_force,
-    tidy_heap,
     trace_key,
 )
 from ui.i18n import t
@@ -283,4 +283,4 @@ try:
 except Exception:  # a user never sees a traceback; the log keeps it for us
     log.exception("unexpected error")
     st.error(t("page_error"))
-tidy_heap()  # after every whole run, however it ended (a fragment run: ui.stepper)
+freeze_new_imports()  # after every whole run, however it ended (a fragment run: ui.stepper)

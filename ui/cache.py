@@ -5,8 +5,6 @@ warm-up: the loaded models (``st.cache_resource``) and the decoding traces
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import gc
 import linecache
 import sys
@@ -28,21 +26,6 @@ from model.backends.records import SourceSentence
 from model.core.heldout import heldout_pairs, sample_pairs
 
 from .i18n import LocalText, t
-
-
-def _glibc() -> ctypes.CDLL | None:
-    """The C library when it is glibc (it has ``malloc_trim``), else None (musl, macOS)."""
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-    except OSError:
-        return None
-    return libc if hasattr(libc, "malloc_trim") and hasattr(libc, "mallopt") else None
-
-
-_LIBC = _glibc()
-M_ARENA_MAX = -8  # glibc's mallopt parameter: how many malloc arenas threads may spread over
-if _LIBC is not None:
-    _LIBC.mallopt(M_ARENA_MAX, 2)
 
 GREEDY = GenerationSettings()  # the default settings: greedy decoding
 
@@ -75,8 +58,9 @@ def load_model(folder: str, stamp: tuple, load_pickle_weights: bool = False) -> 
     model = _load_pretrained(Path(folder), load_pickle_weights=load_pickle_weights)
     # Streamlit runs a full garbage collection after every script run (runner.postScriptGC),
     # which walks every object alive: with torch, transformers and a model loaded that is
-    # ~400,000 objects and ~190 ms of CPU per click. Freezing what exists now (imports, the
-    # model) leaves the collector only the objects of later runs (< 1 ms).
+    # ~245,000 objects and ~90 ms of CPU per click (benchmarks/RESULTS.md, 2026-12-06).
+    # Freezing what exists now (imports, the model) leaves the collector only the objects
+    # of later runs (< 1 ms). It is for the CPU: the server's memory is the same either way.
     _freeze_heap()
     return model
 
@@ -105,18 +89,6 @@ def freeze_new_imports() -> None:
     them. A check of ``len(sys.modules)`` otherwise: free."""
     if len(sys.modules) != _frozen["modules"]:
         _freeze_heap()
-
-
-def tidy_heap() -> None:
-    """After a run (whole page or fragment), and after ``serve.py``'s warm-up:
-    ``freeze_new_imports``, then glibc's ``malloc_trim(0)``, which hands the pages that
-    malloc holds free (left by a run's arrays, tensors and figures) back to the operating
-    system: the server then holds what it uses (about 13 MB less after every view was
-    opened, ``benchmarks/clicks.py``; the call takes well under a millisecond). Off glibc
-    only the freeze."""
-    freeze_new_imports()
-    if _LIBC is not None:
-        _LIBC.malloc_trim(0)
 
 
 @st.cache_data(max_entries=512, show_spinner=False)
