@@ -82,7 +82,8 @@ def warm_up():
         if name is not None:
             key = cache.model_key(load.pretrained_root() / name)
             translator = cache.load_model(*key)
-            trace = cache.decode(key, state.DEFAULT_SENTENCE)
+            # As app.py asks for it (Streamlit keys a cache by the arguments as passed).
+            trace = cache.decode(key, state.DEFAULT_SENTENCE, cache.GREEDY)
         for read in (*dictionaries, pinyin.phrase_map):
             read()
         pinyin.segmenter()("我们")

@@ -7,6 +7,7 @@ import logging
 import shutil
 
 import serve
+from model import GenerationSettings
 from model.backends.load import DEFAULT_MODELS, pretrained_root
 from testkit.harness import fresh_python
 from ui.cache import load_model, model_key
@@ -36,7 +37,10 @@ def test_warm_up_decodes_a_first_visits_sentence_through_the_apps_cache(monkeypa
     monkeypatch.setattr(ui.cache, "decode", recorded)
     translator = serve.warm_up()
     assert translator is not None
-    assert [a[1:] for a, _ in asked] == [(state.DEFAULT_SENTENCE,)]  # greedy, the default
+    # Positionally, as app.py's decode_or_explain asks (Streamlit keys its cache by the
+    # arguments as passed: decode(key, s) and decode(key, s, GREEDY) are two entries), with
+    # the settings a first visit's sidebar gives.
+    assert [(a[1:], k) for a, k in asked] == [((state.DEFAULT_SENTENCE, GenerationSettings()), {})]
     assert asked[0][0][0] == model_key(pretrained_root() / DEFAULT_MODELS[0])
 
 
