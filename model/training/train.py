@@ -265,8 +265,7 @@ def train_pairs(args: argparse.Namespace, command: str) -> bool:
           f"{model.num_parameters():,} parameters, ready in {time.time() - t_start:.0f} s")
     counts = source_counts(without_noise((s for s, _ in train_texts), args.pairs),
                            src_side)  # the folder's train_counts, its spelling slips left out
-    sizes = {"n_train": len(train), "n_valid": len(valid),
-             "lengths": text_pairs.source_lengths(train), "counts": counts}
+    lengths = text_pairs.source_lengths(train)
     meta = train_loop(
         model, opt, train,
         LoopSettings(args.steps, args.eval_every, args.time_limit_min, "valid_bleu",
@@ -275,7 +274,8 @@ def train_pairs(args: argparse.Namespace, command: str) -> bool:
         lr=lambda step, used: cosine_lr(step, args.lr, args.warmup, args.steps, time_used=used),
         validate=lambda m: text_pairs.validate(m, valid, valid_texts, tgt_side, device=device),
         on_best=lambda m, meta: text_pairs.write_folder(
-            args, m, meta, src_side=src_side, tgt_side=tgt_side, command=command, **sizes),
+            args, m, meta, src_side=src_side, tgt_side=tgt_side, command=command,
+            n_train=len(train), n_valid=len(valid), lengths=lengths, counts=counts),
         device=device, state_dir=state_dir)
     if meta["paused"]:
         return False
