@@ -96,7 +96,25 @@ async def _wait_ready(page, want: dict, timeout_ms: int) -> None:
     await page.wait_for_function(READY_JS, arg=want, polling="raf", timeout=timeout_ms)
 
 
-async def student_session(browser, url: str, sentence: str, foreign: set[str], clicks: int,
+async def _check(page, me: Student, where: str, *, source: list[str], foreign: set[str]
+                 ) -> dict:
+    """The page's snapshot (``SNAPSHOT_JS``) at ``where``; records in ``me.problems`` the
+    page's own problems, any of the ``foreign`` tokens shown, a sentence box that is not
+    ``me.sentence`` and source tokens that are not ``source``."""
+    snap = await page.evaluate(SNAPSHOT_JS)
+    me.problems += [f"{where}: {p}" for p in page_problems(snap)]
+    seen = tick_labels(snap) | set(snap["sourceTokens"] or ())
+    leaked = {t for t in foreign if t in seen}
+    if leaked:
+        me.problems.append(f"{where}: another session's tokens {sorted(leaked)} shown")
+    if snap["sentence"] != me.sentence:
+        me.problems.append(f"{where}: sentence box shows {snap['sentence']!r}")
+    if snap["sourceTokens"] != source:
+        me.problems.append(f"{where}: source tokens {snap['sourceTokens']}")
+    return snap
+
+
+async def student_session(browser, url: str, sentence: str, *, foreign: set[str], clicks: int,
                           timeout_ms: int = 120_000) -> Student:
     """One student's whole session in a fresh browser context.
 
@@ -118,17 +136,7 @@ async def student_session(browser, url: str, sentence: str, foreign: set[str], c
         await _wait_ready(page, {"titles": ["Step 1, layer"], "stepOf": "Step 1 of "}, timeout_ms)
 
         async def check(where: str) -> dict:
-            snap = await page.evaluate(SNAPSHOT_JS)
-            me.problems += [f"{where}: {p}" for p in page_problems(snap)]
-            seen = tick_labels(snap) | set(snap["sourceTokens"] or ())
-            leaked = {t for t in foreign if t in seen}
-            if leaked:
-                me.problems.append(f"{where}: another session's tokens {sorted(leaked)} shown")
-            if snap["sentence"] != sentence:
-                me.problems.append(f"{where}: sentence box shows {snap['sentence']!r}")
-            if snap["sourceTokens"] != source:
-                me.problems.append(f"{where}: source tokens {snap['sourceTokens']}")
-            return snap
+            return await _check(page, me, where, source=source, foreign=foreign)
 
         box = page.get_by_role("textbox", name="English sentence", exact=True)
         await box.fill(sentence)
@@ -171,8 +179,8 @@ async def classroom(url: str, sentences: list[str], clicks: int = 5) -> list[Stu
         browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             return list(await asyncio.gather(*(
-                student_session(browser, url, s,
-                                set().union(*(unique[o] for o in sentences if o != s)), clicks)
+                student_session(browser, url, s, clicks=clicks, foreign=set().union(
+                    *(unique[o] for o in sentences if o != s)))
                 for s in sentences)))
         finally:
             await browser.close()
@@ -190,7 +198,7 @@ def summary(students: list[Student]) -> dict:
 # ---------------------------------------------------------------------------------------------
 
 
-def report(students: list[Student], clicks: int, info: dict, seconds: float,
+def report(students: list[Student], clicks: int, info: dict, seconds: float, *,
            solo: list[Student] | None = None, others: set[str] | None = None) -> str:
     """RESULTS.md's section for one classroom run (and the one-session baseline ``solo``)."""
     fig = summary(students)
@@ -266,8 +274,8 @@ def main(argv: list[str] | None = None) -> int:
         students = asyncio.run(classroom(server.url, sentences, args.clicks))
         seconds = time.perf_counter() - start
         solo = asyncio.run(classroom(server.url, sentences[:1], args.clicks))
-    publish(report(students, args.clicks, info, seconds, solo, watcher.seen), "## Classroom",
-            not args.no_write)
+    publish(report(students, args.clicks, info, seconds, solo=solo, others=watcher.seen),
+            "## Classroom", not args.no_write)
     bad = [s for s in [*students, *solo] if s.problems or s.dialogs]
     return 1 if bad else 0
 

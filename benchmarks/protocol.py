@@ -143,7 +143,7 @@ def step_of(texts: list[str]) -> tuple[int, int] | None:
     return None
 
 
-async def student(url: str, me: Student, clicks: int, interval: float, delay: float,
+async def student(url: str, me: Student, clicks: int, *, interval: float, delay: float,
                   timeout: float, ready: asyncio.Barrier) -> None:
     """One session: open, type ``me.sentence``, open the Cross-attention view, wait at
     ``ready`` for the others, then click "Next ▶" ``clicks`` times, every ``interval``
@@ -202,7 +202,7 @@ async def student(url: str, me: Student, clicks: int, interval: float, delay: fl
         await all_ready()
 
 
-async def classroom(url: str, sentences: list[str], clicks: int, interval: float,
+async def classroom(url: str, sentences: list[str], clicks: int, *, interval: float,
                     timeout: float, cpu=lambda: 0.0, students: list[Student] | None = None
                     ) -> tuple[list[Student], float, float]:
     """Every student at once (``students``, or one per sentence), their clicks spread
@@ -215,8 +215,9 @@ async def classroom(url: str, sentences: list[str], clicks: int, interval: float
     students = students or [Student(s) for s in sentences]
     n = len(students)
     ready = asyncio.Barrier(n + 1)
-    runs = [asyncio.create_task(student(url, me, clicks, interval, interval * i / n, timeout,
-                                        ready)) for i, me in enumerate(students)]
+    runs = [asyncio.create_task(student(url, me, clicks, interval=interval,
+                                        delay=interval * i / n, timeout=timeout, ready=ready))
+            for i, me in enumerate(students)]
     await ready.wait()
     used, start = cpu(), time.perf_counter()
     await asyncio.gather(*runs)
@@ -230,9 +231,11 @@ def measure(n: int, clicks: int, interval: float, timeout: float) -> dict:
     sentences = [EXAMPLES[i % len(EXAMPLES)] for i in range(n)]
     with streamlit_server() as server:
         pids = descendants(server.pid) | {server.pid}
-        asyncio.run(classroom(server.url, sentences[:1], 1, interval, timeout))  # warm up
+        asyncio.run(classroom(server.url, sentences[:1], 1, interval=interval,
+                              timeout=timeout))  # warm up
         students, seconds, cpu = asyncio.run(classroom(
-            server.url, sentences, clicks, interval, timeout, lambda: cpu_seconds(pids)))
+            server.url, sentences, clicks, interval=interval, timeout=timeout,
+            cpu=lambda: cpu_seconds(pids)))
         rss = rss_mib(pids)
     waits = [w for s in students for w in s.waits]
     errors = [f"{s.sentence!r}: {e}" for s in students for e in s.errors]

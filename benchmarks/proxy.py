@@ -131,10 +131,11 @@ def measure(sessions: int, clicks: int, interval: float, timeout: float) -> dict
             cookie, page = first_visit(url)
             students.append(Student(EXAMPLES[i % len(EXAMPLES)], headers={"Cookie": cookie}))
             pages.append(page)
-        asyncio.run(classroom(url, [], 1, interval, timeout,
+        asyncio.run(classroom(url, [], 1, interval=interval, timeout=timeout,
                               students=[Student(s.sentence, headers=s.headers)
                                         for s in students[:2]]))  # warm both up
-        asyncio.run(classroom(url, [], clicks, interval, timeout, students=students))
+        asyncio.run(classroom(url, [], clicks, interval=interval, timeout=timeout,
+                              students=students))
     waits = [w for s in students for w in s.waits]
     moved = [f"{s.sentence!r}: page from {p}, websocket to {s.upstream}"
              for s, p in zip(students, pages, strict=True) if s.upstream != p]

@@ -73,7 +73,7 @@ class Margins:
     fixed: bool
     typo: bool
 
-    def flagged(self, rare_below, coverage_min, low_prob, sentence_min, typo_flags) -> bool:
+    def flagged(self, *, rare_below, coverage_min, low_prob, sentence_min, typo_flags) -> bool:
         """Whether the verdict with these thresholds flags the translation."""
         return (self.fixed or (self.typo and typo_flags) or self.rare < rare_below
                 or self.cover < coverage_min or self.low < low_prob or self.sure < sentence_min)

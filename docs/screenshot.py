@@ -48,8 +48,12 @@ PRESENT_SENTENCE = ("When I was a child, my grandmother told me stories about he
                     "the mountains, where people grew rice and tea.")
 
 
-def main(out: str, tab: str = "Cross-attention", steps: int = 4, lesson: int | None = None,
+def main(out: str, tab: str = "Cross-attention", *, steps: int = 4, lesson: int | None = None,
          present: bool = False) -> None:
+    """Start the app on a free port and save a PNG to ``out``: the ``tab`` view after
+    ``steps`` clicks of "Next ▶" (1500 px wide, ``SHOT_HEIGHT`` high, the full page), or
+    lesson ``lesson`` shown at once, or with ``present`` Present mode on a 1920 x 1080
+    projector."""
     port = free_port()
     server = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port",

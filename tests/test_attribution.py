@@ -46,7 +46,7 @@ def test_gradient_times_input_equals_captums_input_x_gradient():
         src_e = model.src_embed(src[None]).detach()  # (1, S, D)
         tgt_all = model.tgt_embed(tgt[None, :-1]).detach()  # (1, T, D)
         for t in range(len(tgt) - 1):
-            f = _step_function(model, src, tgt, t, int(tgt[t + 1]))
+            f = _step_function(model, src, tgt, step=t, token=int(tgt[t + 1]))
             ref = InputXGradient(f).attribute((src_e.clone().requires_grad_(True),
                                                tgt_all[:, : t + 1].clone().requires_grad_(True)))
             np.testing.assert_allclose(a.source[t], ref[0][0].sum(-1).detach().numpy(),

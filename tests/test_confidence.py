@@ -66,7 +66,7 @@ def test_runaway_length():
        st.floats(0.05, 0.95))
 def test_uncertain_steps_are_the_unforced_ones_below_the_threshold(steps, threshold):
     probs, forced = [p for p, _ in steps], [f for _, f in steps]
-    c = assess(probs, forced, "我们", 3, True, threshold)
+    c = assess(probs, forced, "我们", 3, finished=True, threshold=threshold)
     assert c.uncertain == tuple(k for k, (p, f) in enumerate(steps, 1) if not f and p < threshold)
     assert c.probs == tuple(probs[k - 1] for k in c.uncertain)
     assert c.guessing == (bool(c.uncertain) or c.loop is not None or c.runaway)
@@ -80,7 +80,7 @@ def test_uncertain_steps_are_the_unforced_ones_below_the_threshold(steps, thresh
 
 def test_assess_refuses_mismatched_lengths():
     with pytest.raises(ValueError, match="steps"):
-        assess([0.5], [False, True], "", 1, True)
+        assess([0.5], [False, True], "", 1, finished=True)
 
 
 def test_the_header_marks_uncertain_steps_and_a_button_opens_one():

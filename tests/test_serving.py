@@ -30,7 +30,7 @@ def server():
 
 def test_sessions_over_the_protocol_each_walk_their_own_sentence(server):
     sentences = list(EXAMPLES[:4])
-    students, _, _ = asyncio.run(classroom(server.url, sentences, 3, 0.2, 60.0))
+    students, _, _ = asyncio.run(classroom(server.url, sentences, 3, interval=0.2, timeout=60.0))
     log = server.output(None)
     assert "Traceback" not in log, log[-3000:]  # no error page, no failed warm-up
     for me in students:
@@ -40,7 +40,7 @@ def test_sessions_over_the_protocol_each_walk_their_own_sentence(server):
 
 def test_a_broken_session_is_reported_not_hidden(server):
     # a sentence the model cannot translate: no step-through, so no "Next" to click
-    students, _, _ = asyncio.run(classroom(server.url, [""], 2, 0.2, 60.0))
+    students, _, _ = asyncio.run(classroom(server.url, [""], 2, interval=0.2, timeout=60.0))
     assert students[0].errors and not students[0].waits
 
 
@@ -58,14 +58,14 @@ def test_two_processes_behind_nginx_keep_each_session_on_its_process(server):
             chosen += [v for v in visits if v not in chosen][:2]
             students = [Student(EXAMPLES[i], headers={"Cookie": cookie})
                         for i, (cookie, _) in enumerate(chosen)]
-            asyncio.run(classroom(url, [], 2, 0.2, 60.0, students=students))
+            asyncio.run(classroom(url, [], 2, interval=0.2, timeout=60.0, students=students))
             for me, (_, page) in zip(students, chosen, strict=True):
                 assert me.errors == [], me.errors
                 assert me.upstream == page  # the websocket reached the page's process
             # The check can fail: another session's cookie leads to the other process.
             other = next(c for c, page in visits if page != visits[0][1])
             moved = Student(EXAMPLES[0], headers={"Cookie": other})
-            asyncio.run(classroom(url, [], 1, 0.2, 60.0, students=[moved]))
+            asyncio.run(classroom(url, [], 1, interval=0.2, timeout=60.0, students=[moved]))
             assert moved.upstream != visits[0][1]
         log = starting.output(None)
     assert not any(word in log for word in ("Traceback", "WARNING", "Error")), log[-3000:]
@@ -87,5 +87,6 @@ def test_readme_gives_the_configuration_the_benchmark_runs(tmp_path):
 def test_app_py_alone_still_serves_the_app():
     """``streamlit run app.py`` (no warm-up) serves the same app as serve.py."""
     with streamlit_server(script="app.py") as server:
-        students, _, _ = asyncio.run(classroom(server.url, [EXAMPLES[0]], 2, 0.2, 60.0))
+        students, _, _ = asyncio.run(classroom(server.url, [EXAMPLES[0]], 2, interval=0.2,
+                                               timeout=60.0))
     assert students[0].errors == [] and students[0].waits

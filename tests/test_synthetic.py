@@ -119,7 +119,8 @@ def test_the_drill_frames_add_to_the_first_stages_and_drill_repeated_digits():
     assert runs(drilled) > 1.5 * runs(plain)
     for en, zh in drilled:
         assert all(synthetic.number_written(n, zh) for n in synthetic.numbers_in(en)), (en, zh)
-    assert synthetic.number_pairs(50, "train", 5) == synthetic.number_pairs(50, "train", 5, 1, 0.0)
+    assert synthetic.number_pairs(50, "train", 5) == synthetic.number_pairs(
+        50, "train", 5, stage=1, repeats=0.0)
 
 
 def test_the_same_seed_gives_the_same_pairs():

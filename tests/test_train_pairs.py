@@ -263,10 +263,10 @@ def test_sigterm_pauses_after_the_step_and_the_same_command_resumes(pairs_file, 
     train_main([*common, "--out", str(tmp_path / "once")])
     real = train_module.cosine_lr
 
-    def lr_then_term(step, *args):
+    def lr_then_term(step, *args, **kwargs):
         if step == 5:
             os.kill(os.getpid(), signal.SIGTERM)
-        return real(step, *args)
+        return real(step, *args, **kwargs)
 
     monkeypatch.setattr(train_module, "cosine_lr", lr_then_term)
     before = signal.getsignal(signal.SIGTERM)

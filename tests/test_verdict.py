@@ -134,8 +134,8 @@ def test_the_shipped_model_has_counts_and_a_chinese_sentence_is_flagged():
     def verdict(sentence):
         tr = m.generate(sentence)
         return V.judge(tr.src_text, tr.src_labels, tr.src_words, tr.cross_attentions,
-                       [s.prob for s in tr.steps], [s.forced for s in tr.steps],
-                       tr.output_text, tr.finished, counts)
+                       probs=[s.prob for s in tr.steps], forced=[s.forced for s in tr.steps],
+                       output_text=tr.output_text, finished=tr.finished, counts=counts)
 
     chinese, english = verdict("我们为什么工作？"), verdict("Why do we work?")
     assert chinese.script == "han" and chinese.flagged and "not_english" in chinese.signals

@@ -120,7 +120,7 @@ def test_chinese_function_words_are_never_named_as_left_out():
     labels = ["我", "的", "书", "吗", "？", "</s>"]
     cover = np.zeros(len(labels))  # nothing looked at
     skip = V.chinese_function_words()
-    assert [w for _, w, _ in V.left_out(labels, [0, 1, 2, 3, 4, 5], cover, 0.2, skip)] == [
+    assert [w for _, w, _ in V.left_out(labels, [0, 1, 2, 3, 4, 5], cover, 0.2, skip=skip)] == [
         "我", "书"]
     assert "的" in [w for _, w, _ in V.left_out(labels, [0, 1, 2, 3, 4, 5], cover, 0.2)]
 
@@ -131,8 +131,9 @@ def _judge(src: str, output: str, language: str, counts=ZH_COUNTS, **kw) -> V.Ve
     labels = [*tokenize_zh(src), "</s>"]
     S, T = len(labels), 4
     attn = np.full((1, 1, T, S), 1.0 / S)  # (L, H, T, S)
-    return V.judge(src, labels, chinese_words(labels), attn, [0.9] * T, [False] * T, output,
-                   True, counts, language, **kw)
+    return V.judge(src, labels, chinese_words(labels), attn, probs=[0.9] * T,
+                   forced=[False] * T, output_text=output, finished=True, counts=counts,
+                   source_language=language, **kw)
 
 
 def test_judge_a_chinese_source():

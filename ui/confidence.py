@@ -20,7 +20,7 @@ MAX_BUTTONS = 6  # the least probable uncertain steps get a button each
 def trace_confidence(trace: DecodeTrace) -> Confidence:
     """``assess`` of a decoding's steps, output and source."""
     return assess([s.prob for s in trace.steps], [s.forced for s in trace.steps],
-                  trace.output_text, len(trace.src_tokens), trace.finished)
+                  trace.output_text, len(trace.src_tokens), finished=trace.finished)
 
 
 def marked_output(trace: DecodeTrace, uncertain: tuple[int, ...]) -> str:

@@ -158,18 +158,27 @@ def attention_flow(attentions, layer: int = -1) -> np.ndarray:
         ValueError: as ``residual_attention``, or ``layer`` outside -L .. L-1.
     """
     a = _check_attention("attentions", attentions, square=True)
-    L, _, T, _ = a.shape
+    L = a.shape[0]
     if isinstance(layer, bool) or not isinstance(layer, int | np.integer) or not (
             -L <= layer < L):
         raise ValueError(f"layer must be an integer from {-L} to {L - 1} for {L} layers, "
                          f"got {layer!r}")
     top = int(layer) % L + 1  # the layer boundary of the sinks, 1..L
     caps = np.rint(_residual(a)[:top] * FLOW_SCALE).astype(np.int64)  # (top, T, T)
+    return (_max_flows(caps) / FLOW_SCALE).astype(np.float32)
+
+
+def _max_flows(caps: np.ndarray) -> np.ndarray:
+    """(T, T) float64: entry [i, j] the maximum flow from input node (0, j) to node
+    (top, i) of the layered network whose edge (l-1, j) -> (l, i) has the integer capacity
+    ``caps[l - 1, i, j]`` (``caps``: (top, T, T) int64); the graph and its residual
+    network are built once for all pairs (networkx, shortest augmenting path)."""
     # networkx is imported here, when a flow is asked for: importing it costs ~70 ms of
     # every server start (and of the first visit after it).
     import networkx as nx
     from networkx.algorithms.flow import build_residual_network, shortest_augmenting_path
 
+    top, T, _ = caps.shape
     G = nx.DiGraph()
     G.add_nodes_from(range((top + 1) * T))  # node b * T + i is (b, i)
     for l in range(1, top + 1):
@@ -184,10 +193,9 @@ def attention_flow(attentions, layer: int = -1) -> np.ndarray:
             bound = int(min(out_cap[j], in_cap[i]))  # a cut at either end
             if bound == 0:
                 continue
-            value = nx.maximum_flow_value(G, j, top * T + i, residual=R, cutoff=bound,
-                                          flow_func=shortest_augmenting_path)
-            flow[i, j] = value / FLOW_SCALE
-    return flow.astype(np.float32)
+            flow[i, j] = nx.maximum_flow_value(G, j, top * T + i, residual=R, cutoff=bound,
+                                               flow_func=shortest_augmenting_path)
+    return flow
 
 
 @dataclass(frozen=True)

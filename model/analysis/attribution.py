@@ -76,7 +76,7 @@ class Attribution:
         return self.normalised()[0].sum(-1)
 
 
-def _step_function(model: Transformer, src_ids: torch.Tensor, tgt_ids: torch.Tensor,
+def _step_function(model: Transformer, src_ids: torch.Tensor, tgt_ids: torch.Tensor, *,
                    step: int, token: int):
     """f(src_embeds (B, S, D), tgt_embeds (B, step + 1, D)) -> (B,) the log-probability of
     ``token`` after decoder inputs 0..step."""
@@ -103,7 +103,7 @@ def attribution_inputs(model, src_ids: torch.Tensor, tgt_ids: torch.Tensor
     pad = model.config.pad_id
 
     def step_function(step: int, token: int):
-        return _step_function(model, src_ids, tgt_ids, step, token)
+        return _step_function(model, src_ids, tgt_ids, step=step, token=token)
 
     return AttributionInputs(
         model.src_embed(src_ids[None]).detach(),  # (1, S, D)

@@ -20,6 +20,9 @@ predictive role as strong; this table measures our own models.
 
     python -m model.analysis.attribution_aer pretrained/en-zh [--n 50] [--no-ig]
 
+The table numbers layers and heads from 1, as the app does (``viz.convention``); the
+arrays keep 0-based indices.
+
 Shape letters: L layers, H heads, T steps, S source tokens.
 """
 
@@ -40,6 +43,13 @@ GRADIENTS = {"input_x_gradient": "gradient x input",
              "integrated_gradients": "integrated gradients"}  # attribution.METHODS: names
 
 
+def number(index: int) -> int:
+    """The number a person reads for the 0-based layer or head ``index``: ``index + 1``, as
+    the app's views number them (``viz.convention.layer_number`` / ``head_number``, which
+    model/ may not import)."""
+    return index + 1
+
+
 def _links_of(scores: np.ndarray, words: tuple[int, ...]):
     """The links of one (T, S) score map (``head_links`` of a single 'head')."""
     return head_links(np.abs(scores)[None, None], words)[0, 0]
@@ -58,7 +68,7 @@ def attribution_aer(translator, sentences: Iterable[str], integrated: bool = Tru
     Returns:
         ({method name: AER in [0, 1]}, the number of sentences scored). Names: "best head
         (layer l, head h)", "mean of the heads, layer l", "value zeroing, layer l",
-        "gradient x input", "integrated gradients".
+        "gradient x input", "integrated gradients"; l and h numbered from 1 (``number``).
 
     Raises:
         ValueError: no sentence has gold links, or the model is not one of ours.
@@ -80,14 +90,15 @@ def attribution_aer(translator, sentences: Iterable[str], integrated: bool = Tru
         gold = frozenset(pair.alignment)
         L, H = trace.cross_attentions.shape[:2]
         for (layer, head), links in head_links(trace.cross_attentions, words).items():
-            add(f"head {layer}.{head}", links, gold)
+            add(f"head {number(layer)}.{number(head)}", links, gold)
         for layer in range(L):
-            add(f"mean of the heads, layer {layer}",
+            add(f"mean of the heads, layer {number(layer)}",
                 _links_of(trace.cross_attentions[layer].mean(axis=0), words), gold)
         src, tgt = torch.as_tensor(trace.src_ids), torch.as_tensor(trace.tgt_ids)
         vz = value_zeroing(translator.model, src, tgt[:-1])
         for layer in range(L):
-            add(f"value zeroing, layer {layer}", _links_of(vz.cross[layer], words), gold)
+            add(f"value zeroing, layer {number(layer)}", _links_of(vz.cross[layer], words),
+                gold)
         for method, name in list(GRADIENTS.items())[:2 if integrated else 1]:
             add(name, _links_of(attribute(translator.model, src, tgt, method).source, words),
                 gold)
@@ -101,6 +112,15 @@ def attribution_aer(translator, sentences: Iterable[str], integrated: bool = Tru
     out = {f"best head (layer {best.split()[1].replace('.', ', head ')})": heads[best]}
     out.update({k: v for k, v in aer.items() if not k.startswith("head ")})
     return out, n
+
+
+def table(model_name: str, aer: dict[str, float], n: int) -> str:
+    """The Markdown table of ``attribution_aer``'s result (``aer``, over ``n`` sentences)
+    for the model ``model_name``, as docs/views.md shows it: one row per method, AER to
+    three decimals, layers and heads numbered from 1."""
+    rows = [f"| Alignment from ({model_name}, {n} held-out sentences) | AER |", "| --- | --- |"]
+    rows += [f"| {name} | {value:.3f} |" for name, value in aer.items()]
+    return "\n".join(rows)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -117,10 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     translator = load_pretrained(args.model)
     sentences = [src for src, _ in heldout_pairs(translator.card, args.n)]
     aer, n = attribution_aer(translator, sentences, integrated=not args.no_ig)
-    print(f"| Alignment from ({translator.name}, {n} held-out sentences) | AER |")
-    print("| --- | --- |")
-    for name, value in aer.items():
-        print(f"| {name} | {value:.3f} |")
+    print(table(translator.name, aer, n))
     return 0
 
 

@@ -99,7 +99,7 @@ class Confidence:
         return bool(self.uncertain) or self.loop is not None or self.runaway
 
 
-def assess(probs: Sequence[float], forced: Sequence[bool], output_text: str, n_source: int,
+def assess(probs: Sequence[float], forced: Sequence[bool], output_text: str, n_source: int, *,
            finished: bool, threshold: float = LOW_PROB) -> Confidence:
     """The warnings for one decoding.
 

@@ -117,7 +117,7 @@ def diagonal_band(T: int, S: int) -> np.ndarray:
     return np.abs(np.arange(S)[None, :] - centre[:, None]) <= 1  # (T, S)
 
 
-def _row_values(A: np.ndarray, kind: str, keys: Sequence[str], labels: Sequence[str],
+def _row_values(A: np.ndarray, kind: str, keys: Sequence[str], labels: Sequence[str], *,
                 eos: str) -> dict[str, np.ndarray]:
     """Statistic -> (L, H, Tq) per-query-row values of (L, H, Tq, Tk) weights ``A``."""
     plogp = np.where(A > 0, A * np.log(np.where(A > 0, A, 1.0)), 0.0)  # 0 log 0 = 0
@@ -180,7 +180,7 @@ def head_stats(trace, kind: str, eos: str = "</s>") -> HeadStats:
     A, keys, labels = _inputs(trace, kind)
     if A.shape[2] == 0:
         raise ValueError(f"the trace has no {kind} query rows: there is nothing to average")
-    rows = _row_values(A, kind, keys, labels, eos)
+    rows = _row_values(A, kind, keys, labels, eos=eos)
     return HeadStats(kind, A.shape[2], 1, _frozen({k: v.mean(-1) for k, v in rows.items()}))
 
 

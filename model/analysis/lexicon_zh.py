@@ -124,7 +124,7 @@ def _shown(senses: tuple[str, ...], name: bool) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names if name and names else senses))[:SHOWN]
 
 
-def untranslated_zh(src_text: str, output_text: str, lex: Lexicon | None = None,
+def untranslated_zh(src_text: str, output_text: str, lex: Lexicon | None = None, *,
                     gloss: Mapping[str, str] | None = None,
                     skip: frozenset[str] = frozenset()) -> tuple[Missing, ...]:
     """The words of Chinese ``src_text`` that the check reads (module docstring) whose

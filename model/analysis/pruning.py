@@ -82,7 +82,7 @@ def bleu_tokenize(target_language: str) -> str:
 
 
 def pruning_curve(translator, pairs: Sequence[tuple[str, str]],
-                  importance_by_kind: dict[str, np.ndarray], points: int = 9,
+                  importance_by_kind: dict[str, np.ndarray], points: int = 9, *,
                   progress: Callable[[int, int], None] | None = None) -> PruningCurve:
     """Michel et al.'s pruning experiment (their figure 3): BLEU of greedy translations of
     ``pairs`` with the ``k`` least important heads switched off, at ``points`` values of

@@ -220,7 +220,7 @@ def _is_name(text: str, start: int, word: str) -> bool:
     return word[:1].isupper() and text[:start].strip() != ""
 
 
-def typos(text: str, counts: TrainCounts, common: int = TYPO_COMMON,
+def typos(text: str, counts: TrainCounts, *, common: int = TYPO_COMMON,
           max_edits: int = TYPO_MAX_EDITS, ratio: int = TYPO_RATIO
           ) -> tuple[tuple[str, str], ...]:
     """(word as typed, correction) for each word of ``text`` that is no English word
@@ -283,7 +283,7 @@ def coverage(cross_attentions: np.ndarray) -> np.ndarray:
 
 
 def left_out(labels: Sequence[str], word_of: Sequence[int], cover: np.ndarray,
-             below: float = COVERAGE_MIN, skip: frozenset[str] | None = None
+             below: float = COVERAGE_MIN, *, skip: frozenset[str] | None = None
              ) -> tuple[tuple[int, str, float], ...]:
     """The source words hardly looked at: (word index, the word, its coverage) for each word
     with a letter or digit, not a function word (``skip``, lower-cased; default the English
@@ -391,7 +391,7 @@ def _source_signals(src_text: str, counts: TrainCounts | None, source_language: 
 
 
 def judge(src_text: str, labels: Sequence[str], word_of: Sequence[int],
-          cross_attentions: np.ndarray, probs: Sequence[float], forced: Sequence[bool],
+          cross_attentions: np.ndarray, *, probs: Sequence[float], forced: Sequence[bool],
           output_text: str, finished: bool, counts: TrainCounts | None,
           source_language: str = "en", rare_below: int = RARE_BELOW,
           coverage_min: float = COVERAGE_MIN, low_prob: float = LOW_PROB,
@@ -435,7 +435,7 @@ def judge(src_text: str, labels: Sequence[str], word_of: Sequence[int],
         rare=rare,
         typos=slips,
         left_out=left_out(labels, word_of, cover, coverage_min,
-                          chinese_function_words() if chinese else None),
+                          skip=chinese_function_words() if chinese else None),
         numbers=(missing_numbers_english(src_text, output_text) if chinese
                  else missing_numbers(src_text, output_text)),
         untranslated=(untranslated(src_text, output_text, lexicon) if source_language == "en"
@@ -444,7 +444,8 @@ def judge(src_text: str, labels: Sequence[str], word_of: Sequence[int],
         coverage=cover,
         sentence_prob=sure,
         unsure=sure is not None and sure < sentence_min,
-        confidence=assess(probs, forced, output_text, len(labels), finished, low_prob),
+        confidence=assess(probs, forced, output_text, len(labels), finished=finished,
+                          threshold=low_prob),
         typo_flags=typo_flags,
         source_language=source_language,
         sentence_min=sentence_min)
@@ -463,6 +464,6 @@ def judge_trace(trace, counts: TrainCounts | None, source_language: str = "en",
     ``thresholds``: ``rare_below``, ``coverage_min``, ``low_prob``, ``sentence_min``,
     ``typo_flags``."""
     return judge(trace.src_text, trace.src_labels, trace.src_words, trace.cross_attentions,
-                 [s.prob for s in trace.steps], [s.forced for s in trace.steps],
-                 trace.output_text or "", trace.finished, counts, source_language,
-                 **thresholds)
+                 probs=[s.prob for s in trace.steps], forced=[s.forced for s in trace.steps],
+                 output_text=trace.output_text or "", finished=trace.finished, counts=counts,
+                 source_language=source_language, **thresholds)

@@ -118,7 +118,7 @@ def _slot(word: str) -> re.Pattern:
     return re.compile(rf"(?<![A-Za-z]){re.escape(word)}(?![A-Za-z])")
 
 
-def substitute(pairs: Sequence[Pair], slots: Sequence[Pair], fill, n: int, seed: int
+def substitute(pairs: Sequence[Pair], slots: Sequence[Pair], fill, n: int, *, seed: int
                ) -> list[Pair]:
     """``n`` pairs made from the ``pairs`` that hold a slot: the slot's English as a whole
     word and its Chinese exactly as often, every such slot of the pair replaced by a fresh
@@ -238,14 +238,15 @@ def classroom_pairs(real: Sequence[Pair], sizes: dict[str, int], seed: int) -> l
     swapped = [p for p in subjects if p[0] in words["subject_slots"]]
     school = {en: zh for en, zh in words["school"]}
     out = substitute(real, [tuple(p) for p in words["source_names"]], full_name,
-                     sizes["names"], seed)
+                     sizes["names"], seed=seed)
     out += substitute(real, [tuple(p) for p in words["source_places"]],
                       lambda rng: rng.choice(places if rng.random() < 0.85 else landmarks),
-                      sizes["places"], seed + 1)
+                      sizes["places"], seed=seed + 1)
     out += substitute(real, swapped, lambda rng: rng.choice(subjects),
-                      sizes["school"] // 2, seed + 2)
+                      sizes["school"] // 2, seed=seed + 2)
     for i, (new, old) in enumerate(words["school_swaps"].items()):
         out += substitute(real, [tuple(old)], lambda rng, new=new: (new, school[new]),
-                          sizes["school"] // (2 * len(words["school_swaps"])), seed + 3 + i)
+                          sizes["school"] // (2 * len(words["school_swaps"])),
+                          seed=seed + 3 + i)
     out += word_pairs(places) * sizes["words"]
     return out

@@ -47,6 +47,7 @@ def evaluate_pairs(
     pairs: Sequence,
     src_vocab: Vocab,
     tgt_vocab: Vocab,
+    *,
     novel_indices: Sequence[int] = (),
     batch_size: int = 250,
 ) -> dict:
@@ -99,7 +100,8 @@ def evaluate_folder(folder: Path, limit: int | None = None) -> dict:
     task = get_task(card["task"])
     splits = task.build_splits(seed=card["seed"], n_train=card["data"]["n_train"])
     test = list(splits.test[:limit] if limit else splits.test)
-    return evaluate_pairs(model, test, src_vocab, tgt_vocab, splits.novel_test_indices)
+    return evaluate_pairs(model, test, src_vocab, tgt_vocab,
+                          novel_indices=splits.novel_test_indices)
 
 
 def _progress_bar(desc: str):
@@ -131,7 +133,7 @@ def score(hyps: Sequence[str], refs: Sequence[str]) -> dict:
 
 
 def evaluate_everyday(folder: Path, data_dir: Path | None = None, num_beams: int = 4,
-                      limit: int | None = None, write_card: bool = False) -> dict:
+                      limit: int | None = None, *, write_card: bool = False) -> dict:
     """Score a model on the everyday TEST files (``model.training.data``): ``tatoeba_test``,
     ``hsk_test`` (all levels), ``hsk1_test`` .. ``hsk6_test`` and ``grammar_test``.
 

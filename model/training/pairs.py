@@ -271,7 +271,7 @@ def model_config(args, src_side, tgt_side) -> TransformerConfig:
     )
 
 
-def validate(model: Transformer, valid, valid_pairs: list[tuple[str, str]], tgt_side,
+def validate(model: Transformer, valid, valid_pairs: list[tuple[str, str]], tgt_side, *,
              device: torch.device | str = "cpu") -> dict:
     """The validation hook of the parallel-text path: ``valid_loss`` of the encoded pairs
     ``valid`` (nats per token, no smoothing) and the greedy translations'
@@ -356,7 +356,7 @@ def earlier_stages(init: Path) -> list[dict]:
     return [*training.get("earlier_stages", []), own]
 
 
-def write_folder(args, model: Transformer, src_side, tgt_side, meta: dict, command: str,
+def write_folder(args, model: Transformer, meta: dict, *, src_side, tgt_side, command: str,
                  n_train: int, n_valid: int, lengths: dict[str, int] | None = None,
                  counts: TrainCounts | None = None) -> None:
     """Save the current weights into ``args.out`` as a pretrained folder with its card

@@ -109,7 +109,7 @@ def fill(frame: Pair, rng: random.Random, term: Term | None = None,
     return en, zh.format(**values)
 
 
-def number_pairs(n: int, split: str, seed: int, stage: int = 1,
+def number_pairs(n: int, split: str, seed: int, *, stage: int = 1,
                  repeats: float = 0.0) -> list[Pair]:
     """``n`` pairs from the number frames (every kind but terms) of ``split`` and ``stage``
     (``frames``), a number slot given a repeated digit with probability ``repeats``."""
@@ -119,7 +119,7 @@ def number_pairs(n: int, split: str, seed: int, stage: int = 1,
     return [fill(rng.choice(pool), rng, repeats=repeats) for _ in range(n)]
 
 
-def term_pairs(terms: Sequence[Term], split: str, per_term: int, seed: int,
+def term_pairs(terms: Sequence[Term], split: str, per_term: int, seed: int, *,
                alone: bool = True, stage: int = 1, reuse: bool = False) -> list[Pair]:
     """For each term ``per_term`` sentences from the frames of its kind, ``split`` and
     ``stage`` (``frames``), and with ``alone`` the bare dictionary pair (``kingfisher`` ->

@@ -88,6 +88,51 @@ def task_args(argv: list[str]) -> argparse.Namespace:
     return ap.parse_args(argv)
 
 
+def _task_config(args: argparse.Namespace, src_vocab: Vocab, tgt_vocab: Vocab,
+                 pairs: list[tuple[list[int], list[int]]]) -> TransformerConfig:
+    """The grammar task's model: post-LN, ``args``' sizes, the two vocabularies' sizes and
+    positions for the longest of the encoded ``pairs`` + 8 (at least 64)."""
+    longest = max(max(len(s), len(t)) for s, t in pairs)
+    return TransformerConfig(
+        src_vocab_size=len(src_vocab), tgt_vocab_size=len(tgt_vocab), d_model=args.d_model,
+        nhead=args.nhead, num_encoder_layers=args.layers, num_decoder_layers=args.layers,
+        dim_feedforward=args.dim_feedforward, dropout=args.dropout,
+        max_len=max(64, longest + 8),
+    )
+
+
+def _task_card(args: argparse.Namespace, command: str, *, task, splits, model: Transformer,
+               meta: dict, test: dict, minutes: float) -> dict:
+    """The grammar model's card: its task, command, seed, data (the generator's settings
+    and the splits' sizes and held-out pairs), config, training (``meta``: steps, best step,
+    history; ``minutes`` of wall time) and ``test`` metrics (failures left out)."""
+    return {
+        "name": args.out.name,
+        "task": args.task,
+        "description": "English -> Chinese translation of a synthetic grammar, "
+                       "one Chinese character per target token.",
+        "command": command,
+        "seed": args.seed,
+        "data": {
+            "generator": task.GENERATOR_SETTINGS,
+            "n_train": len(splits.train), "n_valid": len(splits.valid),
+            "n_test": len(splits.test), "n_novel_test": len(splits.novel_test_indices),
+            "held_out_pairs": [list(p) for p in splits.held_out_pairs],
+        },
+        "config": model.config.to_dict(),
+        "training": {
+            "steps": meta["step"], "best_step": meta["best_step"],
+            "batch_size": args.batch_size,
+            "optimizer": "Adam(0.9, 0.98, eps=1e-9), Noam schedule",
+            "warmup": args.warmup, "lr_factor": args.lr_factor,
+            "label_smoothing": args.label_smoothing,
+            "wall_time_minutes": round(minutes, 1), "threads": args.threads,
+            "torch": torch.__version__, "history": meta["history"],
+        },
+        "test_metrics": {k: v for k, v in test.items() if k != "failures"},
+    }
+
+
 def train_task(args: argparse.Namespace, command: str) -> None:
     """The grammar task path: build the splits and vocabularies, train with
     ``train_loop`` (Adam(0.9, 0.98, eps=1e-9), ``noam_lr``, ``length_batches``; validation
@@ -106,14 +151,7 @@ def train_task(args: argparse.Namespace, command: str) -> None:
     tgt_vocab = Vocab.build(task.target_tokens())
     train = encode_pairs(splits.train, src_vocab, tgt_vocab)
     valid = encode_pairs(splits.valid, src_vocab, tgt_vocab)
-    longest = max(max(len(s), len(t)) for s, t in train + valid)
-    config = TransformerConfig(
-        src_vocab_size=len(src_vocab), tgt_vocab_size=len(tgt_vocab), d_model=args.d_model,
-        nhead=args.nhead, num_encoder_layers=args.layers, num_decoder_layers=args.layers,
-        dim_feedforward=args.dim_feedforward, dropout=args.dropout,
-        max_len=max(64, longest + 8),
-    )
-    model = Transformer(config)
+    model = Transformer(_task_config(args, src_vocab, tgt_vocab, train + valid))
     print(f"{len(train):,} training pairs, vocab {len(src_vocab)} / {len(tgt_vocab)}, "
           f"{model.num_parameters():,} parameters, data ready in {time.time() - t0:.0f} s")
     opt = torch.optim.Adam(model.parameters(), lr=0.0, betas=(0.9, 0.98), eps=1e-9)
@@ -129,43 +167,65 @@ def train_task(args: argparse.Namespace, command: str) -> None:
         best["state"] = {k: v.clone() for k, v in m.state_dict().items()}
 
     meta = train_loop(
-        model, opt, train, lambda epoch: length_batches(train, args.batch_size, args.seed + epoch),
-        lambda step, _: noam_lr(step, args.d_model, args.warmup, args.lr_factor), validate,
-        keep_best, LoopSettings(args.steps, args.eval_every, args.time_limit_min,
-                                "valid_exact_match", args.label_smoothing))
+        model, opt, train, LoopSettings(args.steps, args.eval_every, args.time_limit_min,
+                                        "valid_exact_match", args.label_smoothing),
+        epoch_batches=lambda epoch: length_batches(train, args.batch_size, args.seed + epoch),
+        lr=lambda step, _: noam_lr(step, args.d_model, args.warmup, args.lr_factor),
+        validate=validate, on_best=keep_best)
     train_minutes = (time.time() - t0) / 60
     model.load_state_dict(best["state"])
     model.eval()
     test = evaluate_pairs(model, splits.test, src_vocab, tgt_vocab,
                           novel_indices=splits.novel_test_indices)
     print("test:", {k: v for k, v in test.items() if k != "failures"})
-    card = {
-        "name": args.out.name,
-        "task": args.task,
-        "description": "English -> Chinese translation of a synthetic grammar, "
-                       "one Chinese character per target token.",
-        "command": command,
-        "seed": args.seed,
-        "data": {
-            "generator": task.GENERATOR_SETTINGS,
-            "n_train": len(splits.train), "n_valid": len(splits.valid),
-            "n_test": len(splits.test), "n_novel_test": len(splits.novel_test_indices),
-            "held_out_pairs": [list(p) for p in splits.held_out_pairs],
-        },
-        "config": config.to_dict(),
-        "training": {
-            "steps": meta["step"], "best_step": meta["best_step"],
-            "batch_size": args.batch_size,
-            "optimizer": "Adam(0.9, 0.98, eps=1e-9), Noam schedule",
-            "warmup": args.warmup, "lr_factor": args.lr_factor,
-            "label_smoothing": args.label_smoothing,
-            "wall_time_minutes": round(train_minutes, 1), "threads": args.threads,
-            "torch": torch.__version__, "history": meta["history"],
-        },
-        "test_metrics": {k: v for k, v in test.items() if k != "failures"},
-    }
+    card = _task_card(args, command, task=task, splits=splits, model=model, meta=meta,
+                      test=test, minutes=train_minutes)
     card = save_checkpoint(args.out, model, src_vocab, tgt_vocab, card)
     print(f"wrote {args.out} ({card['parameters']:,} parameters, sha256 {card['sha256'][:12]}…)")
+
+
+def _first_stage(args: argparse.Namespace) -> bool:
+    """Train the recipe's ``first_stage`` into ``args.out/stage1`` (unless its card says
+    it was already evaluated) and point ``args.init`` at it. Returns False when that
+    training paused (then this run pauses too); True when there is no first stage or
+    ``--init`` is given."""
+    first = RECIPES.get(args.recipe or "", {}).get("first_stage")
+    if not first or args.init is not None:
+        return True
+    stage1 = args.out / "stage1"
+    argv = ["--recipe", first, "--out", str(stage1), "--device", args.device,
+            "--threads", str(args.threads), "--seed", str(args.seed),
+            "--stop-after", str(args.stop_after)]
+    card = stage1 / "card.json"  # evaluated: the first stage ended (not run, not scored again)
+    ended = card.exists() and "test_metrics" in json.loads(card.read_text(encoding="utf-8"))
+    if not ended and not train_pairs(text_pairs.parse_args(argv),
+                                     "python -m model.training.train " + shlex.join(argv)):
+        return False
+    args.init = stage1
+    return True
+
+
+def _prepare_state(args: argparse.Namespace, state_dir: Path) -> None:
+    """Empty ``state_dir`` for ``--fresh``; seed it from ``--init`` (``start_from``) or
+    ``--reverse-of`` (``start_reversed``)."""
+    if args.fresh and state_dir.exists():
+        for f in state_dir.iterdir():
+            f.unlink()
+    if args.init is not None:
+        text_pairs.start_from(args.init, state_dir)
+    if args.reverse_of:
+        reverse_init.start_reversed(args.reverse_of, state_dir)
+
+
+def _pairs_model(args: argparse.Namespace, src_side, tgt_side, state_dir: Path) -> Transformer:
+    """The parallel-text model on ``args.device``: fresh, or with the weights of ``--init``
+    or ``--reverse-of`` when the run is not resumed from ``state_dir``."""
+    model = Transformer(text_pairs.model_config(args, src_side, tgt_side))
+    if args.init is not None and not (state_dir / "state.json").exists():
+        text_pairs.init_weights(model, args.init)  # a resumed run loads its own state instead
+    if args.reverse_of and not (state_dir / "state.json").exists():
+        reverse_init.init_reversed(model, args.reverse_of)
+    return model.to(torch.device(args.device))
 
 
 def train_pairs(args: argparse.Namespace, command: str) -> bool:
@@ -184,40 +244,19 @@ def train_pairs(args: argparse.Namespace, command: str) -> bool:
     Raises:
         ValueError: a bad line in a pairs file, naming its file and line.
     """
-    first = RECIPES.get(args.recipe or "", {}).get("first_stage")
-    if first and args.init is None:
-        stage1 = args.out / "stage1"
-        argv = ["--recipe", first, "--out", str(stage1), "--device", args.device,
-                "--threads", str(args.threads), "--seed", str(args.seed),
-                "--stop-after", str(args.stop_after)]
-        card = stage1 / "card.json"  # evaluated: the first stage ended (not run, not scored again)
-        ended = card.exists() and "test_metrics" in json.loads(card.read_text(encoding="utf-8"))
-        if not ended and not train_pairs(text_pairs.parse_args(argv),
-                                         "python -m model.training.train " + shlex.join(argv)):
-            return False
-        args.init = stage1
+    if not _first_stage(args):
+        return False
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     device = torch.device(args.device)
     t_start = time.time()
     train_texts, valid_texts = text_pairs.read_splits(args)
     state_dir = args.out / "train_state"
-    if args.fresh and state_dir.exists():
-        for f in state_dir.iterdir():
-            f.unlink()
-    if args.init is not None:
-        text_pairs.start_from(args.init, state_dir)
-    if args.reverse_of:
-        reverse_init.start_reversed(args.reverse_of, state_dir)
+    _prepare_state(args, state_dir)
     src_side, tgt_side = text_pairs.build_vocabularies(train_texts, args, state_dir)
     train, _ = text_pairs.encode_corpus(train_texts, src_side, tgt_side)
     valid, valid_texts = text_pairs.encode_corpus(valid_texts, src_side, tgt_side)
-    model = Transformer(text_pairs.model_config(args, src_side, tgt_side))
-    if args.init is not None and not (state_dir / "state.json").exists():
-        text_pairs.init_weights(model, args.init)  # a resumed run loads its own state instead
-    if args.reverse_of and not (state_dir / "state.json").exists():
-        reverse_init.init_reversed(model, args.reverse_of)
-    model = model.to(device)
+    model = _pairs_model(args, src_side, tgt_side, state_dir)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, betas=(0.9, 0.98), eps=1e-9,
                             weight_decay=0.01)
     c = model.config
@@ -226,16 +265,18 @@ def train_pairs(args: argparse.Namespace, command: str) -> bool:
           f"{model.num_parameters():,} parameters, ready in {time.time() - t_start:.0f} s")
     counts = source_counts(without_noise((s for s, _ in train_texts), args.pairs),
                            src_side)  # the folder's train_counts, its spelling slips left out
+    lengths = text_pairs.source_lengths(train)
     meta = train_loop(
-        model, opt, train, lambda epoch: token_batches(train, args.max_tokens, args.seed + epoch),
-        lambda step, used: cosine_lr(step, args.lr, args.warmup, args.steps, used),
-        lambda m: text_pairs.validate(m, valid, valid_texts, tgt_side, device),
-        lambda m, meta: text_pairs.write_folder(args, m, src_side, tgt_side, meta, command,
-                                                len(train), len(valid),
-                                                text_pairs.source_lengths(train), counts),
+        model, opt, train,
         LoopSettings(args.steps, args.eval_every, args.time_limit_min, "valid_bleu",
                      stop_after=args.stop_after, autocast=args.autocast),
-        device, state_dir)
+        epoch_batches=lambda epoch: token_batches(train, args.max_tokens, args.seed + epoch),
+        lr=lambda step, used: cosine_lr(step, args.lr, args.warmup, args.steps, time_used=used),
+        validate=lambda m: text_pairs.validate(m, valid, valid_texts, tgt_side, device=device),
+        on_best=lambda m, meta: text_pairs.write_folder(
+            args, m, meta, src_side=src_side, tgt_side=tgt_side, command=command,
+            n_train=len(train), n_valid=len(valid), lengths=lengths, counts=counts),
+        device=device, state_dir=state_dir)
     if meta["paused"]:
         return False
     print(f"best validation BLEU {meta['best']} at step {meta.get('best_step')}; "

@@ -72,7 +72,7 @@ def label_smoothed_cross_entropy(logits: torch.Tensor, targets: torch.Tensor, pa
 
 
 def batch_loss(model: Transformer, data: Sequence[Pair], idx: Sequence[int], smoothing: float,
-               device: torch.device | str = "cpu") -> torch.Tensor:
+               *, device: torch.device | str = "cpu") -> torch.Tensor:
     """Teacher-forced loss of the encoded pairs ``data[i]`` for i in ``idx``: the sources
     padded to (B, S), the targets to (B, T + 1) with ``pad_rows``; the decoder reads
     ``tgt[:, :-1]`` (B, T) and is scored on ``tgt[:, 1:]`` (B, T) with
@@ -102,7 +102,8 @@ def valid_loss(model: Transformer, data: Sequence[Pair], chunk: int = 100,
     idx = list(range(len(data)))
     parts = [idx[i : i + chunk] for i in range(0, len(idx), chunk)]
     with torch.inference_mode():
-        return sum(batch_loss(model, data, p, 0.0, device).item() for p in parts) / len(parts)
+        losses = [batch_loss(model, data, p, 0.0, device=device).item() for p in parts]
+    return sum(losses) / len(parts)
 
 
 def noam_lr(step: int, d_model: int, warmup: int, factor: float = 1.0) -> float:
@@ -114,7 +115,8 @@ def noam_lr(step: int, d_model: int, warmup: int, factor: float = 1.0) -> float:
     return factor * d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)
 
 
-def cosine_lr(step: int, peak: float, warmup: int, total: int, time_used: float = 0.0) -> float:
+def cosine_lr(step: int, peak: float, warmup: int, total: int, *, time_used: float = 0.0
+              ) -> float:
     """Linear warm-up to ``peak`` over ``warmup`` steps, then cosine decay to 0 at the end
     of the budget (Loshchilov and Hutter 2017, SGDR, without restarts):
     peak * (1 + cos(pi * progress)) / 2, where progress is the larger of the fraction of
@@ -244,25 +246,100 @@ class LoopSettings:
             raise ValueError(f"autocast must be 'none' or 'bf16', got {self.autocast!r}")
 
 
+def _start(model: Transformer, opt: torch.optim.Optimizer, device: torch.device | str,
+           state_dir: Path | None) -> dict:
+    """The loop's ``meta`` at its start: a fresh one, or the state saved in ``state_dir``
+    (``load_state``, which also restores the weights, optimiser and random numbers)."""
+    meta = {"step": 0, "epoch": 0, "position": 0, "history": [], "best": -1.0,
+            "minutes": 0.0}
+    if state_dir is not None and (state_dir / "state.json").exists():
+        meta = load_state(state_dir, model, opt, device)
+        meta.setdefault("best", meta.pop("best_bleu", -1.0))  # a state written before
+        print(f"resumed from step {meta['step']} ({state_dir})")
+    meta["paused"] = False
+    return meta
+
+
+def _catch_stop_signals(interrupted: list[int]) -> dict:
+    """Make SIGTERM and Ctrl-C (SIGINT) append their number to ``interrupted`` instead of
+    stopping the process (from the main thread only; elsewhere nothing changes). Returns
+    the handlers replaced, for ``signal.signal`` to put back."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    return {sig: signal.signal(sig, lambda signum, frame: interrupted.append(signum))
+            for sig in (signal.SIGTERM, signal.SIGINT)}
+
+
+def _optimiser_step(model: Transformer, opt: torch.optim.Optimizer, data: Sequence[Pair],
+                    idx: Sequence[int], *, settings: LoopSettings,
+                    device: torch.device | str) -> torch.Tensor:
+    """One training step on the batch ``idx``: ``batch_loss`` (under bf16 autocast when
+    ``settings.autocast`` says so), backward, global-norm clipping, ``opt.step()``.
+    Returns the loss (a scalar tensor)."""
+    model.train()
+    with torch.autocast(torch.device(device).type, dtype=torch.bfloat16,
+                        enabled=settings.autocast == "bf16"):
+        loss = batch_loss(model, data, idx, settings.label_smoothing, device=device)
+    opt.zero_grad(set_to_none=True)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), settings.clip_norm)
+    opt.step()
+    return loss
+
+
+def _next_batch(meta: dict, batches: list[list[int]],
+                epoch_batches: Callable[[int], list[list[int]]]
+                ) -> tuple[list[int], list[list[int]]]:
+    """The next batch of the epoch at ``meta``'s ``position`` (both advanced in ``meta``; a
+    new epoch's ``epoch_batches`` when this one has run out) and the epoch's batches."""
+    if meta["position"] >= len(batches):
+        meta["epoch"] += 1
+        meta["position"] = 0
+        batches = epoch_batches(meta["epoch"])
+    meta["position"] += 1
+    return batches[meta["position"] - 1], batches
+
+
+def _record(model: Transformer, meta: dict, step: int, minutes: float, *,
+            validate: Callable[[Transformer], dict],
+            on_best: Callable[[Transformer, dict], None], metric: str) -> None:
+    """Validate at ``step``: append {"step", the metrics, "minutes"} to ``meta``'s history
+    and call ``on_best`` when ``metric`` is at least as high as the best before."""
+    record = {"step": step, **validate(model), "minutes": round(minutes, 1)}
+    meta["history"].append(record)
+    tqdm.write(str(record), file=sys.stdout)
+    meta.update(step=step, minutes=minutes)
+    if record[metric] >= meta["best"]:
+        meta.update(best=record[metric], best_step=step)
+        on_best(model, meta)
+
+
+def _say_stopped(meta: dict, step: int, *, out_of_time: bool, limit: float) -> None:
+    """Say why the loop stops at ``step``: the time limit (``limit`` minutes), else a pause
+    (``meta["paused"]`` set: the same command resumes)."""
+    if out_of_time:
+        tqdm.write(f"time limit of {limit} min reached at step {step}")
+    else:
+        tqdm.write(f"stopped at step {step}; the same command resumes")
+        meta["paused"] = True
+
+
 def train_loop(model: Transformer, opt: torch.optim.Optimizer, data: Sequence[Pair],
+               settings: LoopSettings, *,
                epoch_batches: Callable[[int], list[list[int]]],
                lr: Callable[[int, float], float], validate: Callable[[Transformer], dict],
-               on_best: Callable[[Transformer, dict], None], settings: LoopSettings,
+               on_best: Callable[[Transformer, dict], None],
                device: torch.device | str = "cpu", state_dir: Path | None = None) -> dict:
     """Train ``model`` on the encoded pairs ``data``: the one loop of both training paths.
 
-    Each step takes the next batch of the epoch (``epoch_batches(epoch)``: lists of indices
-    into ``data``; a new epoch when it runs out), sets the learning rate to
-    ``lr(step, fraction of the time limit used)``, minimises ``batch_loss`` (label smoothing
-    ``settings.label_smoothing``) with gradient clipping, and shows a tqdm bar. Every
-    ``eval_every`` steps, at the last step, when out of time or when pausing it calls
-    ``validate(model)`` (a dict of metrics, ``settings.metric`` among them), appends
-    {"step", the metrics, "minutes"} to the history, calls ``on_best(model, meta)`` when the
-    metric is at least as high as before, and with a ``state_dir`` saves the training state
-    there (``save_state``); a state found there is resumed first (``load_state``), so the
-    same command continues an interrupted run with the same batches and random numbers.
-    SIGTERM or Ctrl-C (SIGINT) pauses like ``stop_after``: the step finishes, is
-    validated and saved, and the loop returns (from the main thread only).
+    Each step takes the next batch (``epoch_batches(epoch)``: lists of indices into
+    ``data``), sets the learning rate to ``lr(step, fraction of the time limit used)`` and
+    takes an ``_optimiser_step``. Every ``eval_every`` steps, at the last step, when out of
+    time or when pausing it validates (``_record``: ``validate(model)``, a dict of metrics
+    with ``settings.metric``; ``on_best(model, meta)`` at a best) and with a ``state_dir``
+    saves the training state there (``save_state``); a state found there is resumed first
+    (``load_state``): the same command continues with the same batches and random numbers.
+    SIGTERM or Ctrl-C (SIGINT) pauses like ``stop_after`` (from the main thread only).
 
     Returns:
         meta: ``step`` (the last step), ``epoch``, ``position``, ``history`` (the validation
@@ -272,17 +349,9 @@ def train_loop(model: Transformer, opt: torch.optim.Optimizer, data: Sequence[Pa
     Raises:
         KeyError: the validation record has no ``settings.metric``.
     """
-    meta = {"step": 0, "epoch": 0, "position": 0, "history": [], "best": -1.0,
-            "minutes": 0.0}
-    if state_dir is not None and (state_dir / "state.json").exists():
-        meta = load_state(state_dir, model, opt, device)
-        meta.setdefault("best", meta.pop("best_bleu", -1.0))  # a state written before
-        print(f"resumed from step {meta['step']} ({state_dir})")
-    meta["paused"] = False
+    meta = _start(model, opt, device, state_dir)
     interrupted: list[int] = []  # SIGTERM or Ctrl-C: finish the step, save, stop
-    previous = {sig: signal.signal(sig, lambda signum, frame: interrupted.append(signum))
-                for sig in (signal.SIGTERM, signal.SIGINT)} \
-        if threading.current_thread() is threading.main_thread() else {}
+    previous = _catch_stop_signals(interrupted)
     minutes_before = meta["minutes"]
     t0 = time.time()
     bar = tqdm(total=settings.steps, initial=meta["step"], desc="train", mininterval=10,
@@ -290,24 +359,12 @@ def train_loop(model: Transformer, opt: torch.optim.Optimizer, data: Sequence[Pa
     batches = epoch_batches(meta["epoch"])
     step = first_step = meta["step"]
     while step < settings.steps:
-        if meta["position"] >= len(batches):
-            meta["epoch"] += 1
-            meta["position"] = 0
-            batches = epoch_batches(meta["epoch"])
-        idx = batches[meta["position"]]
-        meta["position"] += 1
+        idx, batches = _next_batch(meta, batches, epoch_batches)
         step += 1
-        model.train()
         minutes = minutes_before + (time.time() - t0) / 60
         for g in opt.param_groups:
             g["lr"] = lr(step, minutes / settings.time_limit_min)
-        with torch.autocast(torch.device(device).type, dtype=torch.bfloat16,
-                            enabled=settings.autocast == "bf16"):
-            loss = batch_loss(model, data, idx, settings.label_smoothing, device)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), settings.clip_norm)
-        opt.step()
+        loss = _optimiser_step(model, opt, data, idx, settings=settings, device=device)
         bar.update(1)
         if step % 50 == 0:
             bar.set_postfix(loss=f"{loss.item():.3f}", epoch=meta["epoch"])
@@ -316,21 +373,12 @@ def train_loop(model: Transformer, opt: torch.optim.Optimizer, data: Sequence[Pa
         paused = (settings.stop_after > 0 and step - first_step >= settings.stop_after
                   or bool(interrupted))
         if step % settings.eval_every == 0 or step == settings.steps or out_of_time or paused:
-            record = {"step": step, **validate(model), "minutes": round(minutes, 1)}
-            meta["history"].append(record)
-            tqdm.write(str(record), file=sys.stdout)
-            meta.update(step=step, minutes=minutes)
-            if record[settings.metric] >= meta["best"]:
-                meta.update(best=record[settings.metric], best_step=step)
-                on_best(model, meta)
+            _record(model, meta, step, minutes, validate=validate, on_best=on_best,
+                    metric=settings.metric)
             if state_dir is not None:
                 save_state(state_dir, model, opt, meta)
-        if out_of_time:
-            tqdm.write(f"time limit of {settings.time_limit_min} min reached at step {step}")
-            break
-        if paused:
-            tqdm.write(f"stopped at step {step}; the same command resumes")
-            meta["paused"] = True
+        if out_of_time or paused:
+            _say_stopped(meta, step, out_of_time=out_of_time, limit=settings.time_limit_min)
             break
     bar.close()
     for sig, handler in previous.items():

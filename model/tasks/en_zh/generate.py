@@ -27,7 +27,7 @@ from .phrases import (
     _subject,
     _subject_cls,
 )
-from .realise import MAX_SRC_LEN, MAX_TGT_LEN, Pair, _pair, _Sent
+from .realise import _NP, MAX_SRC_LEN, MAX_TGT_LEN, Pair, _pair, _Sent
 
 # Construction names and their sampling weights.
 CONSTRUCTIONS: dict[str, float] = {
@@ -47,7 +47,7 @@ CONSTRUCTIONS: dict[str, float] = {
 
 
 def _force_slot(
-    rng: random.Random, v: _Verb, cls: str, force: str | None, subj_ok: bool, obj_ok: bool
+    rng: random.Random, v: _Verb, cls: str, force: str | None, *, subj_ok: bool, obj_ok: bool
 ) -> str | None:
     """Choose "subj" or "obj" for the forced NP feature; "" if neither can carry it."""
     if force is None:
@@ -58,6 +58,74 @@ def _force_slot(
     if obj_ok and _heads_with(_OBJ_NOUNS[v.key, cls], force, "obj"):
         slots.append("obj")
     return rng.choice(slots) if slots else ""
+
+
+def _clause_verbs(wh: str | None, modal: str | None, loc: float, past: bool) -> list[str]:
+    """The verbs a clause of this question word, modal, location probability and tense may
+    take (a required location needs a verb that takes one)."""
+    if wh == "what":
+        return _WHAT_VERBS
+    if wh == "who_o":
+        return _WHO_O_VERBS
+    if wh == "where":
+        return _WHERE_VERBS
+    if modal is not None:
+        return _MODAL_VERBS
+    if loc >= 1.0:
+        return _DYNAMIC_LOC_VERBS if past else _LOC_VERBS
+    return _DYNAMIC_VERBS if past else _ALL_VERBS
+
+
+def _clause_class(rng: random.Random, v: _Verb, wh: str | None) -> str:
+    """The subject's class ("person" or "animal"): a person for who-subject questions and
+    where the question word does not fit an animal subject of ``v``."""
+    cls = "person" if wh == "who_s" else _subject_cls(rng, v)
+    if wh == "what" and not _what_ok(v, cls):
+        cls = "person"
+    if wh == "who_o" and not _who_ok(v, cls):
+        cls = "person"
+    return cls
+
+
+def _arguments(
+    rng: random.Random, v: _Verb, cls: str, wh: str | None, *, force: str | None, light: float
+) -> tuple[_NP | None, _NP | None, str | None] | None:
+    """The clause's (subject, object, destination), the forced NP feature on one of them;
+    the question word's slot stays empty. None when the feature fits neither slot or the
+    pair is odd (a reflexive pair, an animal eating what it does not eat)."""
+    obj_slot = not v.dest_kind and wh not in ("what", "who_o") and bool(v.obj_person)
+    slot = _force_slot(rng, v, cls, force, subj_ok=wh != "who_s", obj_ok=obj_slot)
+    if slot == "":
+        return None
+    subj = None
+    if wh != "who_s":
+        subj = _subject(rng, v, cls, force=force if slot == "subj" else None, light=light)
+        if subj is None:
+            return None
+    obj = dest = None
+    if v.dest_kind:
+        if wh != "where":
+            dest = rng.choice(v.dest_places)
+    elif wh not in ("what", "who_o") and v.obj_person:
+        if slot == "obj" or not v.intr or rng.random() < 0.5:
+            obj = _object(rng, v, cls, force=force if slot == "obj" else None, light=light)
+            if obj is None or _reflexive(subj, obj) or not _diet_ok(subj, obj):
+                return None
+    return subj, obj, dest
+
+
+def _when(
+    rng: random.Random, v: _Verb, *, wh: str | None, modal: str | None, past: bool, time: float
+) -> str | None:
+    """The clause's time word, drawn with probability ``time`` (always in the past, which
+    needs a past time word); "now" for modals and stative verbs; None for when-questions."""
+    if wh == "when" or not (time >= 1.0 or past or rng.random() < time):
+        return None
+    if past:
+        return rng.choice(_PAST_TIMES)
+    if modal is not None or v.stative:
+        return "now"
+    return rng.choice(_PRES_TIMES)
 
 
 def _clause(
@@ -78,44 +146,14 @@ def _clause(
     time and loc are probabilities (1.0 = required).
     """
     past = modal is None and wh is None and rng.random() < p_past
-    if wh == "what":
-        verbs = _WHAT_VERBS
-    elif wh == "who_o":
-        verbs = _WHO_O_VERBS
-    elif wh == "where":
-        verbs = _WHERE_VERBS
-    elif modal is not None:
-        verbs = _MODAL_VERBS
-    elif loc >= 1.0:
-        verbs = _DYNAMIC_LOC_VERBS if past else _LOC_VERBS
-    else:
-        verbs = _DYNAMIC_VERBS if past else _ALL_VERBS
-    v = _VERBS[rng.choice(verbs)]
+    v = _VERBS[rng.choice(_clause_verbs(wh, modal, loc, past))]
     if modal is not None and loc >= 1.0 and not v.locs:
         return None
-    cls = "person" if wh == "who_s" else _subject_cls(rng, v)
-    if wh == "what" and not _what_ok(v, cls):
-        cls = "person"
-    if wh == "who_o" and not _who_ok(v, cls):
-        cls = "person"
-    obj_slot = not v.dest_kind and wh not in ("what", "who_o") and bool(v.obj_person)
-    slot = _force_slot(rng, v, cls, force, wh != "who_s", obj_slot)
-    if slot == "":
+    cls = _clause_class(rng, v, wh)
+    args = _arguments(rng, v, cls, wh, force=force, light=light)
+    if args is None:
         return None
-    subj = None
-    if wh != "who_s":
-        subj = _subject(rng, v, cls, force if slot == "subj" else None, light)
-        if subj is None:
-            return None
-    obj = dest = None
-    if v.dest_kind:
-        if wh != "where":
-            dest = rng.choice(v.dest_places)
-    elif wh not in ("what", "who_o") and v.obj_person:
-        if slot == "obj" or not v.intr or rng.random() < 0.5:
-            obj = _object(rng, v, cls, force if slot == "obj" else None, light)
-            if obj is None or _reflexive(subj, obj) or not _diet_ok(subj, obj):
-                return None
+    subj, obj, dest = args
     location = None
     if v.locs and not v.dest_kind and wh != "where" and (loc >= 1.0 or rng.random() < loc):
         places = v.locs if cls == "person" else [p for p in v.locs if p in _ANIMAL_PLACES]
@@ -124,21 +162,14 @@ def _clause(
         location = rng.choice(places)
     if loc >= 1.0 and location is None:
         return None
-    when = None
-    if wh != "when" and (time >= 1.0 or past or rng.random() < time):
-        if past:
-            when = rng.choice(_PAST_TIMES)
-        elif modal is not None or v.stative:
-            when = "now"
-        else:
-            when = rng.choice(_PRES_TIMES)
+    when = _when(rng, v, wh=wh, modal=modal, past=past, time=time)
     return _Sent(form, subj, v.key, obj, dest, location, when, neg, modal, wh)
 
 
 def _pred(rng: random.Random, form: str, force: str | None = None, light: float = 0.1):
     adj = rng.choice(_PRED_ADJS)
     nouns, prons = _PRED_NOUNS[adj], _PRED_PRONS[adj]
-    subj = _np(rng, "subj", nouns, prons, (), force, light, p_pron=0.35)
+    subj = _np(rng, "subj", nouns, prons, force=force, light=light, p_pron=0.35)
     if subj is None or _odd_pred(subj, _ADJS[adj]):
         return None
     if form == "pred_yn":

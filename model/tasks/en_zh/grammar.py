@@ -168,77 +168,70 @@ def _reflexive(subj: _NP | None, obj: _NP | None) -> bool:
     return subj.pron in _FIRST_PERSON and obj.pron in _FIRST_PERSON
 
 
-def _sent_ok(s: _Sent) -> bool:
-    """Is ``s`` a sentence of the language (ignoring the length limits)?"""
-    nps = [np for np in (s.subj, s.obj) if np is not None]
-    if sum(np.owner is not None or np.rel is not None for np in nps) > 1:
+def _pred_ok(s: _Sent) -> bool:
+    """Is the adjective-predicate sentence ``s`` ("the car is red", "is the car red ?")
+    well formed: an adjective that applies to its subject and no verb, object or adverbial?"""
+    adj = _ADJS.get(s.adj)
+    if adj is None or s.subj is None or not _np_ok(s.subj, "subj") or _odd_pred(s.subj, adj):
         return False
-    if s.form in ("pred", "pred_yn"):
-        adj = _ADJS.get(s.adj)
-        if adj is None or s.subj is None or not _np_ok(s.subj, "subj") or _odd_pred(s.subj, adj):
+    if any(x is not None for x in (s.verb, s.obj, s.dest, s.loc, s.time, s.modal, s.wh)):
+        return False
+    if s.subj.pron is not None:
+        if _PRON_KIND[s.subj.pron] not in adj.tags:
             return False
-        if any(x is not None for x in (s.verb, s.obj, s.dest, s.loc, s.time, s.modal, s.wh)):
-            return False
-        if s.subj.pron is not None:
-            if _PRON_KIND[s.subj.pron] not in adj.tags:
-                return False
-        elif not _applies(adj, _NOUNS[s.subj.noun]):
-            return False
-        if s.form == "pred_yn":
-            return not s.neg and not s.very
-        return not (s.very and (s.neg or adj.pred != "hen"))
-    if s.form not in ("stmt", "yn", "wh") or s.adj is not None or s.very:
+    elif not _applies(adj, _NOUNS[s.subj.noun]):
         return False
-    v = _VERBS.get(s.verb)
-    if v is None or (s.form == "wh") != (s.wh in _WH_ZH):
-        return False
-    if s.form != "stmt" and s.neg:
-        return False
+    if s.form == "pred_yn":
+        return not s.neg and not s.very
+    return not (s.very and (s.neg or adj.pred != "hen"))
+
+
+def _sent_class(s: _Sent, v: _Verb) -> str | None:
+    """The subject's class ("person" or "animal") of the clause ``s`` with verb ``v``;
+    None when its subject (or its absence in a who-subject question) does not fit ``v``."""
     if s.wh == "who_s":
-        if s.subj is not None or not v.person_subj:
-            return False
-        cls = "person"
-    else:
-        if s.subj is None or not _np_ok(s.subj, "subj"):
-            return False
-        cls = _subject_class(v, s.subj)
-        if cls is None:
-            return False
-    # arguments
+        return "person" if s.subj is None and v.person_subj else None
+    if s.subj is None or not _np_ok(s.subj, "subj"):
+        return None
+    return _subject_class(v, s.subj)
+
+
+def _arguments_ok(s: _Sent, v: _Verb, cls: str) -> bool:
+    """Do the clause's object and destination fit ``v`` (subject class ``cls``), with the
+    question word's slot left empty?"""
     if v.dest_kind:
         if s.obj is not None:
             return False
         if s.wh == "where":
-            if s.dest is not None or v.dest_kind == "come":
-                return False
-        elif s.dest not in v.dest_places:
+            return s.dest is None and v.dest_kind != "come"
+        return s.dest in v.dest_places
+    if s.dest is not None:
+        return False
+    if s.wh in ("what", "who_o"):
+        if s.obj is not None:
             return False
-    else:
-        if s.dest is not None:
+        if s.wh == "what" and not _what_ok(v, cls):
             return False
-        if s.wh in ("what", "who_o"):
-            if s.obj is not None:
-                return False
-            if s.wh == "what" and not _what_ok(v, cls):
-                return False
-            if s.wh == "who_o" and not _who_ok(v, cls):
-                return False
-        elif s.obj is None:
-            if not v.intr:
-                return False
-        elif not (_np_ok(s.obj, "obj") and _obj_ok(v, cls, s.obj)) or _reflexive(s.subj, s.obj):
+        if s.wh == "who_o" and not _who_ok(v, cls):
             return False
-        elif not _diet_ok(s.subj, s.obj):
+    elif s.obj is None:
+        if not v.intr:
             return False
-        if s.wh == "where" and not v.locs:
-            return False
-    # location
+    elif not (_np_ok(s.obj, "obj") and _obj_ok(v, cls, s.obj)) or _reflexive(s.subj, s.obj):
+        return False
+    elif not _diet_ok(s.subj, s.obj):
+        return False
+    return not (s.wh == "where" and not v.locs)
+
+
+def _adverbials_ok(s: _Sent, v: _Verb, cls: str) -> bool:
+    """Do the clause's location, modal and time word fit ``v`` (subject class ``cls``) and
+    each other (a stative verb or a modal only "now"; no past time in a wh-question)?"""
     if s.loc is not None:
         if s.wh == "where" or s.loc not in v.locs:
             return False
         if cls == "animal" and s.loc not in _ANIMAL_PLACES:
             return False
-    # modal, time and tense
     if s.modal is not None:
         if s.modal not in _MODAL_ZH or s.form == "wh" or (v.stative and v.key != "live"):
             return False
@@ -253,3 +246,21 @@ def _sent_ok(s: _Sent) -> bool:
         if s.time in _PAST_TIME_SET and s.form == "wh":
             return False
     return True
+
+
+def _sent_ok(s: _Sent) -> bool:
+    """Is ``s`` a sentence of the language (ignoring the length limits)?"""
+    nps = [np for np in (s.subj, s.obj) if np is not None]
+    if sum(np.owner is not None or np.rel is not None for np in nps) > 1:
+        return False
+    if s.form in ("pred", "pred_yn"):
+        return _pred_ok(s)
+    if s.form not in ("stmt", "yn", "wh") or s.adj is not None or s.very:
+        return False
+    v = _VERBS.get(s.verb)
+    if v is None or (s.form == "wh") != (s.wh in _WH_ZH):
+        return False
+    if s.form != "stmt" and s.neg:
+        return False
+    cls = _sent_class(s, v)
+    return cls is not None and _arguments_ok(s, v, cls) and _adverbials_ok(s, v, cls)

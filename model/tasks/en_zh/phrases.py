@@ -158,6 +158,7 @@ def _np(
     role: str,
     nouns: list[str],
     prons: list[str] = (),
+    *,
     places: list[str] = (),
     force: str | None = None,
     light: float = 0.0,
@@ -189,8 +190,8 @@ def _rel_clause(rng: random.Random, head: str) -> _Rel:
     if v.dest_kind:
         return _Rel(key, dest=rng.choice(v.dest_places))
     if v.obj_person and not (v.intr and rng.random() < 0.4):
-        args = (_REL_OBJ_NOUNS[key, cls], _OBJ_PRONS[key, cls], _OBJ_PLACES[key, cls])
-        obj = _np(rng, "rel_obj", *args, p_pron=0.2)
+        obj = _np(rng, "rel_obj", _REL_OBJ_NOUNS[key, cls], _OBJ_PRONS[key, cls],
+                  places=_OBJ_PLACES[key, cls], p_pron=0.2)
         if obj is not None and _diet_ok(_NP(noun=head), obj):
             return _Rel(key, obj=obj)
     if v.intr:
@@ -204,11 +205,15 @@ def _subject_cls(rng: random.Random, v: _Verb) -> str:
     return "person"
 
 
-def _subject(rng: random.Random, v: _Verb, cls: str, force: str | None, light: float) -> _NP | None:
+def _subject(rng: random.Random, v: _Verb, cls: str, *, force: str | None,
+             light: float) -> _NP | None:
     prons = _PERSON_SUBJ_PRONS if cls == "person" else ["it"]
-    return _np(rng, "subj", _SUBJ_NOUNS[v.key, cls], prons, (), force, light, p_pron=0.45)
+    return _np(rng, "subj", _SUBJ_NOUNS[v.key, cls], prons, force=force, light=light,
+               p_pron=0.45)
 
 
-def _object(rng: random.Random, v: _Verb, cls: str, force: str | None, light: float) -> _NP | None:
+def _object(rng: random.Random, v: _Verb, cls: str, *, force: str | None,
+            light: float) -> _NP | None:
     key = (v.key, cls)
-    return _np(rng, "obj", _OBJ_NOUNS[key], _OBJ_PRONS[key], _OBJ_PLACES[key], force, light)
+    return _np(rng, "obj", _OBJ_NOUNS[key], _OBJ_PRONS[key], places=_OBJ_PLACES[key],
+               force=force, light=light)

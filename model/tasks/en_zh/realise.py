@@ -202,55 +202,94 @@ def _realize_pred(s: _Sent) -> tuple[list, list]:
     return [*en, adj_u, dot], [*zh, dot]
 
 
+class _Frame(NamedTuple):
+    """The units a clause's form, negation and modal put around its subject and verb."""
+
+    front: list  # English before the subject (questions)
+    mid: list  # English between subject and verb
+    pre: list  # Chinese between time word and location: negation / modal
+    wh: list | None  # the question word's unit
+    form: str  # the verb's English form
+
+
+def _statement_frame(s: _Sent, v: _Verb, past: bool, third: bool) -> _Frame:
+    """A statement's modal or negation: "cannot" 不能, "should not" 不应该, "does not want
+    to" 不想, "did not" 没; else the verb's past / third-person form."""
+    do_word = "did" if past else ("does" if third else "do")
+    mid: list = []
+    pre: list = []
+    form = v.base
+    if s.modal == "can":
+        unit = _u(("cannot",), "不能") if s.neg else _u(("can",), "能")
+        mid, pre = [unit], [unit]
+    elif s.modal == "should":
+        unit = _u(("should",), "应该")
+        no = _u(("not",), "不")
+        mid, pre = ([unit, no], [no, unit]) if s.neg else ([unit], [unit])
+    elif s.modal == "want":
+        if s.neg:
+            want, no = _u(("want", "to"), "想"), _u(("not",), "不")
+            mid, pre = [_u((do_word,)), no, want], [no, want]
+        else:
+            want = _u(("wants" if third else "want", "to"), "想")
+            mid, pre = [want], [want]
+    elif s.neg:
+        no = _u(("not",), "没" if (past or v.mei) else "不")
+        mid, pre = [_u((do_word,)), no], [no]
+    else:
+        form = v.past if past else (v.s3 if third else v.base)
+    return _Frame([], mid, pre, None, form)
+
+
+def _question_frame(s: _Sent, v: _Verb, past: bool, third: bool) -> _Frame:
+    """A question's fronted auxiliary or modal ("do", "can", "should") or question word
+    ("what do", "who" + the third-person verb)."""
+    do_word = "did" if past else ("does" if third else "do")
+    if s.form == "yn":
+        if s.modal in ("can", "should"):
+            unit = _u((s.modal,), _MODAL_ZH[s.modal])
+            return _Frame([unit], [], [unit], None, v.base)
+        if s.modal == "want":
+            want = _u(("want", "to"), "想")
+            return _Frame([_u((do_word,))], [want], [want], None, v.base)
+        return _Frame([_u((do_word,))], [], [], None, v.base)
+    word = "who" if s.wh in ("who_s", "who_o") else s.wh
+    zh = "哪里" if (s.wh == "where" and v.dest_kind == "go") else _WH_ZH[s.wh]
+    wh = _u((word,), zh)
+    if s.wh == "who_s":
+        return _Frame([wh], [], [], wh, v.s3)
+    return _Frame([wh, _u((do_word,))], [], [], wh, v.base)
+
+
+def _chinese_core(s: _Sent, v: _Verb, vu: list, arg_zh: list, *, wh: list | None) -> list:
+    """The Chinese from the verb on: VERB (了) OBJ (了), with the question word in the
+    object's place (你吃什么) or before the verb (你在哪里吃米饭)."""
+    if s.time in _PAST_TIME_SET and not s.neg:
+        le = _u((), "了", vu)
+        if s.obj is not None and _is_heavy(s.obj):
+            core = [vu, le, *arg_zh]  # 我昨天买了三本书
+        else:
+            core = [vu, *arg_zh, le]  # 他昨天喝茶了 / 我们昨天工作了
+    else:
+        core = [vu, *arg_zh]
+    if s.wh in ("what", "who_o") or (s.wh == "where" and v.dest_kind):
+        return [vu, wh]  # 你吃什么 / 她住在哪里 / 他去哪里
+    if s.wh == "where":
+        return [wh, *core]  # 你在哪里吃米饭
+    return core
+
+
 def _realize_clause(s: _Sent) -> tuple[list, list]:
     v = _VERBS[s.verb]
     past = s.time in _PAST_TIME_SET
     third = True if s.subj is None else _third(s.subj)
-    do_word = "did" if past else ("does" if third else "do")
     subj_en, subj_zh = _np_units(s.subj) if s.subj is not None else ([], [])
-    front: list = []  # English before the subject (questions)
-    mid: list = []  # English between subject and verb
-    pre: list = []  # Chinese between time word and location: negation / modal
-    wh = None
-    form = v.base
     if s.form == "stmt":
-        if s.modal == "can":
-            unit = _u(("cannot",), "不能") if s.neg else _u(("can",), "能")
-            mid, pre = [unit], [unit]
-        elif s.modal == "should":
-            unit = _u(("should",), "应该")
-            no = _u(("not",), "不")
-            mid, pre = ([unit, no], [no, unit]) if s.neg else ([unit], [unit])
-        elif s.modal == "want":
-            if s.neg:
-                want, no = _u(("want", "to"), "想"), _u(("not",), "不")
-                mid, pre = [_u((do_word,)), no, want], [no, want]
-            else:
-                want = _u(("wants" if third else "want", "to"), "想")
-                mid, pre = [want], [want]
-        elif s.neg:
-            no = _u(("not",), "没" if (past or v.mei) else "不")
-            mid, pre = [_u((do_word,)), no], [no]
-        else:
-            form = v.past if past else (v.s3 if third else v.base)
-    elif s.form == "yn":
-        if s.modal in ("can", "should"):
-            unit = _u((s.modal,), _MODAL_ZH[s.modal])
-            front, pre = [unit], [unit]
-        elif s.modal == "want":
-            want = _u(("want", "to"), "想")
-            front, mid, pre = [_u((do_word,))], [want], [want]
-        else:
-            front = [_u((do_word,))]
-    else:  # wh
-        word = "who" if s.wh in ("who_s", "who_o") else s.wh
-        zh = "哪里" if (s.wh == "where" and v.dest_kind == "go") else _WH_ZH[s.wh]
-        wh = _u((word,), zh)
-        if s.wh == "who_s":
-            front, form = [wh], v.s3
-        else:
-            front = [wh, _u((do_word,))]
-    vu = _verb_unit(v, form)
+        frame = _statement_frame(s, v, past, third)
+    else:
+        frame = _question_frame(s, v, past, third)
+    wh = frame.wh
+    vu = _verb_unit(v, frame.form)
     if s.obj is not None:
         arg_en, arg_zh = _np_units(s.obj)
     elif s.dest is not None:
@@ -263,26 +302,14 @@ def _realize_clause(s: _Sent) -> tuple[list, list]:
         tokens, time_zh, _ = _TIMES[s.time]
         time_en = [_u(tokens, time_zh)]
     punct = _u(("?",), "？") if s.form != "stmt" else _u((".",), "。")
-    en = [*front, *subj_en, *mid, vu, *arg_en, *loc_en, *time_en, punct]
+    en = [*frame.front, *subj_en, *frame.mid, vu, *arg_en, *loc_en, *time_en, punct]
 
     # Chinese: SUBJ TIME NEG/MODAL 在LOC VERB (了) OBJ (了) (吗)
-    if past and not s.neg:
-        le = _u((), "了", vu)
-        if s.obj is not None and _is_heavy(s.obj):
-            core = [vu, le, *arg_zh]  # 我昨天买了三本书
-        else:
-            core = [vu, *arg_zh, le]  # 他昨天喝茶了 / 我们昨天工作了
-    else:
-        core = [vu, *arg_zh]
-    if s.wh in ("what", "who_o") or (s.wh == "where" and v.dest_kind):
-        core = [vu, wh]  # 你吃什么 / 她住在哪里 / 他去哪里
-    elif s.wh == "where":
-        core = [wh, *core]  # 你在哪里吃米饭
     zh = [wh] if s.wh == "who_s" else []
     zh += subj_zh
     if s.wh in ("when", "why"):
         zh.append(wh)
-    zh += [*time_en, *pre, *loc_zh, *core]
+    zh += [*time_en, *frame.pre, *loc_zh, *_chinese_core(s, v, vu, arg_zh, wh=wh)]
     if s.form == "yn":
         zh.append(_u((), "吗"))
     zh.append(punct)

@@ -88,8 +88,43 @@ def _choose_held_out(rng: random.Random) -> tuple[tuple[str, str], ...]:
     return tuple(chosen)
 
 
+def _draw(
+    rng: random.Random, held: tuple[tuple[str, str], ...], want_plain: int, want_novel: int
+) -> tuple[list[Pair], list[Pair]]:
+    """Sample distinct English sentences until there are ``want_plain`` without a held-out
+    pair ("plain") and ``want_novel`` with one ("novel", none of them an `EXAMPLES` sentence).
+
+    Raises:
+        RuntimeError: if 50 draws per wanted sentence (plus 100,000) do not give them.
+    """
+    partners: dict[str, set[str]] = {}
+    for a, b in held:
+        partners.setdefault(a, set()).add(b)
+        partners.setdefault(b, set()).add(a)
+    examples = {tokenize(e) for e in EXAMPLES}
+    seen: set[tuple[str, ...]] = set()
+    plain: list[Pair] = []
+    novel: list[Pair] = []
+    max_samples = 50 * (want_plain + want_novel) + 100_000
+    for _ in range(max_samples):
+        if len(plain) >= want_plain and len(novel) >= want_novel:
+            return plain, novel
+        pair = sample_pair(rng)
+        if pair.src in seen:
+            continue
+        seen.add(pair.src)
+        words = content_words(pair.src)
+        if any(partners.get(w, set()) & words for w in words):
+            if len(novel) < want_novel and pair.src not in examples:
+                novel.append(pair)
+        elif len(plain) < want_plain:
+            plain.append(pair)
+    raise RuntimeError("could not generate enough distinct sentences")
+
+
 def build_splits(
     seed: int = 0,
+    *,
     n_train: int = 200_000,
     n_valid: int = 1_000,
     n_test: int = 2_000,
@@ -116,35 +151,13 @@ def build_splits(
         raise ValueError("sizes must be non-negative and n_novel <= n_test")
     rng = random.Random(seed)
     held = _choose_held_out(rng)
-    partners: dict[str, set[str]] = {}
-    for a, b in held:
-        partners.setdefault(a, set()).add(b)
-        partners.setdefault(b, set()).add(a)
-    examples = {tokenize(e) for e in EXAMPLES}
     n_ordinary = n_test - n_novel
     # Reserves cover sentences dropped because a token is not in the training vocabulary.
     want_plain = n_train + n_valid + n_ordinary + (n_valid + n_ordinary) // 10 + 20
     want_novel = n_novel + n_novel // 5 + 10
-    seen: set[tuple[str, ...]] = set()
-    plain: list[Pair] = []
-    novel: list[Pair] = []
-    max_samples = 50 * (want_plain + want_novel) + 100_000
-    for _ in range(max_samples):
-        if len(plain) >= want_plain and len(novel) >= want_novel:
-            break
-        pair = sample_pair(rng)
-        if pair.src in seen:
-            continue
-        seen.add(pair.src)
-        words = content_words(pair.src)
-        if any(partners.get(w, set()) & words for w in words):
-            if len(novel) < want_novel and pair.src not in examples:
-                novel.append(pair)
-        elif len(plain) < want_plain:
-            plain.append(pair)
-    else:
-        raise RuntimeError("could not generate enough distinct sentences")
+    plain, novel = _draw(rng, held, want_plain, want_novel)
 
+    examples = {tokenize(e) for e in EXAMPLES}
     first = [p for p in plain if p.src in examples]
     rest = [p for p in plain if p.src not in examples]
     train = first + rest[: n_train - len(first)]
