@@ -102,3 +102,15 @@ def test_readme_test_command_is_the_one_ci_runs():
     command = section.split("```bash", 1)[1].split("```", 1)[0].strip()
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()[-1].strip()
     assert command == f"python3 -m venv .venv && {ci}"
+
+
+def test_architecture_names_every_module():
+    # docs/architecture.md is the map of the code: every Python file outside tests/ (an
+    # __init__.py aside) is named there by its file name, so a new module cannot hide.
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    skip = {".venv", ".git", "tests", "runs", "data"}
+    files = [p for p in ROOT.rglob("*.py")
+             if not skip & set(p.relative_to(ROOT).parts) and p.name != "__init__.py"]
+    assert files, "no modules found"
+    missing = sorted(str(p.relative_to(ROOT)) for p in files if p.name not in text)
+    assert missing == [], "name these in docs/architecture.md"
