@@ -124,7 +124,7 @@ def test_a_model_with_its_own_head_width_round_trips(tmp_path):
     for kind, maps in (("encoder", trace.encoder_attentions),
                        ("cross", trace.cross_attentions)):
         for head in range(4):
-            hi = head_internals(tr, trace, kind, 0, head)
+            hi = head_internals(tr, trace, kind, layer=0, head=head)
             assert hi.d_k == 6 and hi.q.shape[1] == 6
             torch.testing.assert_close(torch.from_numpy(hi.weights),
                                        torch.from_numpy(maps[0, head]), atol=1e-6, rtol=0)

@@ -285,18 +285,20 @@ class HFInternals:
             bias = module.compute_bias(q_len, k_len)  # (1, H, q_len, k_len)
         return bias[0].float().numpy().copy()
 
-    def head_inputs(self, trace: DecodeTrace, kind: str, layer: int, head: int) -> HeadInputs:
+    def head_inputs(self, trace: DecodeTrace, kind: str, *, layer: int, head: int
+                    ) -> HeadInputs:
         """One head's inputs, recorded by hooks during one teacher-forced pass
         (``hf_hooks.head_inputs``): x_q (Tq, D), x_k (Tk, D), the (q, k, v) projections,
         the scaling and T5's position bias (Tq, Tk) or None."""
-        return hf_hooks.head_inputs(self.model, trace, kind, layer, head, self.relative)
+        return hf_hooks.head_inputs(self.model, trace, kind, layer=layer, head=head,
+                                    relative=self.relative)
 
     def encoder_sublayers(self, trace: DecodeTrace) -> None:
         """None: the sublayers of a Hugging Face model are not taken apart (each family
         names and orders them its own way; the lesson says so)."""
         return None
 
-    def embedding_parts(self, tokens: Sequence[str], side: str, positional: str = "normal",
+    def embedding_parts(self, tokens: Sequence[str], side: str, *, positional: str = "normal",
                         positional_seed: int = 0) -> EmbeddingParts:
         """The scaled token embeddings and the position vectors the model adds for T
         tokens (``hf_hooks.embedding_parts``); a Hugging Face model has no positional
@@ -307,4 +309,4 @@ class HFInternals:
         """
         self.pe_tables(len(tokens), positional, positional_seed)  # refuses experiments
         added = None if self.relative else self.positional_encoding(len(tokens), side)
-        return hf_hooks.embedding_parts(self.model, self.vocab, tokens, side, added)
+        return hf_hooks.embedding_parts(self.model, self.vocab, tokens, side=side, added=added)
