@@ -159,7 +159,7 @@ class HFSeq2Seq:
         return EncoderOutput(out.last_hidden_state, tuple(out.attentions), key_padding_mask)
 
     def decode(self, tgt_ids: torch.Tensor, memory: torch.Tensor,
-               memory_key_padding_mask: torch.Tensor | None = None, past_key_values=None,
+               memory_key_padding_mask: torch.Tensor | None = None, *, past_key_values=None,
                pe_table: None = None) -> DecoderOutput:
         """Run the decoder over ``tgt_ids`` (B, T): all positions (teacher forcing), or with
         the ``cache`` of the previous call only the new ones, as ``generate()`` does.

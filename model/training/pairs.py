@@ -403,7 +403,7 @@ def write_folder(args, model: Transformer, src_side, tgt_side, meta: dict, comma
         if manifest.exists():
             card["data"]["manifest"] = json.loads(manifest.read_text(encoding="utf-8"))
     model.eval()
-    save_checkpoint(args.out, model, src_side.vocab, tgt_side.vocab, card,
+    save_checkpoint(args.out, model, src_side.vocab, tgt_side.vocab, card=card,
                     src_tokenizer=src_side.tokenizer, tgt_tokenizer=tgt_side.tokenizer)
     if counts is not None:
         write_counts(args.out, counts)

@@ -164,7 +164,7 @@ def train_task(args: argparse.Namespace, command: str) -> None:
         },
         "test_metrics": {k: v for k, v in test.items() if k != "failures"},
     }
-    card = save_checkpoint(args.out, model, src_vocab, tgt_vocab, card)
+    card = save_checkpoint(args.out, model, src_vocab, tgt_vocab, card=card)
     print(f"wrote {args.out} ({card['parameters']:,} parameters, sha256 {card['sha256'][:12]}…)")
 
 
