@@ -62,7 +62,7 @@ FIXED_POSITIONS = ("A Hugging Face model keeps the positions it was trained with
                    "experiments need one of our own models.")
 
 
-def build_translator(model: HFSeq2Seq, tokenizer, card: dict, name: str = "",
+def build_translator(model: HFSeq2Seq, tokenizer, card: dict, *, name: str = "",
                      where: str = "") -> Translator:
     """A Hugging Face model (``HFSeq2Seq``) and its tokenizer as a ``Translator``, with what
     the model's configs say (``model_info``); ``where``: the folder it was read from (a
@@ -73,10 +73,11 @@ def build_translator(model: HFSeq2Seq, tokenizer, card: dict, name: str = "",
     piece_labels = PieceLabels(tokenizer, lock)
     lang_ids = languages(tokenizer)
     generation = model.hf.generation_config
-    info = model_info(model, card, vocab, tuple(lang_ids), where or name)
+    info = model_info(model, card, vocab, languages=tuple(lang_ids), name=where or name)
+    shared = dict(tokenizer=tokenizer, lock=lock, vocab=vocab, piece_labels=piece_labels)
     return Translator(
-        model=model, source_side=HFSource(tokenizer, lock, vocab, piece_labels, c.eos_id),
-        target=HFTarget(vocab, c, tokenizer, lock, piece_labels, generation, lang_ids),
+        model=model, source_side=HFSource(**shared, eos_id=c.eos_id),
+        target=HFTarget(**shared, config=c, generation=generation, lang_ids=lang_ids),
         internals=HFInternals(model, vocab), info=info, card=card, name=name)
 
 
@@ -93,7 +94,7 @@ def pair_of(name: str) -> tuple[str, str]:
 OPUS_PAIR = re.compile(r"opus-mt-([a-z]{2,3})-([a-z]{2,3})")
 
 
-def model_info(model: HFSeq2Seq, card: dict, vocab: TokenizerTable,
+def model_info(model: HFSeq2Seq, card: dict, vocab: TokenizerTable, *,
                languages: tuple[str, ...], name: str = "") -> ModelInfo:
     """What the model's configs say: its family and positions (``FAMILIES``), languages
     (a multilingual model's codes; an OPUS-MT model's pair from its ``name``,

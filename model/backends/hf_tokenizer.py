@@ -95,7 +95,7 @@ class HFSource:
             the Hugging Face tokenizer (called under the lock).
     """
 
-    def __init__(self, tokenizer, lock: threading.RLock, vocab: TokenizerTable,
+    def __init__(self, *, tokenizer, lock: threading.RLock, vocab: TokenizerTable,
                  piece_labels: PieceLabels, eos_id: int) -> None:
         self.vocab, self.tokenizer = vocab, tokenizer
         self._lock, self._piece_labels = lock, piece_labels
@@ -172,7 +172,7 @@ class HFTarget:
         vocab: the tokenizer's ``TokenizerTable``.
     """
 
-    def __init__(self, vocab: TokenizerTable, config: TransformerConfig, tokenizer,
+    def __init__(self, *, vocab: TokenizerTable, config: TransformerConfig, tokenizer,
                  lock: threading.RLock, piece_labels: PieceLabels, generation,
                  lang_ids: dict[str, int]) -> None:
         self.vocab, self._config = vocab, config
