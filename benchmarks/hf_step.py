@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))  # run as a script from anywhere
 
 from model.backends.hf import HFSeq2Seq  # noqa: E402
 from model.backends.hf_load import _our_config  # noqa: E402
-from model.decoding import DecodeTrace, greedy_decode  # noqa: E402
+from model.decoding import DecodeTrace, GenerationSettings, greedy_decode  # noqa: E402
 
 # Helsinki-NLP/opus-mt-en-zh's config: vocab 65,001, pad = decoder start = 65000, eos = 0, giving
 # its 77.9 M parameters (58,101, MarianConfig's default, is another opus-mt pair's: 74.4 M).
@@ -93,8 +93,8 @@ def variants(hf, ours: HFSeq2Seq, src: torch.Tensor) -> dict[str, Callable[[], o
     common = {"attention_mask": mask, "do_sample": False, "num_beams": 1,
               "min_new_tokens": NEW_TOKENS, "max_new_tokens": NEW_TOKENS}
     return {
-        "ours": lambda: greedy_decode(ours, src, NEW_TOKENS, logits_processor=ban_eos,
-                                      tgt_itos=itos),
+        "ours": lambda: greedy_decode(ours, src, GenerationSettings(max_new_tokens=NEW_TOKENS),
+                                      [ban_eos], tgt_itos=itos),
         "generate": lambda: hf.generate(src, output_attentions=True, output_scores=True,
                                         return_dict_in_generate=True, **common),
         "floor": lambda: hf.generate(src, **common),

@@ -13,7 +13,7 @@ def saved(tmp_path, tiny_model):
     src = Vocab([*SPECIALS, *[f"w{i}" for i in range(16)]])
     tgt = Vocab([*SPECIALS, *[chr(0x4E00 + i) for i in range(20)]])
     folder = tmp_path / "tiny"
-    save_checkpoint(folder, tiny_model, src, tgt, {"task": "none", "seed": 0})
+    save_checkpoint(folder, tiny_model, src, tgt, card={"task": "none", "seed": 0})
     return folder
 
 
@@ -90,7 +90,7 @@ def test_float16_weights_load_as_float32_parameters(tmp_path, tiny_model):
     half = copy.deepcopy(tiny_model).half()
     src = Vocab([*SPECIALS, *[f"w{i}" for i in range(16)]])
     tgt = Vocab([*SPECIALS, *[chr(0x4E00 + i) for i in range(20)]])
-    save_checkpoint(tmp_path / "half", half, src, tgt, {"task": "none", "seed": 0})
+    save_checkpoint(tmp_path / "half", half, src, tgt, card={"task": "none", "seed": 0})
     model = load_checkpoint(tmp_path / "half").model
     for k, v in half.state_dict().items():
         assert model.state_dict()[k].dtype == torch.float32, k
@@ -110,7 +110,7 @@ def test_a_model_with_its_own_head_width_round_trips(tmp_path):
     model = Transformer(config)
     src = Vocab([*SPECIALS, *[f"w{i}" for i in range(16)]])
     tgt = Vocab([*SPECIALS, *[chr(0x4E00 + i) for i in range(20)]])
-    save_checkpoint(tmp_path / "m", model, src, tgt, {"task": "none", "seed": 0})
+    save_checkpoint(tmp_path / "m", model, src, tgt, card={"task": "none", "seed": 0})
     assert json.loads((tmp_path / "m" / "config.json").read_text())["head_dim"] == 6
     loaded = load_checkpoint(tmp_path / "m").model
     assert loaded.config == config
@@ -124,7 +124,7 @@ def test_a_model_with_its_own_head_width_round_trips(tmp_path):
     for kind, maps in (("encoder", trace.encoder_attentions),
                        ("cross", trace.cross_attentions)):
         for head in range(4):
-            hi = head_internals(tr, trace, kind, 0, head)
+            hi = head_internals(tr, trace, kind, layer=0, head=head)
             assert hi.d_k == 6 and hi.q.shape[1] == 6
             torch.testing.assert_close(torch.from_numpy(hi.weights),
                                        torch.from_numpy(maps[0, head]), atol=1e-6, rtol=0)

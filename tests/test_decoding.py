@@ -11,7 +11,7 @@ from model.decoding.settings import BOUNDS
 
 def test_stepwise_attentions_equal_one_teacher_forced_pass(tiny_model):
     src = torch.tensor([[5, 6, 7, 8, 3]])
-    res = greedy_decode(tiny_model, src, max_new_tokens=12)
+    res = greedy_decode(tiny_model, src, GenerationSettings(max_new_tokens=12))
     T = len(res.tgt_ids) - 1
     assert res.decoder_attentions.shape == (2, 4, T, T)
     assert res.cross_attentions.shape == (2, 4, T, 5)
@@ -30,7 +30,8 @@ def test_stepwise_attentions_equal_one_teacher_forced_pass(tiny_model):
 
 
 def test_stepwise_maps_are_lower_triangular_and_rows_sum_to_one(tiny_model):
-    res = greedy_decode(tiny_model, torch.tensor([[4, 9, 3]]), max_new_tokens=8)
+    res = greedy_decode(tiny_model, torch.tensor([[4, 9, 3]]),
+                        GenerationSettings(max_new_tokens=8))
     d = res.decoder_attentions
     T = d.shape[-1]
     assert np.all(d[..., np.triu_indices(T, 1)[0], np.triu_indices(T, 1)[1]] == 0)
@@ -43,18 +44,21 @@ def test_batched_greedy_equals_one_at_a_time_with_padding(tiny_model):
     sentences = [[5, 6, 7, 3], [9, 3], [4, 4, 8, 10, 11, 3]]
     S = max(map(len, sentences))
     batch = torch.tensor([s + [0] * (S - len(s)) for s in sentences])
-    batched = greedy_batch(tiny_model, batch, max_new_tokens=10).outputs(eos_id=3)
+    batched = greedy_batch(tiny_model, batch, GenerationSettings(max_new_tokens=10)
+                           ).outputs(eos_id=3)
     for s, got in zip(sentences, batched, strict=True):
-        alone = greedy_decode(tiny_model, torch.tensor([s]), max_new_tokens=10).tgt_ids[1:]
+        alone = greedy_decode(tiny_model, torch.tensor([s]),
+                              GenerationSettings(max_new_tokens=10)).tgt_ids[1:]
         expected = [int(i) for i in alone if i != 3]
         assert got == expected[: len(got)] and len(got) == len(expected)
 
 
 def test_greedy_rejects_bad_arguments(tiny_model):
     with pytest.raises(ValueError):
-        greedy_decode(tiny_model, torch.tensor([[4, 3], [5, 3]]), 5)
+        greedy_decode(tiny_model, torch.tensor([[4, 3], [5, 3]]),
+                      GenerationSettings(max_new_tokens=5))
     with pytest.raises(ValueError):
-        greedy_decode(tiny_model, torch.tensor([[4, 3]]), 0)
+        greedy_decode(tiny_model, torch.tensor([[4, 3]]), GenerationSettings(max_new_tokens=0))
 
 
 def test_top_k_step_orders_and_measures_entropy():
@@ -117,8 +121,8 @@ def test_one_beam_equals_greedy(tiny_model, src):
     from model.decoding import beam_search
 
     src = torch.tensor([src])
-    greedy = greedy_decode(tiny_model, src, max_new_tokens=12)
-    beam = beam_search(tiny_model, src, num_beams=1, max_new_tokens=12)
+    greedy = greedy_decode(tiny_model, src, GenerationSettings(max_new_tokens=12))
+    beam = beam_search(tiny_model, src, GenerationSettings(num_beams=1, max_new_tokens=12))
     assert list(beam.hypotheses[0].ids) == list(greedy.tgt_ids[1:])
     expected_logprob = float(np.log(greedy.step_probs[np.arange(len(greedy.step_probs)),
                                                       greedy.tgt_ids[1:]]).sum())
@@ -129,7 +133,8 @@ def test_beam_search_records_are_consistent(tiny_model):
     from model.decoding import beam_search, run_decoder
 
     src = torch.tensor([[5, 6, 7, 8, 3]])
-    res = beam_search(tiny_model, src, num_beams=4, max_new_tokens=10, length_penalty=0.7)
+    res = beam_search(tiny_model, src, GenerationSettings(num_beams=4, max_new_tokens=10,
+                                                         length_penalty=0.7))
     assert 1 <= len(res.hypotheses) <= 4
     scores = [h.score for h in res.hypotheses]
     assert scores == sorted(scores, reverse=True)
@@ -143,7 +148,8 @@ def test_beam_search_records_are_consistent(tiny_model):
         previous_kept = len(kept) or previous_kept
     # Each hypothesis' log-probability is what the model gives its tokens (teacher forced).
     for h in res.hypotheses:
-        forced = run_decoder(tiny_model, src, len(h.ids), None, h.ids)
+        forced = run_decoder(tiny_model, src, GenerationSettings(max_new_tokens=len(h.ids)),
+                             forced=h.ids)
         lp = np.log(forced.step_probs[np.arange(len(h.ids)), list(h.ids)]).sum()
         assert h.logprob == pytest.approx(float(lp), abs=1e-4)
         assert h.score == pytest.approx(h.logprob / len(h.ids) ** 0.7)
@@ -154,20 +160,24 @@ def test_beam_search_rejects_bad_width(tiny_model):
 
     for n in (0, 9):
         with pytest.raises(ValueError, match="num_beams"):
-            beam_search(tiny_model, torch.tensor([[5, 3]]), n, 5)
+            beam_search(tiny_model, torch.tensor([[5, 3]]),
+                        GenerationSettings(num_beams=n, max_new_tokens=5))
 
 
 def test_sampling_is_reproducible_and_zero_temperature_is_greedy(tiny_model):
     from model.decoding import sample_decode
 
     src = torch.tensor([[5, 6, 7, 8, 3]])
-    a = sample_decode(tiny_model, src, 12, temperature=1.0, seed=3)
-    b = sample_decode(tiny_model, src, 12, temperature=1.0, seed=3)
+    warm = GenerationSettings(do_sample=True, max_new_tokens=12, temperature=1.0, seed=3)
+    a = sample_decode(tiny_model, src, warm)
+    b = sample_decode(tiny_model, src, warm)
     assert list(a.tgt_ids) == list(b.tgt_ids)
-    others = {tuple(sample_decode(tiny_model, src, 12, seed=s).tgt_ids) for s in range(8)}
+    others = {tuple(sample_decode(tiny_model, src, warm.replace(seed=s)).tgt_ids)
+              for s in range(8)}
     assert len(others) > 1  # an untrained model's distribution is flat: seeds differ
-    cold = sample_decode(tiny_model, src, 12, temperature=1e-6, seed=5)
-    assert list(cold.tgt_ids) == list(greedy_decode(tiny_model, src, 12).tgt_ids)
+    cold = sample_decode(tiny_model, src, warm.replace(temperature=1e-6, seed=5))
+    greedy = greedy_decode(tiny_model, src, GenerationSettings(max_new_tokens=12))
+    assert list(cold.tgt_ids) == list(greedy.tgt_ids)
 
 
 def test_sampling_distribution_top_k_top_p():
@@ -189,17 +199,18 @@ def test_forced_prefix_is_kept_and_continued(tiny_model):
     from model.decoding import run_decoder
 
     src = torch.tensor([[5, 6, 7, 8, 3]])
-    res = greedy_decode(tiny_model, src, 12, forced=[9, 10])
+    res = greedy_decode(tiny_model, src, GenerationSettings(max_new_tokens=12), forced=[9, 10])
     assert list(res.tgt_ids[1:3]) == [9, 10] and res.n_forced == 2
-    teacher = run_decoder(tiny_model, src, 12, None, [9, 10, 11])
+    teacher = run_decoder(tiny_model, src, GenerationSettings(max_new_tokens=12),
+                          forced=[9, 10, 11])
     assert list(teacher.tgt_ids) == [2, 9, 10, 11] and teacher.step_probs.shape[0] == 3
 
 
 def test_hypothesis_end_points_at_its_last_token(tiny_model):
     from model.decoding import beam_search
 
-    res = beam_search(tiny_model, torch.tensor([[5, 6, 7, 8, 3]]), num_beams=3,
-                      max_new_tokens=6)
+    res = beam_search(tiny_model, torch.tensor([[5, 6, 7, 8, 3]]),
+                      GenerationSettings(num_beams=3, max_new_tokens=6))
     for h in res.hypotheses:
         t, rank = h.end
         cand = res.steps[t][rank]
@@ -256,14 +267,14 @@ def test_repetition_penalty_off_and_bad_values():
     from model.decoding import for_settings, repetition_penalty
 
     assert repetition_penalty(1.0) is None
-    assert for_settings(GenerationSettings()) is None
+    assert for_settings(GenerationSettings()) == []
     for bad in (0.0, -2.0, float("inf"), float("nan")):
         with pytest.raises(ValueError, match="penalty"):
             repetition_penalty(bad)
 
 
-def test_chain_applies_in_order_and_skips_none():
-    from model.decoding import chain
+def test_processors_apply_in_order():
+    from model.decoding import apply
 
     def add(x):
         return lambda t, logp, ids: logp + x
@@ -272,6 +283,36 @@ def test_chain_applies_in_order_and_skips_none():
         return logp * 2
 
     logp, ids = torch.zeros(1, 3), torch.zeros(1, 1, dtype=torch.long)
-    assert chain(None, None) is None
-    assert torch.equal(chain(add(1), None, double)(0, logp, ids), torch.full((1, 3), 2.0))
-    assert torch.equal(chain(double, add(1))(0, logp, ids), torch.full((1, 3), 1.0))
+    assert apply([], 0, logp, ids) is logp
+    assert torch.equal(apply([add(1), double], 0, logp, ids), torch.full((1, 3), 2.0))
+    assert torch.equal(apply([double, add(1)], 0, logp, ids), torch.full((1, 3), 1.0))
+
+
+def test_every_strategy_applies_the_settings_processors(tiny_model):
+    """``no_repeat_ngram_size=1`` bans every token already in the decoder input: each
+    strategy, given only the settings, produces no token twice (nor the start token)."""
+    from model.decoding import beam_search, sample_decode
+
+    src = torch.tensor([[5, 6, 7, 8, 3]])
+    s = GenerationSettings(max_new_tokens=12, no_repeat_ngram_size=1)
+    outputs = [list(greedy_decode(tiny_model, src, s).tgt_ids),
+               list(sample_decode(tiny_model, src, s.replace(do_sample=True, seed=1)).tgt_ids),
+               [2, *beam_search(tiny_model, src, s.replace(num_beams=3)).hypotheses[0].ids],
+               [2, *greedy_batch(tiny_model, src, s).generated[0]]]
+    for ids in outputs:
+        assert len(ids) == len(set(ids)) > 1
+
+
+def test_one_argument_check_for_every_strategy(tiny_model):
+    from model.decoding import beam_search, check_arguments, run_decoder
+
+    src = torch.tensor([[5, 6, 3]])
+    limit = tiny_model.config.max_len - 1
+    assert check_arguments(tiny_model, src, GenerationSettings()) == limit
+    for strategy in (greedy_decode, beam_search, run_decoder, greedy_batch):
+        with pytest.raises(TypeError):
+            strategy(tiny_model, src, 5)
+        with pytest.raises(ValueError, match="max_new_tokens"):
+            strategy(tiny_model, src, GenerationSettings(max_new_tokens=limit + 1))
+    with pytest.raises(ValueError, match="forced"):
+        run_decoder(tiny_model, src, GenerationSettings(max_new_tokens=2), forced=[5, 6, 7])

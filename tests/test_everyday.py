@@ -19,7 +19,7 @@ from model import InputError
 from model.analysis.words import group_attention
 from model.backends.load import PRETRAINED_DIR
 from model.core.checkpoint import WEIGHTS, sha256_file
-from model.decoding import greedy_batch
+from model.decoding import GenerationSettings, greedy_batch
 from model.tasks import en_zh
 from model.training.recipes import RECIPES
 
@@ -63,7 +63,8 @@ def test_grammar_test_split_exact_match(everyday):
     src = [everyday.source(" ".join(p.src)).ids.tolist() for p in test]
     S = max(map(len, src))
     ids = torch.tensor([s + [0] * (S - len(s)) for s in src])
-    out = greedy_batch(everyday.model, ids, 40).outputs(everyday.config.eos_id)
+    out = greedy_batch(everyday.model, ids, GenerationSettings(max_new_tokens=40)
+                       ).outputs(everyday.config.eos_id)
     hyps = ["".join(everyday.target.vocab.decode(o)) for o in out]
     exact = np.mean([h == "".join(p.tgt) for h, p in zip(hyps, test, strict=True)])
     assert exact >= 0.9, exact

@@ -171,7 +171,7 @@ def test_head_internals_equal_the_models_weights(tiny):
     for kind in ATTENTION_KINDS:
         for layer in range(maps[kind].shape[0]):
             for head in range(maps[kind].shape[1]):
-                hi = head_internals(tr, trace, kind, layer, head)
+                hi = head_internals(tr, trace, kind, layer=layer, head=head)
                 assert hi.d_k == Dh and hi.q.shape[1] == hi.k.shape[1] == hi.v.shape[1] == Dh
                 assert hi.w_q.shape == (tr.config.d_model, Dh)
                 np.testing.assert_allclose(hi.weights, maps[kind][layer, head], atol=ATOL)
@@ -213,7 +213,7 @@ def test_hooks_are_removed_and_scoped_to_the_request(tiny):
 
     before = hooks()
     trace = tr.generate(SENTENCES[0], max_new_tokens=4)
-    head_internals(tr, trace, "cross", 0, 0)
+    head_internals(tr, trace, "cross", layer=0, head=0)
     assert hooks() == before
     q_proj = getattr(*tr.model.attention("encoder", 0)[0:1], tr.model.attention("encoder", 0)[1][0])
     with recording({"q": q_proj}) as seen:

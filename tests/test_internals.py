@@ -70,7 +70,7 @@ def _model_pass(translator, trace):
 @pytest.mark.parametrize("kind", ATTENTION_KINDS)
 @pytest.mark.parametrize("layer,head", [(0, 0), (1, 5), (2, 7)])
 def test_head_weights_equal_the_models_attention(en_zh, why_trace, kind, layer, head):
-    hi = head_internals(en_zh, why_trace, kind, layer, head)
+    hi = head_internals(en_zh, why_trace, kind, layer=layer, head=head)
     np.testing.assert_allclose(hi.weights, _trace_map(why_trace, kind)[layer, head],
                                atol=1e-6, rtol=0)
     S, T = len(why_trace.src_tokens), len(why_trace.decoder_input_tokens)
@@ -105,7 +105,7 @@ def test_head_weights_equal_the_models_attention(en_zh, why_trace, kind, layer, 
 def test_head_scores_and_output_equal_multihead_attention(en_zh, why_trace, kind):
     enc, dec = _model_pass(en_zh, why_trace)
     for layer, head in ((0, 2), (2, 4)):
-        hi = head_internals(en_zh, why_trace, kind, layer, head)
+        hi = head_internals(en_zh, why_trace, kind, layer=layer, head=head)
         if kind == "encoder":
             attn, x = enc.layers[layer].self_attention, enc.layers[layer].self_attention_input
         elif kind == "decoder":
@@ -132,14 +132,14 @@ def test_context_heads_concatenated_and_projected_give_the_output(en_zh, why_tra
 
 
 def test_encoder_layer_zero_input_is_embedding_plus_positions(en_zh, why_trace):
-    hi = head_internals(en_zh, why_trace, "encoder", 0, 0)
+    hi = head_internals(en_zh, why_trace, "encoder", layer=0, head=0)
     parts = embedding_parts(en_zh, why_trace.src_tokens, "source")
     np.testing.assert_array_equal(hi.x_query, parts.total)  # post-LN: x itself
 
 
 def test_head_query_keeps_one_row(en_zh, why_trace):
-    full = head_internals(en_zh, why_trace, "cross", 1, 3)
-    one = head_internals(en_zh, why_trace, "cross", 1, 3, query=4)
+    full = head_internals(en_zh, why_trace, "cross", layer=1, head=3)
+    one = head_internals(en_zh, why_trace, "cross", layer=1, head=3, query=4)
     assert one.query_tokens == (why_trace.decoder_input_tokens[4],)
     assert one.query_positions.tolist() == [4] and one.weights.shape == (1, 6)
     np.testing.assert_array_equal(one.weights[0], full.weights[4])
@@ -155,13 +155,14 @@ def test_head_query_keeps_one_row(en_zh, why_trace):
 ])
 def test_head_internals_rejects_bad_choices(en_zh, why_trace, args):
     with pytest.raises(InputError):
-        head_internals(en_zh, why_trace, *args)
+        kind, layer, head = args
+        head_internals(en_zh, why_trace, kind, layer=layer, head=head)
 
 
 @pytest.mark.parametrize("kind,query", [("encoder", 6), ("decoder", 9), ("cross", -1)])
 def test_head_internals_rejects_a_query_outside_the_sentence(en_zh, why_trace, kind, query):
     with pytest.raises(InputError):
-        head_internals(en_zh, why_trace, kind, 0, 0, query=query)
+        head_internals(en_zh, why_trace, kind, layer=0, head=0, query=query)
 
 
 def _tiny_translator(norm_first: bool) -> Translator:
@@ -184,7 +185,7 @@ def test_head_internals_follow_pre_and_post_layer_norm(norm_first):
     enc, dec = _model_pass(tiny, trace)
     for kind in ATTENTION_KINDS:
         for layer in (0, 1):
-            hi = head_internals(tiny, trace, kind, layer, 1)
+            hi = head_internals(tiny, trace, kind, layer=layer, head=1)
             np.testing.assert_allclose(hi.weights, _trace_map(trace, kind)[layer, 1],
                                        atol=1e-6, rtol=0)
     # Pre-LN: the self-attention sees LayerNorm(x), not the residual stream x.
@@ -192,7 +193,7 @@ def test_head_internals_follow_pre_and_post_layer_norm(norm_first):
         [trace.src_ids.tolist()])))
     with torch.inference_mode():
         expected = tiny.model.encoder_layers[0].sublayer1.norm(x0) if norm_first else x0
-    hi = head_internals(tiny, trace, "encoder", 0, 0)
+    hi = head_internals(tiny, trace, "encoder", layer=0, head=0)
     np.testing.assert_allclose(hi.x_query, expected[0].detach().numpy(), atol=1e-6)
 
 
@@ -334,7 +335,7 @@ def test_positional_experiments_change_the_model_but_stay_finite(en_zh, why_trac
         trace.encoder_attentions, why_trace.encoder_attentions, atol=1e-3)
     assert differs
     # The head view replays the experiment recorded in the trace.
-    hi = head_internals(en_zh, trace, "cross", 2, 0)
+    hi = head_internals(en_zh, trace, "cross", layer=2, head=0)
     np.testing.assert_allclose(hi.weights, trace.cross_attentions[2, 0], atol=1e-6, rtol=0)
 
 
@@ -372,7 +373,7 @@ def test_experiments_with_beam_search_and_sampling(en_zh):
     for kwargs in (dict(num_beams=3), dict(do_sample=True, seed=1)):
         trace = en_zh.generate(WHY, positional="shuffled", **kwargs)
         assert np.isfinite(trace.cross_attentions).all()
-        hi = head_internals(en_zh, trace, "decoder", 1, 1)
+        hi = head_internals(en_zh, trace, "decoder", layer=1, head=1)
         np.testing.assert_allclose(hi.weights, trace.decoder_attentions[1, 1], atol=1e-6)
 
 
@@ -439,7 +440,7 @@ def test_embedding_parts_add_up(en_zh, why_trace, side, mode):
     # The encoder's first layer receives exactly this in the decode with the same experiment.
     if side == "source":
         trace = en_zh.generate(WHY, positional=mode, positional_seed=2, max_new_tokens=1)
-        hi = head_internals(en_zh, trace, "encoder", 0, 0)
+        hi = head_internals(en_zh, trace, "encoder", layer=0, head=0)
         np.testing.assert_array_equal(hi.x_query, parts.total)
 
 

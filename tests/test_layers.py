@@ -120,7 +120,7 @@ def test_encoder_layer_equals_torch_transformer_encoder_layer(norm_first):
     from model.core.layers import EncoderLayer
 
     torch.manual_seed(2)
-    ours = EncoderLayer(32, 4, 64, 0.0, norm_first).eval()
+    ours = EncoderLayer(32, 4, 64, 0.0, norm_first=norm_first).eval()
     ref = nn.TransformerEncoderLayer(32, 4, 64, 0.0, batch_first=True,
                                      norm_first=norm_first).eval()
     _copy_mha(ours.self_attn, ref.self_attn)
@@ -138,7 +138,7 @@ def test_decoder_layer_equals_torch_transformer_decoder_layer(norm_first):
     from model.core.layers import DecoderLayer
 
     torch.manual_seed(3)
-    ours = DecoderLayer(32, 4, 64, 0.0, norm_first).eval()
+    ours = DecoderLayer(32, 4, 64, 0.0, norm_first=norm_first).eval()
     ref = nn.TransformerDecoderLayer(32, 4, 64, 0.0, batch_first=True,
                                      norm_first=norm_first).eval()
     _copy_mha(ours.self_attn, ref.self_attn)

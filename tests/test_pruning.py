@@ -122,7 +122,7 @@ def test_a_damaged_heldout_file_is_refused_naming_the_line(tmp_path, content, ma
 
 @pytest.mark.parametrize("family", ["ours", "marian", "t5"])
 def test_cached_batch_decoding_gives_the_same_tokens(small, family, tmp_path_factory):
-    from model.decoding import greedy_batch, pad_rows
+    from model.decoding import GenerationSettings, greedy_batch, pad_rows
     from testkit.hf_tiny import sentence_pairs, tiny_folder
 
     tr = small if family == "ours" else load_pretrained(tiny_folder(family, tmp_path_factory))
@@ -130,6 +130,7 @@ def test_cached_batch_decoding_gives_the_same_tokens(small, family, tmp_path_fac
              else [src for src, _ in sentence_pairs()[:6]])
     src = pad_rows([tr.source(x).ids.tolist() for x in texts],
                    tr.config.pad_id)
-    runs = [greedy_batch(tr.model, src, 12, tr.target.processor(12), use_cache=cache)
+    runs = [greedy_batch(tr.model, src, GenerationSettings(max_new_tokens=12),
+                         tr.target.processors(12), use_cache=cache)
             for cache in (False, True)]
     assert runs[0].generated == runs[1].generated

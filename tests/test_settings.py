@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
 from hypothesis import given
 from hypothesis import strategies as st
 
 from model import GenerationSettings, InputError
-from model.decoding import logits_processor_for
+from model.decoding import for_settings
 from model.decoding.settings import BOUNDS, STRATEGIES
 
 BAD = [
@@ -139,13 +140,11 @@ def test_resolved_fills_only_what_is_left_to_the_model(max_new, early, default_m
     assert r.resolved(1, not default_early) == r  # resolving twice changes nothing
 
 
-def test_the_processor_chain_needs_resolved_settings():
-    class Target:
-        def processor(self, max_new_tokens, tgt_lang):
-            return None
-
-    with pytest.raises(ValueError):
-        logits_processor_for(GenerationSettings(), Target())
-    assert logits_processor_for(GenerationSettings().resolved(5, True), Target()) is None
-    assert logits_processor_for(GenerationSettings(repetition_penalty=1.5).resolved(5, True),
-                                Target()) is not None
+def test_the_settings_ask_for_their_processors_in_generate_order():
+    assert for_settings(GenerationSettings()) == []
+    assert len(for_settings(GenerationSettings(repetition_penalty=1.5))) == 1
+    both = for_settings(GenerationSettings(repetition_penalty=1.5, no_repeat_ngram_size=2))
+    logp = torch.tensor([[-1.0, -2.0, -3.0]])
+    ids = torch.tensor([[0, 1, 0]])  # 0 1 0: "0 1" would repeat; 0 and 1 already seen
+    out = both[1](2, both[0](2, logp, ids), ids)
+    assert out[0, 1] == float("-inf") and out[0, 0] == -1.5 and out[0, 2] == -3.0

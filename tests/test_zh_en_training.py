@@ -50,7 +50,7 @@ def test_init_reversed_puts_each_language_where_it_is_read(tmp_path):
 
     old = tiny(50, 30)
     save_checkpoint(tmp_path / "old", old, Vocab.build(f"e{i}" for i in range(46)),
-                    Vocab.build(f"z{i}" for i in range(26)), {"name": "old"})
+                    Vocab.build(f"z{i}" for i in range(26)), card={"name": "old"})
     new = tiny(30, 50)
     reverse_init.init_reversed(new, tmp_path / "old")
     o = old.state_dict()
@@ -73,7 +73,7 @@ def test_init_reversed_refuses_other_sizes(tmp_path):
     from model.core.checkpoint import save_checkpoint
 
     save_checkpoint(tmp_path / "old", tiny(50, 30), Vocab.build(f"e{i}" for i in range(46)),
-                    Vocab.build(f"z{i}" for i in range(26)), {"name": "old"})
+                    Vocab.build(f"z{i}" for i in range(26)), card={"name": "old"})
     with pytest.raises(ValueError, match="cannot start from"):
         reverse_init.init_reversed(tiny(31, 50), tmp_path / "old")
 

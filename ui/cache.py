@@ -141,7 +141,8 @@ def head_internals(trace_id: tuple, kind: str, layer: int, head: int, *, _trace:
                    ) -> internals.HeadInternals:
     """``internals.head_internals`` of one head of ``_trace`` (whose ``trace_key`` is
     ``trace_id``): one teacher-forced pass per model, trace and head, not per step."""
-    return internals.head_internals(load_model(*trace_id[0]), _trace, kind, layer, head)
+    return internals.head_internals(load_model(*trace_id[0]), _trace, kind, layer=layer,
+                                    head=head)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

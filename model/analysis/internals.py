@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ..backends.records import EmbeddingParts, to_numpy
+from ..backends.records import EmbeddingParts, HeadInputs, SourceSentence, to_numpy
 from ..backends.translator import Translator
 from ..core.config import ATTENTION_KINDS
 from ..core.layers import masked_softmax
@@ -31,7 +31,7 @@ from ..core.masks import (
     padding_mask,
     subsequent_mask,
 )
-from ..decoding import DecodeTrace, greedy_batch, pad_rows
+from ..decoding import BatchGreedy, DecodeTrace, GenerationSettings, greedy_batch, pad_rows
 from ..decoding.settings import check
 from ..errors import InputError
 
@@ -126,7 +126,7 @@ class HeadInternals:
     position_bias: np.ndarray | None = None
 
 
-def head_internals(translator: Translator, trace: DecodeTrace, kind: str, layer: int,
+def head_internals(translator: Translator, trace: DecodeTrace, kind: str, *, layer: int,
                    head: int, query: int | None = None) -> HeadInternals:
     """Recompute one head of one attention sublayer, step by step, for a decoded sentence.
 
@@ -170,23 +170,35 @@ def head_internals(translator: Translator, trace: DecodeTrace, kind: str, layer:
         query = _check_index("query", query, len(query_tokens))
         rows = slice(query, query + 1)
     with torch.inference_mode():
-        x_q, x_k, linears, scaling, bias = translator.head_inputs(trace, kind, layer, head)
+        inputs = translator.head_inputs(trace, kind, layer=layer, head=head)
         mask = torch.from_numpy(
             translator.mask_views(list(src_tokens), list(dec_tokens))[kind])  # (Tq, Tk)
-        return _head_record(kind, layer, head, query_tokens, key_tokens, rows, x_q, x_k,
-                            linears, c.head_dim, scaling, bias, mask)
+        which = _Head(kind, layer, head, c.head_dim, query_tokens, key_tokens, rows)
+        return _head_record(which, inputs, mask)
 
 
-def _head_record(kind: str, layer: int, head: int, query_tokens, key_tokens, rows: slice,
-                 x_q: torch.Tensor, x_k: torch.Tensor, linears, head_dim: int,
-                 scaling: float, bias: torch.Tensor | None, mask: torch.Tensor
-                 ) -> HeadInternals:
+@dataclass(frozen=True)
+class _Head:
+    """Which head ``head_internals`` recomputes: its sublayer's kind, the layer and head
+    (0-based), Dh (``config.head_dim``, the per-head width: not D / H for T5 v1.1's
+    d_kv), the query and key labels and the query rows kept."""
+
+    kind: str
+    layer: int
+    head: int
+    head_dim: int
+    query_tokens: tuple[str, ...]
+    key_tokens: tuple[str, ...]
+    rows: slice
+
+
+def _head_record(which: _Head, inputs: HeadInputs, mask: torch.Tensor) -> HeadInternals:
     """One head recomputed from its sublayer's inputs x_q (Tq, D), x_k (Tk, D) and the
-    layer's own q/k/v projections (``nn.Linear``, D -> H * Dh with Dh = ``head_dim``, the
-    config's per-head width, not D / H: T5 v1.1's d_kv): scores = Q K^T * scaling (+ bias),
-    the mask (Tq, Tk, True = blocked), ``masked_softmax``, weights @ V."""
-    q_lin, k_lin, v_lin = linears
-    Dh = head_dim
+    layer's own q/k/v projections (``nn.Linear``, D -> H * Dh): scores = Q K^T * scaling
+    (+ bias), the mask (Tq, Tk, True = blocked), ``masked_softmax``, weights @ V."""
+    x_q, x_k, (q_lin, k_lin, v_lin), scaling, bias = inputs
+    head, rows, query_tokens = which.head, which.rows, which.query_tokens
+    Dh = which.head_dim
     cols = slice(head * Dh, (head + 1) * Dh)  # this head's slice of the projections
     q = q_lin(x_q)[:, cols]  # (Tq, Dh)
     k = k_lin(x_k)[:, cols]  # (Tk, Dh)
@@ -205,8 +217,9 @@ def _head_record(kind: str, layer: int, head: int, query_tokens, key_tokens, row
     (w_q, b_q), (w_k, b_k), (w_v, b_v) = proj(q_lin), proj(k_lin), proj(v_lin)
     positions = np.arange(len(query_tokens), dtype=np.int64)[rows]
     return HeadInternals(
-        kind=kind, layer=layer, head=head,
-        query_tokens=tuple(query_tokens[i] for i in positions), key_tokens=tuple(key_tokens),
+        kind=which.kind, layer=which.layer, head=head,
+        query_tokens=tuple(query_tokens[i] for i in positions),
+        key_tokens=tuple(which.key_tokens),
         query_positions=positions, d_k=Dh,
         x_query=to_numpy(x_q[rows]), x_key=to_numpy(x_k),
         w_q=w_q, w_k=w_k, w_v=w_v, b_q=b_q, b_k=b_k, b_v=b_v,
@@ -332,60 +345,31 @@ def decode_batch(translator: Translator, texts: Sequence[str],
             message says which), or ``max_new_tokens`` outside ``settings.BOUNDS`` or above
             max_len - 1.
     """
-    c, model = translator.config, translator.model
-    if isinstance(texts, str) or not isinstance(texts, Sequence):
-        raise InputError(f"Give a list of {MIN_BATCH} to {MAX_BATCH} sentences.")
-    if not MIN_BATCH <= len(texts) <= MAX_BATCH:
-        raise InputError(f"Give {MIN_BATCH} to {MAX_BATCH} sentences to decode as a batch; "
-                         f"got {len(texts)}.")
-    sources = []  # each sentence as the model reads it, special tokens included
-    for i, text in enumerate(texts):
-        try:
-            sources.append(translator.source(text))
-        except InputError as exc:
-            raise InputError(f"Sentence {i + 1}: {exc}") from exc
-    rows = [s.ids.tolist() for s in sources]
-    limit = c.max_len - 1
+    c = translator.config
+    sources = _batch_sources(translator, texts)
     if max_new_tokens is None:
         max_new_tokens = translator.info.default_max_new_tokens
-    check("max_new_tokens", max_new_tokens, high=limit)
-    src = pad_rows(rows, c.pad_id)  # (B, S)
-    processor = translator.target.processor(max_new_tokens)  # what generate() applies
+    check("max_new_tokens", max_new_tokens, high=c.max_len - 1)
+    src = pad_rows([s.ids.tolist() for s in sources], c.pad_id)  # (B, S)
+    processors = translator.target.processors(max_new_tokens)  # what generate() applies
     with torch.inference_mode():
-        run = greedy_batch(model, src, max_new_tokens, processor)
-        enc, out, tgt, generated = run.encoder, run.decoder, run.tgt_ids, run.generated
-        T = tgt.size(1)
-        lengths = torch.tensor([len(g) for g in generated])  # (B,) real decoder inputs
-        # Padding by position, not by id: some models start decoding with their <pad> id.
-        is_pad = torch.arange(T)[None, :] >= lengths[:, None]  # (B, T)
-        masks = dict(
-            source_padding_mask=padding_mask(src, c.pad_id),
-            target_padding_mask=is_pad,
-            subsequent_mask=subsequent_mask(T),
-            decoder_mask=decoder_self_attention_mask(is_pad.long(), 1),
-            cross_mask=cross_attention_mask(src, T, c.pad_id),
-        )
-        arrays = dict(
-            encoder_attentions=to_numpy(torch.stack(enc.attentions, dim=1)),  # (B, L, H, S, S)
-            decoder_attentions=to_numpy(torch.stack(out.decoder_attentions, dim=1)),
-            cross_attentions=to_numpy(torch.stack(out.cross_attentions, dim=1)),
-            step_probs=to_numpy(out.logits.float().softmax(-1)),  # (B, T, V)
-        )
-    src_np, tgt_np = src.numpy().copy(), tgt.numpy().copy()
+        run = greedy_batch(translator.model, src, GenerationSettings(
+            max_new_tokens=max_new_tokens), processors)
+        arrays = _batch_arrays(run, c.pad_id)
+    tgt_np, generated = run.tgt_ids.numpy().copy(), run.generated
     vocab_tgt = translator.target.vocab
     pad = vocab_tgt.itos[c.pad_id]  # the <pad> token (one id and spelling on both sides)
-    S = src_np.shape[1]
+    S = src.size(1)
     return BatchTrace(
         texts=tuple(texts),
-        src_ids=src_np,
+        src_ids=src.numpy().copy(),
         src_tokens=tuple((*s.tokens, *[pad] * (S - len(s.tokens))) for s in sources),
         src_labels=tuple((*s.labels, *[pad] * (S - len(s.tokens))) for s in sources),
         tgt_ids=tgt_np,
         tgt_tokens=tuple(tuple(vocab_tgt.decode(row)) for row in tgt_np),
         tgt_labels=tuple(translator.target.labels(row) for row in tgt_np),
-        src_lengths=np.array([len(r) for r in rows], dtype=np.int64),
+        src_lengths=np.array([len(s.ids) for s in sources], dtype=np.int64),
         tgt_lengths=np.array([len(g) for g in generated], dtype=np.int64),
-        **{k: v.numpy().copy() for k, v in masks.items()},
         **arrays,
         output_tokens=tuple(tuple(vocab_tgt.decode(i for i in g if i != c.eos_id))
                             for g in generated),
@@ -393,6 +377,51 @@ def decode_batch(translator: Translator, texts: Sequence[str],
         max_new_tokens=int(max_new_tokens),
         translations=tuple(_text(translator, int(tgt_np[b, 0]), g)
                            for b, g in enumerate(generated)),
+    )
+
+
+def _batch_sources(translator: Translator, texts: Sequence[str]) -> list[SourceSentence]:
+    """Each of 2 to 4 ``texts`` as the model reads it (``Translator.source``).
+
+    Raises:
+        InputError: not a list of 2 to 4 sentences, or a sentence the model refuses (the
+            message says which).
+    """
+    if isinstance(texts, str) or not isinstance(texts, Sequence):
+        raise InputError(f"Give a list of {MIN_BATCH} to {MAX_BATCH} sentences.")
+    if not MIN_BATCH <= len(texts) <= MAX_BATCH:
+        raise InputError(f"Give {MIN_BATCH} to {MAX_BATCH} sentences to decode as a batch; "
+                         f"got {len(texts)}.")
+    sources = []
+    for i, text in enumerate(texts):
+        try:
+            sources.append(translator.source(text))
+        except InputError as exc:
+            raise InputError(f"Sentence {i + 1}: {exc}") from exc
+    return sources
+
+
+def _batch_arrays(run: BatchGreedy, pad_id: int) -> dict[str, np.ndarray]:
+    """The masks and maps of ``BatchTrace`` from a ``greedy_batch`` run over (B, S)
+    sources: the masks (bool, True = blocked), the attention maps (B, L, H, ., .) and
+    ``step_probs`` (B, T, V) of its last pass over the (B, T) decoder inputs."""
+    src, enc, out, T = run.src_ids, run.encoder, run.decoder, run.tgt_ids.size(1)
+    lengths = torch.tensor([len(g) for g in run.generated])  # (B,) real decoder inputs
+    # Padding by position, not by id: some models start decoding with their <pad> id.
+    is_pad = torch.arange(T)[None, :] >= lengths[:, None]  # (B, T)
+    masks = dict(
+        source_padding_mask=padding_mask(src, pad_id),
+        target_padding_mask=is_pad,
+        subsequent_mask=subsequent_mask(T),
+        decoder_mask=decoder_self_attention_mask(is_pad.long(), 1),
+        cross_mask=cross_attention_mask(src, T, pad_id),
+    )
+    return dict(
+        **{k: v.numpy().copy() for k, v in masks.items()},
+        encoder_attentions=to_numpy(torch.stack(enc.attentions, dim=1)),  # (B, L, H, S, S)
+        decoder_attentions=to_numpy(torch.stack(out.decoder_attentions, dim=1)),
+        cross_attentions=to_numpy(torch.stack(out.cross_attentions, dim=1)),
+        step_probs=to_numpy(out.logits.float().softmax(-1)),  # (B, T, V)
     )
 
 
@@ -495,7 +524,7 @@ def pe_similarity(pe: np.ndarray | torch.Tensor) -> np.ndarray:
     return (table @ table.T).astype(np.float32)
 
 
-def embedding_parts(translator: Translator, tokens: Sequence[str], side: str,
+def embedding_parts(translator: Translator, tokens: Sequence[str], side: str, *,
                     positional: str = "normal", positional_seed: int = 0) -> EmbeddingParts:
     """Split the encoder's (``side="source"``) or decoder's (``"target"``) input for a token
     sequence into the scaled token embedding and the positional encoding.
@@ -522,5 +551,6 @@ def embedding_parts(translator: Translator, tokens: Sequence[str], side: str,
     T = len(tokens)
     if not 1 <= T <= c.max_len:
         raise InputError(f"need 1 to {c.max_len} tokens, got {T}")
-    return translator.embedding_parts(tokens, side, positional, positional_seed)  # checks
+    return translator.embedding_parts(tokens, side, positional=positional,  # checks
+                                      positional_seed=positional_seed)
     # the mode and the seed (a Hugging Face model refuses every experiment)

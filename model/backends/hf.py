@@ -62,7 +62,7 @@ FIXED_POSITIONS = ("A Hugging Face model keeps the positions it was trained with
                    "experiments need one of our own models.")
 
 
-def build_translator(model: HFSeq2Seq, tokenizer, card: dict, name: str = "",
+def build_translator(model: HFSeq2Seq, tokenizer, card: dict, *, name: str = "",
                      where: str = "") -> Translator:
     """A Hugging Face model (``HFSeq2Seq``) and its tokenizer as a ``Translator``, with what
     the model's configs say (``model_info``); ``where``: the folder it was read from (a
@@ -73,10 +73,11 @@ def build_translator(model: HFSeq2Seq, tokenizer, card: dict, name: str = "",
     piece_labels = PieceLabels(tokenizer, lock)
     lang_ids = languages(tokenizer)
     generation = model.hf.generation_config
-    info = model_info(model, card, vocab, tuple(lang_ids), where or name)
+    info = model_info(model, card, vocab, languages=tuple(lang_ids), name=where or name)
+    shared = dict(tokenizer=tokenizer, lock=lock, vocab=vocab, piece_labels=piece_labels)
     return Translator(
-        model=model, source_side=HFSource(tokenizer, lock, vocab, piece_labels, c.eos_id),
-        target=HFTarget(vocab, c, tokenizer, lock, piece_labels, generation, lang_ids),
+        model=model, source_side=HFSource(**shared, eos_id=c.eos_id),
+        target=HFTarget(**shared, config=c, generation=generation, lang_ids=lang_ids),
         internals=HFInternals(model, vocab), info=info, card=card, name=name)
 
 
@@ -93,7 +94,7 @@ def pair_of(name: str) -> tuple[str, str]:
 OPUS_PAIR = re.compile(r"opus-mt-([a-z]{2,3})-([a-z]{2,3})")
 
 
-def model_info(model: HFSeq2Seq, card: dict, vocab: TokenizerTable,
+def model_info(model: HFSeq2Seq, card: dict, vocab: TokenizerTable, *,
                languages: tuple[str, ...], name: str = "") -> ModelInfo:
     """What the model's configs say: its family and positions (``FAMILIES``), languages
     (a multilingual model's codes; an OPUS-MT model's pair from its ``name``,
@@ -159,7 +160,7 @@ class HFSeq2Seq:
         return EncoderOutput(out.last_hidden_state, tuple(out.attentions), key_padding_mask)
 
     def decode(self, tgt_ids: torch.Tensor, memory: torch.Tensor,
-               memory_key_padding_mask: torch.Tensor | None = None, past_key_values=None,
+               memory_key_padding_mask: torch.Tensor | None = None, *, past_key_values=None,
                pe_table: None = None) -> DecoderOutput:
         """Run the decoder over ``tgt_ids`` (B, T): all positions (teacher forcing), or with
         the ``cache`` of the previous call only the new ones, as ``generate()`` does.
@@ -285,18 +286,20 @@ class HFInternals:
             bias = module.compute_bias(q_len, k_len)  # (1, H, q_len, k_len)
         return bias[0].float().numpy().copy()
 
-    def head_inputs(self, trace: DecodeTrace, kind: str, layer: int, head: int) -> HeadInputs:
+    def head_inputs(self, trace: DecodeTrace, kind: str, *, layer: int, head: int
+                    ) -> HeadInputs:
         """One head's inputs, recorded by hooks during one teacher-forced pass
         (``hf_hooks.head_inputs``): x_q (Tq, D), x_k (Tk, D), the (q, k, v) projections,
         the scaling and T5's position bias (Tq, Tk) or None."""
-        return hf_hooks.head_inputs(self.model, trace, kind, layer, head, self.relative)
+        return hf_hooks.head_inputs(self.model, trace, kind, layer=layer, head=head,
+                                    relative=self.relative)
 
     def encoder_sublayers(self, trace: DecodeTrace) -> None:
         """None: the sublayers of a Hugging Face model are not taken apart (each family
         names and orders them its own way; the lesson says so)."""
         return None
 
-    def embedding_parts(self, tokens: Sequence[str], side: str, positional: str = "normal",
+    def embedding_parts(self, tokens: Sequence[str], side: str, *, positional: str = "normal",
                         positional_seed: int = 0) -> EmbeddingParts:
         """The scaled token embeddings and the position vectors the model adds for T
         tokens (``hf_hooks.embedding_parts``); a Hugging Face model has no positional
@@ -307,4 +310,4 @@ class HFInternals:
         """
         self.pe_tables(len(tokens), positional, positional_seed)  # refuses experiments
         added = None if self.relative else self.positional_encoding(len(tokens), side)
-        return hf_hooks.embedding_parts(self.model, self.vocab, tokens, side, added)
+        return hf_hooks.embedding_parts(self.model, self.vocab, tokens, side=side, added=added)

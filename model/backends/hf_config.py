@@ -86,7 +86,7 @@ def _integer(where: str, name: str, value, least: int) -> int:
     return value
 
 
-def _required(data: dict, where: str, names: tuple[str, ...], least: int,
+def _required(data: dict, where: str, names: tuple[str, ...], *, least: int,
               meaning: str) -> int:
     name, value = _present(data, names)
     if value is None:
@@ -129,7 +129,8 @@ def config_fields(data: dict, where: str) -> dict:
     model_type = data["model_type"]
     t5 = model_type in RELATIVE
     spec = {**_COMMON, **(_T5_LIKE if t5 else _BART_LIKE)}
-    out: dict = {key: _required(data, where, names, _LEAST.get(key, 1), _MEANING[key])
+    out: dict = {key: _required(data, where, names, least=_LEAST.get(key, 1),
+                                meaning=_MEANING[key])
                  for key, names in spec.items() if not (key == "eos_token_id"
                                                         and isinstance(data.get(key), list))}
     if "eos_token_id" not in out:  # a list of end ids: the app decodes with one
@@ -139,39 +140,9 @@ def config_fields(data: dict, where: str) -> dict:
                                   f"{_short(ids, 30)}; the app stops at a single </s>")
         out["eos_token_id"] = _integer(where, "eos_token_id", ids[0], 0)
     if t5:
-        name, value = _present(data, ("num_decoder_layers",))
-        out["num_decoder_layers"] = (out["num_encoder_layers"] if value is None
-                                     else _integer(where, name, value, 1))
-        out["max_position_embeddings"] = LIMIT  # relative positions: no table
-        proj = data.get("feed_forward_proj", "relu")
-        match = _ACTIVATION.fullmatch(proj) if isinstance(proj, str) else None
-        _check_activation(where, "feed_forward_proj", proj, match and match.group(2))
-        out["gated"] = bool(match.group(1))
-        # transformers derives these two from feed_forward_proj, but a saved value wins
-        act = data.get("dense_act_fn")
-        if act is not None:
-            _check_activation(where, "dense_act_fn", act, act if isinstance(act, str) else None)
-        gated = data.get("is_gated_act")
-        if gated is not None:
-            if not isinstance(gated, bool):
-                raise CheckpointError(f"{where}: is_gated_act must be true or false, got "
-                                      f"{_short(gated, 30)}")
-            out["gated"] = gated
+        _t5_fields(data, where, out)
     else:
-        if out["decoder_heads"] != out["nhead"]:
-            raise CheckpointError(
-                f"{where}: decoder_attention_heads ({out['decoder_heads']}) differs from "
-                f"encoder_attention_heads ({out['nhead']}); the app shows every layer's "
-                "heads side by side and needs one head count")
-        if out["d_model"] % out["nhead"]:
-            raise CheckpointError(
-                f"{where}: d_model ({out['d_model']}) is not a multiple of "
-                f"encoder_attention_heads ({out['nhead']})")
-        out["head_dim"] = out["d_model"] // out["nhead"]
-        act = data.get("activation_function", "gelu")
-        _check_activation(where, "activation_function", act, act if isinstance(act, str)
-                          else None)
-        out["gated"] = False
+        _bart_fields(data, where, out)
     if out["d_model"] % 2:
         raise CheckpointError(f"{where}: d_model ({out['d_model']}) must be even")
     vocab = out["vocab_size"]
@@ -182,6 +153,57 @@ def config_fields(data: dict, where: str) -> dict:
         out[field] = out["pad_token_id"] if value is None else _inside(
             where, field, _integer(where, field, value, 0), vocab)
     return out
+
+
+def _t5_fields(data: dict, where: str, out: dict) -> None:
+    """``config_fields``' T5-family fields, into ``out``: the decoder's layers (default
+    the encoder's), no position table, and the (gated) feed-forward activation.
+
+    Raises:
+        CheckpointError: a field out of range or an activation transformers lacks.
+    """
+    name, value = _present(data, ("num_decoder_layers",))
+    out["num_decoder_layers"] = (out["num_encoder_layers"] if value is None
+                                 else _integer(where, name, value, 1))
+    out["max_position_embeddings"] = LIMIT  # relative positions: no table
+    proj = data.get("feed_forward_proj", "relu")
+    match = _ACTIVATION.fullmatch(proj) if isinstance(proj, str) else None
+    _check_activation(where, "feed_forward_proj", proj, match and match.group(2))
+    out["gated"] = bool(match.group(1))
+    # transformers derives these two from feed_forward_proj, but a saved value wins
+    act = data.get("dense_act_fn")
+    if act is not None:
+        _check_activation(where, "dense_act_fn", act, act if isinstance(act, str) else None)
+    gated = data.get("is_gated_act")
+    if gated is not None:
+        if not isinstance(gated, bool):
+            raise CheckpointError(f"{where}: is_gated_act must be true or false, got "
+                                  f"{_short(gated, 30)}")
+        out["gated"] = gated
+
+
+def _bart_fields(data: dict, where: str, out: dict) -> None:
+    """``config_fields``' BART-family fields (Marian, BART, mBART, M2M100), into ``out``:
+    one head count for both stacks, head_dim = D / H, the activation.
+
+    Raises:
+        CheckpointError: differing head counts, D not a multiple of H, or an activation
+            transformers lacks.
+    """
+    if out["decoder_heads"] != out["nhead"]:
+        raise CheckpointError(
+            f"{where}: decoder_attention_heads ({out['decoder_heads']}) differs from "
+            f"encoder_attention_heads ({out['nhead']}); the app shows every layer's "
+            "heads side by side and needs one head count")
+    if out["d_model"] % out["nhead"]:
+        raise CheckpointError(
+            f"{where}: d_model ({out['d_model']}) is not a multiple of "
+            f"encoder_attention_heads ({out['nhead']})")
+    out["head_dim"] = out["d_model"] // out["nhead"]
+    act = data.get("activation_function", "gelu")
+    _check_activation(where, "activation_function", act, act if isinstance(act, str)
+                      else None)
+    out["gated"] = False
 
 
 def _inside(where: str, field: str, value: int, vocab: int) -> int:

@@ -53,7 +53,7 @@ def recording(modules: dict[str, torch.nn.Module]):
             h.remove()
 
 
-def head_inputs(model, trace: DecodeTrace, kind: str, layer: int, head: int,
+def head_inputs(model, trace: DecodeTrace, kind: str, *, layer: int, head: int,
                 relative: bool) -> HeadInputs:
     """What ``analysis.internals.head_internals`` recomputes one head of a Hugging Face
     model (``model``, an ``hf.HFSeq2Seq``) from: x_q (Tq, D), x_k (Tk, D), the (q, k, v)
@@ -76,7 +76,7 @@ def head_inputs(model, trace: DecodeTrace, kind: str, layer: int, head: int,
     return HeadInputs(x_q, x_k, linears, scaling, bias)
 
 
-def embedding_parts(model, vocab, tokens: Sequence[str], side: str,
+def embedding_parts(model, vocab, tokens: Sequence[str], *, side: str,
                     added: np.ndarray | None) -> EmbeddingParts:
     """``analysis.internals.embedding_parts`` for a Hugging Face model (``model``, an
     ``hf.HFSeq2Seq``; ``vocab`` its tokenizer's table, one for both sides; arguments checked

@@ -19,6 +19,7 @@ import torch
 from ..core.config import TransformerConfig
 from ..core.subword import piece_label
 from ..core.vocab import TokenTable, normalize_text
+from ..decoding.processors import LogitsProcessor
 from ..errors import InputError
 from ..errors import short_repr as _short
 
@@ -94,7 +95,7 @@ class HFSource:
             the Hugging Face tokenizer (called under the lock).
     """
 
-    def __init__(self, tokenizer, lock: threading.RLock, vocab: TokenizerTable,
+    def __init__(self, *, tokenizer, lock: threading.RLock, vocab: TokenizerTable,
                  piece_labels: PieceLabels, eos_id: int) -> None:
         self.vocab, self.tokenizer = vocab, tokenizer
         self._lock, self._piece_labels = lock, piece_labels
@@ -171,7 +172,7 @@ class HFTarget:
         vocab: the tokenizer's ``TokenizerTable``.
     """
 
-    def __init__(self, vocab: TokenizerTable, config: TransformerConfig, tokenizer,
+    def __init__(self, *, vocab: TokenizerTable, config: TransformerConfig, tokenizer,
                  lock: threading.RLock, piece_labels: PieceLabels, generation,
                  lang_ids: dict[str, int]) -> None:
         self.vocab, self._config = vocab, config
@@ -221,9 +222,11 @@ class HFTarget:
         bos = self._forced_bos(tgt_lang)
         return ids if bos is None or ids[:1] == [bos] else [bos, *ids]
 
-    def processor(self, max_new_tokens: int, tgt_lang: str | None = None):
-        """``generate()``'s processors from the generation config, as a
-        ``decoding.LogitsProcessor`` (or None when there is nothing to do)."""
+    def processors(self, max_new_tokens: int, tgt_lang: str | None = None
+                   ) -> list[LogitsProcessor]:
+        """``generate()``'s processors from the generation config (its bad words, forced
+        first and last tokens), as a list of one ``decoding.LogitsProcessor``, or empty
+        when there is nothing to do."""
         gen = self._generation
         # Like generate()'s NoBadWordsLogitsProcessor, </s> is never banned this way.
         ends = gen.eos_token_id if isinstance(gen.eos_token_id, list) else [gen.eos_token_id]
@@ -234,7 +237,7 @@ class HFTarget:
         eos = gen.forced_eos_token_id
         eos = eos[0] if isinstance(eos, list | tuple) else eos
         if not banned and bos is None and eos is None:
-            return None
+            return []
 
         def process(t: int, logp: torch.Tensor, input_ids: torch.Tensor) -> torch.Tensor:
             # (n, V) -> (n, V); the inputs so far (n, t + 1) do not matter here
@@ -247,7 +250,7 @@ class HFTarget:
                 logp[:, force] = 0.0
             return logp
 
-        return process
+        return [process]
 
 
 def languages(tokenizer) -> dict[str, int]:

@@ -23,7 +23,7 @@ from ..core.sublayers import SublayerNorms, encoder_sublayer_norms
 from ..core.subword import piece_label, pieces, word_ids
 from ..core.transformer import Transformer
 from ..core.vocab import EOS, SPECIALS, Vocab, normalize_text, tokenize_en, tokenize_zh
-from ..decoding import DecodeTrace, GenerationSettings
+from ..decoding import DecodeTrace, GenerationSettings, LogitsProcessor
 from ..errors import InputError
 from ..errors import short_repr as _short
 from .records import EmbeddingParts, HeadInputs, ModelInfo, to_numpy
@@ -194,10 +194,11 @@ class OurTarget:
         tokens = [self.vocab.itos[int(i)] for i in ids]
         return tuple(piece_label(t) for t in tokens) if self.tokenizer else tuple(tokens)
 
-    def processor(self, max_new_tokens: int, tgt_lang: str | None = None):
-        """What ``generate()`` would do to each step's log-probabilities
-        (``decoding.LogitsProcessor``), or None: our models use their distribution as is."""
-        return None
+    def processors(self, max_new_tokens: int, tgt_lang: str | None = None
+                   ) -> list[LogitsProcessor]:
+        """What ``generate()`` would do to each step's log-probabilities (a list of
+        ``decoding.LogitsProcessor``): none, our models use their distribution as is."""
+        return []
 
 
 class OurInternals:
@@ -261,7 +262,8 @@ class OurInternals:
         (``positional_encoding``)."""
         return None
 
-    def head_inputs(self, trace: DecodeTrace, kind: str, layer: int, head: int) -> HeadInputs:
+    def head_inputs(self, trace: DecodeTrace, kind: str, *, layer: int, head: int
+                    ) -> HeadInputs:
         """What one head of one attention sublayer is recomputed from: its sublayer's inputs
         from one teacher-forced pass over ``trace``'s tokens with the positional encodings
         the trace was decoded with (``trace.settings``), and the layer's own projections
@@ -298,7 +300,7 @@ class OurInternals:
                                     trace.settings.positional_seed)
         return encoder_sublayer_norms(self.model, src_ids, src_pe)
 
-    def embedding_parts(self, tokens: Sequence[str], side: str, positional: str = "normal",
+    def embedding_parts(self, tokens: Sequence[str], side: str, *, positional: str = "normal",
                         positional_seed: int = 0) -> EmbeddingParts:
         """The first layer's input for T tokens in its two parts (paper, sections 3.4 and
         3.5): the scaled token embedding and the positional encoding the experiment

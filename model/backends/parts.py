@@ -31,7 +31,7 @@ import torch
 from ..core.sublayers import SublayerNorms
 from ..core.transformer import DecoderOutput, EncoderOutput
 from ..core.vocab import TokenTable
-from ..decoding import DecodeTrace
+from ..decoding import DecodeTrace, LogitsProcessor
 from .records import EmbeddingParts, HeadInputs
 
 
@@ -109,8 +109,10 @@ class TargetSide(Protocol):
     def labels(self, ids) -> tuple[str, ...]:
         """What a person reads for each of the ids."""
 
-    def processor(self, max_new_tokens: int, tgt_lang: str | None = None):
-        """What ``generate()`` does to each step's log-probabilities, or None."""
+    def processors(self, max_new_tokens: int, tgt_lang: str | None = None
+                   ) -> list[LogitsProcessor]:
+        """What ``generate()`` does to each step's log-probabilities, in order (a list of
+        ``decoding.LogitsProcessor``; empty for none)."""
 
 
 @runtime_checkable
@@ -129,11 +131,11 @@ class InternalsViews(Protocol):
                                ) -> np.ndarray | None:
         """A relative position bias (H, q_len, k_len) on the scores, or None."""
 
-    def head_inputs(self, trace: DecodeTrace, kind: str, layer: int, head: int
+    def head_inputs(self, trace: DecodeTrace, kind: str, *, layer: int, head: int
                     ) -> HeadInputs:
         """What one head is recomputed from: its sublayer's inputs and projections."""
 
-    def embedding_parts(self, tokens: Sequence[str], side: str, positional: str = "normal",
+    def embedding_parts(self, tokens: Sequence[str], side: str, *, positional: str = "normal",
                         positional_seed: int = 0) -> EmbeddingParts:
         """The first layer's input as token embedding plus position vectors, (T, D) each."""
 

@@ -16,7 +16,6 @@ from ..decoding import (
     GenerationSettings,
     beam_search,
     greedy_batch,
-    logits_processor_for,
     pad_rows,
 )
 from ..errors import InputError
@@ -70,41 +69,53 @@ def translate_batch(translator, texts: Sequence[str], settings: GenerationSettin
     off = check_heads(heads_off, translator.config)
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise ValueError(f"batch_size must be an int of at least 1, got {batch_size!r}.")
-    c, target = translator.config, translator.target
-    rows, keep = [], []
-    for i, text in enumerate(texts):
-        try:
-            rows.append(translator.source(text, s.src_lang, s.task).ids.tolist())
-            keep.append(i)
-        except InputError:
-            pass
+    rows, keep = _readable(translator, texts, s)
     out = [""] * len(texts)
-
-    def text_of(ids: Sequence[int]) -> str:  # generated ids, no </s>
-        text = target.text(np.array([c.bos_id, *ids]))
-        return text if text is not None else "".join(target.vocab.decode(ids))
-
     run = s.resolved(info.default_max_new_tokens, info.early_stopping)
-    max_new_tokens, early = run.max_new_tokens, run.early_stopping
-    processor = logits_processor_for(run, target)
     step = batch_size if s.num_beams == 1 else 1
-    with torch.inference_mode(), switched_off(translator.model, off, c.nhead):
+    with torch.inference_mode(), switched_off(translator.model, off, translator.config.nhead):
         for start in range(0, len(rows), step):
-            chunk = keep[start : start + step]
-            src = pad_rows(rows[start : start + step], c.pad_id)  # (B, S); B = 1 for beams
-            if s.num_beams == 1:
-                run = greedy_batch(translator.model, src, max_new_tokens, processor,
-                                   use_cache=True)
-                outputs = run.outputs(c.eos_id)
-            else:
-                best = beam_search(translator.model, src, s.num_beams, max_new_tokens,
-                                   s.length_penalty, (), logits_processor=processor,
-                                   early_stopping=early).hypotheses[0].ids
-                outputs = [list(best[:-1]) if best and best[-1] == c.eos_id else list(best)]
-            for i, ids in zip(chunk, outputs, strict=True):
-                out[i] = text_of(ids)
+            outputs = _decode_rows(translator, rows[start : start + step], run)
+            for i, ids in zip(keep[start : start + step], outputs, strict=True):
+                out[i] = _text_of(translator, ids)
             if progress is not None:
                 progress(min(start + step, len(rows)) + len(texts) - len(rows), len(texts))
     if progress is not None and not rows:
         progress(len(texts), len(texts))
     return out
+
+
+def _readable(translator, texts: Sequence[str], settings: GenerationSettings
+              ) -> tuple[list[list[int]], list[int]]:
+    """The source ids of each text the model reads (``translator.source`` in the settings'
+    language and task), and the indices of those texts; the others are left out."""
+    rows, keep = [], []
+    for i, text in enumerate(texts):
+        try:
+            rows.append(translator.source(text, settings.src_lang, settings.task).ids.tolist())
+            keep.append(i)
+        except InputError:
+            pass
+    return rows, keep
+
+
+def _decode_rows(translator, rows: list[list[int]], run: GenerationSettings
+                 ) -> list[list[int]]:
+    """The generated ids (no ``</s>``) of each of ``rows`` (source ids) decoded with the
+    resolved settings ``run``: greedily as one padded batch with the key/value cache, or
+    with beam search (one row)."""
+    c, model = translator.config, translator.model
+    processors = translator.target.processors(run.max_new_tokens, run.tgt_lang)
+    src = pad_rows(rows, c.pad_id)  # (B, S); B = 1 for beams
+    if run.num_beams == 1:
+        return greedy_batch(model, src, run, processors, use_cache=True).outputs(c.eos_id)
+    best = beam_search(model, src, run, processors).hypotheses[0].ids
+    return [list(best[:-1]) if best and best[-1] == c.eos_id else list(best)]
+
+
+def _text_of(translator, ids: Sequence[int]) -> str:
+    """The text of generated ids (no ``</s>``): the target side's of ``<s> y1 .. yn``,
+    else the tokens joined without spaces."""
+    target = translator.target
+    text = target.text(np.array([translator.config.bos_id, *ids]))
+    return text if text is not None else "".join(target.vocab.decode(ids))

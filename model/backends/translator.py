@@ -40,7 +40,6 @@ from ..decoding import (
     GenerationSettings,
     beam_search,
     greedy_decode,
-    logits_processor_for,
     run_decoder,
     sample_decode,
 )
@@ -202,33 +201,38 @@ class Translator:
         forced = self.target.forced_start(forced, settings.tgt_lang) if forced else forced
         settings.check_for(self.config.max_len, self.info.languages, len(forced),
                            self.info.task_prefixes)
-        s = settings
-        run = s.resolved(self.info.default_max_new_tokens, self.info.early_stopping)
-        max_new_tokens = run.max_new_tokens
+        run = settings.resolved(self.info.default_max_new_tokens, self.info.early_stopping)
         src_ids = torch.from_numpy(src.ids)[None]  # (1, S)
-        tables = self._internals.pe_tables(src_ids.size(1), s.positional, s.positional_seed)
-        processor = logits_processor_for(run, self.target)
-        labels = dict(tgt_itos=self.target.vocab.itos, num_candidates=num_candidates)
+        tables = self._internals.pe_tables(src_ids.size(1), run.positional, run.positional_seed)
+        processors = self.target.processors(run.max_new_tokens, run.tgt_lang)
+        options = dict(forced=forced, pe_tables=tables, tgt_itos=self.target.vocab.itos)
         with ablation_heads_off(self.model, off, self.config.nhead):  # decoding only
-            beam = None
-            if s.num_beams > 1:
-                beam = beam_search(self.model, src_ids, s.num_beams, max_new_tokens,
-                                   s.length_penalty, forced, tables, processor, run.early_stopping,
-                                   tgt_itos=self.target.vocab.itos)
-                best = beam.hypotheses[0].ids  # its maps: one pass that forces its tokens
-                result = run_decoder(self.model, src_ids, len(best), None, best, tables, processor,
-                                     **labels)
-                lead = max(len(forced), len(self.target.forced_start([], s.tgt_lang)))
-                result = dataclasses.replace(result, n_forced=min(lead, len(best)), steps=tuple(
-                    dataclasses.replace(step, forced=step.index < lead) for step in result.steps))
-            elif s.do_sample:
-                result = sample_decode(self.model, src_ids, max_new_tokens, s.temperature,
-                                       s.top_k, s.top_p, s.seed, forced, tables, processor,
-                                       **labels)
+            if run.num_beams > 1:
+                result, beam = self._beam_search(src_ids, run, processors, options,
+                                                 num_candidates=num_candidates)
             else:
-                result = greedy_decode(self.model, src_ids, max_new_tokens, forced, tables,
-                                       processor, **labels)
-        return self._trace(src, result, s, off, beam)
+                decode = sample_decode if run.do_sample else greedy_decode
+                result, beam = decode(self.model, src_ids, run, processors,
+                                      num_candidates=num_candidates, **options), None
+        return self._trace(src, result, settings=settings, heads_off=off, beam=beam)
+
+    def _beam_search(self, src_ids: torch.Tensor, run: GenerationSettings,
+                     processors: list, options: dict, *, num_candidates: int
+                     ) -> tuple[DecodeTrace, BeamTrace]:
+        """``generate``'s beam search of (1, S) ``src_ids`` with resolved settings ``run``
+        (``decoding.beam_search``), and the trace of its best hypothesis: one pass that
+        forces its tokens (``run_decoder``), its steps forced up to the prefix or the
+        target side's forced first token. ``options``: ``forced``, ``pe_tables`` and
+        ``tgt_itos``, as the strategies take them."""
+        beam = beam_search(self.model, src_ids, run, processors, **options)
+        best = beam.hypotheses[0].ids  # its maps: one pass that forces its tokens
+        result = run_decoder(self.model, src_ids, run.replace(max_new_tokens=len(best)),
+                             processors, **{**options, "forced": best},
+                             num_candidates=num_candidates)
+        lead = max(len(options["forced"]), len(self.target.forced_start([], run.tgt_lang)))
+        result = dataclasses.replace(result, n_forced=min(lead, len(best)), steps=tuple(
+            dataclasses.replace(step, forced=step.index < lead) for step in result.steps))
+        return result, beam
 
     def teacher_force(self, text: str | SourceSentence, reference: str | Sequence[str],
                       settings: GenerationSettings | None = None, *, num_candidates: int = 10,
@@ -269,13 +273,14 @@ class Translator:
         tables = self._internals.pe_tables(src_ids.size(1), settings.positional,
                                            settings.positional_seed)
         with ablation_heads_off(self.model, off, self.config.nhead):
-            result = run_decoder(self.model, src_ids, len(forced), None, forced, tables,
-                                 tgt_itos=self.target.vocab.itos, num_candidates=num_candidates)
-        return self._trace(src, result, settings, off, None, teacher_forced=True)
+            result = run_decoder(self.model, src_ids, GenerationSettings(
+                max_new_tokens=len(forced)), forced=forced, pe_tables=tables,
+                tgt_itos=self.target.vocab.itos, num_candidates=num_candidates)
+        return self._trace(src, result, settings=settings, heads_off=off, teacher_forced=True)
 
-    def _trace(self, src: SourceSentence, result: DecodeTrace, settings: GenerationSettings,
-               heads_off: tuple, beam: BeamTrace | None, teacher_forced: bool = False
-               ) -> DecodeTrace:
+    def _trace(self, src: SourceSentence, result: DecodeTrace, *,
+               settings: GenerationSettings, heads_off: tuple, beam: BeamTrace | None = None,
+               teacher_forced: bool = False) -> DecodeTrace:
         """``run_decoder``'s trace with the sentence's side filled in: the text, its tokens
         and their labels and words, unknown words, the settings, the heads switched off,
         the beams and the text; every target token with what a person reads for it
@@ -345,15 +350,16 @@ class Translator:
         or None for a model that adds position vectors instead (``positional_encoding``)."""
         return self._internals.relative_position_bias(q_len, k_len, side)
 
-    def head_inputs(self, trace: DecodeTrace, kind: str, layer: int, head: int) -> HeadInputs:
+    def head_inputs(self, trace: DecodeTrace, kind: str, *, layer: int, head: int
+                    ) -> HeadInputs:
         """What one head of one attention sublayer is recomputed from: its sublayer's
         inputs x_q (Tq, D), x_k (Tk, D) in one teacher-forced pass over ``trace``'s tokens,
         the layer's own (q, k, v) projections, the scaling and a position bias or None.
         ``kind``, ``layer`` and ``head`` are checked by the caller
         (``analysis.internals.head_internals``)."""
-        return self._internals.head_inputs(trace, kind, layer, head)
+        return self._internals.head_inputs(trace, kind, layer=layer, head=head)
 
-    def embedding_parts(self, tokens: Sequence[str], side: str, positional: str = "normal",
+    def embedding_parts(self, tokens: Sequence[str], side: str, *, positional: str = "normal",
                         positional_seed: int = 0) -> EmbeddingParts:
         """The first layer's input for T tokens in its two parts (paper, sections 3.4 and
         3.5): the scaled token embedding and the position vectors, (T, D) float32 each.
@@ -362,7 +368,8 @@ class Translator:
         Raises:
             InputError: a positional experiment the model does not have.
         """
-        return self._internals.embedding_parts(tokens, side, positional, positional_seed)
+        return self._internals.embedding_parts(tokens, side, positional=positional,
+                                               positional_seed=positional_seed)
 
     def encoder_sublayers(self, trace: DecodeTrace) -> SublayerNorms | None:
         """What each encoder sublayer adds to each source token of ``trace``

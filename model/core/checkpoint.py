@@ -108,8 +108,8 @@ def _read_json(path: Path):
 
 
 def save_checkpoint(
-    folder: Path, model: Transformer, src_vocab: Vocab | None, tgt_vocab: Vocab, card: dict,
-    src_tokenizer=None, tgt_tokenizer=None,
+    folder: Path, model: Transformer, src_vocab: Vocab | None, tgt_vocab: Vocab, *,
+    card: dict, src_tokenizer=None, tgt_tokenizer=None,
 ) -> dict:
     """Write the five files into ``folder`` (created if needed): with ``src_tokenizer`` (a
     ``tokenizers.Tokenizer``), ``src_tokenizer.json`` replaces ``src_vocab.json``; with

@@ -157,16 +157,12 @@ class AttentionOutput:
     context: torch.Tensor | None = None
 
 
-def combine_masks(
-    B: int,
-    Tq: int,
-    Tk: int,
-    key_padding_mask: torch.Tensor | None,
-    attn_mask: torch.Tensor | None,
-) -> torch.Tensor | None:
+def combine_masks(key_padding_mask: torch.Tensor | None, attn_mask: torch.Tensor | None,
+                  shape: tuple[int, int, int]) -> torch.Tensor | None:
     """Merge a key padding mask and an attention mask into one (B, 1, Tq, Tk) bool mask.
 
     Args:
+        shape: (B, Tq, Tk), the batch, query and key lengths.
         key_padding_mask: (B, Tk) bool, True = that key is blocked for every query.
         attn_mask: (Tq, Tk) or (B, Tq, Tk) bool, True = blocked.
 
@@ -176,6 +172,7 @@ def combine_masks(
     Raises:
         ValueError: a mask that is not boolean or has the wrong shape.
     """
+    B, Tq, Tk = shape
     mask = None
     if key_padding_mask is not None:
         if key_padding_mask.dtype != torch.bool or key_padding_mask.shape != (B, Tk):
@@ -250,6 +247,7 @@ class MultiHeadAttention(nn.Module):
         key: torch.Tensor,
         value: torch.Tensor,
         key_padding_mask: torch.Tensor | None = None,
+        *,
         attn_mask: torch.Tensor | None = None,
         return_scores: bool = False,
         past_key_value: tuple[torch.Tensor, torch.Tensor] | None = None,
@@ -288,28 +286,40 @@ class MultiHeadAttention(nn.Module):
         if precomputed_key_value is not None:
             k, v = precomputed_key_value  # (B, H, Tk, Dh) each
         else:
-            Tn = key.size(1)
-            if key.shape != (B, Tn, D) or value.shape != (B, Tn, D):
-                raise ValueError(
-                    f"expected key/value (B={B}, Tk, {self.d_model}), got "
-                    f"{tuple(key.shape)}, {tuple(value.shape)}"
-                )
-            k = self.k_proj(key).view(B, Tn, H, Dh).transpose(1, 2)  # (B, H, Tn, Dh)
-            v = self.v_proj(value).view(B, Tn, H, Dh).transpose(1, 2)  # (B, H, Tn, Dh)
-            if past_key_value is not None:
-                k = torch.cat([past_key_value[0], k], dim=2)  # (B, H, Tk_past + Tn, Dh)
-                v = torch.cat([past_key_value[1], v], dim=2)
+            k, v = self._keys_values(key, value, B, past_key_value)
         Tk = k.size(2)
         if zero_values is not None:
             v = v.masked_fill(zero_values[:, None, :, None], 0.0)  # (B, H, Tk, Dh)
         scores = (q @ k.transpose(-2, -1)) / math.sqrt(Dh)  # (B, H, Tq, Tk)
-        mask = combine_masks(B, Tq, Tk, key_padding_mask, attn_mask)  # (B, 1, Tq, Tk)
+        mask = combine_masks(key_padding_mask, attn_mask, (B, Tq, Tk))  # (B, 1, Tq, Tk)
         weights = masked_softmax(scores, mask)  # (B, H, Tq, Tk)
         heads = self.dropout(weights) @ v  # (B, H, Tq, Dh): each head's weighted values
         context = heads.transpose(1, 2).reshape(B, Tq, H * Dh)  # heads concatenated
         return AttentionOutput(self.out_proj(context), weights,
                                scores if return_scores else None, (k, v),
                                heads if return_scores else None)
+
+    def _keys_values(self, key: torch.Tensor, value: torch.Tensor, B: int,
+                     past_key_value: tuple[torch.Tensor, torch.Tensor] | None
+                     ) -> tuple[torch.Tensor, torch.Tensor]:
+        """The projected keys and values (B, H, Tk, Dh) of ``key``, ``value`` (B, Tn, D),
+        after the cached ``past_key_value`` ones when given (Tk = Tk_past + Tn).
+
+        Raises:
+            ValueError: key or value not (B, Tn, D).
+        """
+        H, Dh, D, Tn = self.nhead, self.head_dim, self.d_model, key.size(1)
+        if key.shape != (B, Tn, D) or value.shape != (B, Tn, D):
+            raise ValueError(
+                f"expected key/value (B={B}, Tk, {self.d_model}), got "
+                f"{tuple(key.shape)}, {tuple(value.shape)}"
+            )
+        k = self.k_proj(key).view(B, Tn, H, Dh).transpose(1, 2)  # (B, H, Tn, Dh)
+        v = self.v_proj(value).view(B, Tn, H, Dh).transpose(1, 2)  # (B, H, Tn, Dh)
+        if past_key_value is not None:
+            k = torch.cat([past_key_value[0], k], dim=2)  # (B, H, Tk_past + Tn, Dh)
+            v = torch.cat([past_key_value[1], v], dim=2)
+        return k, v
 
 
 class PositionwiseFeedForward(nn.Module):
@@ -362,7 +372,7 @@ class EncoderLayerOutput:
 class EncoderLayer(nn.Module):
     """Self-attention then feed-forward, each wrapped in a residual + LayerNorm sublayer."""
 
-    def __init__(self, d_model: int, nhead: int, dim_feedforward: int, dropout: float,
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int, dropout: float, *,
                  norm_first: bool = False, head_dim: int | None = None) -> None:
         super().__init__()
         self.self_attn = MultiHeadAttention(d_model, nhead, dropout, head_dim)
@@ -370,7 +380,7 @@ class EncoderLayer(nn.Module):
         self.sublayer1 = SublayerConnection(d_model, dropout, norm_first)
         self.sublayer2 = SublayerConnection(d_model, dropout, norm_first)
 
-    def forward(self, x: torch.Tensor, key_padding_mask: torch.Tensor | None = None,
+    def forward(self, x: torch.Tensor, key_padding_mask: torch.Tensor | None = None, *,
                 return_scores: bool = False) -> EncoderLayerOutput:
         """x: (B, S, D); key_padding_mask: (B, S) bool, True = ``<pad>`` (blocked)."""
 
@@ -412,7 +422,7 @@ class DecoderLayerOutput:
 class DecoderLayer(nn.Module):
     """Masked self-attention, encoder-decoder (cross) attention over ``memory``, feed-forward."""
 
-    def __init__(self, d_model: int, nhead: int, dim_feedforward: int, dropout: float,
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int, dropout: float, *,
                  norm_first: bool = False, head_dim: int | None = None) -> None:
         super().__init__()
         self.self_attn = MultiHeadAttention(d_model, nhead, dropout, head_dim)
@@ -428,6 +438,7 @@ class DecoderLayer(nn.Module):
         memory: torch.Tensor,
         self_attn_mask: torch.Tensor | None = None,
         memory_key_padding_mask: torch.Tensor | None = None,
+        *,
         return_scores: bool = False,
         cache: LayerCache | None = None,
         zero_self_values: torch.Tensor | None = None,

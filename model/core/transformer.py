@@ -86,13 +86,13 @@ class Transformer(nn.Module):
         self.tgt_embed = Embedding(c.tgt_vocab_size, c.d_model, c.pad_id)
         self.positional = PositionalEncoding(c.d_model, c.max_len, c.dropout)
         self.encoder_layers = nn.ModuleList(
-            EncoderLayer(c.d_model, c.nhead, c.dim_feedforward, c.dropout, c.norm_first,
-                         c.head_dim)
+            EncoderLayer(c.d_model, c.nhead, c.dim_feedforward, c.dropout,
+                         norm_first=c.norm_first, head_dim=c.head_dim)
             for _ in range(c.num_encoder_layers)
         )
         self.decoder_layers = nn.ModuleList(
-            DecoderLayer(c.d_model, c.nhead, c.dim_feedforward, c.dropout, c.norm_first,
-                         c.head_dim)
+            DecoderLayer(c.d_model, c.nhead, c.dim_feedforward, c.dropout,
+                         norm_first=c.norm_first, head_dim=c.head_dim)
             for _ in range(c.num_decoder_layers)
         )
         # Pre-LN stacks need a final LayerNorm; post-LN outputs are already normalised.
@@ -110,7 +110,7 @@ class Transformer(nn.Module):
             with torch.no_grad():
                 emb.weight[self.config.pad_id].zero_()
 
-    def encode(self, src_ids: torch.Tensor, return_scores: bool = False,
+    def encode(self, src_ids: torch.Tensor, *, return_scores: bool = False,
                return_layers: bool = False, pe_table: torch.Tensor | None = None,
                src_embeds: torch.Tensor | None = None) -> EncoderOutput:
         """Encode a padded batch of source ids.
@@ -137,7 +137,7 @@ class Transformer(nn.Module):
         x = self.positional(emb, pe_table=pe_table)  # (B, S, D)
         attentions, scores, layers = [], [], []
         for layer in self.encoder_layers:
-            out = layer(x, key_padding_mask, return_scores)
+            out = layer(x, key_padding_mask, return_scores=return_scores)
             x = out.output
             attentions.append(out.self_attention.weights)
             scores.append(out.self_attention.scores)
@@ -153,6 +153,7 @@ class Transformer(nn.Module):
         tgt_ids: torch.Tensor,
         memory: torch.Tensor,
         memory_key_padding_mask: torch.Tensor | None = None,
+        *,
         return_scores: bool = False,
         past_key_values: tuple[LayerCache, ...] | None = None,
         return_layers: bool = False,
@@ -195,26 +196,14 @@ class Transformer(nn.Module):
             self_mask = subsequent_mask(tgt_ids.size(1), tgt_ids.device, past)  # (T, past+T)
         emb = self.tgt_embed(tgt_ids) if tgt_embeds is None else tgt_embeds  # (B, T, D)
         x = self.positional(emb, offset=past, pe_table=pe_table)  # (B, T, D)
-        self_attn, cross_attn, self_scores, cross_scores, caches = [], [], [], [], []
         layers = []
         for i, layer in enumerate(self.decoder_layers):
-            out = layer(x, memory, self_mask, memory_key_padding_mask, return_scores,
-                        cache[i] if cache else None)
-            x = out.output
-            self_attn.append(out.self_attention.weights)
-            cross_attn.append(out.cross_attention.weights)
-            self_scores.append(out.self_attention.scores)
-            cross_scores.append(out.cross_attention.scores)
-            caches.append(out.cache)
-            layers.append(out)
+            layers.append(layer(x, memory, self_mask, memory_key_padding_mask,
+                                return_scores=return_scores, cache=cache[i] if cache else None))
+            x = layers[-1].output
         logits = self.generator(self.decoder_norm(x))  # (B, T, V)
-        return DecoderOutput(
-            logits, tuple(self_attn), tuple(cross_attn),
-            tuple(self_scores) if return_scores else None,
-            tuple(cross_scores) if return_scores else None,
-            tuple(caches),
-            tuple(layers) if return_layers else None,
-        )
+        return _decoder_output(logits, layers, return_scores=return_scores,
+                               return_layers=return_layers)
 
     @staticmethod
     def reorder_cache(cache: tuple[LayerCache, ...], index: torch.Tensor
@@ -245,3 +234,18 @@ class Transformer(nn.Module):
     def num_parameters(self) -> int:
         """Number of trainable parameters (the sinusoidal table is not one)."""
         return sum(p.numel() for p in self.parameters() if p.requires_grad)
+
+
+def _decoder_output(logits: torch.Tensor, layers: list[DecoderLayerOutput], *,
+                    return_scores: bool, return_layers: bool) -> DecoderOutput:
+    """``Transformer.decode``'s result from the logits (B, T, V) and each layer's output:
+    the per-layer weights, the scores when asked for, the cache, and the layers' outputs
+    when asked for."""
+    return DecoderOutput(
+        logits, tuple(o.self_attention.weights for o in layers),
+        tuple(o.cross_attention.weights for o in layers),
+        tuple(o.self_attention.scores for o in layers) if return_scores else None,
+        tuple(o.cross_attention.scores for o in layers) if return_scores else None,
+        tuple(o.cache for o in layers),
+        tuple(layers) if return_layers else None,
+    )

@@ -6,9 +6,8 @@ place). Names as in Hugging Face ``generate()``."""
 from .batch import BatchGreedy, greedy_batch, pad_rows
 from .processors import (
     LogitsProcessor,
-    chain,
+    apply,
     for_settings,
-    logits_processor_for,
     no_repeat_ngram,
     repetition_penalty,
 )
@@ -17,6 +16,7 @@ from .strategies import (
     NORMAL_POSITIONS,
     PETables,
     beam_search,
+    check_arguments,
     greedy_decode,
     run_decoder,
     sample_decode,
@@ -38,11 +38,11 @@ __all__ = [
     "LogitsProcessor",
     "PETables",
     "beam_search",
-    "chain",
+    "apply",
+    "check_arguments",
     "no_repeat_ngram",
     "repetition_penalty",
     "for_settings",
-    "logits_processor_for",
     "greedy_batch",
     "greedy_decode",
     "pad_rows",

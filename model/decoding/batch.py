@@ -12,7 +12,9 @@ from dataclasses import dataclass
 import torch
 
 from ..core.transformer import Transformer
-from .processors import LogitsProcessor
+from .processors import LogitsProcessor, apply, for_settings
+from .settings import GenerationSettings
+from .strategies import check_arguments
 
 
 @dataclass(frozen=True)
@@ -57,20 +59,24 @@ def pad_rows(rows: Sequence[Sequence[int]], pad_id: int) -> torch.Tensor:
 
 
 @torch.inference_mode()
-def greedy_batch(model: Transformer, src_ids: torch.Tensor, max_new_tokens: int,
-                 logits_processor: LogitsProcessor | None = None,
-                 use_cache: bool = False) -> BatchGreedy:
+def greedy_batch(model: Transformer, src_ids: torch.Tensor, settings: GenerationSettings,
+                 processors: Sequence[LogitsProcessor] = (), *, use_cache: bool = False
+                 ) -> BatchGreedy:
     """Greedy decoding of a right-padded batch at once, as ``generate()`` of a batch: for
     evaluation, and for the padded-batch view (``internals.decode_batch``).
 
     Each step runs the decoder over the whole padded decoder input so far with the model's
-    masks (no cache); every unfinished sentence takes its most probable token (after
-    ``logits_processor``, as in ``run_decoder``); a finished sentence is fed ``<pad>``.
-    Stops when all have produced ``</s>`` or after ``max_new_tokens`` steps.
+    masks (no cache); every unfinished sentence takes its most probable token (after the
+    settings' processors and then ``processors``, as in ``run_decoder``); a finished
+    sentence is fed ``<pad>``. Stops when all have produced ``</s>`` or after
+    ``max_new_tokens`` steps.
 
     Args:
         src_ids: (B, S) int64, right-padded with ``pad_id``.
-        max_new_tokens: the most tokens per sentence (``</s>`` included).
+        settings: its ``max_new_tokens`` (the most tokens per sentence, ``</s>``
+            included; None: max_len - 1), ``repetition_penalty`` and
+            ``no_repeat_ngram_size`` count.
+        processors: ``LogitsProcessor``s applied in order after the settings' own.
         use_cache: run each step over the new position only, with the key/value cache
             (``past_key_values``) of the steps before, as ``run_decoder`` does: the same
             tokens, far less work on long outputs. ``BatchGreedy.decoder`` is then the last
@@ -78,8 +84,13 @@ def greedy_batch(model: Transformer, src_ids: torch.Tensor, max_new_tokens: int,
 
     Returns:
         BatchGreedy (see its docstring for the shapes).
+
+    Raises:
+        TypeError, ValueError: see ``strategies.check_arguments``.
     """
     c = model.config
+    max_new_tokens = check_arguments(model, src_ids, settings, batch=True)
+    todo = [*for_settings(settings), *processors]
     B = src_ids.size(0)
     enc = model.encode(src_ids)
     device = src_ids.device
@@ -94,9 +105,7 @@ def greedy_batch(model: Transformer, src_ids: torch.Tensor, max_new_tokens: int,
         else:
             out = model.decode(tgt, enc.memory, enc.key_padding_mask)  # the combined masks
         logp = out.logits[:, -1].float().log_softmax(-1)  # (B, V)
-        if logits_processor is not None:
-            logp = logits_processor(t, logp, tgt)  # tgt: (B, t + 1) the inputs so far
-        next_ids = logp.argmax(-1)  # (B,)
+        next_ids = apply(todo, t, logp, tgt).argmax(-1)  # (B,); tgt: the inputs so far
         for b in range(B):
             if not done[b]:
                 generated[b].append(int(next_ids[b]))

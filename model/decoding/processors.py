@@ -3,14 +3,16 @@ logits processors): a ``LogitsProcessor`` is ``(t, logp, input_ids) -> logp`` wi
 (n, V) the step's log-probabilities of n rows (beams or sentences) and input_ids (n, t + 1)
 int64 the decoder inputs so far, the start token first (as ``LogitsProcessor.__call__``'s
 ``input_ids`` in transformers). A banned token gets -inf; nothing is renormalised, as in
-``generate()``.
+``generate()``. A strategy (``strategies``) takes a list of them, as ``generate()`` takes a
+``LogitsProcessorList``, and applies the settings' own (``for_settings``) and then that
+list, in order (``apply``).
 
 Shape letters: n rows, t the step (0-based), V target vocabulary size.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import torch
 
@@ -83,39 +85,20 @@ def repetition_penalty(penalty: float) -> LogitsProcessor | None:
     return process
 
 
-def for_settings(settings: GenerationSettings) -> LogitsProcessor | None:
-    """The processors a ``GenerationSettings`` asks for, in ``generate()``'s order:
-    ``repetition_penalty``, then ``no_repeat_ngram_size``; None when both are off."""
-    return chain(repetition_penalty(settings.repetition_penalty),
-                 no_repeat_ngram(settings.no_repeat_ngram_size))
+def for_settings(settings: GenerationSettings) -> list[LogitsProcessor]:
+    """The processors a ``GenerationSettings`` asks for, in ``generate()``'s order
+    (transformers' ``_get_logits_processor``): ``repetition_penalty``, then
+    ``no_repeat_ngram_size``; empty when both are off. Every strategy applies them before
+    the processors it is given (``strategies``)."""
+    return [p for p in (repetition_penalty(settings.repetition_penalty),
+                        no_repeat_ngram(settings.no_repeat_ngram_size)) if p is not None]
 
 
-def logits_processor_for(settings: GenerationSettings, target) -> LogitsProcessor | None:
-    """A decoding's processor chain for resolved ``settings``
-    (``GenerationSettings.resolved``): the target side's (``target.processor(max_new_tokens,
-    tgt_lang)``: its forced tokens) then the settings' own (``for_settings``); None when
-    nothing is left.
-
-    Raises:
-        ValueError: settings not resolved (no ``max_new_tokens``).
-    """
-    if settings.max_new_tokens is None:
-        raise ValueError("resolve the settings first (GenerationSettings.resolved)")
-    return chain(target.processor(settings.max_new_tokens, settings.tgt_lang),
-                 for_settings(settings))
-
-
-def chain(*processors: LogitsProcessor | None) -> LogitsProcessor | None:
-    """The processors applied in order (None ones skipped), or None when none is left."""
-    todo = [p for p in processors if p is not None]
-    if not todo:
-        return None
-    if len(todo) == 1:
-        return todo[0]
-
-    def process(t: int, logp: torch.Tensor, input_ids: torch.Tensor) -> torch.Tensor:
-        for p in todo:
-            logp = p(t, logp, input_ids)
-        return logp
-
-    return process
+def apply(processors: Sequence[LogitsProcessor], t: int, logp: torch.Tensor,
+          input_ids: torch.Tensor) -> torch.Tensor:
+    """``processors`` applied in order to step ``t``'s logp (n, V), given the decoder inputs
+    so far ``input_ids`` (n, t + 1), as transformers' ``LogitsProcessorList.__call__``;
+    logp itself when the list is empty."""
+    for process in processors:
+        logp = process(t, logp, input_ids)
+    return logp

@@ -35,7 +35,7 @@ from ..backends.translate import translate_batch
 from ..core.checkpoint import CARD, _write_json, load_checkpoint
 from ..core.transformer import Transformer
 from ..core.vocab import EOS, Vocab
-from ..decoding import greedy_batch, pad_rows
+from ..decoding import GenerationSettings, greedy_batch, pad_rows
 from ..tasks import get_task
 from .data import DEFAULT_DIR, HSK_LEVELS, read_pairs
 from .recipes import RECIPES, recipe_card
@@ -67,7 +67,7 @@ def evaluate_pairs(
     for i in range(0, len(pairs), batch_size):
         chunk = pairs[i : i + batch_size]
         src = pad_rows([src_vocab.encode([*p.src, EOS]) for p in chunk], model.config.pad_id)
-        out = greedy_batch(model, src, model.config.max_len - 1).outputs(model.config.eos_id)
+        out = greedy_batch(model, src, GenerationSettings()).outputs(model.config.eos_id)
         hyps.extend("".join(tgt_vocab.decode(ids)) for ids in out)
     refs = ["".join(p.tgt) for p in pairs]
     correct = [h == r for h, r in zip(hyps, refs, strict=True)]

@@ -36,7 +36,7 @@ from ..core.counts import TrainCounts, write_counts
 from ..core.subword import SRC_TOKENIZER, TGT_TOKENIZER, load_tokenizer, tokenizer_vocab, train_bpe
 from ..core.transformer import Transformer
 from ..core.vocab import BOS, EOS, Vocab, tokenize_zh
-from ..decoding import greedy_batch, pad_rows
+from ..decoding import GenerationSettings, greedy_batch, pad_rows
 from .data import read_pairs
 from .recipes import RECIPES, recipe_card
 from .trainer import valid_loss
@@ -289,7 +289,8 @@ def validate(model: Transformer, valid, valid_pairs: list[tuple[str, str]], tgt_
     with torch.inference_mode():
         for c in range(0, len(valid), 100):
             src = pad_rows([p[0] for p in valid[c : c + 100]], model.config.pad_id)  # (B, S)
-            out = greedy_batch(model, src.to(device), 60).outputs(model.config.eos_id)
+            out = greedy_batch(model, src.to(device), GenerationSettings(max_new_tokens=60)
+                               ).outputs(model.config.eos_id)
             hyps += [tgt_side.decode(ids) for ids in out]
     refs = [tgt_side.reference(t) for _, t in valid_pairs]
     bleu = sacrebleu.corpus_bleu(hyps, [refs], tokenize=tgt_side.bleu_tokenize)
@@ -402,7 +403,7 @@ def write_folder(args, model: Transformer, meta: dict, *, src_side, tgt_side, co
         if manifest.exists():
             card["data"]["manifest"] = json.loads(manifest.read_text(encoding="utf-8"))
     model.eval()
-    save_checkpoint(args.out, model, src_side.vocab, tgt_side.vocab, card,
+    save_checkpoint(args.out, model, src_side.vocab, tgt_side.vocab, card=card,
                     src_tokenizer=src_side.tokenizer, tgt_tokenizer=tgt_side.tokenizer)
     if counts is not None:
         write_counts(args.out, counts)

@@ -180,7 +180,7 @@ def train_task(args: argparse.Namespace, command: str) -> None:
     print("test:", {k: v for k, v in test.items() if k != "failures"})
     card = _task_card(args, command, task=task, splits=splits, model=model, meta=meta,
                       test=test, minutes=train_minutes)
-    card = save_checkpoint(args.out, model, src_vocab, tgt_vocab, card)
+    card = save_checkpoint(args.out, model, src_vocab, tgt_vocab, card=card)
     print(f"wrote {args.out} ({card['parameters']:,} parameters, sha256 {card['sha256'][:12]}…)")
 
 
