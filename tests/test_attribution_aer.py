@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from shipped import model_of
 
-from model import load_pretrained
 from model.analysis.alignment import gold_pair, grammar_word_ids, head_aer
 from model.analysis.attribution_aer import _links_of, attribution_aer
 from model.core.heldout import heldout_pairs
@@ -18,7 +18,7 @@ MODEL = "en-zh-small"
 
 @pytest.fixture(scope="module")
 def grammar():
-    translator = load_pretrained(MODEL)
+    translator = model_of(MODEL)
     return translator, [src for src, _ in heldout_pairs(translator.card, 6)]
 
 

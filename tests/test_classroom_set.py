@@ -9,8 +9,8 @@ import tomllib
 from collections import Counter
 
 import pytest
+from shipped import model_of
 
-from model import load_pretrained
 from model.training import synthetic
 from model.training.classroom_set import (
     CATEGORIES,
@@ -126,7 +126,7 @@ def test_a_bad_set_file_names_the_line(tmp_path, bad, what):
 
 
 def test_the_shipped_cards_classroom_figures_are_the_models_own():
-    m = load_pretrained("en-zh-everyday")
+    m = model_of("en-zh-everyday")
     card, now = m.card["metrics"]["classroom"], classroom_scores(m)
     for split in SPLITS:
         keys = ("n", "right", "flagged_wrong", "flagged_right", "right_by_category")
