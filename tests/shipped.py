@@ -1,5 +1,6 @@
-"""The shipped models and their decodings for the tests, each loaded or computed once per
-test session (``model_of``, ``trace_of``; the session fixtures of ``conftest.py`` use them).
+"""The shipped models, their decodings and the grammar's splits for the tests, each loaded or
+computed once per test session (``model_of``, ``trace_of``, ``grammar_splits``; the session
+fixtures of ``conftest.py`` use them).
 
 Loading a shipped model reads and checks every weight (the everyday models: about 45 MB,
 up to a second each), and many tests read the same model or decode the same sentence. The
@@ -15,6 +16,8 @@ import functools
 
 from model import DecodeTrace, Translator, load_pretrained
 from model.backends.load import pretrained_root
+from model.tasks import en_zh
+from model.tasks.en_zh import Splits
 
 
 def model_of(name: str) -> Translator:
@@ -44,3 +47,17 @@ def trace_of(name: str, sentence: str, **generate) -> DecodeTrace:
 def _decode(root: str, name: str, sentence: str, generate: tuple) -> DecodeTrace:
     """The decoding of ``trace_of``, cached by its pretrained root and arguments."""
     return _load(root, name).generate(sentence, **dict(generate))
+
+
+def grammar_splits(seed: int = 0, n_train: int = 200_000) -> Splits:
+    """``en_zh.build_splits(seed=seed, n_train=n_train)``, built once per test session and
+    arguments: the defaults are the splits every shipped grammar model was trained on
+    (``GRAMMAR_SPLITS``), which several modules read and which take seconds to build.
+    Shared: read them only."""
+    return _splits(seed, n_train)
+
+
+@functools.cache
+def _splits(seed: int, n_train: int) -> Splits:
+    """The splits of ``grammar_splits``, cached by their arguments."""
+    return en_zh.build_splits(seed=seed, n_train=n_train)

@@ -5,14 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import sacrebleu
-from shipped import model_of
+from shipped import grammar_splits, model_of
 
 from model import load_pretrained
 from model.analysis.pruning import importance, pair_ids, pruning_curve
 from model.backends.translate import translate_batch
 from model.core.config import ATTENTION_KINDS
 from model.core.heldout import GRAMMAR_SPLITS, grammar_test_pairs, heldout_pairs
-from model.tasks import get_task
 
 
 @pytest.fixture(scope="module")
@@ -23,8 +22,7 @@ def small():
 @pytest.mark.slow
 def test_heldout_pairs_are_the_grammars_test_split_never_its_training_pairs(small):
     pairs = heldout_pairs(small.card, 50)
-    splits = get_task("en-zh").build_splits(seed=small.card["seed"],
-                                            n_train=small.card["data"]["n_train"])
+    splits = grammar_splits(seed=small.card["seed"], n_train=small.card["data"]["n_train"])
     test = [(" ".join(p.src), "".join(p.tgt)) for p in splits.test]
     assert pairs == test[:50]
     assert not {src for src, _ in pairs} & {" ".join(p.src) for p in splits.train}
