@@ -10,6 +10,7 @@ says to ``apt-get install chromium fonts-noto-cjk``.
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from collections.abc import Callable, Iterator
@@ -359,11 +360,15 @@ class AppPage:
         thumb = self.page.locator(".st-key-step [data-testid='stSlider'] input[type='range']")
         return self.act(lambda: thumb.press(key), **ready)
 
-    def screenshot(self, name: str) -> Path:
-        """Save the whole page as ``screenshots/browser/<name>.png``; returns the path.
+    def screenshot(self, name: str) -> Path | None:
+        """With ``SCREENSHOTS=1`` in the environment, save the whole page as
+        ``screenshots/browser/<name>.png`` and return the path; otherwise do nothing and
+        return None (a shot asserts nothing and takes about a second: some 40 a run).
 
         Streamlit scrolls inside its main container, so the viewport is made as tall as
         that container's content for the shot, then restored."""
+        if os.environ.get("SCREENSHOTS") != "1":
+            return None
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         path = SCREENSHOTS / f"{re.sub(r'[^a-z0-9]+', '-', name.lower()).strip('-')}.png"
         size = self.page.viewport_size
