@@ -106,6 +106,11 @@ def pytest_runtest_teardown(item, nextitem):
     return result
 
 
+def pytest_sessionfinish(session, exitstatus):
+    """Close Chromium if it still runs (a run stopped in a browser test, or with -x)."""
+    _CHROMIUM.close()
+
+
 @pytest.fixture
 def browser():
     """Headless Debian Chromium, shared by the browser tests (launched once, not per module:
