@@ -1,15 +1,17 @@
-"""Shared fixtures: a small random model for invariants, and the shipped checkpoint."""
+"""Shared fixtures: a small random model for invariants, and the shipped checkpoints (loaded
+once per session, ``shipped.py``)."""
 
 from __future__ import annotations
 
+import functools
 import os
 import tempfile
 
 import pytest
 import torch
 from hypothesis import settings
+from shipped import model_of
 
-from model import load_pretrained
 from model.core.config import TransformerConfig
 from model.core.transformer import Transformer
 
@@ -17,6 +19,11 @@ from model.core.transformer import Transformer
 # example takes 3x as long (the properties are what the tests check, not the speed).
 settings.register_profile("no-deadline", deadline=None)
 settings.load_profile("no-deadline")
+
+# Torch on one thread, as the app runs it (ui/cache.py): the whole suite got it already
+# when a test module imported ui.cache, but a run of a few modules did not, and on 2 busy
+# cores two OpenMP threads made a small decoding 10 to 50 times slower.
+torch.set_num_threads(1)
 
 
 def pytest_collection_modifyitems(config, items):
@@ -26,12 +33,32 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.browser)
 
 
+def _scan_components_once() -> None:
+    """Keep the result of Streamlit's scan for installed v2 components after its first run.
+
+    Every new ``AppTest`` scans the metadata of every installed distribution for v2
+    components on its first run (``BidiComponentManager.discover_and_register_components``:
+    about 400 packages, 0.3-0.5 s here, ahead of a 0.2 s run of the app), and the suite makes
+    hundreds of them. The installed packages do not change during a test session, so the
+    first scan's list is returned again (the same list, read only by Streamlit). A Streamlit
+    without this module is left as it is."""
+    try:
+        from streamlit.components.v2 import manifest_scanner
+    except ImportError:
+        return
+    scan = manifest_scanner.scan_component_manifests
+    if not hasattr(scan, "cache_info"):
+        manifest_scanner.scan_component_manifests = functools.cache(scan)
+
+
 def pytest_configure(config):
     """Offline, with an empty Hugging Face cache of the tests' own: the machine's cache
     (a developer's downloads) never changes what the app lists or what a test sees. Tests
-    that need a cached model put it into a cache folder of their own."""
+    that need a cached model put it into a cache folder of their own. AppTest's scan for
+    installed components is made once (``_scan_components_once``)."""
     os.environ["HF_HUB_OFFLINE"] = "1"
     os.environ["HF_HUB_CACHE"] = tempfile.mkdtemp(prefix="hf-cache-empty-")
+    _scan_components_once()
 
 
 @pytest.fixture(scope="session")
@@ -46,11 +73,12 @@ def tiny_model() -> Transformer:
 
 @pytest.fixture(scope="session")
 def en_zh():
-    """The shipped English->Chinese model."""
-    return load_pretrained("en-zh")
+    """The shipped English->Chinese model (shared: ``shipped.model_of``; read it only)."""
+    return model_of("en-zh")
 
 
 @pytest.fixture(scope="session")
 def everyday():
-    """The shipped everyday model (subword English, the app's default)."""
-    return load_pretrained("en-zh-everyday")
+    """The shipped everyday model (subword English, the app's default; shared:
+    ``shipped.model_of``; read it only)."""
+    return model_of("en-zh-everyday")

@@ -10,6 +10,7 @@ import threading
 import numpy as np
 import pytest
 import torch
+from shipped import model_of
 
 from model import InputError, load_pretrained
 from model.analysis.ablation import head_importance, pruning_order
@@ -22,7 +23,7 @@ SENTENCE = "why do we work ?"
 
 @pytest.fixture(scope="module")
 def small():
-    return load_pretrained("en-zh-small")
+    return model_of("en-zh-small")
 
 
 def _surgery(translator, heads, folder=None):

@@ -7,8 +7,8 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from shipped import model_of
 
-from model import load_pretrained
 from model.analysis.alignment import (
     HeadAER,
     alignment_error_rate,
@@ -197,7 +197,7 @@ def test_corpus_aer_sums_counts_over_sentences():
 
 @pytest.fixture(scope="module")
 def small():
-    return load_pretrained("en-zh-small")
+    return model_of("en-zh-small")
 
 
 def test_head_aer_on_the_small_model(small):

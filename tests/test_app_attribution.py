@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import torch
 from apptest_helpers import APP, heatmaps, markdown_sources, unescape, z_array
+from shipped import model_of
 from streamlit.testing.v1 import AppTest
 
 from model import load_pretrained
@@ -31,7 +32,7 @@ def test_the_view_draws_attention_and_value_zeroing_of_the_model(name, sentence)
         at.query_params[param] = value
     at.run()
     assert not at.exception, at.exception
-    m = load_pretrained(name)
+    m = model_of(name)
     trace = m.generate(sentence)
     vz = value_zeroing(m.model, torch.as_tensor(trace.src_ids),
                        torch.as_tensor(trace.tgt_ids[:-1]))

@@ -8,9 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from apptest_helpers import APP, heatmaps, markdown_sources, messages, unescape, z_array
+from shipped import model_of, trace_of
 from streamlit.testing.v1 import AppTest
 
-from model import DecodeTrace, load_pretrained
+from model import DecodeTrace
 from model.analysis.compare import changed_tokens, difference, first_difference, shared_tokens
 from ui.i18n import STRINGS
 from ui.views import side_by_side as S
@@ -72,7 +73,7 @@ def test_where_two_decodings_part_is_decided_by_ids_never_by_labels():
 
 def test_a_minimal_pair_side_by_side_is_the_models_own():
     at = _open(sentence=A, compare=B)
-    m = load_pretrained(MODEL)
+    m = model_of(MODEL)
     ta, tb = m.generate(A), m.generate(B)
     text = "\n".join(unescape(s) for s in markdown_sources(at))
     assert f"### {ta.output_text}" in text and f"### {tb.output_text}" in text
@@ -110,7 +111,7 @@ def test_one_sentence_on_a_second_model():
     at = _open(sentence=sentence, model="en-zh", compare_model="en-zh-small")
     text = "\n".join(unescape(s) for s in markdown_sources(at))
     for name in ("en-zh", "en-zh-small"):
-        assert f"### {load_pretrained(name).generate(sentence).output_text}" in text
+        assert f"### {trace_of(name, sentence).output_text}" in text
         assert f"· {name}: {sentence}" in text
     assert not at.dataframe  # the teacher-forced table is for one model only
 

@@ -12,9 +12,9 @@ from contextlib import contextmanager
 
 import pytest
 from apptest_helpers import run_app
+from shipped import model_of
 from torch.nn.modules.module import register_module_forward_hook
 
-from model import load_pretrained
 from model.backends.ours import OurSource
 
 
@@ -33,7 +33,7 @@ def forward_calls() -> Iterator[list[str]]:
 def test_the_counter_sees_a_model_pass():
     """Not vacuous: a decoding seen through the same hook counts its layers' calls."""
     with forward_calls() as calls:
-        load_pretrained("en-zh").generate("i have three cats .")
+        model_of("en-zh").generate("i have three cats .")
     assert "Linear" in calls and len(calls) > 10
 
 

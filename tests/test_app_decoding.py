@@ -18,9 +18,10 @@ from apptest_helpers import (
     run_app,
     z_array,
 )
+from shipped import model_of
 from streamlit.testing.v1 import AppTest
 
-from model import GenerationSettings, load_pretrained
+from model import GenerationSettings
 
 
 def titles(at) -> list[str]:
@@ -159,7 +160,7 @@ def test_a_repetition_control_from_the_sidebar_and_from_a_link(name, value, said
     assert default == getattr(GenerationSettings(), name)
     _control(at, name).set_value(value).run()
     assert not at.exception
-    expected = load_pretrained(at.selectbox(key="model").value).generate(
+    expected = model_of(at.selectbox(key="model").value).generate(
         sentence, **{name: value}).output_text
     assert heading(at) == expected
     assert any(said in c.value for c in at.caption)

@@ -14,8 +14,8 @@ from apptest_helpers import (
     run_app,
     z_array,
 )
+from shipped import trace_of
 
-from model import load_pretrained
 from model.analysis.words import group_labels
 
 SENTENCE = "Unbelievably, astronauts don't sleep."
@@ -23,7 +23,7 @@ SENTENCE = "Unbelievably, astronauts don't sleep."
 
 def expected() -> tuple[list[str], list[str]]:
     """(piece labels, word labels) of SENTENCE from the model itself."""
-    trace = load_pretrained("en-zh-everyday").generate(SENTENCE, max_new_tokens=2)
+    trace = trace_of("en-zh-everyday", SENTENCE, max_new_tokens=2)
     return list(trace.src_labels), group_labels(trace.src_labels, trace.src_words)
 
 

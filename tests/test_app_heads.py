@@ -10,8 +10,8 @@ import sys
 import numpy as np
 import pytest
 from apptest_helpers import chart_title, charts, enter, run_app, z_array
+from shipped import model_of, trace_of
 
-from model import load_pretrained
 from model.analysis.aggregate import attention_flow
 from model.analysis.headstats import head_stats, head_stats_over, rank_heads
 from model.core.heldout import HELDOUT_SIZE, heldout_pairs
@@ -32,7 +32,7 @@ def _heads_view(model: str = "en-zh-small"):
 
 def test_the_grid_and_the_table_show_this_sentences_statistics():
     at = _heads_view()
-    trace = load_pretrained("en-zh-small").generate(SENTENCE)
+    trace = trace_of("en-zh-small", SENTENCE)
     expected = head_stats(trace, "encoder")
     grid = next(c for c in charts(at) if "confidence" in chart_title(c).lower()
                 or "entropy" in chart_title(c).lower())
@@ -46,7 +46,7 @@ def test_the_grid_and_the_table_show_this_sentences_statistics():
 
 def test_switching_a_head_off_decodes_again_and_shows_the_difference():
     at = _heads_view()
-    small = load_pretrained("en-zh-small")
+    small = model_of("en-zh-small")
     heads = [f"cross:{layer}:{h}" for layer in range(2) for h in range(4)]
     at.multiselect(key="heads_off").set_value(heads).run()
     assert not at.exception, at.exception
@@ -103,7 +103,7 @@ def test_held_out_statistics_are_pooled_over_the_models_held_out_sentences():
     assert not at.exception, at.exception
     at.selectbox(key="heads_kind").select("cross").run()
     at.selectbox(key="heads_stat").select("diagonal").run()
-    small = load_pretrained("en-zh-small")
+    small = model_of("en-zh-small")
     pooled = head_stats_over(small.generate(src)
                              for src, _ in heldout_pairs(small.card, HELDOUT_SIZE))["cross"]
     grid = next(c for c in charts(at) if "diagonal" in chart_title(c))
@@ -122,7 +122,7 @@ def test_flow_of_a_long_sentence_waits_for_a_click():
     assert not at.exception, at.exception
     flow = [c for c in charts(at) if "attention flow" in chart_title(c)]
     assert not flow and at.button(key="flow_go")
-    trace = load_pretrained("en-zh-everyday").generate(long)
+    trace = trace_of("en-zh-everyday", long)
     assert len(trace.src_tokens) > FLOW_AUTO_TOKENS
     at.button(key="flow_go").click().run()
     assert not at.exception, at.exception
@@ -140,7 +140,7 @@ def test_the_lines_view_draws_one_line_per_weight_of_the_layer():
     at.selectbox(key="lines_layer").select(1).run()
     assert not at.exception, at.exception
     (fig,) = [c for c in charts(at) if "as lines" in chart_title(c)]
-    trace = load_pretrained("en-zh-small").generate(SENTENCE)
+    trace = trace_of("en-zh-small", SENTENCE)
     k = at.session_state["step"]  # decoder-side rows up to the current step
     drawn = sum(len(z_array({"z": t["x"]})) // 3 for t in fig["data"][2:])  # x0, x1, gap
     assert drawn == int((trace.cross_attentions[1, :, :k] >= MIN_WEIGHT).sum())

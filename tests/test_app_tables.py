@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 from apptest_helpers import enter, run_app
-
-from model import load_pretrained
+from shipped import model_of, trace_of
 
 SENTENCE = "Why do we work?"
 
@@ -22,7 +21,7 @@ def _tables(at, name: str) -> list:
 
 def test_the_step_tables_hold_the_steps_numbers():
     at = enter(run_app(), SENTENCE)
-    trace = load_pretrained(at.selectbox(key="model").value).generate(SENTENCE)
+    trace = trace_of(at.selectbox(key="model").value, SENTENCE)
     step = trace.steps[0]
     top, cross, own = _tables(at, "step")
     np.testing.assert_allclose(top.iloc[:, 1].to_numpy(), step.top_probs, atol=1e-4)
@@ -37,7 +36,7 @@ def test_the_step_tables_hold_the_steps_numbers():
 
 def test_the_mask_tables_say_blocked_where_the_masks_are_true():
     at = enter(run_app(), SENTENCE)
-    translator = load_pretrained(at.selectbox(key="model").value)
+    translator = model_of(at.selectbox(key="model").value)
     trace = translator.generate(SENTENCE)
     at.session_state["view"] = "masks"
     shown = [d.iloc[:, 1:] for d in _tables(at, "masks")  # first column: the queries
@@ -53,7 +52,7 @@ def test_the_mask_tables_say_blocked_where_the_masks_are_true():
 
 def test_the_positional_table_is_the_heatmaps_table():
     at = enter(run_app(), SENTENCE)
-    translator = load_pretrained(at.selectbox(key="model").value)
+    translator = model_of(at.selectbox(key="model").value)
     trace = translator.generate(SENTENCE)
     at.session_state["view"] = "positional"
     (table,) = _tables(at, "pe")

@@ -6,8 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from apptest_helpers import chart_title, charts, run_app, z_array
-
-from model import load_pretrained
+from shipped import trace_of
 
 
 def figure(at, title_starts: str) -> dict:
@@ -27,7 +26,7 @@ def test_inside_one_head_shows_the_models_own_weights(kind, layer, head):
     at.selectbox(key="ih_head").select(head).run()
     assert not at.exception
     shown = z_array(figure(at, "Attention weights A")["data"][0])
-    trace = load_pretrained(at.selectbox(key="model").value).generate("why do we work ?")
+    trace = trace_of(at.selectbox(key="model").value, "why do we work ?")
     expected = {"encoder": trace.encoder_attentions[layer, head],
                 "decoder": trace.decoder_attentions[layer, head, :5, :5],
                 "cross": trace.cross_attentions[layer, head, :5]}[kind]

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 from apptest_helpers import enter, markdown_sources, run_app
+from shipped import model_of, trace_of
 
-from model import load_pretrained
 from model.analysis.lexicon import untranslated
 from model.analysis.lexicon_zh import untranslated_zh
 from model.analysis.verdict import chinese_function_words, judge_trace
@@ -48,7 +48,7 @@ def test_the_verdict_speaks_the_interface_language():
     ("zh-en-everyday", "赵磊和黄晓明是好朋友。"),
     ("zh-en-everyday", "现在是下午三点。")])
 def test_the_dictionary_line_names_exactly_the_nouns_missing_from_the_output(model, sentence):
-    output = load_pretrained(model).generate(sentence).output_text
+    output = trace_of(model, sentence).output_text
     missing = (untranslated_zh(sentence, output, skip=chinese_function_words())
                if model.startswith("zh") else untranslated(sentence, output))
     at = run_app(None if model == "en-zh-everyday" else model)
@@ -65,7 +65,7 @@ def test_the_dictionary_line_names_exactly_the_nouns_missing_from_the_output(mod
 
 def test_a_typo_is_corrected_in_one_click():
     sentence = "I beleive my freind will come tommorow."  # slips the model never saw
-    m = load_pretrained("en-zh-everyday")
+    m = model_of("en-zh-everyday")
     fixes = judge_trace(m.generate(sentence), m.info.train_counts).typos
     assert ("freind", "friend") in fixes
     at = enter(run_app(), sentence)

@@ -8,15 +8,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from shipped import model_of
 
-from model import load_pretrained
 from model.analysis.attribution import MAX_COMPLETENESS_ERROR, attribute
 
 CASES = [("en-zh-small", "why do we work ?"), ("en-zh-everyday", "Why do we work?")]
 
 
 def _ids(name, sentence):
-    m = load_pretrained(name)
+    m = model_of(name)
     tr = m.generate(sentence)
     return m.model, torch.as_tensor(tr.src_ids), torch.as_tensor(tr.tgt_ids)
 

@@ -10,8 +10,8 @@ import re
 
 import numpy as np
 import pytest
+from shipped import model_of
 
-from model import load_pretrained
 from model.analysis.alignment import gold_pair, grammar_word_ids, head_aer
 from model.analysis.attribution_aer import _links_of, attribution_aer, table
 from model.core.heldout import heldout_pairs
@@ -22,7 +22,7 @@ MODEL = "en-zh-small"
 
 @pytest.fixture(scope="module")
 def grammar():
-    translator = load_pretrained(MODEL)
+    translator = model_of(MODEL)
     return translator, [src for src, _ in heldout_pairs(translator.card, 6)]
 
 

@@ -10,6 +10,7 @@ import inspect
 from pathlib import Path
 
 import pytest
+from shipped import model_of
 
 from model import Translator, load_pretrained
 from model.backends import parts
@@ -59,7 +60,7 @@ def test_the_interface_is_small():
 
 @pytest.mark.parametrize("name", ["en-zh", "en-zh-everyday"])
 def test_our_models_offer_exactly_the_interface(name):
-    model = load_pretrained(name)
+    model = model_of(name)
     assert type(model) is Translator
     conforms(model, Backend)
     assert public(model) == MEMBERS, public(model) ^ MEMBERS

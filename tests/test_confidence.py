@@ -88,13 +88,13 @@ def test_the_header_marks_uncertain_steps_and_a_button_opens_one():
     decoding, sentence by sentence (Confident exactly when no signal fires); an uncertain
     step's button opens that step, whose panel explains the low probability."""
     from apptest_helpers import enter, run_app
+    from shipped import model_of
 
-    from model import load_pretrained
     from ui.confidence import MAX_BUTTONS
     from ui.verdict import trace_verdict
 
     at = run_app()
-    translator = load_pretrained(at.selectbox(key="model").value)
+    translator = model_of(at.selectbox(key="model").value)
     seen = set()
     for sentence in ("do you like cats ?", "The ornithologist photographed a rare kingfisher.",
                      "Gleeb the florp zarked 4821 quibbles.",

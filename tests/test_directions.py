@@ -18,9 +18,10 @@ from dataclasses import dataclass
 
 import pytest
 from apptest_helpers import APP, chart_title, charts, heading, message_list
+from shipped import model_of, trace_of
 from streamlit.testing.v1 import AppTest
 
-from model import DecodeTrace, Translator, decode_batch, load_pretrained
+from model import DecodeTrace, Translator, decode_batch
 from model.analysis.words import group_labels
 from ui.charts import PRESENT_KEY
 from ui.i18n import KIND_VIEWS, STRINGS, VIEWS
@@ -82,8 +83,8 @@ def _ok(at: AppTest, what: object = "") -> None:
 def opened(request) -> Opened:
     name, sentence = request.param
     at = _open(model=name, sentence=sentence)
-    translator = load_pretrained(name)
-    trace = translator.generate(sentence)  # the app's default settings: greedy
+    translator = model_of(name)
+    trace = trace_of(name, sentence)  # the app's default settings: greedy
     assert heading(at) == trace.output_text  # the page decodes what the model decodes
     k = min(STEP, len(trace.steps))
     at.session_state["step"] = k
@@ -318,7 +319,7 @@ def _script(text: str) -> str:
 
 @pytest.mark.parametrize("name", [name for name, _ in DIRECTIONS])
 def test_a_batch_writes_each_sentence_as_the_model_alone_does(name):
-    translator = load_pretrained(name)
+    translator = model_of(name)
     texts = teaching.DEFAULT_BATCHES[translator.info.source_language].splitlines()
     batch = decode_batch(translator, texts)
     alone = [translator.generate(text, max_new_tokens=batch.max_new_tokens) for text in texts]
@@ -338,7 +339,7 @@ def test_a_link_keeps_a_chinese_model_and_sentence_in_either_language(lang):
     assert at.session_state["lang"] == ("简体中文" if lang else "English")
     assert at.selectbox(key="model").value == name
     assert at.text_input(key="sentence").value == sentence
-    trace = load_pretrained(name).generate(sentence)
+    trace = trace_of(name, sentence)
     assert heading(at) == trace.output_text
     dropped = STRINGS["link_dropped"]["zh" if lang else "en"].split("{")[0]
     assert not any(w.value.startswith(dropped) for w in at.warning)  # nothing left out

@@ -7,6 +7,7 @@ import random
 import re
 
 import pytest
+from shipped import grammar_splits
 
 from model.tasks import en_zh
 
@@ -22,8 +23,9 @@ def samples() -> list[en_zh.Pair]:
 
 @pytest.fixture(scope="module")
 def splits() -> en_zh.Splits:
-    """The default splits (as used for training)."""
-    return en_zh.build_splits(seed=0)
+    """The default splits (as used for training; built once per session:
+    ``shipped.grammar_splits``)."""
+    return grammar_splits(seed=0)
 
 
 # ------------------------------------------------------------------------------------ lexicon

@@ -14,6 +14,7 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from shipped import grammar_splits
 
 from model import InputError
 from model.analysis.words import group_attention
@@ -59,7 +60,7 @@ def test_the_quality_bar_recorded_in_the_card(everyday):
 @pytest.mark.slow
 def test_grammar_test_split_exact_match(everyday):
     """Measured here too (greedy, the first 300 TEST pairs): the teaching examples hold."""
-    test = en_zh.build_splits(seed=0, n_train=200_000).test[:300]
+    test = grammar_splits(seed=0, n_train=200_000).test[:300]
     src = [everyday.source(" ".join(p.src)).ids.tolist() for p in test]
     S = max(map(len, src))
     ids = torch.tensor([s + [0] * (S - len(s)) for s in src])

@@ -7,15 +7,16 @@ English translation); a grammar model writes its grammar's own translation."""
 from __future__ import annotations
 
 import pytest
+from shipped import model_of
 
-from model import available_models, load_pretrained
+from model import available_models
 from model.tasks import get_task
 from model.training.classroom_set import group_met
 
 
 @pytest.mark.parametrize("name", available_models())
 def test_every_example_is_translated_right(name):
-    m = load_pretrained(name)
+    m = model_of(name)
     examples = m.info.examples
     assert examples, name
     required = m.card.get("example_required")

@@ -13,9 +13,9 @@ import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from shipped import model_of, trace_of
 
 import viz
-from model import load_pretrained
 from testkit.harness import fresh_python
 from ui.export import (
     CSV_COLUMNS,
@@ -35,7 +35,7 @@ TOKENS = st.lists(st.text(st.characters(exclude_categories=("Cc", "Cs")), min_si
 
 @pytest.fixture(scope="module")
 def trace():
-    return load_pretrained("en-zh-small").generate("why do we work ?")
+    return trace_of("en-zh-small", "why do we work ?")
 
 
 def test_csv_loads_back_equal_to_the_weights(trace):
@@ -123,7 +123,7 @@ def test_the_table_holds_the_heatmaps_numbers(trace):
 
 
 def test_a_mask_table_says_blocked_exactly_where_the_mask_is_true():
-    m = load_pretrained("en-zh-small")
+    m = model_of("en-zh-small")
     src, tgt = ["why", "do", "</s>"], ["<s>", "我们", "为"]
     masks = m.mask_views(src, tgt, 2)
     keys, queries = [*src, "<pad>", "<pad>"], [*tgt, "<pad>", "<pad>"]
@@ -138,7 +138,7 @@ def test_a_mask_table_says_blocked_exactly_where_the_mask_is_true():
 
 
 def test_a_positional_table_has_a_row_per_token_and_a_column_per_dimension():
-    pe = load_pretrained("en-zh-small").positional_encoding(4)  # (T, D)
+    pe = model_of("en-zh-small").positional_encoding(4)  # (T, D)
     cells, rows = _cells(grid_table(pe, ["a", "b", "a", "c"], None, "position",
                                     column_name="dimension"))
     np.testing.assert_array_equal(cells.to_numpy(), pe)

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from shipped import trace_of
 
-from model import load_pretrained
 from model.analysis.headstats import (
     STATISTICS,
     HeadStats,
@@ -285,7 +285,7 @@ def test_rank_heads_orders_by_value_and_breaks_ties_by_layer_then_head():
 
 @pytest.fixture(scope="module")
 def small_trace() -> DecodeTrace:
-    return load_pretrained("en-zh-small").generate("why do we work ?")
+    return trace_of("en-zh-small", "why do we work ?")
 
 
 def test_a_real_trace_gives_one_l_by_h_array_per_statistic_in_range(small_trace):

@@ -7,6 +7,7 @@ import json
 import shutil
 
 import pytest
+from shipped import model_of
 
 from model import CheckpointError, load_pretrained
 from model.backends.hf import pair_of
@@ -25,9 +26,9 @@ def test_pair_of_reads_names_and_cache_paths(name, pair):
 
 
 def test_our_models_say_their_languages():
-    assert (load_pretrained("en-zh-everyday").info.source_language,
-            load_pretrained("en-zh-everyday").info.target_language) == ("en", "zh")
-    zh_en = load_pretrained("zh-en-everyday").info
+    assert (model_of("en-zh-everyday").info.source_language,
+            model_of("en-zh-everyday").info.target_language) == ("en", "zh")
+    zh_en = model_of("zh-en-everyday").info
     assert (zh_en.source_language, zh_en.target_language) == ("zh", "en")
 
 

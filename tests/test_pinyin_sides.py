@@ -12,9 +12,9 @@ import re
 import jsonschema
 import pytest
 from apptest_helpers import APP, charts, heading
+from shipped import model_of
 from streamlit.testing.v1 import AppTest
 
-from model import load_pretrained
 from model.analysis.words import group_labels
 from model.decoding import document as D
 from ui import pinyin
@@ -30,12 +30,12 @@ HAN = re.compile(r"[\u4e00-\u9fff]")
 
 @pytest.fixture(scope="module")
 def zh_en():
-    return load_pretrained("zh-en-everyday")
+    return model_of("zh-en-everyday")
 
 
 @pytest.fixture(scope="module")
 def en_zh():
-    return load_pretrained("en-zh-everyday")
+    return model_of("en-zh-everyday")
 
 
 @pytest.fixture

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from shipped import grammar_splits
 
 from model import InputError, load_pretrained
 from model.backends.load import PRETRAINED_DIR
 from model.core.checkpoint import WEIGHTS, sha256_file
-from model.tasks import en_zh
 from model.training.evaluate import evaluate_pairs
 
 
@@ -19,7 +19,7 @@ def splits(en_zh):
 
 
 def en_zh_splits(card):
-    return en_zh.build_splits(seed=card["seed"], n_train=card["data"]["n_train"])
+    return grammar_splits(seed=card["seed"], n_train=card["data"]["n_train"])
 
 
 def test_card_records_what_made_the_model(en_zh):

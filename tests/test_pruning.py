@@ -5,30 +5,29 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import sacrebleu
+from shipped import grammar_splits, model_of
 
 from model import load_pretrained
 from model.analysis.pruning import importance, pair_ids, pruning_curve
 from model.backends.translate import translate_batch
 from model.core.config import ATTENTION_KINDS
 from model.core.heldout import GRAMMAR_SPLITS, grammar_test_pairs, heldout_pairs
-from model.tasks import get_task
 
 
 @pytest.fixture(scope="module")
 def small():
-    return load_pretrained("en-zh-small")
+    return model_of("en-zh-small")
 
 
 @pytest.mark.slow
 def test_heldout_pairs_are_the_grammars_test_split_never_its_training_pairs(small):
     pairs = heldout_pairs(small.card, 50)
-    splits = get_task("en-zh").build_splits(seed=small.card["seed"],
-                                            n_train=small.card["data"]["n_train"])
+    splits = grammar_splits(seed=small.card["seed"], n_train=small.card["data"]["n_train"])
     test = [(" ".join(p.src), "".join(p.tgt)) for p in splits.test]
     assert pairs == test[:50]
     assert not {src for src, _ in pairs} & {" ".join(p.src) for p in splits.train}
     # the everyday model learned the same grammar with the same split settings
-    everyday = load_pretrained("en-zh-everyday").card
+    everyday = model_of("en-zh-everyday").card
     assert heldout_pairs(everyday, 50) == list(grammar_test_pairs("en-zh", **GRAMMAR_SPLITS)[:50])
 
 
@@ -83,7 +82,7 @@ def test_the_everyday_model_ships_its_own_held_out_pairs(small):
     from model.backends.load import pretrained_root
     from model.core.heldout import HELDOUT_FILE, read_heldout, sample_pairs
 
-    everyday = load_pretrained("en-zh-everyday")
+    everyday = model_of("en-zh-everyday")
     shipped = read_heldout(pretrained_root() / "en-zh-everyday")
     assert len(shipped) == 200 and everyday.info.heldout == shipped
     assert all(en.strip() and zh.strip() for en, zh in shipped)

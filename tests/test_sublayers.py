@@ -7,8 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from shipped import model_of
 
-from model import GenerationSettings, load_pretrained
+from model import GenerationSettings
 from model.core.config import TransformerConfig
 from model.core.sublayers import encoder_sublayer_norms
 from model.core.transformer import Transformer
@@ -45,7 +46,7 @@ def test_sublayer_by_sublayer_equals_encode(norm_first):
 
 
 def test_the_positional_experiment_reaches_the_sublayers():
-    translator = load_pretrained("en-zh")
+    translator = model_of("en-zh")
     normal = translator.generate("why do we work ?")
     none = translator.generate("why do we work ?", GenerationSettings(positional="none"))
     a, b = translator.encoder_sublayers(normal), translator.encoder_sublayers(none)

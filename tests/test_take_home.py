@@ -9,8 +9,8 @@ from html.parser import HTMLParser
 
 import numpy as np
 import pytest
+from shipped import model_of
 
-from model import load_pretrained
 from model.decoding.document import KINDS, read_document
 from ui.pinyin import readings
 from ui.player import take_home
@@ -52,7 +52,7 @@ def _parse(page: str) -> _Scripts:
 
 @pytest.fixture(scope="module")
 def everyday():
-    return load_pretrained("en-zh-everyday")
+    return model_of("en-zh-everyday")
 
 
 def test_the_page_holds_the_decoding_with_its_pinyin(everyday):

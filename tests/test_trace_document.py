@@ -9,8 +9,9 @@ import json
 import jsonschema
 import numpy as np
 import pytest
+from shipped import model_of
 
-from model import GenerationSettings, load_pretrained
+from model import GenerationSettings
 from model.decoding import document as D
 from viz.convention import display_settings
 
@@ -19,7 +20,7 @@ SENTENCE = "why do we work ?"
 
 @pytest.fixture(scope="module")
 def small():
-    return load_pretrained("en-zh-small")
+    return model_of("en-zh-small")
 
 
 @pytest.fixture(scope="module")

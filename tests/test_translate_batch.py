@@ -9,16 +9,17 @@ import random
 
 import pytest
 import torch
+from shipped import model_of
 from torch.nn.utils.rnn import pad_sequence
 
-from model import InputError, load_pretrained
+from model import InputError
 from model.backends.translate import translate_batch
 from model.decoding import pad_rows
 
 
 @pytest.fixture(scope="module")
 def en_zh():
-    return load_pretrained("pretrained/en-zh")
+    return model_of("en-zh")
 
 
 @pytest.mark.parametrize("seed", range(5))

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
+from shipped import model_of
 
-from model import load_pretrained
 from model.analysis.value_zeroing import value_zeroing
 
 SENTENCES = {"en-zh-small": "why do we work ?", "en-zh-everyday": "Why do we work?"}
@@ -44,7 +44,7 @@ def _layer_output(model, src, tgt, layer: int, where: str | None = None, j: int 
 
 @pytest.mark.parametrize("name", list(SENTENCES))
 def test_each_score_is_the_layers_move_when_the_values_are_zeroed_by_hand(name):
-    translator = load_pretrained(name)
+    translator = model_of(name)
     trace = translator.generate(SENTENCES[name])
     src = torch.as_tensor(trace.src_ids)
     tgt = torch.as_tensor(trace.tgt_ids[:-1])  # (T,) the decoder inputs
@@ -71,6 +71,6 @@ def test_each_score_is_the_layers_move_when_the_values_are_zeroed_by_hand(name):
 
 
 def test_bad_ids_are_refused():
-    model = load_pretrained("en-zh-small").model
+    model = model_of("en-zh-small").model
     with pytest.raises(ValueError, match="1-D"):
         value_zeroing(model, torch.zeros(2, 3, dtype=torch.long), torch.zeros(3, dtype=torch.long))

@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from shipped import model_of
 
-from model import CheckpointError, load_pretrained
+from model import CheckpointError
 from model.analysis import verdict as V
 from model.analysis.lemmas import all_lemmas
 from model.core.counts import (
@@ -126,7 +127,7 @@ def test_missing_numbers_reads_digits_and_chinese_numerals():
 
 
 def test_the_shipped_model_has_counts_and_a_chinese_sentence_is_flagged():
-    m = load_pretrained("en-zh-everyday")
+    m = model_of("en-zh-everyday")
     counts = m.info.train_counts
     assert isinstance(counts, TrainCounts) and counts.pairs > 100_000
     assert counts.word("the") > 1000 and counts.word("Hangzhou") < counts.word("Beijing")

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from shipped import model_of
 
-from model import load_pretrained
 from model.analysis import lexicon_zh as LZ
 from model.analysis import numbers as N
 from model.analysis import verdict as V
@@ -234,7 +234,7 @@ def test_judge_names_the_missing_noun_of_a_chinese_source():
 
 @pytest.fixture(scope="module")
 def zh_en():
-    return load_pretrained("zh-en-everyday")
+    return model_of("zh-en-everyday")
 
 
 def test_the_zh_en_model_is_judged_as_reading_chinese(zh_en):

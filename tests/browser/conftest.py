@@ -10,6 +10,7 @@ says to ``apt-get install chromium fonts-noto-cjk``.
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from collections.abc import Callable, Iterator
@@ -60,19 +61,67 @@ def app_url(app_server) -> str:
     return app_server.url
 
 
-@pytest.fixture(scope="module")
-def browser():
-    """Headless Debian Chromium (Playwright sync API), one per test module. Fails, naming the
-    package to install, when ``/usr/bin/chromium`` is missing."""
-    problem = chromium_problem()
-    if problem:
-        pytest.fail(problem, pytrace=False)
-    from playwright.sync_api import sync_playwright
+class _Chromium:
+    """One headless Debian Chromium (Playwright sync API) for a run of browser tests in a
+    row: launched by the first test that asks for it, closed after the last browser test
+    before a test of another folder (``pytest_runtest_teardown`` below), so that Playwright's
+    event loop in the main thread is gone when the other tests run; launched again if a
+    browser test comes later."""
 
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+    def __init__(self):
+        self.playwright = self.chromium = None
+
+    def get(self):
+        """The running Chromium, launched now if none is. Fails, naming the package to
+        install, when ``/usr/bin/chromium`` is missing."""
+        if self.chromium is None:
+            problem = chromium_problem()
+            if problem:
+                pytest.fail(problem, pytrace=False)
+            from playwright.sync_api import sync_playwright
+
+            self.playwright = sync_playwright().start()
+            self.chromium = self.playwright.chromium.launch(executable_path=CHROMIUM,
+                                                            args=CHROMIUM_ARGS)
+        return self.chromium
+
+    def close(self) -> None:
+        """Close Chromium and stop Playwright, if they run."""
+        if self.chromium is not None:
+            self.chromium.close()
+            self.playwright.stop()
+            self.playwright = self.chromium = None
+
+
+_CHROMIUM = _Chromium()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    """After a browser test's fixtures are torn down: close Chromium if the next test is not
+    a browser test (or there is none)."""
+    result = yield
+    if nextitem is None or "browser" not in nextitem.path.parts:
+        _CHROMIUM.close()
+    return result
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Close Chromium if it still runs (a run stopped in a browser test, or with -x)."""
+    _CHROMIUM.close()
+
+
+@pytest.fixture
+def browser():
+    """Headless Debian Chromium, shared by the browser tests (launched once, not per module:
+    ``_Chromium``). Every test opens its own browser context (``app``, ``open_link``), so no
+    cookie, storage or page is shared between tests; a context a test leaves open is closed
+    after it (with its Streamlit session). Fails, naming the package to install, when
+    ``/usr/bin/chromium`` is missing."""
+    chromium = _CHROMIUM.get()
+    yield chromium
+    for context in list(chromium.contexts):
+        context.close()
 
 
 @pytest.fixture
@@ -316,11 +365,15 @@ class AppPage:
         thumb = self.page.locator(".st-key-step [data-testid='stSlider'] input[type='range']")
         return self.act(lambda: thumb.press(key), **ready)
 
-    def screenshot(self, name: str) -> Path:
-        """Save the whole page as ``screenshots/browser/<name>.png``; returns the path.
+    def screenshot(self, name: str) -> Path | None:
+        """With ``SCREENSHOTS=1`` in the environment, save the whole page as
+        ``screenshots/browser/<name>.png`` and return the path; otherwise do nothing and
+        return None (a shot asserts nothing and takes about a second: some 40 a run).
 
         Streamlit scrolls inside its main container, so the viewport is made as tall as
         that container's content for the shot, then restored."""
+        if os.environ.get("SCREENSHOTS") != "1":
+            return None
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         path = SCREENSHOTS / f"{re.sub(r'[^a-z0-9]+', '-', name.lower()).strip('-')}.png"
         size = self.page.viewport_size

@@ -8,8 +8,8 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 import pytest
+from shipped import model_of
 
-from model import load_pretrained
 from tests.browser.conftest import open_link
 from ui.views import side_by_side as S
 
@@ -43,7 +43,7 @@ def test_side_by_side_opens_from_a_link_with_both_translations(browser, app_serv
     page = open_link(browser, app_server, f"{app_server.url}/?{urlencode(query)}", tab=tab,
                      titles=[cross])
     page.assert_clean()
-    m = load_pretrained(MODEL)
+    m = model_of(MODEL)
     panel = page.panel()
     for sentence in (a, b):
         assert panel.get_by_text(m.generate(sentence).output_text, exact=True).count() >= 1

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from model import load_pretrained
+from shipped import model_of
+
 from model.backends.load import default_model, pretrained_root
 from ui.document import KEYMAP
 from ui.lesson import chapters
@@ -29,7 +30,7 @@ def _press(app, key: str, step: int, total: int) -> dict:
 
 
 def test_the_keys_step_through_the_decoding(app):
-    translator = load_pretrained(pretrained_root() / default_model(
+    translator = model_of(default_model(
         [p.name for p in pretrained_root().iterdir()]))
     total = len(translator.generate(SENTENCE).steps)  # the page's first sentence may share
     app.enter_sentence(SENTENCE, stepOf=f"Step 1 of {total}")  # "Step 1 of": wait for ours

@@ -9,8 +9,8 @@ import io
 import numpy as np
 import pandas as pd
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from shipped import trace_of
 
-from model import load_pretrained
 from ui.i18n import STRINGS
 from viz.convention import FIRST_NUMBER
 
@@ -45,7 +45,7 @@ def test_csv_and_npz_downloads_load_back_equal_to_the_arrays(app):
     for k in (2, 3):
         app.click_button("Next ▶", step=f"Step {k} of 9")
     app.open_view("Cross-attention", panelCharts=1)
-    trace = load_pretrained(MODEL).generate(SENTENCE)
+    trace = trace_of(MODEL, SENTENCE)
     shown = trace.cross_attentions[:, :, :3]  # (L, H, 3, S): rows up to step 3
     panel = app.panel()
     app.act(panel.get_by_text(STRINGS["download_expander"]["en"]).click, panelCharts=1)

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import time
 
-from model import load_pretrained
+from shipped import model_of
+
 from model.analysis.alignment import head_aer
 from model.analysis.headstats import head_stats_over, rank_heads
 from model.core.heldout import HELDOUT_SIZE, heldout_pairs
@@ -27,7 +28,7 @@ def _scope_radio(app, label: str):
 
 
 def test_heads_view_ranks_switches_off_rolls_out_and_aligns(app):
-    m = load_pretrained(MODEL)
+    m = model_of(MODEL)
     app.select("Model", MODEL, stepOf="Step 1 of ")
     assert app.page.get_by_role("textbox", name="English sentence").input_value() == SENTENCE
     snap = app.open_view("Heads", panelMin=3)

@@ -10,8 +10,8 @@ from urllib.parse import parse_qs, quote, urlparse
 
 import numpy as np
 import pytest
+from shipped import trace_of
 
-from model import load_pretrained
 from model.backends.load import default_model, pretrained_root
 from testkit.harness import VIEWPORT, RunCounter
 from ui.i18n import STRINGS
@@ -24,7 +24,7 @@ STEP = f"(document.querySelector('{ROOT}') || {{dataset: {{}}}}).dataset.step"
 @pytest.fixture(scope="module")
 def trace():
     name = default_model([p.name for p in pretrained_root().iterdir()])
-    return load_pretrained(pretrained_root() / name).generate(SENTENCE)
+    return trace_of(name, SENTENCE)
 
 
 def _open(browser, url: str, viewport: dict = VIEWPORT):

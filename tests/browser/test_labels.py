@@ -14,8 +14,8 @@ from itertools import combinations
 from urllib.parse import quote
 
 import pytest
+from shipped import model_of
 
-from model import load_pretrained
 from model.backends.load import default_model, pretrained_root
 from ui.i18n import KIND_VIEWS, VIEWS
 from viz.fit import PRESENT_FONT_PX
@@ -84,7 +84,7 @@ def _problems(charts: list[dict]) -> list[str]:
 @pytest.mark.parametrize("n", sorted(SENTENCES))
 def test_present_mode_labels_are_large_and_never_overlap(app, n):
     sentence = SENTENCES[n]
-    translator = load_pretrained(pretrained_root() / default_model(
+    translator = model_of(default_model(
         [p.name for p in pretrained_root().iterdir()]))
     assert len(translator.source(sentence, None, None).tokens) == n
     last = translator.config.max_len  # the stepper clamps the step to the last one
@@ -174,7 +174,7 @@ FIRST_LINE_REACHABLE_JS = """() => {
 @pytest.mark.parametrize("player", [False, True], ids=["server", "player"])
 @pytest.mark.parametrize("screen", sorted(FIRST_SCREENS))
 def test_present_first_screen_shows_attention_with_every_token_labelled(app, screen, player):
-    translator = load_pretrained(pretrained_root() / default_model(
+    translator = model_of(default_model(
         [p.name for p in pretrained_root().iterdir()]))
     trace = translator.generate(PRESENT_SENTENCE)
     S, T = len(trace.src_tokens), len(trace.steps)

@@ -9,8 +9,8 @@ from urllib.parse import quote
 
 import numpy as np
 import pytest
+from shipped import trace_of
 
-from model import load_pretrained
 from model.backends.load import default_model, pretrained_root
 from ui.i18n import text_in
 from ui.player import take_home
@@ -55,7 +55,7 @@ def model_name() -> str:
 
 @pytest.fixture(scope="module")
 def trace(model_name):
-    return load_pretrained(pretrained_root() / model_name).generate(SENTENCE)
+    return trace_of(model_name, SENTENCE)
 
 
 def _cells(z, rows: int) -> np.ndarray:

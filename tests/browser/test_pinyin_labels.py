@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 
-from model import load_pretrained
+from shipped import model_of
+
 from model.backends.load import default_model, pretrained_root
 from ui.pinyin import readings
 
@@ -38,7 +39,7 @@ LINES_JS = """
 def _open(app, query: str) -> dict:
     """The default sentence at its last step (the stepper clamps a later one) in the
     decoder self-attention view, head 1 of layer 1; what ``LINES_JS`` reads."""
-    translator = load_pretrained(pretrained_root() / default_model(
+    translator = model_of(default_model(
         [p.name for p in pretrained_root().iterdir()]))
     last = translator.config.max_len
     app.page.goto(f"{app.url}/?view=decoder&layer=1&head=1&step={last}{query}")

@@ -12,8 +12,8 @@ import re
 from urllib.parse import urlencode
 
 import pytest
+from shipped import trace_of
 
-from model import load_pretrained
 from ui.pinyin import readings
 
 MODEL = "zh-en-everyday"
@@ -45,7 +45,7 @@ def test_pinyin_is_drawn_under_each_chinese_source_token(app, view, title):
     app.wait_ready(minCharts=2)
     got = app.page.evaluate(TICKS_JS, title)
     assert got["ticks"], f"no chart titled {title!r}"
-    src_labels = list(load_pretrained(MODEL).generate(SENTENCE, max_new_tokens=1).src_labels)
+    src_labels = list(trace_of(MODEL, SENTENCE, max_new_tokens=1).src_labels)
     expected = dict(zip(src_labels, readings(src_labels), strict=True))  # one per character
     tokens = [lines[0]["text"] for lines in got["ticks"]]
     chinese = [i for i, tok in enumerate(tokens) if HAN.search(tok)]

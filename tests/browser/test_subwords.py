@@ -11,8 +11,8 @@ from __future__ import annotations
 from urllib.parse import quote
 
 import pytest
+from shipped import model_of
 
-from model import load_pretrained
 from model.analysis.words import group_labels
 from testkit.harness import CJK, ROOT, chart
 from tests.browser.test_browser import FIRST, models_root
@@ -27,7 +27,7 @@ def pieces() -> tuple[list[str], list[str]]:
     """(the sentence's piece labels, its word labels), ``</s>`` included, from the model."""
     if not (models_root() / MODEL).is_dir():
         pytest.fail(f"{MODEL} is not in {models_root()} (ROOT {ROOT})")
-    m = load_pretrained(MODEL)
+    m = model_of(MODEL)
     trace = m.generate(SENTENCE, max_new_tokens=2)
     return list(trace.src_labels), group_labels(trace.src_labels, trace.src_words)
 

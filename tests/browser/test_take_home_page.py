@@ -9,8 +9,8 @@ import time
 
 import numpy as np
 import pytest
+from shipped import model_of
 
-from model import load_pretrained
 from model.decoding.document import read_document
 from ui.i18n import STRINGS
 from ui.player import take_home
@@ -21,7 +21,7 @@ SENTENCE = "Why do we work?"
 
 @pytest.fixture(scope="module")
 def model():
-    return load_pretrained(MODEL)
+    return model_of(MODEL)
 
 
 def _wait(page, expression: str, timeout_s: float = 10.0) -> None:

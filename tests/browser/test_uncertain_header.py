@@ -9,8 +9,8 @@ on ``generate``), never from a run of the page.
 from __future__ import annotations
 
 import pytest
+from shipped import model_of
 
-from model import load_pretrained
 from ui.confidence import MAX_BUTTONS, trace_confidence
 
 MODEL = "en-zh-everyday"
@@ -35,7 +35,7 @@ MARKED_JS = """
 @pytest.fixture(scope="module")
 def hard() -> tuple[str, object]:
     """The first candidate sentence the model is unsure about, and its decoding."""
-    m = load_pretrained(MODEL)
+    m = model_of(MODEL)
     for sentence in CANDIDATES:
         trace = m.generate(sentence)
         if trace_confidence(trace).uncertain:
