@@ -37,7 +37,6 @@ from ui import (
 )
 from ui.cache import (
     decode,
-    freeze_new_imports,
     grammar_translation,
     load_model,
     model_key,
@@ -283,4 +282,3 @@ try:
 except Exception:  # a user never sees a traceback; the log keeps it for us
     log.exception("unexpected error")
     st.error(t("page_error"))
-freeze_new_imports()  # after every whole run, however it ended (a fragment run: ui.stepper)

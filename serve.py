@@ -64,8 +64,7 @@ def warm_up():
     prebuilt CC-CEDICT index (the glosses and the verdict's dictionary,
     ``model.analysis.cedict``), the English lemmas (``model.analysis.lemmas``), pypinyin's
     phrases (``ui.pinyin.phrase_map``) and jieba's word segmenter (``ui.pinyin.segmenter``),
-    build the first figure, then freeze the heap as the app does after every run that
-    imported modules (``ui.cache.freeze_new_imports``).
+    and build the first figure (loading the model freezes the heap: ``ui.cache.load_model``).
 
     Returns:
         The default model (a ``model.Translator``), or None when there is none or it could
@@ -90,7 +89,6 @@ def warm_up():
         if trace is not None:
             viz.attention_heatmap(trace.cross_attentions[0, 0], trace.decoder_input_tokens,
                                   trace.src_labels)
-        cache.freeze_new_imports()
         return translator
     except Exception:  # a broken model folder must not stop the server
         log.exception("warm-up failed; the first visit will load the model itself")

@@ -14,7 +14,9 @@ from shipped import model_of, trace_of
 
 from model.analysis.aggregate import attention_flow
 from model.analysis.headstats import head_stats, head_stats_over, rank_heads
+from model.backends.load import pretrained_root
 from model.core.heldout import HELDOUT_SIZE, heldout_pairs
+from ui.cache import load_model, model_key
 from ui.views.heads import FLOW_AUTO_TOKENS
 from viz.convention import head_number, layer_number
 
@@ -146,12 +148,13 @@ def test_the_lines_view_draws_one_line_per_weight_of_the_layer():
     assert drawn == int((trace.cross_attentions[1, :, :k] >= MIN_WEIGHT).sum())
 
 
-def test_a_run_leaves_no_module_for_the_collector_to_walk():
+def test_a_loaded_model_and_the_imports_before_it_are_left_out_of_the_collection():
     """Streamlit collects garbage after every run (runner.postScriptGC), walking every object
-    not frozen: a run that imported modules (the Heads view imports networkx) freezes them
-    (``ui.cache.freeze_new_imports``), so no module object is left for later runs to walk."""
+    not frozen: loading a model freezes the heap (``ui.cache.load_model``), so the model and
+    the modules imported before it (torch, the app's) are not walked again."""
     _heads_view()
     tracked = {id(obj) for obj in gc.get_objects()}  # the objects the collector still walks
-    walked = [name for name, module in list(sys.modules.items())
-              if id(module) in tracked and name != "__main__"]  # the script's: new each run
-    assert "networkx" in sys.modules and not walked, walked[:10]
+    model = load_model(*model_key(pretrained_root() / "en-zh-small"))
+    walked = [name for name in ("torch", "model", "ui.cache") if id(sys.modules[name]) in tracked]
+    assert gc.get_freeze_count() > 0 and walked == [], walked
+    assert id(model) not in tracked and id(model.model) not in tracked

@@ -6,9 +6,6 @@ warm-up: the loaded models (``st.cache_resource``) and the decoding traces
 from __future__ import annotations
 
 import gc
-import linecache
-import sys
-import threading
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -60,35 +57,10 @@ def load_model(folder: str, stamp: tuple, load_pickle_weights: bool = False) -> 
     # which walks every object alive: with torch, transformers and a model loaded that is
     # ~245,000 objects and ~90 ms of CPU per click (benchmarks/RESULTS.md, 2026-12-06).
     # Freezing what exists now (imports, the model) leaves the collector only the objects
-    # of later runs (< 1 ms). It is for the CPU: the server's memory is the same either way.
-    _freeze_heap()
+    # of later runs. It is for the CPU: the server's memory is the same either way.
+    gc.collect()
+    gc.freeze()
     return model
-
-
-_frozen = {"modules": -1}  # len(sys.modules) at the last freeze, for the whole process
-_freezing = threading.Lock()
-
-
-def _freeze_heap() -> None:
-    """``gc.collect()`` then ``gc.freeze()``: objects alive now (modules, models) are never
-    scanned again by the collector that Streamlit runs after every script run. First the
-    source lines ``linecache`` keeps are let go: importing torch reads some of its own
-    files through ``inspect`` (2 MB; a traceback reads what it needs again)."""
-    with _freezing:
-        _frozen["modules"] = len(sys.modules)
-        linecache.clearcache()
-        gc.collect()
-        gc.freeze()
-
-
-def freeze_new_imports() -> None:
-    """After a run (whole page or fragment), and after ``serve.py``'s warm-up: if modules
-    were imported since the last freeze (the first run: plotly's validators, pyarrow; the
-    Heads view's first use of networkx, ~15,000 objects that made Streamlit's collection
-    after every run 3-6 ms slower), collect and freeze the heap so later collections skip
-    them. A check of ``len(sys.modules)`` otherwise: free."""
-    if len(sys.modules) != _frozen["modules"]:
-        _freeze_heap()
 
 
 @st.cache_data(max_entries=512, show_spinner=False)

@@ -16,7 +16,6 @@ from model.analysis.words import group_attention, group_labels
 from viz.convention import head_number, layer_number
 
 from . import export, pinyin, state
-from .cache import freeze_new_imports
 from .charts import chart, columns, presenting
 from .confidence import low_confidence_note
 from .i18n import STRINGS, labels, layer_label, t, viz_labels
@@ -265,6 +264,5 @@ def step_through(trace: DecodeTrace, body: Callable[[DecodeTrace, int], None]) -
         step_panel(trace, k)
         body(trace, k)
         write_link()  # a step click reruns only this fragment: keep the link's step current
-        freeze_new_imports()  # a view's first use may import modules (the Heads view)
 
     st.fragment(panel, run_every=interval)()
