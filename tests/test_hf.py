@@ -211,8 +211,8 @@ def test_hooks_are_removed_and_scoped_to_the_request(tiny):
     def hooks() -> dict:
         return {name: len(m._forward_hooks) for name, m in hf.named_modules()}
 
+    trace = tr.generate(SENTENCES[0], max_new_tokens=4)  # transformers' own hooks, if any
     before = hooks()
-    trace = tr.generate(SENTENCES[0], max_new_tokens=4)
     head_internals(tr, trace, "cross", layer=0, head=0)
     assert hooks() == before
     q_proj = getattr(*tr.model.attention("encoder", 0)[0:1], tr.model.attention("encoder", 0)[1][0])
