@@ -27,10 +27,14 @@ torch.set_num_threads(1)
 
 
 def pytest_collection_modifyitems(config, items):
-    """Every test under tests/browser/ is a ``browser`` test (the tiers: pyproject.toml)."""
+    """Every test under tests/browser/ is a ``browser`` test (the tiers: pyproject.toml),
+    and all of them are one ``xdist_group``: with ``-n 2 --dist loadgroup`` (README) one
+    worker runs them against its one app server and one Chromium while the other worker
+    runs the rest."""
     for item in items:
         if "browser" in item.path.parts:
             item.add_marker(pytest.mark.browser)
+            item.add_marker(pytest.mark.xdist_group("browser"))
 
 
 def _scan_components_once() -> None:

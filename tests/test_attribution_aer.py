@@ -17,6 +17,8 @@ from model.analysis.attribution_aer import _links_of, attribution_aer, table
 from model.core.heldout import heldout_pairs
 from viz.convention import FIRST_NUMBER, head_number, layer_number
 
+pytestmark = pytest.mark.slow  # every method scored on held-out sentences: ~15 s
+
 MODEL = "en-zh-small"
 
 

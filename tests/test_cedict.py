@@ -4,10 +4,13 @@ builder, of the classroom lists or of the package cannot leave a stale index beh
 
 from __future__ import annotations
 
+import pytest
+
 from model.analysis import cedict
 from model.analysis.lexicon import lexicon
 
 
+@pytest.mark.slow  # a fresh build of the whole index: ~15 s
 def test_the_shipped_index_equals_a_fresh_build():
     gloss, lex = cedict.build_index()
     assert dict(cedict.gloss_dictionary()) == gloss, "stale: run python -m model.analysis.cedict"

@@ -134,6 +134,7 @@ def test_a_bad_set_file_names_the_line(tmp_path, bad, what):
         read_set(path)
 
 
+@pytest.mark.slow  # decodes the whole classroom set with each shipped model
 def test_the_shipped_cards_classroom_figures_are_the_models_own():
     m = model_of("en-zh-everyday")
     card, now = m.card["metrics"]["classroom"], classroom_scores(m)

@@ -199,6 +199,7 @@ def test_translate_rejects_sentences_outside_the_language(english):
         en_zh.translate(english)
 
 
+@pytest.mark.slow  # 200k generated pairs or the default splits: ~10 s each to build
 def test_translate_agrees_with_generator(samples):
     for pair in samples[:3000]:
         assert en_zh.translate(" ".join(pair.src)) == "".join(pair.tgt), pair.src
@@ -207,11 +208,13 @@ def test_translate_agrees_with_generator(samples):
 # ---------------------------------------------------------------------------- the generator
 
 
+@pytest.mark.slow  # 200k generated pairs or the default splits: ~10 s each to build
 def test_every_construction_occurs_in_20k_samples(samples):
     seen = {pair.construction for pair in samples[:20_000]}
     assert seen == set(en_zh.CONSTRUCTIONS)
 
 
+@pytest.mark.slow  # 200k generated pairs or the default splits: ~10 s each to build
 def test_translation_is_a_function_of_the_source(samples):
     assert len(samples) >= 200_000
     translation: dict[tuple[str, ...], tuple[str, ...]] = {}
@@ -228,6 +231,7 @@ def test_sample_pair_is_deterministic_for_a_seed():
     assert first[0] == first[1] == first[2]
 
 
+@pytest.mark.slow  # 200k generated pairs or the default splits: ~10 s each to build
 def test_lengths_and_token_shapes(samples):
     for pair in samples:
         assert 2 <= len(pair.src) <= en_zh.MAX_SRC_LEN
@@ -238,6 +242,7 @@ def test_lengths_and_token_shapes(samples):
         assert all(token == token.lower() and " " not in token for token in pair.src)
 
 
+@pytest.mark.slow  # 200k generated pairs or the default splits: ~10 s each to build
 def test_vocabularies_are_complete_and_sorted(samples):
     source, target = en_zh.source_words(), en_zh.target_tokens()
     assert source == sorted(set(source)) and target == sorted(set(target))
@@ -247,6 +252,7 @@ def test_vocabularies_are_complete_and_sorted(samples):
         assert target_set.issuperset(pair.tgt), pair.tgt
 
 
+@pytest.mark.slow  # 200k generated pairs or the default splits: ~10 s each to build
 def test_alignments_are_valid(samples):
     for pair in samples:
         assert list(pair.alignment) == sorted(set(pair.alignment))
@@ -267,6 +273,7 @@ def test_alignment_example():
     assert not any(word == "the" for word, _ in links)
 
 
+@pytest.mark.slow  # 200k generated pairs or the default splits: ~10 s each to build
 def test_parse_returns_the_generated_pair(samples):
     for pair in samples[:500]:
         parsed = en_zh.parse(" ".join(pair.src))
@@ -303,6 +310,7 @@ def test_generator_settings_are_json():
 # ---------------------------------------------------------------------------------- splits
 
 
+@pytest.mark.slow  # 200k generated pairs or the default splits: ~10 s each to build
 def test_split_sizes(splits):
     assert len(splits.train) == 200_000
     assert len(splits.valid) == 1_000
@@ -313,6 +321,7 @@ def test_split_sizes(splits):
     assert 30 <= len(splits.held_out_pairs) <= 50
 
 
+@pytest.mark.slow  # 200k generated pairs or the default splits: ~10 s each to build
 def test_splits_are_disjoint_and_train_has_no_duplicates(splits):
     train = {p.src for p in splits.train}
     valid = {p.src for p in splits.valid}
@@ -322,6 +331,7 @@ def test_splits_are_disjoint_and_train_has_no_duplicates(splits):
     assert not train & valid and not train & test and not valid & test
 
 
+@pytest.mark.slow  # 200k generated pairs or the default splits: ~10 s each to build
 def test_held_out_pairs_never_co_occur_in_train_or_valid(splits):
     held = splits.held_out_pairs
     words = [w for pair in held for w in pair]
@@ -346,6 +356,7 @@ def test_held_out_pairs_never_co_occur_in_train_or_valid(splits):
         assert not any(a in lemmas and b in lemmas for lemmas in train_lemmas)
 
 
+@pytest.mark.slow  # 200k generated pairs or the default splits: ~10 s each to build
 def test_every_test_and_valid_word_occurs_in_train(splits):
     src_vocab = {w for p in splits.train for w in p.src}
     tgt_vocab = {c for p in splits.train for c in p.tgt}
@@ -354,17 +365,20 @@ def test_every_test_and_valid_word_occurs_in_train(splits):
         assert tgt_vocab.issuperset(pair.tgt), pair.tgt
 
 
+@pytest.mark.slow  # 200k generated pairs or the default splits: ~10 s each to build
 def test_novel_test_sentences_cover_several_constructions(splits):
     constructions = {splits.test[i].construction for i in splits.novel_test_indices}
     assert len(constructions) >= 8
 
 
+@pytest.mark.slow  # 200k generated pairs or the default splits: ~10 s each to build
 def test_examples_are_not_in_valid_or_test(splits):
     held = {p.src for p in splits.valid + splits.test}
     for sentence in en_zh.EXAMPLES:
         assert tuple(sentence.split()) not in held
 
 
+@pytest.mark.slow
 def test_build_splits_is_deterministic_for_a_seed():
     small = {"n_train": 3000, "n_valid": 100, "n_test": 400, "n_novel": 300}
     a = en_zh.build_splits(seed=3, **small)

@@ -16,6 +16,8 @@ from model.analysis.heldout_heads import HEADS_FILE
 from model.backends.load import PRETRAINED_DIR
 
 N = 4  # held-out pairs: enough for every figure, quick to compute
+# Held-out pairs come from the grammar's splits, built first (~15 s): the slow tier.
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 import rjieba
 from apptest_helpers import APP, chart_title, charts, heading
 from hypothesis import given
@@ -91,6 +92,7 @@ def test_a_character_is_read_in_its_own_word():
     assert readings(["请", "把", "书"]) == ["qǐng", "bǎ", "shū"]
 
 
+@pytest.mark.slow  # a fresh Python process
 def test_a_server_reads_each_word_as_pypinyin_reads_it_alone_and_leaves_no_setting_behind():
     # The reference: a fresh process where pypinyin loads its own phrases (one json.loads)
     # and reads each word of jieba's cut alone with them; against it, ui.pinyin in a fresh

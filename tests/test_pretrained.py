@@ -32,6 +32,7 @@ def test_card_records_what_made_the_model(en_zh):
     assert card["data"]["n_test"] == 2000 and card["data"]["n_novel_test"] >= 300
 
 
+@pytest.mark.slow  # the whole TEST split, after building the splits
 def test_quality_bar_on_the_test_split(en_zh, splits):
     # 300 ordinary held-out pairs plus 200 that combine words never seen together.
     novel = list(splits.novel_test_indices[:200])
@@ -44,6 +45,7 @@ def test_quality_bar_on_the_test_split(en_zh, splits):
     assert result["novel_exact_match"] >= 95.0, result["failures"]
 
 
+@pytest.mark.slow  # builds the grammar's splits (~15 s)
 def test_test_split_never_occurs_in_training(splits):
     train = {p.src for p in splits.train}
     assert not any(p.src in train for p in splits.test)
