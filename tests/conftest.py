@@ -26,6 +26,7 @@ settings.load_profile("no-deadline")
 torch.set_num_threads(1)
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist names each item by its group
 def pytest_collection_modifyitems(config, items):
     """Every test under tests/browser/ is a ``browser`` test (the tiers: pyproject.toml),
     and all of them are one ``xdist_group``: with ``-n 2 --dist loadgroup`` (README) one
