@@ -44,13 +44,35 @@ def test_warm_up_decodes_a_first_visits_sentence_through_the_apps_cache(monkeypa
     assert asked[0][0][0] == model_key(pretrained_root() / DEFAULT_MODELS[0])
 
 
-def test_the_warm_up_computes_on_one_thread_as_the_app_does():
-    # The warm-up loads the model before app.py runs: the one-thread rule must already hold
-    # (ui.cache sets it), or every torch operation waits on a second, busy core.
-    # (On this 2-core machine a fresh torch process uses 2.)
-    code = "import serve, torch; serve.warm_up(); print(torch.get_num_threads())"
-    out = fresh_python(code)
-    assert out.split()[-1] == "1"
+# After serve.warm_up() in a fresh Python: the modules app.py imports that are still not
+# imported (none may be: two first visits importing one package at once can deadlock), then
+# torch's thread count.
+AFTER_WARM_UP = """
+import ast, importlib.util, sys
+import serve, torch
+serve.warm_up()
+wanted = set()
+for node in ast.walk(ast.parse(open("app.py", encoding="utf-8").read())):
+    if isinstance(node, ast.Import):
+        wanted |= {a.name for a in node.names}
+    elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+        wanted.add(node.module)
+        if importlib.util.find_spec(node.module).submodule_search_locations:  # a package
+            wanted |= {f"{node.module}.{a.name}" for a in node.names
+                       if importlib.util.find_spec(f"{node.module}.{a.name}") is not None}
+print(sorted(m for m in wanted if m not in sys.modules))
+print(torch.get_num_threads())
+"""
+
+
+def test_the_warm_up_imports_what_app_py_imports_and_computes_on_one_thread():
+    # serve.py's warm-up lists app.py's imports again (serve._import_app): every module
+    # app.py imports is imported before the server answers. And the warm-up loads the model
+    # before app.py runs: the one-thread rule must already hold (ui.cache sets it), or every
+    # torch operation waits on a second, busy core (a fresh torch process here uses 2).
+    missing, threads = fresh_python(AFTER_WARM_UP).strip().splitlines()[-2:]
+    assert missing == "[]", missing
+    assert threads == "1"
 
 
 def test_warm_up_logs_a_broken_default_model_and_returns(tmp_path, monkeypatch, caplog):
