@@ -29,13 +29,15 @@ torch.set_num_threads(1)
 @pytest.hookimpl(tryfirst=True)  # before xdist names each item by its group
 def pytest_collection_modifyitems(config, items):
     """Every test under tests/browser/ is a ``browser`` test (the tiers: pyproject.toml),
-    and all of them are one ``xdist_group``: with ``-n 2 --dist loadgroup`` (README) one
-    worker runs them against its one app server and one Chromium while the other worker
-    runs the rest."""
+    and each browser module is one ``xdist_group``: with ``-n 2 --dist loadgroup`` (README)
+    a module's tests run in a row on one worker, against that worker's app server and
+    Chromium (and the module's own fixtures, set up once), while the other worker runs
+    another module or the rest. The browser tests mostly wait for pages to draw, so two
+    workers run them side by side on 2 cores."""
     for item in items:
         if "browser" in item.path.parts:
             item.add_marker(pytest.mark.browser)
-            item.add_marker(pytest.mark.xdist_group("browser"))
+            item.add_marker(pytest.mark.xdist_group(f"browser-{item.path.stem}"))
 
 
 def _scan_components_once() -> None:
