@@ -18,6 +18,13 @@ import logging
 
 import streamlit as st
 
+from ui.warm import warm_up
+
+# First, before any other import: wait for the warm-up (serve.py started it with the server;
+# otherwise this first run does it), so that this script never imports the same modules as
+# the warm-up's thread at the same time (ui/warm.py says why).
+warm_up()
+
 from model import CheckpointError, DecodeTrace, GenerationSettings, InputError, Translator
 from model.backends.records import SourceSentence
 from model.backends.translator import card_task

@@ -104,7 +104,7 @@ def segmenter() -> Callable[[str], list[str]]:
     jieba's dictionary, unknown words found by its HMM), as a Chinese reader splits them:
     ``我们都会游泳`` -> ``我们 都 会 游泳``, not pypinyin's longest phrases (``都会``, "city").
     Imported on first use, once per process: about 33 MB resident, a quarter of a second
-    (``serve.warm_up`` loads it before the first visit)."""
+    (``ui.warm.warm_up`` loads it before the first visit)."""
     import rjieba
 
     return rjieba.cut
