@@ -176,3 +176,11 @@ def test_words_in_the_verdict_line_stay_text(everyday):
     assert word in lines[-1]  # shown as typed, read back as text
     template = (take_home.PLAYER / "page.html").read_text(encoding="utf-8")
     assert len(_parse(page).scripts) == len(re.findall("<script", template))
+
+
+def test_a_paragraph_goes_home_with_the_one_sentence_note(everyday):
+    paragraph = "My name is Li Ming. I live in Chengdu. I like pandas."
+    trace = everyday.generate(paragraph)
+    for lang, said in (("en", "3 sentences typed"), ("zh", "输入了 3 个句子")):
+        kind, lines = _verdict_of(take_home.page_html(trace, "x", lang, info=everyday.info))
+        assert kind == "flagged" and said in lines[1]

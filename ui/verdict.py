@@ -3,7 +3,9 @@
 English (or, for a Chinese -> English model, not Chinese), likely typos (a button puts the
 corrected sentence in the box), words (characters) the model barely saw, a number left out,
 nouns none of whose dictionary translations is in the output, words hardly looked at (marked
-on the source tokens), and the decoding's own warnings (``ui.confidence``). The checks follow
+on the source tokens), and the decoding's own warnings (``ui.confidence``). When several
+sentences were typed, it says the model translates one at a time, with a button per sentence
+that puts it alone in the sentence box. The checks follow
 the model's source language (``source_language``). When the sentence is in the other
 language (Chinese typed for an English -> Chinese model, English for a Chinese -> English
 one), a button opens the same sentence with a model of the reverse direction
@@ -36,6 +38,7 @@ from .text import clip, code_span, md_literal
 
 # the script a "not in the source language" sentence is in -> the language it is typed in
 TYPED_LANGUAGE = {"han": "zh", "latin": "en"}
+MAX_SENTENCE_BUTTONS = 8  # of a pasted paragraph's sentences, the first ones offered alone
 
 
 def source_language(translator: Translator, trace: DecodeTrace) -> str:
@@ -163,10 +166,25 @@ def _confident(v: Verdict) -> None:
         st.caption(full)
 
 
+def _sentence_lines(v: Verdict) -> None:
+    """When more than one sentence was typed (``Verdict.sentences``): the line that says the
+    model translates one at a time, and a button per sentence (the first
+    ``MAX_SENTENCE_BUTTONS``) that puts it alone in the sentence box."""
+    if not v.sentences:
+        return
+    _say("verdict_sentences", n=len(v.sentences))
+    for k, sentence in enumerate(v.sentences[:MAX_SENTENCE_BUTTONS], start=1):
+        st.button(t("verdict_sentence_button", k=k, sentence=md_literal(clip(sentence, 80))),
+                  key=f"one_sentence_{k}", icon=":material/arrow_forward:",
+                  on_click=state.set_sentence, args=(sentence,))
+
+
 def _source_lines(trace: DecodeTrace, v: Verdict) -> None:
-    """The verdict box's lines on the sentence itself: not in the model's language (with
-    the switch button), likely typos, words or characters barely seen, numbers missing."""
+    """The verdict box's lines on the sentence itself: several sentences typed (a button for
+    each), not in the model's language (with the switch button), likely typos, words or
+    characters barely seen, numbers missing."""
     zh = v.source_language == "zh"
+    _sentence_lines(v)
     if v.script is not None:
         if zh:
             _say("verdict_not_chinese", script=t(f"script_{v.script}"))

@@ -82,14 +82,16 @@ def _script_json(value) -> str:
 def verdict_lines(v: Verdict, lang: str) -> list[str]:
     """The app's verdict ``v`` (``ui.verdict.verdict_banner``) as plain text lines in ``lang``:
     its headline (confident, or "Check this translation:" and the signals that fire), then
-    the numbers missing, the words not in the translation with the dictionary's hints
-    (``ui.verdict.missing_item``: *Chengdu (the dictionary: 成都、成渝)*), the words
-    hardly looked at and the words barely seen in training. Text, never markup: the page
-    escapes it."""
+    several sentences typed, the numbers missing, the words not in the translation with the
+    dictionary's hints (``ui.verdict.missing_item``: *Chengdu (the dictionary: 成都、成渝)*),
+    the words hardly looked at and the words barely seen in training. Text, never markup:
+    the page escapes it."""
     sep = text_in("word_separator", lang)
     lines = [text_in("verdict_summary", lang, signals=signal_names(v, lang)) if v.flagged
              else text_in("home_verdict_ok", lang)]
     zh = v.source_language == "zh"
+    if v.sentences:
+        lines.append(text_in("home_verdict_sentences", lang, n=len(v.sentences)))
     if v.numbers:
         lines.append(text_in("home_verdict_number", lang, numbers=sep.join(v.numbers)))
     if v.untranslated:
