@@ -186,14 +186,14 @@ def header(translator: Translator, trace: DecodeTrace, key: tuple) -> None:
         line.caption(decoded)
     else:
         st.caption(decoded)
+    judged = verdict.trace_verdict(translator, trace)
     language = i18n.lang()  # the take-home page: built only when clicked, no rerun
     place.download_button(t("home_download"),
                           lambda: take_home.page_html(trace, translator.name, language,
-                                                      info=translator.info),
+                                                      info=translator.info, verdict=judged),
                           file_name=take_home.file_name(trace), mime="text/html",
                           key="take_home", on_click="ignore", help=t("home_download_help"),
                           icon=":material/download:")
-    judged = verdict.trace_verdict(translator, trace)
     if judged.left_out or not charts.presenting():  # Present mode: the axes show the tokens
         st.caption(t("source_tokens") + verdict.source_line(trace, judged))
     verdict.verdict_banner(translator, trace, judged)

@@ -55,7 +55,8 @@ SHIPPED = {"rare_below": V.RARE_BELOW, "coverage_min": V.COVERAGE_MIN, "low_prob
            "sentence_min": V.SENTENCE_MIN, "typo_flags": V.TYPO_FLAGS}
 MAX_RIGHT_FLAGGED = 20.0  # percent: the issue's bar for right translations flagged
 MIN_WRONG_FLAGGED = 90.0  # percent: its bar for wrong translations flagged
-FIXED = {"not_english", "not_chinese", "number", "untranslated", "loop", "runaway"}  # no threshold
+FIXED = {"sentences", "not_english", "not_chinese", "number", "untranslated", "loop",
+         "runaway"}  # no threshold
 
 
 @dataclass(frozen=True)

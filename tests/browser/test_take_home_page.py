@@ -1,16 +1,18 @@
 """The take-home page in Chromium, opened from file:// with every network request blocked: it
 asks for nothing but itself, logs no console error, steps with the keys, and draws the numbers
-of the trace (heatmap cells, top-k bars); a sentence's markup stays text; the app's header
-downloads the page of the sentence on screen."""
+of the trace (heatmap cells, top-k bars) under the verdict line; a sentence's markup stays
+text; the app's header downloads the page of the sentence on screen, with its verdict."""
 
 from __future__ import annotations
 
+import html
 import time
 
 import numpy as np
 import pytest
 from shipped import model_of
 
+from model.analysis.verdict import judge_trace
 from model.decoding.document import read_document
 from ui.i18n import STRINGS
 from ui.player import take_home
@@ -78,6 +80,8 @@ def test_the_page_steps_offline_and_draws_the_traces_numbers(browser, model, tmp
     assert requests == [path.as_uri()] and not errors
     assert page.evaluate("document.documentElement.lang") == {"en": "en", "zh": "zh-Hans"}[lang]
     assert page.locator("#next").inner_text() == STRINGS["home_next"][lang]
+    lines = take_home.verdict_lines(take_home.page_verdict(trace, None), lang)
+    assert page.locator("#verdict p").all_inner_texts() == lines  # the verdict line, shown
     T = len(trace.steps)
     # step 1, Cross-attention, layer 1, mean of heads: one row
     np.testing.assert_allclose(_heatmap(page, 1), trace.cross_attentions[0, :, :1].mean(0),
@@ -112,7 +116,7 @@ def test_play_runs_to_the_end_and_markup_stays_text(browser, model, tmp_path):
     path = tmp_path / "markup.html"
     path.write_text(take_home.page_html(trace, MODEL, "en"), encoding="utf-8")
     page, requests, errors = _open(browser, path)
-    assert page.locator("#source b").count() == 0
+    assert page.locator("#source b").count() == 0 and page.locator("#verdict b").count() == 0
     assert sentence in page.locator("#source").inner_text()
     page.select_option("#speed", "10")
     page.locator("#play").click()
@@ -129,4 +133,6 @@ def test_the_headers_button_downloads_the_page_of_the_sentence_on_screen(app, mo
     doc = read_document(page_text[start:page_text.index("</script>", start)])
     trace = model.generate(SENTENCE)
     assert doc.raw["src_text"] == SENTENCE and doc.raw["output_text"] == trace.output_text
+    judged = judge_trace(trace, model.info.train_counts, model.info.source_language)
+    assert all(html.escape(line) in page_text for line in take_home.verdict_lines(judged, "en"))
     np.testing.assert_allclose(doc.cross_attentions, trace.cross_attentions, atol=1e-4)

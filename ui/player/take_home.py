@@ -4,7 +4,9 @@ any browser, with no Python (issue 34). It holds the trace document
 the target of an en -> zh model, the source of a zh -> en one), the player
 (``ui/player/player.js``, ``player.html`` and ``player.css``, as the app's in-browser
 stepping uses them, ``ui.player.in_browser``), plotly.js (plotly's own ``plotly.min.js``) and
-the page's strings in one language, with a short legend of each view in both. A
+the page's strings in one language, with a short legend of each view in both, and the
+verdict line the app shows under the translation (``verdict_lines``: confident, or what to
+check and which words look left out). A
 Content-Security-Policy allows no request at all: the file works from ``file://`` with the
 network off.
 
@@ -27,12 +29,14 @@ from pathlib import Path
 from string import Template
 
 from model import DecodeTrace
+from model.analysis.verdict import Verdict, judge_trace
 from model.backends.records import ModelInfo
 from model.decoding.document import dumps, to_document
 from viz.convention import display_settings
 
 from ..i18n import HTML_LANG, text_in
 from ..pinyin import chinese_sides, side_readings
+from ..verdict import missing_item, signal_names
 
 PLAYER = Path(__file__).parent
 VIEW_KINDS = ("encoder", "decoder", "cross")  # the attention views the player draws
@@ -75,12 +79,48 @@ def _script_json(value) -> str:
     return text.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
+def verdict_lines(v: Verdict, lang: str) -> list[str]:
+    """The app's verdict ``v`` (``ui.verdict.verdict_banner``) as plain text lines in ``lang``:
+    its headline (confident, or "Check this translation:" and the signals that fire), then
+    several sentences typed, the numbers missing, the words not in the translation with the
+    dictionary's hints (``ui.verdict.missing_item``: *Chengdu (the dictionary: 成都、成渝)*),
+    the words hardly looked at and the words barely seen in training. Text, never markup:
+    the page escapes it."""
+    sep = text_in("word_separator", lang)
+    lines = [text_in("verdict_summary", lang, signals=signal_names(v, lang)) if v.flagged
+             else text_in("home_verdict_ok", lang)]
+    zh = v.source_language == "zh"
+    if v.sentences:
+        lines.append(text_in("home_verdict_sentences", lang, n=len(v.sentences)))
+    if v.numbers:
+        lines.append(text_in("home_verdict_number", lang, numbers=sep.join(v.numbers)))
+    if v.untranslated:
+        lines.append(text_in("home_verdict_untranslated", lang, words=sep.join(
+            missing_item(m, lang, zh=zh, quote=str) for m in v.untranslated)))
+    named = {m.word for m in v.untranslated}  # named once, as the app does
+    if low := [w for _, w, _ in v.left_out if w not in named]:
+        lines.append(text_in("home_verdict_left_out", lang, words=sep.join(low)))
+    if v.rare:
+        lines.append(text_in("home_verdict_rare", lang, words=sep.join(
+            text_in("verdict_rare_item", lang, word=w, n=n) for w, n in v.rare)))
+    return lines
+
+
+def page_verdict(trace: DecodeTrace, info: ModelInfo | None) -> Verdict:
+    """The verdict of ``trace`` as the app judges it (``verdict.judge_trace``) for a model
+    of ``info`` (its training counts and source language; None: English, no counts)."""
+    if info is None:
+        return judge_trace(trace, None, "en")
+    return judge_trace(trace, info.train_counts, info.source_language or "en")
+
+
 def page_html(trace: DecodeTrace, model: str, lang: str = "en", *,
-              info: ModelInfo | None = None) -> str:
+              info: ModelInfo | None = None, verdict: Verdict | None = None) -> str:
     """The take-home page of ``trace`` (decoded by ``model``, a name as the app lists it) in
     ``lang`` ("en" or "zh"), with the pinyin of the labels of the model's Chinese side
     (``pinyin.chinese_sides(info)``: ``src_pinyin`` for a zh -> en model, ``tgt_pinyin``
-    for an en -> zh one; ``info`` None: en -> zh).
+    for an en -> zh one; ``info`` None: en -> zh), and the verdict line (``verdict_lines``
+    of ``verdict``, the one the app shows; None: ``page_verdict``), escaped.
 
     Raises:
         ValueError: ``lang`` is neither "en" nor "zh".
@@ -90,7 +130,10 @@ def page_html(trace: DecodeTrace, model: str, lang: str = "en", *,
     src, tgt = side_readings(trace, chinese_sides(info))
     doc = to_document(trace, display_settings(), model, tgt_pinyin=tgt, src_pinyin=src)
     template = Template((PLAYER / "page.html").read_text(encoding="utf-8"))
+    verdict = verdict or page_verdict(trace, info)
     return template.substitute(
+        verdict_class="flagged" if verdict.flagged else "confident",
+        verdict="\n".join(f"<p>{html.escape(line)}</p>" for line in verdict_lines(verdict, lang)),
         html_lang=HTML_LANG[lang],
         title=html.escape(text_in("home_title", lang, sentence=trace.src_text)),
         css=(PLAYER / "player.css").read_text(encoding="utf-8"),
