@@ -338,7 +338,7 @@ def test_a_long_title_is_broken_into_lines_that_fit_and_keep_every_word(title):
 
 
 def test_a_figure_writes_a_long_title_on_lines_and_makes_room_above_for_them():
-    from viz.axes import TITLE_LINE_HEIGHT, title_lines
+    from viz.axes import MODEBAR_PX, TITLE_LINE_HEIGHT, TITLE_ROOM_PX, title_lines
 
     long = ("Decoder: how much each source token contributes to each decoder position "
             "(rollout through cross-attention)")
@@ -346,5 +346,12 @@ def test_a_figure_writes_a_long_title_on_lines_and_makes_room_above_for_them():
     fig = attention_heatmap(softmax_rows((2, 2)), ["a", "b"], ["x", "y"], title=long)
     n = len(title_lines(long))
     assert n > 1 and fig.layout.title.text == "<br>".join(title_lines(long))
-    assert fig.layout.margin.t == short.layout.margin.t + TITLE_LINE_HEIGHT * (n - 1)
-    assert fig.layout.height == short.layout.height + TITLE_LINE_HEIGHT * (n - 1)
+    # the lines start under the toolbar (as a one-line title does), the room grown for them
+    more = TITLE_LINE_HEIGHT * (n - 1) + MODEBAR_PX
+    assert fig.layout.margin.t == short.layout.margin.t + more
+    assert fig.layout.height == short.layout.height + more
+    for f in (short, fig):  # every title from the top, under the toolbar
+        assert f.layout.title.yref == "container" and f.layout.title.yanchor == "top"
+        assert f.layout.title.pad.t > MODEBAR_PX and f.layout.margin.t >= TITLE_ROOM_PX
+    low = viz.sequence_probabilities(["a", "b"], np.array([0.3, 0.7]), title="T")
+    assert low.layout.margin.t >= TITLE_ROOM_PX  # built with 50 px: grown, the plot kept

@@ -177,25 +177,32 @@ TITLE_JS = """
   const meets = [...c.querySelectorAll('.annotation-text')].map((a) => a.getBoundingClientRect())
     .filter((a) => title && a.top < r.bottom - 1 && a.bottom > r.top + 1
             && a.left < r.right - 1 && a.right > r.left + 1);
+  const bar = c.querySelector('.modebar'), m = bar && bar.getBoundingClientRect();
   return {title: title ? title.textContent : '', inside: r.left >= box.left - 1
-          && r.right <= box.right + 1 && r.top >= box.top - 1 && meets.length === 0};
+          && r.right <= box.right + 1 && r.top >= box.top - 1 && meets.length === 0,
+          underToolbar: !!(title && m && m.width && m.top < r.bottom - 1 && m.bottom > r.top + 1
+                           && m.left < r.right - 1 && m.right > r.left + 1)};
 })
-"""  # a title inside its chart (on every side) and clear of the panel titles and notes
+"""  # a title inside its chart (on every side), clear of the panel titles and notes, and not
+# under Plotly's toolbar (its modebar, shown over the chart's top right on hover)
 
 
 @pytest.mark.parametrize("view", ["masks", "compare", "attribution", "heads"])
 def test_charts_side_by_side_on_a_laptop_keep_their_labels_and_titles(app, view):
     # Views with charts side by side: at 1280 px the charts go under one another rather than
     # being squeezed into half (or a third) of the page, so that every tick label has its
-    # room and every title is whole.
+    # room and every title is whole, and no title sits under a chart's toolbar.
     app.page.set_viewport_size(LAPTOP)
     app.page.goto(f"{app.url}/?view={view}&compare={quote('Why do we play?')}")
     app.wait_ready(minCharts=2)
     charts = app.page.evaluate(BOXES_JS)
     overlaps = [p for p in _problems(charts) if " overlaps " in p]
     assert not overlaps, "\n".join(overlaps[:20])
-    cut = [c["title"] for c in app.page.evaluate(TITLE_JS) if not c["inside"]]
+    titles = app.page.evaluate(TITLE_JS)
+    cut = [c["title"] for c in titles if not c["inside"]]
     assert not cut, cut
+    under = [c["title"] for c in titles if c["underToolbar"]]
+    assert not under, under
 
 
 # The projector's first screen (issue 45): the docs' Present sentence, 33 decoding steps.
