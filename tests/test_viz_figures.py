@@ -140,7 +140,7 @@ def test_a_builder_writes_exactly_the_labels_it_is_given():
     f = figs["heatmap"]
     assert (title_of(f, "y"), title_of(f, "x")) == ("QUERY", "KEY")
     assert f.data[0].colorbar.title.text == "WEIGHT"
-    assert f.data[0].hovertemplate == ("QUERY %{y}: %{customdata[0]}<br>KEY %{x}: "
+    assert f.data[0].hovertemplate == ("QUERY: %{customdata[0]}<br>KEY: "  # the token once
                                        "%{customdata[1]}<br>WEIGHT: %{z:.3f}<extra></extra>")
     f = figs["grid"]
     assert [a.text for a in notes_of(f)] == ["HEAD 1", "HEAD 2", "HEAD 3"]  # from 1
@@ -169,8 +169,9 @@ def test_a_builder_writes_exactly_the_labels_it_is_given():
     assert f.data[0].hovertemplate == "%{customdata}<br>PROBABILITY: %{y:.1%}<extra></extra>"
     f = figs["matrix"]
     assert (title_of(f, "y"), title_of(f, "x")) == ("TOKEN", "DIMENSION")
-    assert f.data[0].hovertemplate == ("%{customdata[0]} (ROW %{y})<br>%{customdata[1]} "
-                                       "(COLUMN %{x})<br>VALUE: %{z:.4f}<extra></extra>")
+    assert f.data[0].hovertemplate == ("%{customdata[0]} (ROW %{customdata[2]})<br>"  # numbers
+                                       "%{customdata[1]} (COLUMN %{customdata[3]})<br>"
+                                       "VALUE: %{z:.4f}<extra></extra>")
     f = figs["scores"]
     assert (title_of(f, "y"), title_of(f, "x")) == ("QUERY", "KEY")
     assert f.data[0].hovertemplate.endswith("<br>VALUE: %{z:.4f}<extra></extra>")
@@ -185,7 +186,7 @@ def test_a_builder_writes_exactly_the_labels_it_is_given():
     assert f.data[0].hovertemplate == (
         "POSITION %{y}<br>DIMENSION %{x}<br>VALUE: %{z:.3f}<extra></extra>")
     assert figs["pe_tokens"].data[0].hovertemplate == (
-        "POSITION %{y}: %{customdata}<br>DIMENSION %{x}<br>VALUE: %{z:.3f}<extra></extra>")
+        "POSITION %{customdata}<br>DIMENSION %{x}<br>VALUE: %{z:.3f}<extra></extra>")  # "5: you"
     f = figs["curves"]
     assert f.layout.title.text == "POSITIONAL ENCODING BY DIMENSION"
     assert [t.name for t in f.data] == ["DIM 0 (SIN)", "DIM 1 (COS)", "DIM 4 (SIN)"]
@@ -214,7 +215,7 @@ def test_labels_in_another_language_and_callers_labels_win():
     f = attention_heatmap(softmax_rows((2, 2)), ["a", "b"], ["x", "y"], text=chinese)
     assert (title_of(f, "y"), title_of(f, "x")) == ("查询", "键")
     assert f.data[0].colorbar.title.text == "权重"
-    assert f.data[0].hovertemplate == ("查询 %{y}: %{customdata[0]}<br>键 %{x}: "
+    assert f.data[0].hovertemplate == ("查询: %{customdata[0]}<br>键: "
                                        "%{customdata[1]}<br>权重：%{z:.3f}<extra></extra>")
     g = attention_grid(softmax_rows((2, 2, 2)), ["a", "b"], ["x", "y"], text=chinese)
     assert [a.text for a in notes_of(g)] == ["第 1 个头", "第 2 个头"]  # heads counted from 1
@@ -238,7 +239,7 @@ def test_the_default_text_is_english():
     f = default["heatmap"]
     assert (title_of(f, "y"), title_of(f, "x")) == ("Query", "Key")
     assert f.data[0].colorbar.title.text == "Weight"
-    assert f.data[0].hovertemplate == ("Query %{y}: %{customdata[0]}<br>Key %{x}: "
+    assert f.data[0].hovertemplate == ("Query: %{customdata[0]}<br>Key: "
                                        "%{customdata[1]}<br>Weight: %{z:.3f}<extra></extra>")
     assert {t.name for t in default["beam"].data if t.name} == {
         "kept", "finished", "pruned", "selected hypothesis"}
@@ -337,7 +338,7 @@ def test_a_long_title_is_broken_into_lines_that_fit_and_keep_every_word(title):
 
 
 def test_a_figure_writes_a_long_title_on_lines_and_makes_room_above_for_them():
-    from viz.axes import TITLE_LINE_HEIGHT, title_lines
+    from viz.axes import MODEBAR_PX, TITLE_LINE_HEIGHT, TITLE_ROOM_PX, title_lines
 
     long = ("Decoder: how much each source token contributes to each decoder position "
             "(rollout through cross-attention)")
@@ -345,5 +346,12 @@ def test_a_figure_writes_a_long_title_on_lines_and_makes_room_above_for_them():
     fig = attention_heatmap(softmax_rows((2, 2)), ["a", "b"], ["x", "y"], title=long)
     n = len(title_lines(long))
     assert n > 1 and fig.layout.title.text == "<br>".join(title_lines(long))
-    assert fig.layout.margin.t == short.layout.margin.t + TITLE_LINE_HEIGHT * (n - 1)
-    assert fig.layout.height == short.layout.height + TITLE_LINE_HEIGHT * (n - 1)
+    # the lines start under the toolbar (as a one-line title does), the room grown for them
+    more = TITLE_LINE_HEIGHT * (n - 1) + MODEBAR_PX
+    assert fig.layout.margin.t == short.layout.margin.t + more
+    assert fig.layout.height == short.layout.height + more
+    for f in (short, fig):  # every title from the top, under the toolbar
+        assert f.layout.title.yref == "container" and f.layout.title.yanchor == "top"
+        assert f.layout.title.pad.t > MODEBAR_PX and f.layout.margin.t >= TITLE_ROOM_PX
+    low = viz.sequence_probabilities(["a", "b"], np.array([0.3, 0.7]), title="T")
+    assert low.layout.margin.t >= TITLE_ROOM_PX  # built with 50 px: grown, the plot kept

@@ -208,9 +208,10 @@ def test_positional_heatmap_values_scale_and_axes() -> None:
     ya = fig.layout.yaxis
     assert list(ya.tickvals) == list(range(5)) and ya.autorange == "reversed"
     assert list(ya.ticktext) == [f"{i}: {t}" for i, t in enumerate(TGT_ESC)]
-    assert hm.customdata.shape == (5, 16) and hm.customdata[3, 7] == "&amp;"
-    for part in ("%{y}", "%{customdata}", "%{x}", "%{z:.3f}"):
+    assert hm.customdata.shape == (5, 16) and hm.customdata[3, 7] == "3: &amp;"
+    for part in ("%{customdata}", "%{x}", "%{z:.3f}"):
         assert part in hm.hovertemplate
+    assert "%{y}" not in hm.hovertemplate  # the tick's label: the token said twice
     assert roundtrip(fig)["data"][0]["colorscale"]  # RdBu expanded to a list
 
 

@@ -47,7 +47,7 @@ def load_plotly() -> None:
               layout={"xaxis2": {}, "yaxis2": {}}).to_dict()
 
 
-def chart(fig, key: str, select: bool = False):
+def chart(fig, key: str, select: bool = False, *, fit_px: int | None = None):
     """Draw a Plotly figure as the builder styled it: at the width it sets (no wider than
     the container), or at the container's width when it sets none.
 
@@ -64,7 +64,13 @@ def chart(fig, key: str, select: bool = False):
 
     In Present mode (``presenting()``), ``viz.fit.fit_layout`` first enlarges the type to
     ``PRESENT_FONT_PX``, sets the figure to the column's width and grows it taller until
-    every token has its label (thinning them only where the column is too narrow)."""
+    every token has its label (thinning them only where the column is too narrow).
+    Elsewhere, with ``fit_px`` (the width in px the chart's column is assumed to have, e.g.
+    ``viz.fit.PAGE_PX``), it thins the token labels that would overlap there and sets the x
+    labels' angle (``fit_layout(fig, page_px=fit_px)``): the step figure and the attention
+    views' heatmaps, whose labels overlapped from about 10 tokens."""
+    if fit_px and not presenting():
+        fig.update_layout(fit_layout(fig, page_px=fit_px))
     if presenting():
         page_px = column_px()  # in ``meta``: what a browser test waits for
         fig.update_layout(fit_layout(fig, font_px=PRESENT_FONT_PX, page_px=page_px),

@@ -30,6 +30,10 @@ SLOWEST_SPEED = max(SPEEDS, key=SPEEDS.get)  # Play's speed when the browser ask
 #: main area). A narrower column shrinks it to fit, which costs a second drawing of the
 #: chart on every step click (ui.charts.chart); a wider one leaves room beside it.
 STEP_CHART_PX = 760
+#: The step figure's column in a 1280-px-wide window, the sidebar open ([1, 3] of the main
+#: column's 820 px, less the gap; Chromium): the narrowest it is drawn at, its labels fitted
+#: for it
+STEP_COLUMN_PX = 600
 #: Present mode's step text shows the decoder input's last this many tokens (one line on a
 #: projector), and not the output so far (the input and the chosen token give it).
 PRESENT_INPUT_TOKENS = 12
@@ -124,7 +128,7 @@ def step_panel(trace: DecodeTrace, k: int) -> None:
                 titles=parts.titles,
                 axis_titles=(t("key_source_token"), t("key_decoder_input")),
                 title=parts.overview_title, width=STEP_CHART_PX,
-                height=380, text=viz_labels()), key="step_chart")
+                height=380, text=viz_labels()), key="step_chart", fit_px=STEP_COLUMN_PX)
         _step_tables(parts)
 
 

@@ -234,7 +234,9 @@ def _mosaic(
     where = np.zeros(mosaic.shape + (3,), dtype=small)  # (rows, cols, 3); 0 in the gaps
     q_words = np.full(mosaic.shape, "", dtype=object)  # (rows, cols)
     k_words = np.full(mosaic.shape, "", dtype=object)  # (rows, cols)
-    q_col, k_row = np.array(q_txt, dtype=object)[:, None], np.array(k_txt, dtype=object)[None]
+    q_col, k_row = (np.array([_one_line(t) for t in txt], dtype=object)
+                    for txt in (q_txt, k_txt))  # a token and its pinyin on one line
+    q_col, k_row = q_col[:, None], k_row[None]
     for h in range(grid.n_heads):
         y0, x0 = grid.origin(h)
         rows, cols = slice(y0, y0 + grid.tq), slice(x0, x0 + grid.tk)
@@ -262,10 +264,10 @@ def _grid_hover(text: VizText) -> str:
     """A grid cell's hover: its head, query and key (position and token), and weight, from
     ``customdata`` (head, query position, key position), ``text`` (the query token) and
     ``hovertext`` (the key token)."""
-    tokens = (text.token_hover()  # the tokens first: the positions become customdata
-              .replace("%{customdata[0]}", "%{text}").replace("%{customdata[1]}", "%{hovertext}"))
+    query = text.hover_query.replace("%{y}", "%{customdata[1]}")
+    key = text.hover_key.replace("%{x}", "%{customdata[2]}")
     return (text.head.format(n="%{customdata[0]}") + "<br>"
-            + tokens.replace("%{y}", "%{customdata[1]}").replace("%{x}", "%{customdata[2]}")
+            + f"{query}: %{{text}}<br>{key}: %{{hovertext}}<br>"
             + text.hover_weight + f"%{{z:{WEIGHT_FORMAT}}}<extra></extra>")
 
 
@@ -289,10 +291,17 @@ def _grid_layout(grid: _Grid, q_txt: list[str], k_txt: list[str], *, title: str,
     )
 
 
+def _one_line(label: str) -> str:
+    """A token label with its second line (its pinyin, ``"我\nwǒ"``) beside it."""
+    return label.replace("\n", " ")
+
+
 def _grid_axes(q_txt: list[str], k_txt: list[str], grid: _Grid) -> tuple[dict, dict]:
-    """The grid's x axis (the key tokens under each column of panels) and y axis (the query
-    tokens beside each row, first on top, square cells, room above for the titles)."""
-    x_axis = token_axis(k_txt * grid.ncols) | dict(
+    """The grid's x axis (the key tokens under each column of panels, without their pinyin:
+    a lone character stands upright in a cell's width, where the character over its pinyin
+    was turned into a blot; the hover reads it) and y axis (the query tokens beside each
+    row, with their pinyin, first on top, square cells, room above for the titles)."""
+    x_axis = token_axis([t.split("\n")[0] for t in k_txt] * grid.ncols) | dict(
         tickvals=[c * grid.step_x + j for c in range(grid.ncols) for j in range(grid.tk)],
         constrain="domain")
     y_axis = token_axis(q_txt * grid.nrows, reverse=True) | dict(

@@ -60,10 +60,14 @@ def title_px(title: str) -> int:
 TITLE_LINE_PX = 640  # a title wider than this (``title_px``) is written on several lines:
 # a figure beside another on a laptop's page (about 820 px) keeps it whole
 TITLE_LINE_HEIGHT = 22  # px a further line of a title takes (Plotly's 18-px title font)
-#: A title on several lines starts at the figure's top and grows down into the room added for
-#: its lines (Plotly centres a title in the top margin: its last line met the panel titles).
-#: (plotly.js puts the first line's top about a line above ``pad.t``: 26 px draws it 5 px down)
-TITLE_TOP = dict(yref="container", y=1, yanchor="top", pad=dict(t=TITLE_LINE_HEIGHT + 4))
+MODEBAR_PX = 30  # Plotly's toolbar (modebar) over a chart's top right: 2 px down, 26 px tall
+#: A title starts under the toolbar (``MODEBAR_PX``; centred in the top margin, a title sat
+#: under it) and a title on several lines grows down into the room added for its lines
+#: (centred, its last line met the panel titles). (plotly.js puts the first line's top about a
+#: line above ``pad.t``: 26 px draws it 5 px down.)
+TITLE_TOP = dict(yref="container", y=1, yanchor="top",
+                 pad=dict(t=MODEBAR_PX + TITLE_LINE_HEIGHT + 4))
+TITLE_ROOM_PX = MODEBAR_PX + 2 * TITLE_LINE_HEIGHT - 4  # the top margin a one-line title needs
 _BREAK_AFTER = " ，、：；。）"  # a title line may end after these (and before a wide character)
 
 
@@ -183,10 +187,11 @@ _LIST_PROPS = ("x", "y", "text", "customdata")  # trace properties that may hold
 
 def figure(data: list, layout: dict) -> go.Figure:
     """``go.Figure(data=data, layout=layout)``, the form every builder returns, made cheap
-    for plotly.js to draw a second time; a title wider than ``TITLE_LINE_PX`` on several
-    lines (:func:`title_lines`, from the top: ``TITLE_TOP``; the top margin and height grown
-    to hold them), and, when the layout sets a width, at least as wide as its title's lines
-    need (:func:`title_px`: the page draws such a figure at its own width).
+    for plotly.js to draw a second time; its title under the toolbar, from the top
+    (``TITLE_TOP``), and one wider than ``TITLE_LINE_PX`` on several lines
+    (:func:`title_lines`; the top margin and height grown to hold them), and, when the
+    layout sets a width, at least as wide as its title's lines need (:func:`title_px`: the
+    page draws such a figure at its own width).
 
     Streamlit's chart draws each figure, then calls ``Plotly.react`` again with a deep copy
     of it (its theme and size effects). That second call redrew the whole chart (~15 ms a
@@ -203,14 +208,16 @@ def figure(data: list, layout: dict) -> go.Figure:
     """
     title = (layout.get("title") or {}).get("text") or ""
     lines = title_lines(title) if title else []
-    if len(lines) > 1:  # a long title on several lines, the top margin (and height) grown
-        extra = TITLE_LINE_HEIGHT * (len(lines) - 1)
+    if lines:  # under the toolbar, a long title on several lines: the top margin grown
         margin = dict(layout.get("margin") or {})
-        margin["t"] = margin.get("t", 100) + extra  # plotly.js's default top margin: 100
+        before = margin.get("t", 100)  # plotly.js's default top margin: 100
+        margin["t"] = max(before, TITLE_ROOM_PX) + TITLE_LINE_HEIGHT * (len(lines) - 1)
+        if len(lines) > 1:  # such a title started at the top (5 px), now under the toolbar
+            margin["t"] += MODEBAR_PX
         layout = layout | {"title": layout["title"] | {"text": "<br>".join(lines)} | TITLE_TOP,
                            "margin": margin}
-        if layout.get("height"):
-            layout["height"] += extra
+        if layout.get("height"):  # the plot keeps its height
+            layout["height"] += margin["t"] - before
     if layout.get("width") and title:  # drawn at its own width (ui.charts): room for the title
         layout = layout | {"width": max(layout["width"], *map(title_px, lines))}
     fig = go.Figure(data=data, layout=layout | {"datarevision": DATA_REVISION})

@@ -5,7 +5,9 @@ A builder sizes its figure for the tokens it shows (``viz.axes.cell_px``,
 :func:`fit_layout` reads a built figure's size, margins, axis domains and token ticks and
 returns the layout changes (for ``fig.update_layout``) under which no two tick labels of an
 axis overlap: every k-th label is shown where they would (the hover still names every
-token), and an x axis whose labels are wider than their columns turns them upright. With
+token), and an x axis whose labels are wider than their columns turns them upright (a label's
+lines joined into one: Plotly draws a turned label's second line over its first) unless
+level labels thinned show more of them (a lone Chinese character stays level). With
 ``font_px`` (Present mode: ``PRESENT_FONT_PX``) it also enlarges the type, draws the figure
 at the column's width and makes its plot as tall as every token's label needs (up to
 ``MAX_GROW`` times), so that labels are thinned only where the column is too narrow.
@@ -30,8 +32,10 @@ from .axes import FONT, TITLE_LINE_HEIGHT, text_px, title_lines
 __all__ = ["LINE_EM", "PAGE_PX", "PRESENT_FONT_PX", "PRESENT_PAGE_PX", "fit_layout"]
 
 LINE_EM = 1.6  # a line of tick text in Chromium, in units of its font size (pinyin marks: 1.55)
+BOX_EM = 1.45  # a line's box outside Present mode (Noto Sans CJK's ascent + descent): a label
+# with tone marks may reach past it by a pixel, less than a browser test's overlap allows
 INK_EM = 1.15  # the ink of a line (Chinese characters fill about 1 em): outside Present mode,
-# labels closer than their boxes but not their ink are left as they are
+# lines whose ink is apart are all kept; closer ones are thinned to a box apart
 GAP_PX = 4  # room between two neighbouring labels
 PRESENT_FONT_PX = 16  # Present mode's smallest type (px): readable from the back of a room
 PAGE_PX = 1000  # the page's main column (px) assumed for a chart drawn at the column's width
@@ -89,19 +93,17 @@ def _step(axis: dict) -> float:
     return min((b - a for a, b in zip(ordered, ordered[1:], strict=False)), default=1) or 1
 
 
-def _x_room(text, font: float, line: float) -> tuple[float, float]:
+def _x_room(text, font: float) -> float:
     """Pixels between neighbouring ticks that an x axis's labels ``text`` at ``font`` px
-    need (level, upright): the widest label and a gap side by side; as many lines of
-    ``line`` px as a label has when turned upright."""
-    sizes = [_label_size(t, font) for t in text] or [(0.0, 1)]
-    return max(w for w, _ in sizes) + GAP_PX, max(n for _, n in sizes) * line
+    need level: the widest label's widest line and a gap."""
+    return max((_label_size(t, font)[0] for t in text), default=0.0) + GAP_PX
 
 
 def _need_px(name: str, axis: dict, font: float, line: float) -> float:
     """Pixels between neighbouring ticks that token axis ``name``'s labels at ``font`` px need
     in Present mode: a line (``line`` px) on a y axis; on an x axis the widest label side by
     side or, turned upright with its lines joined (``_fit_ticks``), one line."""
-    return min(_x_room(axis["ticktext"], font, line)[0], line) if name.startswith("x") else line
+    return min(_x_room(axis["ticktext"], font), line) if name.startswith("x") else line
 
 
 def _taller(axes: dict[str, dict], plot_w: float, plot_h: float, fonts: dict[str, float]
@@ -124,27 +126,30 @@ def _fit_ticks(name: str, axis: dict, unit: float, font: float, *, present: bool
     """The changes to token axis ``name`` (ticks ``tickvals`` / ``ticktext``, ``unit`` px per
     data unit) under which no two of its labels at ``font`` px overlap.
 
-    A label that has no room is left out (every k-th is shown). In Present mode an x axis
-    whose labels do not fit side by side turns them upright with their lines joined ("学
-    xué": a column then needs one line's width, not one per line), so that a projector's
-    column labels every one of 40 tokens (at 16 px, 26 px a token)."""
+    A label that has no room is left out (every k-th is shown); outside Present mode, lines
+    (y labels, upright x labels) closer than their boxes but not their ink are all kept, and
+    closer ones thinned to a box (``BOX_EM``) apart. An x axis whose labels do
+    not fit side by side turns them upright with their lines joined ("学 xué": a column then
+    needs one line's width, not one per line, and Plotly draws a turned label's lines over
+    one another), so that a projector's column labels every one of 40 tokens (at 16 px,
+    26 px a token); it stays level where level labels, thinned, show at least as many (a
+    lone Chinese character is about as wide as a line is tall). Its angle is always set:
+    Plotly's own turning measures every label and turns a two-line label into a blot."""
     vals, text = list(axis["tickvals"]), list(axis["ticktext"])
     spacing = unit * _step(axis)  # px between neighbouring ticks
-    line = (LINE_EM if present else INK_EM) * font
+    line = (LINE_EM if present else BOX_EM) * font
     changes: dict = {"tickfont": dict(size=font)} if present else {}
+    need = line
     if name.startswith("x"):
-        level, upright = _x_room(text, font, line)
-        if present:
-            upright = line  # turned, a label's lines are joined into one
-        need, angle = (level, 0) if level <= spacing else (upright, -90)
-        if present or need > spacing:
-            changes["tickangle"] = angle
-        if present and angle and any(_BREAK.search(t) for t in text):
+        level = _x_room(text, font)
+        need, angle = (level, 0) if level <= max(spacing, line + GAP_PX) else (line, -90)
+        changes["tickangle"] = angle
+        if angle and any(_BREAK.search(t) for t in text):
             text = changes["ticktext"] = [_BREAK.sub(" ", t) for t in text]
-    else:
-        need = line
     # exactly the room fits, and half a pixel less (a plot's size is whole pixels)
     every = max(1, math.ceil((need - 0.5) / max(spacing, 1e-9) - 1e-6))
+    if not present and need == line and spacing >= INK_EM * font:
+        every = 1  # lines whose boxes meet but whose ink does not: every label kept
     if every > 1:
         changes |= dict(tickvals=vals[::every], ticktext=text[::every])
     return changes

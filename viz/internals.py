@@ -68,10 +68,14 @@ def matrix_heatmap(
     width, height = _size(r_txt, columns, max_cell=24 if z.shape[1] > 16 else 44)
     return heatmap_panel(
         z, r_txt, c_txt,
-        dict(**scale, colorbar=colorbar(), customdata=pair_customdata(r_txt, columns),
-             hovertemplate=f"%{{customdata[0]}}{text.hover_row}<br>"
-                           f"%{{customdata[1]}}{text.hover_column}<br>"
-                           f"{text.hover_value}%{{z:.4f}}<extra></extra>"),
+        dict(**scale, colorbar=colorbar(),
+             customdata=pair_customdata(r_txt, columns, *np.indices(z.shape)),
+             hovertemplate=(f"%{{customdata[0]}}"  # the row's and column's numbers, not %{y}:
+                            # on a token axis Plotly writes the tick's label there
+                            f"{text.hover_row.replace('%{y}', '%{customdata[2]}')}<br>"
+                            f"%{{customdata[1]}}"
+                            f"{text.hover_column.replace('%{x}', '%{customdata[3]}')}<br>"
+                            f"{text.hover_value}%{{z:.4f}}<extra></extra>")),
         title=title,
         row_title=text.token if row_label is None else row_label,
         col_title=text.dimension if col_label is None else col_label,

@@ -79,9 +79,9 @@ def positional_heatmap(
     hover = f"{text.hover_position_y}<br>{rest}"
     customdata, ticks = None, None
     if txt is not None:
-        ticks = [f"{i}: {t}" for i, t in enumerate(txt)]
-        customdata = np.repeat(np.array(txt, dtype=object)[:, None], n_dim, axis=1)
-        hover = f"{text.hover_position_y}: %{{customdata}}<br>{rest}"
+        ticks = [f"{i}: {t}" for i, t in enumerate(txt)]  # the hover: "Position 5: you"
+        customdata = np.repeat(np.array(ticks, dtype=object)[:, None], n_dim, axis=1)
+        hover = f"{text.hover_position_y.replace('%{y}', '%{customdata}')}<br>{rest}"
     return heatmap_panel(
         z, ticks, None,
         SIGNED_SCALE | dict(zmin=-1.0, zmax=1.0, zmid=0.0, colorbar=colorbar(text.value),

@@ -26,6 +26,7 @@ from .validate import check_matrix, check_px, check_range, check_tokens, escape_
 __all__ = ["step_overview"]
 
 BARS_SHARE = 0.3  # of the width, for the probability bars; the heatmaps share the rest
+ROW_PX = 20  # a bar's or a head's row: a 13-px label's box (viz.fit.BOX_EM) and a pixel
 PANEL_TITLE_LINE_PX = 20  # a line of a panel title (14 px type): the source block's goes up one
 
 
@@ -86,8 +87,9 @@ def step_overview(
                                   (self_rows, decoder_tokens))
     rows = _rows_panel(heads, blocks, title=titles[1], keys_title=f"{src_key}  |  {dec_key}",
                        text=text)
-    return figure(**_joined(bars, rows, [len(keys) for _, keys in blocks], title=title,
-                            self_title=titles[2], size=(width, height)))
+    sizes = [len(keys) for _, keys in blocks]
+    return figure(**_joined(bars, rows, sizes, title=title, self_title=titles[2],
+                            size=(width, height), n_rows=max(len(top_tokens), len(heads))))
 
 
 def _step_bars(top_tokens: Sequence[str], top_probs: np.ndarray, chosen: int | None, *,
@@ -148,12 +150,13 @@ def _rows_panel(heads: list[str], blocks: list[tuple[np.ndarray, list[str]]], *,
 
 
 def _joined(bars: dict, rows: dict, sizes: list[int], *, title: str, self_title: str,
-            size: tuple[int | None, int | None]) -> dict:
+            size: tuple[int | None, int | None], n_rows: int) -> dict:
     """The bars and the attention blocks side by side (``side_by_side``), the blocks sized
     by their columns (``sizes``: S source keys, k decoder keys), with the self-attention
     block's own title (``self_title``, escaped) over its columns and the cross-attention
     block's over its own, a line higher; the figure ``size`` (width, height) px (None: the
-    column's width, the taller panel's height)."""
+    column's width, the taller panel's height), at least tall enough for ``n_rows`` rows (bars
+    or heads) of ``ROW_PX`` each: a label's box apart."""
     S, n_dec = sizes
     n_cols = S + 1 + n_dec
     columns = max(S, 4) + 1 + max(n_dec, 8)  # the self block gets room for its labels
@@ -170,5 +173,8 @@ def _joined(bars: dict, rows: dict, sizes: list[int], *, title: str, self_title:
     cross_title |= dict(x=x0 + (x1 - x0) * (S / 2) / n_cols,
                         yshift=cross_title["yshift"] + PANEL_TITLE_LINE_PX)
     width, height = size
-    parts["layout"] |= {"width": width, "height": height or parts["layout"]["height"]}
+    margin = parts["layout"]["margin"]
+    least = margin["t"] + margin["b"] + n_rows * ROW_PX
+    parts["layout"] |= {"width": width,
+                        "height": max(height or parts["layout"]["height"] or 0, least)}
     return parts

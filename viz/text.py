@@ -8,6 +8,7 @@ a caller passes in (``title=``, ``query_label=``...) are used as they are.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, fields
 
 __all__ = ["ENGLISH", "VizText", "check_text"]
@@ -123,9 +124,17 @@ class VizText:
 
     def token_hover(self) -> str:
         """The hover lines naming a heatmap cell's query and key tokens (``customdata``
-        columns 0 and 1), each ending in ``<br>``."""
-        return (f"{self.hover_query}: %{{customdata[0]}}<br>"
-                f"{self.hover_key}: %{{customdata[1]}}<br>")
+        columns 0 and 1), each ending in ``<br>``: "Query: you". The axis's ``%{y}`` /
+        ``%{x}`` is left out of ``hover_query`` / ``hover_key``: on a token axis Plotly
+        writes the tick's label there, and the hover read "Key work: work"."""
+        return (f"{bare(self.hover_query)}: %{{customdata[0]}}<br>"
+                f"{bare(self.hover_key)}: %{{customdata[1]}}<br>")
+
+
+def bare(piece: str) -> str:
+    """A hover piece without its axis value (``"Key %{x}"`` -> ``"Key"``, ``"键 %{x}"`` ->
+    ``"键"``): for a hover that names the token itself. Raises nothing."""
+    return re.sub(r"\s*%\{[xy]\}\s*", " ", piece).strip()
 
 
 ENGLISH = VizText()

@@ -3,13 +3,16 @@ decoding step, every view's charts draw their tick labels at least ``PRESENT_FON
 high and no two labels of one axis overlap, measured as Chromium lays them out
 (``getBoundingClientRect`` of each tick's text). The grids of all heads are measured too.
 On a projector's 1920 x 1080 screen every chart is at least 80 % of its column's width, and
-with the Cross-attention view the first chart starts in the top 650 px.
+with the Cross-attention view the first chart starts in the top 650 px. Outside Present mode,
+in both directions (en -> zh, zh -> en) and windows 1280, 1440 and 1920 px wide, the step
+figure and the grid of all heads at 40 tokens have no overlapping labels either.
 
 The sentences' token counts come from the default model's own tokenizer, not from a run.
 """
 
 from __future__ import annotations
 
+import re
 from itertools import combinations
 from urllib.parse import quote
 
@@ -128,6 +131,44 @@ def test_present_mode_labels_are_large_and_never_overlap(app, n):
     assert not problems, "\n".join(problems[:30])
 
 
+# Both directions (issue 54): the step figure and the grid of all heads, outside Present mode,
+# at 40 source tokens and up to 40 decoder tokens (the link's step; the stepper stops at the
+# last), in a laptop's, a desktop's and a projector's window, the sidebar open.
+DIRECTIONS = {
+    "en-zh": (None, SENTENCES[40]),  # the default model: pinyin under the decoder input
+    "zh-en": ("zh-en-everyday", "我们每天早上七点去学校上课，中午在食堂吃饭，下午四点回家，"
+                                 "晚上写作业，十点睡觉"),  # pinyin under the source
+}
+WINDOWS = (1280, 1440, 1920)
+STEP_TITLE = STRINGS["step_overview_title"]["en"].split("{")[0]  # "Step "
+ALL_HEADS_TITLE = "all heads"
+TONE = re.compile(r"[āáǎàēéěèīíǐìōóǒòūúǔùǖǘǚǜ]")  # a pinyin syllable's tone mark
+
+
+@pytest.mark.parametrize("width", WINDOWS)
+@pytest.mark.parametrize("direction", sorted(DIRECTIONS))
+def test_step_chart_and_all_heads_keep_their_labels_apart(app, direction, width):
+    # One session per (direction, width), opened at its step by its link: the step figure's
+    # source and decoder-input labels, its bars and heads, and the cross-attention grid of
+    # all heads (Chinese with its pinyin on one side) have no two labels of an axis meeting.
+    folder, sentence = DIRECTIONS[direction]
+    name = folder or default_model([p.name for p in pretrained_root().iterdir()])
+    assert len(model_of(name).source(sentence, None, None).tokens) == 40
+    app.page.set_viewport_size({"width": width, "height": 1000})
+    app.page.goto(f"{app.url}/?sentence={quote(sentence)}&view=cross&head=all&step=40"
+                  + (f"&model={folder}" if folder else ""))
+    app.wait_ready(minCharts=2)
+    charts = app.page.evaluate(BOXES_JS)
+    step = [c for c in charts if c["title"].startswith(STEP_TITLE)]
+    grid = [c for c in charts if c["title"].endswith(ALL_HEADS_TITLE)]
+    assert len(step) == 1 and len(grid) == 1, [c["title"] for c in charts]
+    keys = [b["text"] for b in step[0]["axes"]["x2"]]
+    assert any(TONE.search(k) for k in keys), keys  # Chinese keys carry their pinyin
+    overlaps = [p for p in _problems(step + grid) if " overlaps " in p]
+    assert not overlaps, "\n".join(overlaps[:20])
+    app.screenshot(f"labels-{direction}-{width}")
+
+
 LAPTOP = {"width": 1280, "height": 800}  # a teacher's laptop, the sidebar open
 TITLE_JS = """
 () => [...document.querySelectorAll("[data-testid='stPlotlyChart']")].map((c) => {
@@ -136,25 +177,32 @@ TITLE_JS = """
   const meets = [...c.querySelectorAll('.annotation-text')].map((a) => a.getBoundingClientRect())
     .filter((a) => title && a.top < r.bottom - 1 && a.bottom > r.top + 1
             && a.left < r.right - 1 && a.right > r.left + 1);
+  const bar = c.querySelector('.modebar'), m = bar && bar.getBoundingClientRect();
   return {title: title ? title.textContent : '', inside: r.left >= box.left - 1
-          && r.right <= box.right + 1 && r.top >= box.top - 1 && meets.length === 0};
+          && r.right <= box.right + 1 && r.top >= box.top - 1 && meets.length === 0,
+          underToolbar: !!(title && m && m.width && m.top < r.bottom - 1 && m.bottom > r.top + 1
+                           && m.left < r.right - 1 && m.right > r.left + 1)};
 })
-"""  # a title inside its chart (on every side) and clear of the panel titles and notes
+"""  # a title inside its chart (on every side), clear of the panel titles and notes, and not
+# under Plotly's toolbar (its modebar, shown over the chart's top right on hover)
 
 
 @pytest.mark.parametrize("view", ["masks", "compare", "attribution", "heads"])
 def test_charts_side_by_side_on_a_laptop_keep_their_labels_and_titles(app, view):
     # Views with charts side by side: at 1280 px the charts go under one another rather than
     # being squeezed into half (or a third) of the page, so that every tick label has its
-    # room and every title is whole.
+    # room and every title is whole, and no title sits under a chart's toolbar.
     app.page.set_viewport_size(LAPTOP)
     app.page.goto(f"{app.url}/?view={view}&compare={quote('Why do we play?')}")
     app.wait_ready(minCharts=2)
     charts = app.page.evaluate(BOXES_JS)
     overlaps = [p for p in _problems(charts) if " overlaps " in p]
     assert not overlaps, "\n".join(overlaps[:20])
-    cut = [c["title"] for c in app.page.evaluate(TITLE_JS) if not c["inside"]]
+    titles = app.page.evaluate(TITLE_JS)
+    cut = [c["title"] for c in titles if not c["inside"]]
     assert not cut, cut
+    under = [c["title"] for c in titles if c["underToolbar"]]
+    assert not under, under
 
 
 # The projector's first screen (issue 45): the docs' Present sentence, 33 decoding steps.

@@ -12,6 +12,7 @@ import streamlit as st
 import viz
 from model import DecodeTrace, Translator
 from viz.convention import head_number, layer_number
+from viz.fit import PAGE_PX
 
 from .. import export, state
 from ..charts import chart, columns, presenting
@@ -73,7 +74,9 @@ def attention_view(view: str, maps: np.ndarray, queries, keys, *, query_label: s
                                     title=t("view_head_title", view=view_label(view),
                                             layer=layer_number(layer), head=head_number(head)),
                                     query_label=query_label, key_label=key_label, text=viz_labels())
-    chart(fig, key=f"{view}_chart")
+    # no labels overlapping in a 1440-px window's column (PAGE_PX); at 1280 px a grid of 40
+    # tokens too (tests/browser/test_labels.py), rows of 10 a label's box but not its ink apart
+    chart(fig, key=f"{view}_chart", fit_px=PAGE_PX)
     export.download_row(view, maps, queries, keys, fig=fig, tokens=tokens,
                         shown=maps[layer] if head == ALL_HEADS else maps[layer, head])
 
