@@ -81,7 +81,9 @@ def test_words_jieba_joins_but_cc_cedict_does_not_list_are_cut_again():
     assert segment("这个地方很漂亮") == ["这个", "地方", "很", "漂亮"]
     assert segment("地上有一本书") == ["地上", "有", "一", "本", "书"]
     assert segment("李明是我的同学") == ["李明", "是", "我", "的", "同学"]  # a name stays whole
-    assert segment("张老师来了") [0] == "张老师"
+    assert segment("四川菜很好吃")[0] == "四川菜"  # ambiguous (四川 菜, 四 川菜): jieba's
+    assert segment("我们班有三十个学生")[2:5] == ["有", "三十", "个"]  # number, measure word
+    assert segment("张老师来了")[0] == "张老师"
 
 
 def test_the_particles_are_read_by_the_words_around_them():
@@ -96,6 +98,11 @@ def test_the_particles_are_read_by_the_words_around_them():
     assert at("我看得见", "看得见") == "kàn de jiàn"  # CC-CEDICT's de2 inside a word: de
 
 
+def test_a_word_cc_cedict_lacks_is_read_by_its_listed_parts():
+    assert dict(word_readings("他昨天晚上睡得很晚"))["昨天晚上"] == "zuó tiān wǎn shang"
+    assert dict(word_readings("爷爷奶奶都很好"))["爷爷"] == "yé ye"
+
+
 def test_cc_cedict_readings_pick_the_entry_with_the_most_senses():
     entries = [
         {"simplified": "东西", "pinyin": "dong1 xi1", "definitions": ["east and west"]},
@@ -108,7 +115,10 @@ def test_cc_cedict_readings_pick_the_entry_with_the_most_senses():
         {"simplified": "卡拉OK", "pinyin": "ka3 la1 O K", "definitions": ["karaoke"]},
     ]
     assert cedict.build_pinyin(entries) == {"东西": "dong1 xi5", "女儿": "nv3 er2",
-                                            "一点儿": "yi1 dian3 r5"}
+                                            "一点儿": "yi1 dian3 r5", "李明": "li3 ming2"}
+    name_first = [{"simplified": "黄山", "pinyin": "Huang2 shan1", "definitions": ["a", "b"]},
+                  {"simplified": "黄山", "pinyin": "huang2 shan5", "definitions": ["c"]}]
+    assert cedict.build_pinyin(name_first) == {"黄山": "huang2 shan5"}  # a common word first
     shipped = cedict.word_pinyin()
     assert shipped["妈妈"] == "ma1 ma5" and shipped["地方"] == "di4 fang5"
     assert shipped["便宜"] == "pian2 yi5" and shipped["不是"] == "bu4 shi4"

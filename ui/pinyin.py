@@ -139,15 +139,16 @@ def word_syllables(word: str) -> list[str]:
 def _syllables(text: str) -> list[str]:
     """One reading per character of ``text`` ("" for a character that is not Chinese):
     ``text`` cut into words as a Chinese reader splits them (``zh_segment.segment_tagged``),
-    each word read as CC-CEDICT reads it, its neutral tone unmarked, and 的 / 地 / 得 as the
-    words around them show (``zh_readings.cedict_reading``: 妈妈 -> mā ma, 跑得快 -> de), any
-    other word as pypinyin reads it alone (``word_syllables``: 我们都会 -> dōu, not the 都会
-    "city" of pypinyin's segmentation)."""
+    each word read as CC-CEDICT reads it (or its listed parts), its neutral tone unmarked, and
+    的 / 地 / 得 as the words around them show (``zh_readings.cedict_reading``: 妈妈 -> mā ma,
+    跑得快 -> de), any other character as pypinyin reads its word alone (``word_syllables``:
+    我们都会 -> dōu, not the 都会 "city" of pypinyin's segmentation)."""
     words = zh_segment.segment_tagged(text)
     out: list[str] = []
     for i, (word, _) in enumerate(words):
         numbered = zh_readings.cedict_reading(words, i)
-        out.extend([to_tone(s) for s in numbered] if numbered else word_syllables(word))
+        alone = word_syllables(word) if None in numbered else numbered
+        out.extend(to_tone(s) if s else alone[k] for k, s in enumerate(numbered))
     return out
 
 

@@ -72,21 +72,24 @@ def _senses(entry: Mapping) -> int:
 def build_pinyin(entries: Sequence[Mapping]) -> dict[str, str]:
     """Simplified word -> its CC-CEDICT reading in numbered pinyin (``"ma1 ma5"``: tone 5 is
     the neutral tone; ü as ``v``), for the words of 2 to ``MAX_WORD`` Chinese characters
-    with one syllable each. One reading per word, by a plain rule: of the word's entries
-    whose pinyin is lower-case (not a name's) and all syllables, the one with the most
-    senses that are not notes (``_senses``), the first in CC-CEDICT's order on a tie
-    (东西 dong1 xi5 "thing", 4 senses, not dong1 xi1 "east and west"; 地方 di4 fang5
-    "place"; 便宜 pian2 yi5 "cheap"). A single character is left out: its reading depends
-    on the word around it, which ``zh_readings.cedict_reading`` decides."""
-    best: dict[str, tuple[int, str]] = {}
+    with one syllable each, names and places too (``zh_segment`` cuts by these words).
+    One reading per word, by a plain rule: of the word's entries that are all syllables,
+    a common word's (lower-case pinyin) before a name's, then the one with the most senses
+    that are not notes (``_senses``), the first in CC-CEDICT's order on a tie (东西 dong1
+    xi5 "thing", 4 senses, not dong1 xi1 "east and west"; 地方 di4 fang5 "place"; 便宜 pian2
+    yi5 "cheap"); a name's reading lower-cased (四川 si4 chuan1). A single character is left
+    out: its reading depends on the word around it, which ``zh_readings.cedict_reading``
+    decides."""
+    best: dict[str, tuple[tuple[bool, int], str]] = {}
     for entry in entries:
         word = entry["simplified"]
         syllables = entry["pinyin"].replace("u:", "v").split()
         if not 2 <= len(word) <= MAX_WORD or len(syllables) != len(word):
             continue
-        if not all(_SYLLABLE.match(s) for s in syllables) or not _HAN_WORD.match(word):
+        if not all(_SYLLABLE.match(s.lower()) for s in syllables) or not _HAN_WORD.match(word):
             continue
-        score = _senses(entry)
+        score = (entry["pinyin"][:1].islower(), _senses(entry))
+        syllables = [s.lower() for s in syllables]
         if word not in best or score > best[word][0]:
             best[word] = (score, " ".join(syllables))
     return {word: reading for word, (_, reading) in best.items()}

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from model.core.zh_segment import backward
+
 from .cedict import gloss_dictionary, word_pinyin
 
 MODIFIER_TAGS = frozenset({"a", "ad", "d", "z", "b", "i", "l"})  # 地 after one is de (jieba's
@@ -61,19 +63,27 @@ def particle(words: Sequence[tuple[str, str]], i: int) -> str | None:
     return None
 
 
-def cedict_reading(words: Sequence[tuple[str, str]], i: int) -> list[str] | None:
+def _listed(word: str) -> list[str | None]:
+    """One numbered syllable per character of ``word`` where CC-CEDICT reads it: the word
+    itself, or else its longest listed parts from its end (``zh_segment.backward``:
+    昨天晚上 -> 昨天 晚上, zuo2 tian1 wan3 shang5); None for a character of no listed part.
+    A 得 inside a three-character word (看得见, CC-CEDICT's de2) is the particle, ``de5``."""
+    out: list[str | None] = []
+    for part in [word] if word in word_pinyin() else backward(word, word_pinyin()):
+        reading = word_pinyin().get(part) if len(part) > 1 else None
+        syllables: list[str | None] = list(reading.split(" ")) if reading else [None] * len(part)
+        if len(part) == 3 and part[1] == "得":
+            syllables[1] = PARTICLE
+        out += syllables
+    return out
+
+
+def cedict_reading(words: Sequence[tuple[str, str]], i: int) -> list[str | None]:
     """Word ``i`` of ``words`` ((word, tag) pairs of ``segment_tagged``) in numbered pinyin,
-    one syllable per character (``["ma1", "ma5"]``), when CC-CEDICT or the particle rule
-    reads it (module docstring); None for a word the caller reads with pypinyin. A 得 inside
-    a three-character word (看得见, CC-CEDICT's de2) is the particle, ``de5``."""
+    one entry per character (``["ma1", "ma5"]``), as CC-CEDICT (``_listed``) or the particle
+    rule (``particle``) reads it; None for a character neither reads, which the caller
+    reads with pypinyin (in the whole word)."""
     word = words[i][0]
     if len(word) == 1:
-        found = particle(words, i)
-        return [found] if found else None
-    reading = word_pinyin().get(word)
-    if reading is None:
-        return None
-    syllables = reading.split(" ")
-    if len(word) == 3 and word[1] == "得":
-        syllables[1] = PARTICLE
-    return syllables
+        return [particle(words, i)]
+    return _listed(word)

@@ -8,7 +8,7 @@ The segmenter is jieba, as ``rjieba`` gives it (jieba-rs: Rust, MIT licence, kep
 a fraction of a millisecond a sentence, already a dependency of the app; its most probable
 path through jieba's dictionary, unknown words found by its HMM, and jieba's part-of-speech
 tags, which the verdict reads). jieba's dictionary was counted from news and web text, and on
-a class's sentences it joins across the words a reader sees. Three plain corrections follow:
+a class's sentences it joins across the words a reader sees. Plain corrections follow it:
 
 - a user dictionary of classroom and everyday words (``USER_WORDS``, a data file next to this
   module): words jieba must keep whole with the frequency that makes it (请把手机关掉 -> 请 把
@@ -16,10 +16,12 @@ a class's sentences it joins across the words a reader sees. Three plain correct
   太 贵);
 - a word of two to four characters that jieba's dictionary joins but CC-CEDICT does not list
   (``CEDICT_WORDS``, the words ``analysis.cedict`` prebuilds with their readings), and that is
-  no name, place or number (``KEPT_TAGS``) nor a plural (``KEPT_SUFFIXES``), is cut again into
-  CC-CEDICT's words by backward maximum matching (Wong & Chan 1996, "Chinese word
-  segmentation based on maximum matching and word binding force"): 很漂亮 -> 很 漂亮, 说得对
-  -> 说 得 对, 一本书 -> 一 本 书 (jieba: 一 本书), 刮得 -> 刮 得;
+  no name, place, number or time (``KEPT_TAGS``) nor a plural (``KEPT_SUFFIXES``), is cut again into
+  CC-CEDICT's words by maximum matching (Wong & Chan 1996, "Chinese word segmentation based
+  on maximum matching and word binding force"), where matching from its end and from its
+  start agree (where they differ the word is ambiguous and stays as jieba cut it: 四川菜):
+  很漂亮 -> 很 漂亮, 说得对 -> 说 得 对, 一本书 -> 一 本 书 (jieba: 一 本书), 刮得 -> 刮 得;
+- a number jieba joins to its measure word is split from it (三十个 -> 三十 个, ``_counted``);
 - a 们 jieba cuts alone joins the noun or pronoun before it (孩子们).
 
 jieba's dictionary is loaded once per process (``jieba``, about 33 MB, a quarter of a second;
@@ -42,7 +44,8 @@ USER_WORDS = Path(__file__).with_name("zh_user_words.txt")
 CEDICT_WORDS = Path(__file__).parents[1] / "analysis" / "resources" / "cedict_pinyin.tsv.gz"
 MAX_WORD = 4  # characters: the longest word cut again, and the longest CC-CEDICT word it reads
 HAN_RUN = re.compile(r"([\u3007\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f]+)")
-KEPT_TAGS = ("nr", "ns", "nt", "nz", "m", "eng")  # jieba's tags (prefixes) never cut again
+KEPT_TAGS = ("nr", "ns", "nt", "nz", "m", "t", "eng")  # jieba's tags (prefixes) never cut
+# again: names, places, organisations, numbers, time words (昨天晚上), Latin words
 KEPT_SUFFIXES = ("们",)  # the plural suffix stays with its noun: 孩子们, 同学们
 
 
@@ -103,7 +106,7 @@ def _joined() -> frozenset[str]:
     return frozenset(word for word, _, _ in read_user_words()[0])
 
 
-def _backward(word: str, known: Collection[str]) -> list[str]:
+def backward(word: str, known: Collection[str]) -> list[str]:
     """``word`` cut by backward maximum matching: from its end, the longest CC-CEDICT word
     (``known``; at most ``MAX_WORD`` characters) that ends there, else one character."""
     out: list[str] = []
@@ -116,19 +119,43 @@ def _backward(word: str, known: Collection[str]) -> list[str]:
     return out[::-1]
 
 
+def _forward(word: str, known: Collection[str]) -> list[str]:
+    """``word`` cut by forward maximum matching: from its start, the longest CC-CEDICT word
+    (``known``) that starts there, else one character."""
+    out: list[str] = []
+    start = 0
+    while start < len(word):
+        end = next((e for e in range(min(len(word), start + MAX_WORD), start + 1, -1)
+                    if word[start:e] in known), start + 1)
+        out.append(word[start:end])
+        start = end
+    return out
+
+
+def _counted(word: str, tag: str) -> bool:
+    """Whether ``word`` is a number and its measure word that jieba joins and CC-CEDICT does
+    not list (三十个, 两个: tagged a numeral, ``m``; its last character a measure word, ``q``,
+    as jieba tags it alone): a reader splits it, 三十 个."""
+    return (tag.startswith("m") and 2 <= len(word) <= MAX_WORD and HAN_RUN.fullmatch(word)
+            is not None and word not in cedict_words()
+            and [t for _, t in jieba().tag(word[-1])] == ["q"])
+
+
 def _recut(word: str, tag: str) -> list[tuple[str, str]]:
-    """The user dictionary's split of ``word`` (with its tags), or its CC-CEDICT cut (module
-    docstring; a part tagged as jieba tags it alone), or ``[(word, tag)]`` (also for a word
-    the user dictionary joins)."""
+    """The user dictionary's split of ``word`` (with its tags), a number split from its
+    measure word (``_counted``), or its CC-CEDICT cut (module docstring; a part tagged as
+    jieba tags it alone), or ``[(word, tag)]`` (also for a word the user dictionary joins)."""
     if word in _splits():
         return list(_splits()[word])
+    if _counted(word, tag):
+        return [(word[:-1], jieba().tag(word[:-1])[0][1]), (word[-1], "q")]
     if not (2 <= len(word) <= MAX_WORD and HAN_RUN.fullmatch(word)
             and not tag.startswith(KEPT_TAGS) and not word.endswith(KEPT_SUFFIXES)
             and word not in cedict_words() and word not in _joined()):
         return [(word, tag)]
-    parts = _backward(word, cedict_words())
-    if len(parts) == 1:
-        return [(word, tag)]
+    parts = backward(word, cedict_words())
+    if len(parts) == 1 or parts != _forward(word, cedict_words()):
+        return [(word, tag)]  # one word, or ambiguous (四川菜: 四川 菜 or 四 川菜): jieba's
     return [(p, t[0][1] if len(t := jieba().tag(p)) == 1 else "x") for p in parts]
 
 
