@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 
 from model.core.packed import PackedMap, join, lines, once, read_gz, to_gz
 from model.core.zh_segment import CEDICT_WORDS as PINYIN_FILE
-from model.core.zh_segment import MAX_WORD
+from model.core.zh_segment import MAX_WORD, cedict_words
 
 from .lexicon import (
     READINGS_FILE,
@@ -133,11 +133,10 @@ def write_index() -> None:
         path.write_bytes(data)
 
 
-@once
 def word_pinyin() -> Mapping[str, str]:
     """The shipped words' readings (``build_pinyin``: 妈妈 -> ``"ma1 ma5"``), read once per
-    process and packed (``PackedMap``)."""
-    return PackedMap(read_gz(PINYIN_FILE))
+    process and packed: the map the segmenter cuts by (``zh_segment.cedict_words``)."""
+    return cedict_words()
 
 
 @once
