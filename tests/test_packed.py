@@ -1,4 +1,4 @@
-"""model.analysis.packed: a PackedMap is the dict it was made from, for any keys and values
+"""model.core.packed: a PackedMap is the dict it was made from, for any keys and values
 (hypothesis), and refuses text it cannot read."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from model.analysis.packed import SEP, PackedMap, join, lines, once, split, split_set
+from model.core.packed import SEP, PackedMap, join, lines, once, split, split_set
 
 TEXT = st.text(st.characters(blacklist_characters="\t\n", blacklist_categories=("Cs",)))
 

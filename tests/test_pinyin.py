@@ -1,6 +1,6 @@
-"""Pinyin under Chinese tokens (ui.pinyin): words cut as jieba cuts them, each read as
-pypinyin reads that word alone, one reading per label, and drawn as a second line on token
-axes (viz.axes)."""
+"""Pinyin under Chinese tokens (ui.pinyin): words cut as the app cuts them (zh_segment), each
+read as CC-CEDICT reads it or else as pypinyin reads that word alone, one reading per label,
+and drawn as a second line on token axes (viz.axes)."""
 
 from __future__ import annotations
 
@@ -14,13 +14,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import rjieba
 from apptest_helpers import APP, chart_title, charts, heading
 from hypothesis import given
 from hypothesis import strategies as st
 from pypinyin import Style, pinyin
 from streamlit.testing.v1 import AppTest
 
+from model.core import zh_segment
 from model.training.classroom_set import read_set
 from ui.pinyin import (
     PHRASES_FILE,
@@ -77,13 +77,13 @@ def test_the_review_sentences_are_cut_as_a_chinese_reader_cuts_them():
 
 
 @given(st.text(alphabet="我们都会游泳请把手机关掉在教室中学习1a <>/s？。", max_size=16))
-def test_segment_is_lossless_and_cuts_chinese_as_jieba_does(text):
+def test_segment_is_lossless_and_cuts_chinese_as_the_app_does(text):
     words = segment(text)
     assert "".join(words) == text and all(words)
     han = [w for w in words if "\u4e00" <= w[0] <= "\u9fff"]
     assert all("\u4e00" <= c <= "\u9fff" for w in han for c in w)
     runs = re.findall(r"[\u4e00-\u9fff]+", text)
-    assert han == [w for run in runs for w in rjieba.cut(run)]
+    assert han == [w for run in runs for w in zh_segment.cut(run)]
 
 
 def test_a_character_is_read_in_its_own_word():
@@ -95,7 +95,8 @@ def test_a_character_is_read_in_its_own_word():
 @pytest.mark.slow  # a fresh Python process
 def test_a_server_reads_each_word_as_pypinyin_reads_it_alone_and_leaves_no_setting_behind():
     # The reference: a fresh process where pypinyin loads its own phrases (one json.loads)
-    # and reads each word of jieba's cut alone with them; against it, ui.pinyin in a fresh
+    # and reads each word of the app's cut alone with them (as ui.pinyin reads a word
+    # CC-CEDICT does not list: word_syllables); against it, ui.pinyin in a fresh
     # process (pypinyin without phrases, the packed map and pypinyin's segmentation within
     # each word), and ui.pinyin after pypinyin was imported with its phrases. None leaves
     # the variables that turn pypinyin's phrases off to the processes it starts.
@@ -111,7 +112,8 @@ def test_a_server_reads_each_word_as_pypinyin_reads_it_alone_and_leaves_no_setti
     ours = ("import json, os, sys; {first}; import ui.pinyin as p;"
             "assert not any(k.startswith('PYPINYIN') for k in os.environ);"
             "texts = json.load(sys.stdin);"
-            "print(json.dumps([p._syllables(t) for t in texts]))")
+            "print(json.dumps([[s for w in p.segment(t) for s in p.word_syllables(w)]"
+            " for t in texts] + [p._syllables(t) for t in texts]))")
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYPINYIN")}
 
     def run(code: str, data: list) -> list:
@@ -119,10 +121,13 @@ def test_a_server_reads_each_word_as_pypinyin_reads_it_alone_and_leaves_no_setti
             [sys.executable, "-c", code], input=json.dumps(data), cwd=root,
             env=env, capture_output=True, text=True, check=True).stdout)
 
-    got = [run(reference, [segment(t) for t in texts]),
-           run(ours.format(first="pass"), texts),
-           run(ours.format(first="import pypinyin"), texts)]
+    fresh, after = run(ours.format(first="pass"), texts), run(
+        ours.format(first="import pypinyin"), texts)
+    got = [run(reference, [segment(t) for t in texts]), fresh[:len(texts)], after[:len(texts)]]
     assert got[0] == got[1] == got[2]
+    # and the header's readings (CC-CEDICT's first, zh_readings.cedict_reading) are the same in
+    # a fresh process, after pypinyin's phrases were loaded, and here
+    assert fresh[len(texts):] == after[len(texts):] == [_syllables(t) for t in texts]
     assert sum(any(r) for r in got[0]) > len(texts) / 2  # Chinese sentences, read
     review = got[0][-len(REVIEW):]
     assert review[list(REVIEW).index("我们都会游泳。")][2] == "dōu"

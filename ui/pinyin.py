@@ -5,11 +5,13 @@ model, the target of an en -> zh one) gets its pinyin as a second line (``"们\\
 ``viz`` token axes draw it under the token on an x axis and beside it on a y axis
 (``viz.axes.token_axis``); the header shows that side's sentence as words with their pinyin
 over them and their English gloss on hover (``ui.gloss``). The whole output is cut into words as
-a Chinese reader splits them, by jieba (``segment``: ``rjieba``, jieba-rs with its
-dictionary built in, MIT licence), and each word is read as pypinyin reads that word alone,
-with its phrases, so that a character with several readings is read in its own word (为什么
--> wèi shén me, not wéi; 我们 都 会 -> dōu, not the dū of 都会 "city", a phrase across two
-words).
+a Chinese reader splits them, by the app's one segmentation (``segment``:
+``model.core.zh_segment``, jieba with a classroom user dictionary), and each word is read as
+CC-CEDICT reads it, its neutral tones unmarked (妈妈 -> mā ma, 告诉 -> gào su), the particles
+的 / 地 / 得 as ``de`` where they are particles (``zh_readings.cedict_reading``); a word CC-CEDICT
+does not list is read as pypinyin reads that word alone, with its phrases, so that a character
+with several readings is read in its own word (我们 都 会 -> dōu, not the dū of 都会 "city", a
+phrase across two words).
 The sidebar switch (``PINYIN_KEY``, ``?pinyin=false`` in a link) is on by default when the
 page is in English (a reader of the English page may not read Chinese) and off in Chinese.
 """
@@ -34,7 +36,7 @@ try:
     import pypinyin
     from pypinyin import Style, pinyin
     from pypinyin.constants import RE_HANS
-    from pypinyin.seg.simpleseg import simple_seg
+    from pypinyin.contrib.tone_convert import to_tone
 finally:
     for _k in _TOLD:
         del os.environ[_k]
@@ -42,8 +44,10 @@ finally:
 import streamlit as st  # noqa: E402
 
 from model import DecodeTrace  # noqa: E402
-from model.analysis.packed import PackedMap, lines, once, read_gz, to_gz  # noqa: E402
+from model.analysis import zh_readings  # noqa: E402
 from model.backends.records import ModelInfo  # noqa: E402
+from model.core import zh_segment  # noqa: E402
+from model.core.packed import PackedMap, lines, once, read_gz, to_gz  # noqa: E402
 
 from .i18n import lang, t  # noqa: E402
 
@@ -97,32 +101,22 @@ def _words(run: str, phrases: PackedMap[str]) -> Iterator[str]:
         run = run[longest:]
 
 
-@once
 def segmenter() -> Callable[[str], list[str]]:
-    """jieba's word segmentation, as ``rjieba`` (jieba-rs, MIT licence) gives it: a function
-    from a run of Chinese characters to its words (``cut``: the most probable path through
-    jieba's dictionary, unknown words found by its HMM), as a Chinese reader splits them:
-    ``我们都会游泳`` -> ``我们 都 会 游泳``, not pypinyin's longest phrases (``都会``, "city").
-    Imported on first use, once per process: about 33 MB resident, a quarter of a second
-    (``ui.warm.warm_up`` loads it before the first visit)."""
-    import rjieba
-
-    return rjieba.cut
+    """The app's word segmentation (``zh_segment.cut``: jieba, as ``rjieba`` gives it, with the
+    classroom user dictionary and CC-CEDICT's corrections), loaded once per process: a
+    function from a run of Chinese characters to its words as a Chinese reader splits them
+    (``我们都会游泳`` -> ``我们 都 会 游泳``, not pypinyin's longest phrases: ``都会``, "city").
+    About 33 MB resident, a quarter of a second (``ui.warm.warm_up`` loads it before the first
+    visit)."""
+    zh_segment.jieba()
+    return zh_segment.cut
 
 
 def segment(text: str) -> list[str]:
-    """``text`` as words: each run of Chinese characters (pypinyin's ``simple_seg``) cut by
+    """``text`` as words (``zh_segment.segment``): each run of Chinese characters cut by
     ``segmenter``, every run of other characters one piece. Lossless: the pieces joined give
-    ``text`` (a run the segmenter would not give back whole stays one piece); ``[]`` for
-    ``""``."""
-    out = []
-    for piece in simple_seg(text):
-        if piece and RE_HANS.match(piece):
-            cut = segmenter()(piece)
-            out.extend(cut if "".join(cut) == piece else [piece])
-        elif piece:
-            out.append(piece)
-    return out
+    ``text``; ``[]`` for ``""``."""
+    return zh_segment.segment(text)
 
 
 def word_syllables(word: str) -> list[str]:
@@ -144,10 +138,18 @@ def word_syllables(word: str) -> list[str]:
 
 def _syllables(text: str) -> list[str]:
     """One reading per character of ``text`` ("" for a character that is not Chinese):
-    ``text`` cut into words as a Chinese reader splits them (``segment``), each word read as
-    pypinyin reads it alone (``word_syllables``), so a character is read in its own word
-    (我们都会 -> wǒ men dōu huì: 都 alone, not the 都会 "city" of pypinyin's segmentation)."""
-    return [syl for word in segment(text) for syl in word_syllables(word)]
+    ``text`` cut into words as a Chinese reader splits them (``zh_segment.segment_tagged``),
+    each word read as CC-CEDICT reads it (or its listed parts), its neutral tone unmarked, and
+    的 / 地 / 得 as the words around them show (``zh_readings.cedict_reading``: 妈妈 -> mā ma,
+    跑得快 -> de), any other character as pypinyin reads its word alone (``word_syllables``:
+    我们都会 -> dōu, not the 都会 "city" of pypinyin's segmentation)."""
+    words = zh_segment.segment_tagged(text)
+    out: list[str] = []
+    for i, (word, _) in enumerate(words):
+        numbered = zh_readings.cedict_reading(words, i)
+        alone = word_syllables(word) if None in numbered else numbered
+        out.extend(to_tone(s) if s else alone[k] for k, s in enumerate(numbered))
+    return out
 
 
 def readings(labels: Sequence[str]) -> list[str]:

@@ -59,7 +59,7 @@ def _import_app():
 
     charts.load_plotly()
     return viz, state, cache, pinyin, load, verdict, models, (
-        lexicon.lexicon, cedict.gloss_dictionary, lemmas.lemma_table)
+        lexicon.lexicon, cedict.gloss_dictionary, cedict.word_pinyin, lemmas.lemma_table)
 
 
 @st.cache_resource(show_spinner=STARTING)
@@ -69,7 +69,8 @@ def warm_up():
     sentence into that cache too (``ui.cache.decode``, keyed as a first visit asks), read
     the prebuilt CC-CEDICT index (the glosses and the verdict's dictionary,
     ``model.analysis.cedict``), the English lemmas (``model.analysis.lemmas``), pypinyin's
-    phrases (``ui.pinyin.phrase_map``) and jieba's word segmenter (``ui.pinyin.segmenter``),
+    phrases (``ui.pinyin.phrase_map``), the app's word segmenter (``ui.pinyin.segmenter``: jieba
+    and its user dictionary) and CC-CEDICT's readings (``cedict.word_pinyin``),
     list the models (``ui.models.listed_models``), judge the default sentence's translation
     (``ui.verdict.trace_verdict``) and build the first figure. Once per process
     (``st.cache_resource``): a second caller waits for the first one's run to end and gets

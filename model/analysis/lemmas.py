@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .packed import PackedMap, join, lines, once, read_gz, split, to_gz
+from model.core.packed import PackedMap, join, lines, once, read_gz, split, to_gz
 
 LEMMAS_FILE = Path(__file__).with_name("resources") / "lemmas.tsv.gz"
 

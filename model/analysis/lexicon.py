@@ -33,8 +33,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
+from model.core.packed import PackedMap, once, read_gz, split, split_set
+
 from .lemmas import all_lemmas
-from .packed import PackedMap, once, read_gz, split, split_set
 
 FUNCTION_WORDS_FILE = Path(__file__).with_name("resources") / "function_words.txt"
 SENSES_FILE = FUNCTION_WORDS_FILE.with_name("cedict_senses.tsv.gz")  # all by ``cedict``

@@ -5,8 +5,9 @@ A Chinese -> English model can write a fluent sentence that drops a word (我们
 -> *We go to the summer vacation.*: no Chengdu, no panda) or swaps one (现在是下午三点。 ->
 *It's three o'clock now.*: no afternoon); its probabilities often cannot tell. The check
 (Specia et al. 2018, "Quality Estimation for Machine Translation", ch. 3: source words with no
-dictionary translation in the output) reads the sentence as jieba cuts and tags it
-(``rjieba.tag``) and names each word it checks whose translation the output lacks:
+dictionary translation in the output) reads the sentence as the app cuts and tags it
+(``zh_segment.tag``: jieba with a classroom user dictionary) and names each word it checks
+whose translation the output lacks:
 
 - Which words: nouns, verbal nouns, proper nouns, names of people and places, and time words
   (jieba's tags ``CHECKED_TAGS``: 熊猫, 训练, 英语, 李明, 成都, 下午), not the Chinese function
@@ -138,7 +139,7 @@ def untranslated_zh(src_text: str, output_text: str, lex: Lexicon | None = None,
         gloss: Chinese word -> its short English gloss (default ``cedict.gloss_dictionary``).
         skip: words never named (``verdict.chinese_function_words``).
     """
-    import rjieba
+    from model.core.zh_segment import tag as jieba_tag
 
     if not ENGLISH_WORD.search(output_text):
         return ()
@@ -150,7 +151,7 @@ def untranslated_zh(src_text: str, output_text: str, lex: Lexicon | None = None,
                           for f in lemmas(re.sub(r"'s$", "", w)))
     out_zh: set[str] | None = None  # the Chinese the output's words translate (when needed)
     found: dict[str, Missing] = {}
-    for word, tag in rjieba.tag(src_text):
+    for word, tag in jieba_tag(src_text):
         if tag not in CHECKED_TAGS or word in skip or word in found or not HAN.search(word):
             continue
         name = tag.startswith("nr") or tag in PLACE_TAGS  # a person's (nr, nrt, nrfg) or a place's

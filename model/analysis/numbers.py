@@ -5,7 +5,7 @@ of ``verdict.missing_numbers`` (English read into Chinese).
 - **The numbers of the Chinese** (``chinese_numbers``): runs of 1-4 digits (full-width too;
   not the minutes or decimals after ``:``, ``.`` or 点) and runs of Chinese numerals read by
   ``cn2an`` (``cn2an.cn2an(run, "normal")``: 四十二 -> 42, 两百 -> 200, 一九九八 -> 1998)
-  where jieba tags the word holding the run a numeral (``rjieba.tag``: ``m``, ``mq``), so
+  where jieba tags the word holding the run a numeral (``zh_segment.tag``: ``m``, ``mq``), so
   that idioms (三心二意) and nouns (三明治) are no numbers. Left out, as no number an English
   translation must write: 一 alone (an article or part of a word: 一个, 一起, 一些), 零 or 〇
   alone (零下, 零钱), two bare digits (三四个: three or four), a run next to 几 (十几: a
@@ -149,11 +149,11 @@ class ChineseNumber(NamedTuple):
 
 def _words_of(text: str) -> list[tuple[str, str]]:
     """For each character of ``text``, (the word jieba cuts around it, the word's tag)
-    (``rjieba.tag``)."""
-    import rjieba
+    (``zh_segment.tag``, the app's one segmentation)."""
+    from model.core.zh_segment import tag as jieba_tag
 
     out: list[tuple[str, str]] = []
-    for word, tag in rjieba.tag(text):
+    for word, tag in jieba_tag(text):
         out += [(word, tag)] * len(word)
     return out + [("", "")] * (len(text) - len(out))
 

@@ -118,14 +118,15 @@ class OurSource:
 
 def chinese_words(tokens: Sequence[str]) -> tuple[int, ...]:
     """The word index of each token of a Chinese source (one character each, then
-    ``</s>``): the characters of one word as jieba cuts the sentence (``rjieba``, jieba-rs,
-    MIT; 我们/为什么/工作/？ -> 0 0 1 1 1 2 2 3) share one; a special token or a token
+    ``</s>``): the characters of one word as the app cuts the sentence
+    (``model.core.zh_segment.cut``: jieba with a classroom user dictionary; 我们/为什么/工作/？
+    -> 0 0 1 1 1 2 2 3) share one; a special token or a token
     that is not one character is a word alone.
 
     >>> chinese_words(["我", "们", "工", "作", "</s>"])
     (0, 0, 1, 1, 2)
     """
-    import rjieba
+    from model.core.zh_segment import cut
 
     out: list[int] = []
     i, n = 0, len(tokens)
@@ -133,7 +134,7 @@ def chinese_words(tokens: Sequence[str]) -> tuple[int, ...]:
         j = i
         while j < n and len(tokens[j]) == 1 and tokens[j] not in SPECIALS:
             j += 1
-        lengths = [len(w) for w in rjieba.cut("".join(tokens[i:j]))] if j > i else [1]
+        lengths = [len(w) for w in cut("".join(tokens[i:j]))] if j > i else [1]
         for length in lengths:  # a special or longer token: a word of its own
             out.extend([out[-1] + 1 if out else 0] * length)
         i = max(j, i + 1)
