@@ -53,8 +53,8 @@ def test_every_tab_draws(family, lang, tmp_path_factory):
     enter(at, SENTENCE)
     assert not at.error, [e.value for e in at.error]
     han = re.search(r"[\u4e00-\u9fff]", heading(at))  # the translation's line
-    # The session opened in English, so pinyin is on in either language (a switch of the
-    # language keeps it): the header's line with pinyin is there for Chinese output only.
+    # Pinyin is on by default in either language: the header's line with pinyin is there
+    # for Chinese output only.
     assert bool(at.html) == bool(han)
     seen = set()
     for view in VIEWS:

@@ -32,6 +32,7 @@ from ui.i18n import (
     placeholders,
     viz_labels,
 )
+from ui.lesson.texts import lesson_file
 from viz import ENGLISH, VizText
 from viz.convention import head_number, layer_number
 
@@ -89,6 +90,48 @@ def test_every_string_has_both_languages_with_the_same_placeholders():
         if re.search(r"[A-Za-z]{3,}", letters) and entry["en"] != "{error}":
             assert HAN.search(entry["zh"]) or entry["zh"] == entry["en"], key
     assert list(LANGUAGES.values()) == ["en", "zh"]
+
+
+#: The one name of a head by its number in each language ("Head" at a sentence's start).
+HEAD_NAME = {"en": re.compile(r"[Hh]ead \{\w*\}"), "zh": re.compile(r"第 \{\w*\} 个头")}
+#: Any naming of a head by its number, in any form (in Chinese, 头 before a head's field
+#: or a digit, 第 … 头, … 号头; a count such as "{n} 个头" is no name).
+HEAD_NAMED = {
+    "en": re.compile(r"(?i)\bhead\s*#?\s*\{\w*\}|\bH\{|\{\w*\}(?:st|nd|rd|th) head\b"),
+    "zh": re.compile(r"头\s*(?:\{(?:head|n|h)\}|\d)|第\s*\{\w*\}\s*个?\s*头|\{\w*\}\s*号头"),
+}
+
+
+def _texts(entry) -> list[dict]:
+    """The {"en", "zh"} texts inside a table entry of strings.toml or lesson.toml."""
+    if isinstance(entry, dict):
+        if set(entry) == {"en", "zh"} and all(isinstance(v, str) for v in entry.values()):
+            return [entry]
+        return [text for value in entry.values() for text in _texts(value)]
+    if isinstance(entry, list):
+        return [text for value in entry for text in _texts(value)]
+    return []
+
+
+def test_a_head_has_one_name_in_each_language():
+    """Every text of the catalogue (ui/strings.toml's interface and chart texts, the lesson's
+    chapters) that names a head by its number names it one way in each language: "head 3"
+    and "第 3 个头", as the head pickers' options (``i18n.head_label``) and the charts' panel
+    titles (``[viz.head]``) do; never "头 3" beside "第 3 个头" (issue 54)."""
+    entries = [*_texts(STRINGS), *_texts(VIZ_LABELS), *_texts(lesson_file())]
+    assert len(entries) > len(STRINGS)  # the lesson's texts are read too
+    named = 0
+    for entry in entries:
+        for lang in ("en", "zh"):
+            for found in HEAD_NAMED[lang].finditer(entry[lang]):
+                named += 1
+                assert HEAD_NAME[lang].fullmatch(found[0]), (lang, found[0], entry[lang])
+    assert named >= 20  # the check is not vacuous
+    for lang in ("en", "zh"):
+        for text in (STRINGS["head_option"][lang], VIZ_LABELS["head"][lang]):
+            assert HEAD_NAME[lang].fullmatch(text), text
+    assert HEAD_NAMED["zh"].search("头 {head}") and HEAD_NAMED["zh"].search("第{n}头")
+    assert HEAD_NAMED["en"].search("H{head}") and HEAD_NAMED["en"].search("the {n}th head")
 
 
 def test_the_viz_table_names_every_field_of_viz_text_and_its_english_is_the_default():

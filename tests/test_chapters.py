@@ -331,21 +331,6 @@ def test_decoding_button_and_text_name_the_temperatures_it_samples_at(built):
     assert {number_text(x) for x, _ in drawn} <= set(re.findall(r"\d+\.\d+", recipe))
 
 
-def test_positions_outline_the_followed_word_row():
-    lv = live("en-zh-everyday", "The museum opened in 1925.")
-    c = BUILDERS["positions"](lv, 0)
-    shown = cache.decode(lv.key, c.sentence)  # the sentence the chapter shows
-    fig = c.figure
-    outline = fig.data[1]
-    pos = c.values["pos"]
-    assert is_content(shown.src_labels[pos]) and c.values["word"] == code_span(
-        shown.src_labels[pos])
-    assert min(outline.y) == pos - 0.5 and max(outline.y) == pos + 0.5
-    np.testing.assert_allclose(np.asarray(fig.data[0].z),
-                               lv.translator.positional_encoding(len(shown.src_tokens)),
-                               atol=1e-6)
-
-
 def test_sublayers_answer_and_highlight_the_last_layer(built):
     lv, made = built
     c = made["sublayers"]

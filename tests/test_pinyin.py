@@ -164,10 +164,11 @@ def tick_labels(at: AppTest) -> list[str]:
             for label in f["layout"].get(axis, {}).get("ticktext", [])]
 
 
-def test_pinyin_starts_on_in_english_and_off_in_chinese_and_the_switch_turns_it_off():
+def test_pinyin_starts_on_in_either_language_and_the_switch_turns_it_off():
     at = AppTest.from_file(APP, default_timeout=120)
     at.run()
     assert at.toggle(key="pinyin").value and at.html  # the header's words with pinyin
+    spoken = re.findall(r"<rt>(.*?)</rt>", at.html[0].value)
     at.slider(key="step").set_value(4)
     at.session_state["view"] = "cross"
     at.run()
@@ -178,13 +179,18 @@ def test_pinyin_starts_on_in_english_and_off_in_chinese_and_the_switch_turns_it_
     assert not at.html and not at.exception
     assert not any(syl in label for syl in toned for label in tick_labels(at))
     zh = AppTest.from_file(APP, default_timeout=120)
-    zh.query_params["lang"] = "简体中文"
+    zh.query_params["lang"] = "简体中文"  # README's Chinese quick start: pinyin shown
     zh.run()
-    assert not zh.exception and not zh.toggle(key="pinyin").value and not zh.html
+    assert not zh.exception and zh.toggle(key="pinyin").value
+    (line,) = zh.html  # the translation's words with the same pinyin over them
+    assert spoken and re.findall(r"<rt>(.*?)</rt>", line.value) == spoken
+    zh.toggle(key="pinyin").set_value(False).run()
+    assert not zh.exception and not zh.html
 
 
 def test_a_link_turns_pinyin_over_in_either_language():
-    for lang, value, on in (("English", "false", False), ("简体中文", "true", True)):
+    for lang, value, on in (("English", "false", False), ("简体中文", "false", False),
+                            ("简体中文", "true", True)):
         at = AppTest.from_file(APP, default_timeout=120)
         at.query_params.update({"lang": lang, "pinyin": value})
         at.run()
@@ -202,7 +208,7 @@ def test_a_link_turns_pinyin_over_in_either_language():
 def test_the_switch_puts_pinyin_on_the_output_line_and_the_cross_attention_rows():
     at = AppTest.from_file(APP, default_timeout=120)
     at.run()
-    assert at.toggle(key="pinyin").value  # on by default in English
+    assert at.toggle(key="pinyin").value  # on by default
     at.slider(key="step").set_value(4)
     at.session_state["view"] = "cross"
     at.run()

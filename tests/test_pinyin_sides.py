@@ -154,10 +154,7 @@ def test_the_page_of_a_chinese_source_runs_in_either_language(zh_en, lang):
     output = zh_en.generate(ZH_SENTENCE).output_text
     assert heading(at) == output  # the translation, plain Markdown
     ticks = _source_ticks(at)
-    if lang == "en":  # pinyin on by default: the sentence's words with pinyin over them
-        (line,) = [h.value for h in at.html if "gloss-source" in h.value]
-        assert "<rt>wǒ men</rt>" in line and "title=" in line
-        assert any("wǒ" in tick for tick in ticks)  # under the source tokens of the charts
-    else:  # off by default in Chinese
-        assert not [h for h in at.html if "gloss-source" in h.value]
-        assert not any("wǒ" in tick for tick in ticks)
+    # pinyin on by default in either language: the sentence's words with pinyin over them
+    (line,) = [h.value for h in at.html if "gloss-source" in h.value]
+    assert "<rt>wǒ men</rt>" in line and "title=" in line
+    assert any("wǒ" in tick for tick in ticks)  # under the source tokens of the charts

@@ -48,22 +48,30 @@ def listed_models() -> tuple[list[str], list[str]]:
 
 
 def model_choice() -> tuple[str, Path, bool] | None:
-    """The model picker. Returns (the choice's name, its folder, whether pickle weights may
-    be loaded), or None (with a message) when nothing usable is chosen."""
+    """The model picker: the app's default model first (``default_model``), then the other
+    folders of ``pretrained/``, the Hugging Face cache's models, and "open a folder". Returns
+    (the choice's name, its folder, whether pickle weights may be loaded), or None (with a
+    message) when nothing usable is chosen.
+
+    The default is the first option, so the picker is given no ``index``: its value may be
+    set through the Session State API (``state.set_model`` by the verdict's buttons, the
+    language switch's ``i18n._keep_choices``) without Streamlit logging a warning with a
+    stack trace for a widget with both a default and a state value, and its link leaves
+    ``model`` out exactly when the default is chosen."""
     ours, hub = listed_models()
-    options = [*ours, *hub, FOLDER]
     if not ours and not hub:
         st.sidebar.warning(t("no_models", path=code_span(str(pretrained_root()))))
     first = default_model(ours) or (hub[0] if hub else FOLDER)
+    options = list(dict.fromkeys([first, *ours, *hub, FOLDER]))
 
     def label(option: str) -> str:
         # A bound selectbox writes the label into the link: a model's label is its name
         # (a hub model's org/name), so a link names it by its id in either language.
         return t("model_folder_option") if option == FOLDER else option
 
-    name = st.sidebar.selectbox(t("model"), options, index=options.index(first),
-                                key=state.MODEL_KEY, format_func=labels(options, label),
-                                help=t("model_help"), bind=BIND)
+    name = st.sidebar.selectbox(t("model"), options, key=state.MODEL_KEY,
+                                format_func=labels(options, label), help=t("model_help"),
+                                bind=BIND)
     if name in ours:
         return name, pretrained_root() / name, False
     if name in hub:

@@ -12,8 +12,9 @@ CC-CEDICT reads it, its neutral tones unmarked (妈妈 -> mā ma, 告诉 -> gào
 does not list is read as pypinyin reads that word alone, with its phrases, so that a character
 with several readings is read in its own word (我们 都 会 -> dōu, not the dū of 都会 "city", a
 phrase across two words).
-The sidebar switch (``PINYIN_KEY``, ``?pinyin=false`` in a link) is on by default when the
-page is in English (a reader of the English page may not read Chinese) and off in Chinese.
+The sidebar switch (``PINYIN_KEY``, ``?pinyin=false`` in a link) is on by default in either
+interface language: a reader of the English page may not read Chinese, and a class using the
+Chinese page may be learning it.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ from model.backends.records import ModelInfo  # noqa: E402
 from model.core import zh_segment  # noqa: E402
 from model.core.packed import PackedMap, lines, once, read_gz, to_gz  # noqa: E402
 
-from .i18n import lang, t  # noqa: E402
+from .i18n import t  # noqa: E402
 
 PINYIN_KEY = "pinyin"
 PHRASES_FILE = os.path.join(os.path.dirname(pypinyin.__file__), "phrases_dict.json")
@@ -188,12 +189,11 @@ def alone(labels: Sequence[str]) -> tuple[str, ...]:
 
 
 def switch() -> bool:
-    """The sidebar's pinyin switch, True when on. Its default is on when the page is in
-    English and off in Chinese (called after ``i18n.language_selector``, so a link's
-    ``lang`` counts); in links as ``pinyin=false`` / ``pinyin=true`` where it differs from
-    that default (``bind="query-params"``; the key is the switch's identity, so turning the
-    language over keeps the reader's choice)."""
-    return st.sidebar.toggle(t("pinyin_switch"), value=lang() == "en", key=PINYIN_KEY,
+    """The sidebar's pinyin switch, True when on. On by default in either interface
+    language (README's quick starts); in links as ``pinyin=false`` where it is turned off
+    (``bind="query-params"``; ``pinyin=true`` is the default and opens it on; the key is
+    the switch's identity, so turning the language over keeps the reader's choice)."""
+    return st.sidebar.toggle(t("pinyin_switch"), value=True, key=PINYIN_KEY,
                              help=t("pinyin_help"), bind="query-params")
 
 

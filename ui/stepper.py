@@ -13,12 +13,12 @@ import streamlit as st
 import viz
 from model import DecodeStep, DecodeTrace
 from model.analysis.words import group_attention, group_labels
-from viz.convention import head_number, layer_number
+from viz.convention import layer_number
 
 from . import export, pinyin, state
 from .charts import chart, columns, presenting
 from .confidence import low_confidence_note
-from .i18n import STRINGS, labels, layer_label, t, viz_labels
+from .i18n import STRINGS, head_label, labels, layer_label, t, viz_labels
 from .link import write_link
 from .text import code_span, token_row
 
@@ -181,7 +181,7 @@ def _step_parts(trace: DecodeTrace, k: int, layer: int) -> _StepParts:
                              queries_too=False)  # (H, S) or (H, words)
     return _StepParts(
         step=step,
-        heads=[t("head_tick", head=head_number(h)) for h in range(H)],
+        heads=[head_label(h) for h in range(H)],
         cross=cross,
         src=src,
         own=trace.decoder_attentions[layer, :, k - 1, :k],  # (H, k)

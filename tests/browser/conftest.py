@@ -180,7 +180,7 @@ class AppPage:
     def open(self) -> dict:
         """Load the app and wait for its first run: step 1 with the next-token chart. It
         opens with ``pinyin=false``, so that tick labels read as the model's tokens
-        (pinyin, on by default in English, is tested by ``test_pinyin_labels.py`` and,
+        (pinyin, on by default, is tested by ``test_pinyin_labels.py`` and,
         with every label measured, in Present mode by ``test_labels.py``)."""
         self.page.goto(f"{self.url}/?pinyin=false")
         return self.wait_ready(0, stepOf="Step 1 of ", titles=["Step 1, layer"])

@@ -207,15 +207,16 @@ def queries_shown(tab: str, rows: list[str], dec: list[str], in_order: bool = Fa
 
 def test_model_picker_lists_every_folder_and_switches(app):
     """The Model picker offers exactly the folders of ``pretrained/`` (the tests' Hugging
-    Face cache is empty), then "open a folder"; switching to each other model that reads
-    English (``reads_english``) redraws the page for the same sentence from step 1, without
-    errors."""
+    Face cache is empty), the default first, then "open a folder"; switching to each other
+    model that reads English (``reads_english``) redraws the page for the same sentence from
+    step 1, without errors."""
     expected = model_folders()
     assert expected, "no model folders"
-    assert app.options("Model") == [*expected, "📂 Open a folder…"]
     current = app.combobox("Model").input_value()
     defaults = [m for m in ("en-zh-everyday", "en-zh") if m in expected]  # app.DEFAULT_MODELS
     assert current == (defaults[0] if defaults else expected[0])
+    assert app.options("Model") == [current, *(m for m in expected if m != current),
+                                    "📂 Open a folder…"]
     snap = app.enter_sentence(SENTENCE, source=SOURCE, stepOf="Step 1 of ",
                               titles=["Step 1, layer", FIRST])
     english = [n for n in expected if n != current and reads_english(n)]

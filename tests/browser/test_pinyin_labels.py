@@ -1,20 +1,26 @@
-"""Pinyin under Chinese tokens, as Chromium draws it: in English (the switch's default) every
-Chinese token on the decoder self-attention chart's x axis has a second line, its pinyin as
+"""Pinyin under Chinese tokens, as Chromium draws it: on the English and the Chinese page
+alike (the switch's default in either language, as README's quick starts say) every Chinese
+token on the decoder self-attention chart's x axis has a second line, its pinyin as
 ``ui.pinyin.readings`` reads it in context, laid out below the token; the header writes the
-translation's words with pinyin over them (``<ruby>``). In Chinese, and after a link's
-``pinyin=false``, neither is drawn.
+translation's words with pinyin over them (``<ruby>``). After a link's ``pinyin=false``, in
+either language, neither is drawn.
 """
 
 from __future__ import annotations
 
 import re
 
+import pytest
 from shipped import model_of
 
 from model.backends.load import default_model, pretrained_root
+from ui.i18n import STRINGS
 from ui.pinyin import readings
 
-HEAD = "Decoder self-attention, layer 1, head 1"
+#: The chart read, by its title in each language (``view_head_title``).
+HEAD = {lang: STRINGS["view_head_title"][lang].format(
+    view=STRINGS["tab_decoder"][lang], layer=1, head=1) for lang in ("en", "zh")}
+QUERY = {"en": "", "zh": "&lang=简体中文"}
 TONED = re.compile("[āáǎàēéěèīíǐìōóǒòūúǔùǖǘǚǜ]")  # a syllable with a tone mark
 
 LINES_JS = """
@@ -36,7 +42,7 @@ LINES_JS = """
 """
 
 
-def _open(app, query: str) -> dict:
+def _open(app, query: str, lang: str = "en") -> dict:
     """The default sentence at its last step (the stepper clamps a later one) in the
     decoder self-attention view, head 1 of layer 1; what ``LINES_JS`` reads."""
     translator = model_of(default_model(
@@ -44,11 +50,12 @@ def _open(app, query: str) -> dict:
     last = translator.config.max_len
     app.page.goto(f"{app.url}/?view=decoder&layer=1&head=1&step={last}{query}")
     app.wait_ready(minCharts=2)
-    return app.page.evaluate(LINES_JS, HEAD)
+    return app.page.evaluate(LINES_JS, HEAD[lang])
 
 
-def test_pinyin_is_drawn_under_each_chinese_token_in_english(app):
-    got = _open(app, "")
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_pinyin_is_drawn_under_each_chinese_token_in_either_language(app, lang):
+    got = _open(app, QUERY[lang], lang)
     assert got["ticks"], "no decoder self-attention chart for head 1"
     tokens = [lines[0]["text"] for lines in got["ticks"]]
     expected = readings(tokens)
@@ -65,8 +72,8 @@ def test_pinyin_is_drawn_under_each_chinese_token_in_english(app):
     assert got["ruby"] and all(TONED.search(r) or r.isascii() for r in got["ruby"])
 
 
-def test_no_pinyin_in_chinese_or_after_a_link_turns_it_off(app):
-    for query in ("&lang=简体中文", "&pinyin=false"):
+def test_no_pinyin_after_a_link_turns_it_off_in_either_language(app):
+    for query in ("&pinyin=false", "&lang=简体中文&pinyin=false"):
         got = _open(app, query)
         assert got["all"], query
         assert not got["ruby"] and not [t for t in got["all"] if TONED.search(t)], query

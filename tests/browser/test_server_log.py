@@ -1,7 +1,10 @@
 """The server's log stays quiet through a session: ``streamlit run serve.py`` as README says
 to run it (every setting from ``.streamlit/config.toml``, the file watcher's included, none
 from the command line), 30 clicks in Chromium and links with every decoding setting, and not
-one warning, traceback or file-watcher line in what the server printed.
+one warning, traceback or file-watcher line in what the server printed; nor after the
+verdict's button that opens Chinese typed for the English -> Chinese model with the
+Chinese -> English model (tests/test_quiet_log.py presses every other button and switch in
+AppTest and reads Streamlit's loggers).
 
 A checkout that holds its virtual environment (README's first step makes ``.venv`` in the
 repository's folder, and so does CI's ``.ci/run``) has some 5,000 folders beside the app.
@@ -16,10 +19,12 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
 from testkit.harness import ROOT, Server, streamlit_server
+from ui.i18n import STRINGS
 
 CLICKS = 30
 FOLDERS = 5000  # about as many as a .venv with the app's packages has
@@ -100,6 +105,24 @@ def test_links_with_every_setting_leave_the_server_log_quiet(app, app_server):
     for query in LINKS:
         app.page.goto(f"{app.url}/?pinyin=false&{query}")
         app.wait_ready(stepOf="Step 1 of ")
+    found = noise(app_server.output(None))
+    assert not found, f"{len(found)} noisy lines in the server's log, the first ones:\n" + \
+        "\n".join(found[:20])
+
+
+def test_the_switch_between_directions_leaves_the_server_log_quiet(app, app_server):
+    """Chinese typed for the English -> Chinese model, the verdict's button that opens it
+    with the Chinese -> English model pressed, then the page turned to Chinese: the model
+    picker's value is set through the Session State API each time, which made Streamlit
+    log a warning with a stack trace while the picker also had a default (issue 54)."""
+    app.page.goto(f"{app.url}/?pinyin=false&sentence={quote('我们为什么工作？')}")
+    app.wait_ready(stepOf="Step 1 of ")
+    label = STRINGS["verdict_switch_zh"]["en"].split(":")[0]  # "Translate it from Chinese"
+    app.act(app.page.get_by_role("button", name=label).click, stepOf="Step 1 of ")
+    assert app.combobox("Model").input_value() == "zh-en-everyday"
+    chinese = app.page.locator("[data-testid='stSidebar']").get_by_text("简体中文", exact=True)
+    app.act(chinese.click, tab=STRINGS["tab_cross"]["zh"])
+    assert app.combobox(STRINGS["model"]["zh"]).input_value() == "zh-en-everyday"
     found = noise(app_server.output(None))
     assert not found, f"{len(found)} noisy lines in the server's log, the first ones:\n" + \
         "\n".join(found[:20])

@@ -185,12 +185,14 @@ def _order_note(live: Live, sentence: str, outs: dict[str, str], tried: int) -> 
 
 
 def positions(live: Live, turn: int) -> Chapter:
-    """The position table of the sentence, the row of its longest word outlined; with the
-    sinusoidal table of our models, a sentence whose translation changes with the table
-    switched off or shuffled (``sentence_where_order_shows``; the chapter says when it is not
-    the sidebar's, or when none is found) and whether switching it off changes it; with a
-    table that cannot be switched off (a Hugging Face model's: learned, or Marian's sines and
-    cosines), which position's vector is most like that word's."""
+    """The position table of the sentence, a row where its waves show outlined
+    (``picks.wave_row``: not position 0's flat stripe), with what its look says of it (where
+    the waves end, the values they swing between); with the sinusoidal table of our models,
+    a sentence whose translation changes with the table switched off or shuffled
+    (``sentence_where_order_shows``; the chapter says when it is not the sidebar's, or when
+    none is found) and whether switching it off changes it; with a table that cannot be
+    switched off (a Hugging Face model's: learned, or Marian's sines and cosines), which
+    position's vector is most like that row's."""
     model = live.translator
     scheme = model.info.positional_scheme
     if scheme == "relative":
@@ -198,13 +200,16 @@ def positions(live: Live, turn: int) -> Chapter:
     sentence, outs, tried = (picks.sentence_where_order_shows(live) if scheme == "sinusoidal"
                              else (live.trace.src_text, {}, 0))
     tr = cache.decode(live.key, sentence, live.trace.settings)
-    pos = content_position(tr.src_labels)
     S = len(tr.src_tokens)
     pe = model.positional_encoding(S, "source")  # (S, D)
+    waves = picks.wave_row(pe, tr.src_labels)
+    pos = waves.row
     fig = viz.positional_heatmap(pe, list(tr.src_labels), mark_row=pos,
                                  title=t("pe_heatmap_title_source", d_model=model.config.d_model),
                                  text=viz_labels())
-    values = {"pos": pos, "word": code_span(tr.src_labels[pos]), "d_model": model.config.d_model}
+    values = {"pos": pos, "word": code_span(tr.src_labels[pos]), "d_model": model.config.d_model,
+              "still_from": waves.still_from, "low": wave_number(waves.low),
+              "high": wave_number(waves.high), "within": number_text(picks.STILL_WITHIN)}
     if scheme == "sinusoidal":
         options, answer = _yes_no(outs["none"] != outs["normal"])
         shown = {mode: md_literal(text) or "—" for mode, text in outs.items()}
@@ -380,6 +385,11 @@ def number_text(x: float) -> str:
     return format(x, "g")
 
 
+def wave_number(x: float) -> str:
+    """A value of the position table as chapter 2 writes it: one decimal, never "-0.0"."""
+    return f"{x:.1f}".replace("-0.0", "0.0")
+
+
 def sample_values() -> dict[str, str]:
     """The numbers of chapter 8's sampling, as its text and button write them: ``samples``
     per temperature, the ``hot`` and the ``cold`` temperature."""
@@ -414,15 +424,17 @@ def heads_off(live: Live, turn: int) -> Chapter:
     forced = cache.teacher_force(live.key, tr.src_text, tokens, tr.settings, heads_off=(off,))
     before = np.array([s.prob for s in tr.steps])
     after = np.array([s.prob for s in forced.steps])[: len(before)]
-    fig = viz.probability_change(list(tr.step_labels), before, after, t("heads_off_change_title"),
-                                 names=(t("heads_off_before"), t("heads_off_after")),
-                                 step_label=t("heads_off_step_axis"), text=viz_labels())
     kind, layer, head = off
-    options, answer = _yes_no(ablated.output_text != tr.output_text)
-    where = picks.sentence_where_it_matters(live, off) if rank == 0 else None
     named = {"head": t("lesson_head_name", layer=layer_number(layer), head=head_number(head)),
              "kind": t(f"tab_{kind}"),
              "chosen_by": t("lesson_chosen_heldout" if kept else "lesson_chosen_sentence")}
+    fig = viz.probability_change(list(tr.step_labels), before, after,
+                                 t("lesson_heads_off_title", kind=named["kind"],
+                                   head=named["head"]),
+                                 names=(t("heads_off_before"), t("lesson_heads_off_after")),
+                                 step_label=t("heads_off_step_axis"), text=viz_labels())
+    options, answer = _yes_no(ablated.output_text != tr.output_text)
+    where = picks.sentence_where_it_matters(live, off) if rank == 0 else None
     choice = (t("lesson_heads_off_found", rank=rank, **named) if rank else
               t("lesson_heads_off_none", tried=min(picks.HEADS_TRIED, len(ranked)), **named))
     return Chapter({**named, "choice": choice, "output": md_literal(tr.output_text),

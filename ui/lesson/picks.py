@@ -1,17 +1,19 @@
 """What the lesson shows, chosen where its point shows: the searches behind chapter 1's longer
 example (counted in the words the model reads), chapter 2's sentence (one whose translation
-changes without positions), chapter 9's head (one whose switch-off changes the translation)
-and chapter 10's pair (one in the language the model reads that it translates right on both
-sides, differently, its words as the model groups its tokens). ``ui.lesson.chapters`` builds
-the chapters from what these find and says so when the search passes over the sidebar's
-sentence or the list's first pair. Nothing here assumes which languages the model reads and
-writes: a Chinese source is counted and compared in jieba's words.
+changes without positions) and its row (one where the waves show), chapter 9's head (one
+whose switch-off changes the translation) and chapter 10's pair (one in the language the
+model reads that it translates right on both sides, differently, its words as the model
+groups its tokens). ``ui.lesson.chapters`` builds the chapters from what these find and says
+so when the search passes over the sidebar's sentence or the list's first pair. Nothing here
+assumes which languages the model reads and writes: a Chinese source is counted and compared
+in jieba's words.
 
 Every decoding goes through ``ui.cache``, so a search costs its decodings once per model.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -94,6 +96,57 @@ def sentence_where_order_shows(live: Live) -> tuple[str, dict[str, str], int]:
         if outs["none"] != outs["normal"] or outs["shuffled"] != outs["normal"]:
             return sentence, outs, tried.index(sentence) + 1
     return mine, position_outputs(live, mine), len(tried)
+
+
+#: Chapter 2: a value of a position's row has not moved while it is within this of the
+#: value position 0 has in its column (sin 0 = 0 and cos 0 = 1 in a sinusoidal table).
+STILL_WITHIN = 0.1
+
+
+@dataclass(frozen=True)
+class Waves:
+    """Chapter 2's outlined row of a position table and what its text says of it.
+
+    Attributes:
+        row: the position outlined (0-based, as the chart's rows).
+        still_from: the first dimension (0-based, as the chart's columns) from which every
+            value of the row is within ``STILL_WITHIN`` of position 0's; left of it, the
+            waves that have moved.
+        low, high: the smallest and the largest value of the row left of ``still_from``
+            (of the whole row when nothing has moved).
+    """
+
+    row: int
+    still_from: int
+    low: float
+    high: float
+
+
+def wave_row(pe: np.ndarray, labels: Sequence[str]) -> Waves:
+    """The row of a position table where its waves show, chosen from its numbers: among the
+    content tokens after position 0 (``is_content``; else every position after 0; else 0),
+    the one whose row has moved away from position 0's (by more than ``STILL_WITHIN``) over
+    the widest span of dimensions, the first of equals. Position 0's own row is a flat
+    stripe in a sinusoidal table (PE(0, 2i) = sin 0 = 0, PE(0, 2i+1) = cos 0 = 1, Vaswani et
+    al. 2017, section 3.5), and a later position's waves reach further to the right, where
+    they are slower.
+
+    Args:
+        pe: (S, D) the positional encodings of the sentence's S tokens.
+        labels: the S token labels, as the model made them.
+
+    Raises:
+        ValueError: if ``labels`` does not have one label per row of ``pe``.
+    """
+    S, D = pe.shape
+    if len(labels) != S:
+        raise ValueError(f"{len(labels)} labels for {S} positions")
+    moved = np.abs(pe - pe[0]) > STILL_WITHIN  # (S, D)
+    still = [D - int(np.argmax(r[::-1])) if r.any() else 0 for r in moved]  # past the last
+    rows = [i for i in range(1, S) if is_content(labels[i])] or list(range(1, S)) or [0]
+    row = max(rows, key=lambda i: still[i])
+    part = pe[row, : still[row]] if still[row] else pe[row]
+    return Waves(row, still[row], float(part.min()), float(part.max()))
 
 
 #: Chapter 9 tries this many heads, the most important first, for one whose switch-off
