@@ -228,9 +228,8 @@ SNAPSHOT_JS = with_views(SNAPSHOT_JS)
 #: chosen view's panel, ``VIEW_PANEL``), ``titles`` (chart titles that must be present, as
 #: prefixes), ``step`` (the "Step k of T" label), ``stepOf`` (the label starts with "Step 1
 #: of " etc.), ``source`` (the source-token caption), ``alert`` (text some alert contains),
-#: ``tab`` (the chosen view's name), ``rows`` (``{title, n}``: that chart shows ``n`` query
-#: rows, in each row of panels of a grid of heads: its y tick labels are the same ``n``
-#: labels once per row of panels).
+#: ``tab`` (the chosen view's name), ``rows`` (``{title, n}``: that chart's heatmap, or the
+#: first panel of its grid of heads, has ``n`` query rows in its data).
 READY_JS = """
 (want) => {
   const all = (sel, root = document) => [...root.querySelectorAll(sel)];
@@ -270,11 +269,23 @@ READY_JS = """
   }
   if (want.rows) {
     const c = charts.find((c) => title(c).startsWith(want.rows.title));
-    if (!c) return false;
-    const ticks = all('.subplot.xy .ytick text', c).map((e) => e.textContent);
-    const n = want.rows.n;
-    if (!ticks.length || ticks.length % n
-        || ticks.some((label, i) => label !== ticks[i % n])) return false;
+    const plot = c && c.querySelector('.js-plotly-plot');
+    const map = plot && (plot.data || []).find((tr) => tr.type === 'heatmap');
+    if (!map) return false;
+    // The query rows of the first panel, from the data (a long axis shows only some of its
+    // tick labels): the rows up to the first row of nothing but gap cells (NaN, between the
+    // panels of a grid of heads), or all of them.
+    let z = map.z, width = 0;
+    if (!Array.isArray(z)) {  // Plotly's typed-array form: {dtype, bdata, shape}
+      const types = {f4: Float32Array, f8: Float64Array};
+      const bytes = Uint8Array.from(atob(z.bdata), (ch) => ch.charCodeAt(0));
+      const flat = new types[z.dtype](bytes.buffer);
+      width = Number(String(z.shape).split(',')[1]);
+      z = Array.from({length: flat.length / width},
+                     (_, i) => flat.slice(i * width, (i + 1) * width));
+    }
+    const gap = z.findIndex((row) => Array.from(row).every((v) => v === null || Number.isNaN(v)));
+    if ((gap < 0 ? z.length : gap) !== want.rows.n) return false;
   }
   return true;
 }

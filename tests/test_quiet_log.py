@@ -2,11 +2,12 @@
 leaves the log quiet: not one warning or traceback from Streamlit's loggers or any other, no
 exception on the page (issue 54).
 
-Each session opens a model of one direction (English -> Chinese, Chinese -> English) in one
-interface language, then presses, found on the page as it is: every button, every toggle and
-checkbox (turned over and back), every option of every radio and segmented control, on the
-default page, in every view, for a sentence in the other language (where the verdict offers
-the model of the other direction: the switch button), and in every chapter of the lesson.
+Each session opens a model of one direction (English -> Chinese in the English interface,
+Chinese -> English in the Chinese one), then presses, found on the page as it is: every
+button, every toggle and checkbox (turned over and back), every option of every radio and
+segmented control, on the default page, in every view, for a sentence in the other language
+(where the verdict offers the model of the other direction: the switch button), and in every
+chapter of the lesson.
 What one press changes (the model, the sentence, the language, the mode, the view, the
 chapter) is set back with the page's own widgets before the next press.
 
@@ -216,9 +217,11 @@ def quiet():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("lang", list(LANGUAGES))
-@pytest.mark.parametrize("model", list(DIRECTIONS))
+@pytest.mark.parametrize(("model", "lang"), zip(DIRECTIONS, LANGUAGES, strict=True))
 def test_every_button_and_switch_leaves_the_log_quiet(model, lang, quiet):
+    # One session per direction, each in one interface language (English -> Chinese in
+    # English, Chinese -> English in Chinese): the language switch is among the controls
+    # pressed, so each session also turns the page to the other language and back.
     home = Place(model, "", lang)
     session = Session(home, quiet)
     home = Place(model, session.at.text_input(key=SENTENCE_KEY).value, lang)
