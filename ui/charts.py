@@ -71,7 +71,7 @@ def chart(fig, key: str, select: bool = False, *, fit_px: int | None = None):
     views' heatmaps, whose labels overlapped from about 10 tokens."""
     if fit_px and not presenting():
         fig.update_layout(fit_layout(fig, page_px=fit_px))
-    if presenting():
+    elif presenting():
         page_px = column_px()  # in ``meta``: what a browser test waits for
         fig.update_layout(fit_layout(fig, font_px=PRESENT_FONT_PX, page_px=page_px),
                           meta={"page_px": page_px})

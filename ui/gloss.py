@@ -22,7 +22,8 @@ from collections.abc import Mapping
 
 import streamlit as st
 
-from model.analysis.cedict import MAX_WORD, gloss_dictionary
+from model.analysis.cedict import gloss_dictionary
+from model.core.zh_segment import forward
 
 from .pinyin import readings, segment
 
@@ -40,16 +41,8 @@ def longest_known(text: str, known: Mapping[str, str]) -> list[tuple[str, str]]:
     """``text`` split into (part, gloss) pairs by forward maximum matching against
     ``known`` (at each position the longest entry of at most ``MAX_WORD`` characters); a
     character that starts no known entry is a part of its own with gloss "" (so the parts
-    joined give ``text`` back)."""
-    out, i = [], 0
-    while i < len(text):
-        for size in range(min(MAX_WORD, len(text) - i), 0, -1):
-            piece = text[i:i + size]
-            if piece in known or size == 1:
-                out.append((piece, known.get(piece, "")))
-                i += size
-                break
-    return out
+    joined give ``text`` back): ``zh_segment.forward``, the segmenter's own matching."""
+    return [(part, known.get(part, "")) for part in forward(text, known)]
 
 
 def word_gloss(word: str, known: Mapping[str, str]) -> str:

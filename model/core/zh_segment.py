@@ -119,9 +119,10 @@ def backward(word: str, known: Collection[str]) -> list[str]:
     return out[::-1]
 
 
-def _forward(word: str, known: Collection[str]) -> list[str]:
-    """``word`` cut by forward maximum matching: from its start, the longest CC-CEDICT word
-    (``known``) that starts there, else one character."""
+def forward(word: str, known: Collection[str]) -> list[str]:
+    """``word`` cut by forward maximum matching: from its start, the longest word of
+    ``known`` (at most ``MAX_WORD`` characters) that starts there, else one character. The
+    parts joined give ``word``."""
     out: list[str] = []
     start = 0
     while start < len(word):
@@ -154,7 +155,7 @@ def _recut(word: str, tag: str) -> list[tuple[str, str]]:
             and word not in cedict_words() and word not in _joined()):
         return [(word, tag)]
     parts = backward(word, cedict_words())
-    if len(parts) == 1 or parts != _forward(word, cedict_words()):
+    if len(parts) == 1 or parts != forward(word, cedict_words()):
         return [(word, tag)]  # one word, or ambiguous (四川菜: 四川 菜 or 四 川菜): jieba's
     return [(p, t[0][1] if len(t := jieba().tag(p)) == 1 else "x") for p in parts]
 
