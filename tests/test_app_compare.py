@@ -8,15 +8,21 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from apptest_helpers import APP, heatmaps, markdown_sources, messages, unescape, z_array
+from pair_checks import first_pair, where_they_part
 from shipped import model_of, trace_of
 from streamlit.testing.v1 import AppTest
 
 from model import DecodeTrace
 from model.analysis.compare import changed_tokens, difference, first_difference, shared_tokens
+from ui import pairs
 from ui.i18n import STRINGS
+from ui.text import md_literal
 from ui.views import side_by_side as S
 
-A, B = S.EXAMPLE
+# A minimal pair the Illustrated Transformer made famous (which noun does "it" attend to?):
+# two sentences typed into the boxes, whether or not the model translates them right.
+A, B = ("The animal didn't cross the street because it was too tired.",
+        "The animal didn't cross the street because it was too wide.")
 MODEL = "en-zh-everyday"
 
 
@@ -71,6 +77,49 @@ def test_where_two_decodings_part_is_decided_by_ids_never_by_labels():
     assert S.parting_step(e, f, same_model=True) == 2  # the end tokens' ids differ
 
 
+def _source(labels: list[str], words: list[int]) -> DecodeTrace:
+    """A decoding of a source with the given labels and word indices, nothing generated."""
+    z = np.zeros((1, 1, 1, len(labels)), np.float32)
+    return DecodeTrace(src_text="x", src_tokens=tuple(labels), tgt_tokens=("<s>",),
+                       tgt_ids=np.array([0], np.int64), steps=(), encoder_attentions=z,
+                       decoder_attentions=z, cross_attentions=z, step_probs=z[0, 0],
+                       finished=True, src_words=tuple(words))
+
+
+def test_the_changed_word_is_found_by_the_words_text_never_by_a_reading():
+    # 我们都去 / 我们都来 with the pinyin switch on: 都 is read dū in one and dōu in the other.
+    a = _source(["我\nwǒ", "们\nmen", "都\ndū", "去\nqù", "。"], [0, 0, 1, 2, 3])
+    b = _source(["我\nwǒ", "们\nmen", "都\ndōu", "来\nlái", "。"], [0, 0, 1, 2, 3])
+    assert pairs.changed_word(a, b) == 2
+    assert pairs.source_words(b)[2] == "来\nlái" and pairs.word_text("来\nlái") == "来"
+    assert pairs.changed_word(a, a) is None  # nothing changed
+    two = _source(["我", "们", "也", "来", "。"], [0, 0, 1, 2, 3])  # 都 -> 也 and 去 -> 来
+    assert pairs.changed_word(a, two) is None
+    longer = _source(["我", "们", "都", "去", "吗", "。"], [0, 0, 1, 2, 3, 4])
+    assert pairs.changed_word(a, longer) is None
+    stop = _source(["我", "们", "都", "去", "！"], [0, 0, 1, 2, 3])  # only the punctuation
+    assert pairs.changed_word(a, stop) is None
+
+
+def _page_of_a_model_reading_german() -> None:
+    """The Side by side view's offer for a model that reads German, a language the app has
+    no minimal pairs in (a stand-in with the one field the offer reads: no model runs)."""
+    from types import SimpleNamespace
+
+    from model import GenerationSettings
+    from ui.views import side_by_side
+
+    reads_german = SimpleNamespace(info=SimpleNamespace(source_language="de"))
+    side_by_side.offer_pair(reads_german, (), GenerationSettings())
+
+
+def test_a_model_with_no_pair_gets_a_short_caption_and_no_button():
+    at = AppTest.from_function(_page_of_a_model_reading_german).run()
+    assert not at.exception and not at.button
+    assert [c.value for c in at.caption] == [STRINGS["compare_no_pair"]["en"]]
+    assert STRINGS["compare_no_pair"]["zh"]
+
+
 def test_a_minimal_pair_side_by_side_is_the_models_own():
     at = _open(sentence=A, compare=B)
     m = model_of(MODEL)
@@ -117,13 +166,20 @@ def test_one_sentence_on_a_second_model():
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_without_a_second_sentence_a_hint_and_an_example_that_fills_both(lang):
-    at = _open(lang=lang)
+def test_without_a_second_sentence_the_lessons_pair_opens_as_a_and_b_and_says_where_they_part(
+        lang):
+    at = _open(lang=lang, sentence="Why do we work?", pinyin="false")  # one's own sentence
     assert STRINGS["compare_hint"][lang] in messages(at)
-    at.button(key="compare_example").click().run()
+    pair = first_pair(model_of(MODEL), lambda x: trace_of(MODEL, x))
+    assert pair is not None and pair != (A, B)  # the model translates "…too wide." wrong
+    button = at.button(key="compare_example")
+    assert md_literal(pair[0]) in button.label and md_literal(pair[1]) in button.label
+    button.click().run()
     assert not at.exception
-    assert (at.text_input(key="sentence").value, at.text_input(key=S.SENTENCE_KEY).value) == (A, B)
+    assert (at.text_input(key="sentence").value, at.text_input(key=S.SENTENCE_KEY).value) == pair
     assert len(heatmaps(at, STRINGS["tab_encoder"][lang])) >= 2
+    said = where_they_part(*(trace_of(MODEL, x) for x in pair), lang)
+    assert said in [unescape(s) for s in markdown_sources(at)]
 
 
 @pytest.mark.parametrize("second", ["x" * (S.MAX_CHARS + 1), "<b>bold</b> <script>1</script>",

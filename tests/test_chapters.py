@@ -18,15 +18,14 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 import torch
+from pair_checks import judged, words_of
 
 from model import GenerationSettings
 from model.analysis.headstats import head_stats
 from model.analysis.picks import distinct_heads, is_content
 from model.analysis.value_zeroing import value_zeroing
-from model.analysis.verdict import judge_trace
 from model.backends.records import ModelInfo
 from model.core.heldout import HELDOUT_SIZE
-from model.tasks import TASKS
 from testkit.hf_tiny import tiny_folder
 from ui import cache
 from ui.i18n import STRINGS, placeholders, t
@@ -42,14 +41,7 @@ from ui.lesson.chapters import (
     fill,
     number_text,
 )
-from ui.lesson.picks import (
-    HEADS_TRIED,
-    LONGER_BY,
-    POSITION_CANDIDATES,
-    longer_example,
-    minimal_pairs,
-    model_pairs,
-)
+from ui.lesson.picks import HEADS_TRIED, LONGER_BY, POSITION_CANDIDATES, longer_example
 from ui.lesson.texts import (
     blocked_words,
     direction_text,
@@ -57,6 +49,7 @@ from ui.lesson.texts import (
     language_values,
     lesson_file,
 )
+from ui.pairs import minimal_pairs, model_pairs
 from ui.text import code_span, token_row
 from viz.convention import FIRST_NUMBER, head_number, layer_number
 
@@ -372,33 +365,10 @@ def test_every_chapter_builds_or_says_why_for_hugging_face_models(family, tmp_pa
                 entry[lang].format(**c.values)
 
 
-def right_by_the_apps_checks(lv: Live, trace) -> bool:
-    """The header's checks, computed again: the verdict (for the language the model reads)
-    flags nothing, and a model of the synthetic grammar (a word-level model whose card names
-    the grammar) writes its grammar's translation."""
-    model = lv.translator
-    if judge_trace(trace, model.info.train_counts, model.info.source_language).flagged:
-        return False
-    grammar = (not model.info.subword
-               and model.card.get("grammar", model.card.get("task")) in TASKS)
-    return not grammar or model.grammar_translation(trace.src_text) == trace.output_text
-
-
 @functools.cache
 def _generate(key: tuple, sentence: str):
     """The model's greedy decoding of ``sentence``, from the model (once per test run)."""
     return cache.load_model(*key).generate(sentence)
-
-
-def words_of(trace) -> list[str]:
-    """The source's words, computed again: labels joined while their word id repeats."""
-    out: list[str] = []
-    for k, (label, word) in enumerate(zip(trace.src_labels, trace.src_words, strict=True)):
-        if k and word == trace.src_words[k - 1]:
-            out[-1] += label
-        else:
-            out.append(label)
-    return out
 
 
 def word_row(trace, j: int) -> np.ndarray:
@@ -411,17 +381,8 @@ def word_row(trace, j: int) -> np.ndarray:
 
 
 def _judged(lv: Live, pair: tuple[str, str]) -> tuple[bool, bool]:
-    """Whether the model translates ``pair`` right (readable, no unknown word, both right by
-    the app's checks), and whether it also parts it: different translations of two
-    sources that differ in one content word at the same place."""
-    a, b = (_generate(lv.key, x) for x in pair)
-    right = not (a.unknown_words or b.unknown_words) and all(
-        right_by_the_apps_checks(lv, tr) for tr in (a, b))
-    wa, wb = words_of(a), words_of(b)
-    differ = [k for k in range(len(wb)) if len(wa) == len(wb) and wa[k] != wb[k]]
-    one = len(wa) == len(wb) and len(differ) == 1 and all(
-        is_content(w[differ[0]]) for w in (wa, wb))
-    return right, right and one and a.output_text != b.output_text
+    """``pair_checks.judged`` of ``pair``'s greedy decodings by the model of ``lv``."""
+    return judged(lv.translator, *(_generate(lv.key, x) for x in pair))
 
 
 def test_the_minimal_pair_is_translated_right_or_none_is(built):

@@ -17,7 +17,16 @@ import re
 from dataclasses import dataclass
 
 import pytest
-from apptest_helpers import APP, chart_title, charts, heading, message_list
+from apptest_helpers import (
+    APP,
+    chart_title,
+    charts,
+    heading,
+    markdown_sources,
+    message_list,
+    unescape,
+)
+from pair_checks import first_pair, where_they_part
 from shipped import model_of, trace_of
 from streamlit.testing.v1 import AppTest
 
@@ -27,7 +36,7 @@ from ui.charts import PRESENT_KEY
 from ui.i18n import KIND_VIEWS, STRINGS, VIEWS
 from ui.stepper import GROUP_KEY
 from ui.text import md_literal
-from ui.views import side_by_side, teaching
+from ui.views import teaching
 
 # (model, a sentence typed in its source language)
 DIRECTIONS = [("en-zh-everyday", "Why do we work?"), ("zh-en-everyday", "我们为什么工作？")]
@@ -217,15 +226,30 @@ def test_attribution(opened):
         _labels(figs, title, x=o.src, y=steps)
 
 
-def test_side_by_side_alone_offers_a_pair_in_the_source_language(opened):
+def test_side_by_side_alone_opens_the_lessons_pair_as_a_and_b_and_says_where_they_part(opened):
     o = opened
     figs = _show(o, "compare")
     _labels(figs, "Cross-attention, Layer 1, mean", x=o.src, y=list(o.trace.step_labels))
     _labels(figs, "Encoder self-attention, Layer 1, mean", x=o.src, y=o.src)
-    lang = o.translator.info.source_language
-    pair = side_by_side.example_pair(lang)
-    assert [_script(s) for s in pair] == [lang, lang]
-    assert md_literal(pair[0]) in o.at.button(key="compare_example").label
+    name, lang = o.translator.name, o.translator.info.source_language
+    pair = first_pair(o.translator, lambda x: trace_of(name, x))  # chapter 10's, found again
+    assert pair is not None and [_script(s) for s in pair] == [lang, lang]
+    button = o.at.button(key="compare_example")
+    assert md_literal(pair[0]) in button.label and md_literal(pair[1]) in button.label
+    try:
+        button.click().run()  # with one's own sentence loaded
+        _ok(o.at)
+        assert (o.at.text_input(key="sentence").value,
+                o.at.text_input(key="compare").value) == pair
+        a, b = (trace_of(name, x) for x in pair)
+        assert heading_texts(o.at) >= {a.output_text, b.output_text}
+        said = where_they_part(a, b, "en")
+        assert said in [_read(unescape(m)) for m in markdown_sources(o.at)]  # readings dropped
+    finally:
+        o.at.text_input(key="sentence").input(o.trace.src_text)
+        o.at.text_input(key="compare").input("").run()
+        _ok(o.at)
+        o.at.session_state["step"] = o.k  # the new sentence started at step 1
 
 
 def test_side_by_side_with_a_second_sentence(opened):

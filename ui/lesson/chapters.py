@@ -21,7 +21,6 @@ import numpy as np
 import plotly.graph_objects as go
 
 import viz
-from model.analysis.compare import first_difference
 from model.analysis.internals import pe_similarity
 from model.analysis.picks import (
     clearest_row,
@@ -33,7 +32,7 @@ from model.analysis.picks import (
 )
 from viz.convention import head_number, layer_number
 
-from .. import cache
+from .. import cache, pairs
 from ..i18n import STRINGS, lang, t, viz_labels
 from ..text import code_span, md_literal, token_row
 from ..views.attribution import zeroing  # the Attribution view's cache: computed once a trace
@@ -448,34 +447,34 @@ def heads_off(live: Live, turn: int) -> Chapter:
 
 def _pair_note(live: Live, passed_over: str) -> str:
     """What chapter 10 says of the pair it shows when it passed over the first pair of the
-    model's language (``pair_that_parts``): that the model cannot read it, or that it
-    translates it wrong (both sentences and their translations)."""
-    a, b = picks.model_pairs(live.translator)[0]
+    model's language (``ui.pairs.pair_that_parts``): that the model cannot read it, or that
+    it translates it wrong (both sentences and their translations)."""
+    a, b = pairs.model_pairs(live.translator)[0]
     if passed_over == "unknown":
         return say("lesson_pair_first_unknown", a=md_literal(a), b=md_literal(b))
     if passed_over != "wrong":
         return ""
-    ta, tb = picks.pair_traces(live, (a, b))
+    ta, tb = pairs.pair_traces(live.key, (a, b), live.trace.settings)
     return say("lesson_pair_first_wrong", a=md_literal(a), b=md_literal(b),
                out_a=md_literal(ta.output_text) or "—", out_b=md_literal(tb.output_text) or "—")
 
 
 def minimal_pair(live: Live, turn: int) -> Chapter:
     """One word changed: the first candidate pair in the model's source language that it
-    translates differently and right (``pair_that_parts``; the chapter says so when it
+    translates differently and right (``ui.pairs.pair_that_parts``, the pair the Side by
+    side view offers too; the chapter says so when it
     passes over the first pair, and why when none qualifies or the list has none in that
     language), where the translations part, the verdict on both, and which other word the
     changed word attends to most in the last encoder layer (the mean of its heads; words as
-    ``picks.source_words`` groups tokens: 哥哥, not 哥), in B and in A, drawn as one pair of
+    ``ui.pairs.source_words`` groups tokens: 哥哥, not 哥), in B and in A, drawn as one pair of
     bars per other word."""
-    if not picks.model_pairs(live.translator):
+    if not pairs.model_pairs(live.translator):
         return Chapter(why="lesson_no_pair_language")
-    found = picks.pair_that_parts(live)
+    found = pairs.pair_that_parts(live.translator, live.key, live.trace.settings)
     if found is None:
         return Chapter(why="lesson_no_pair")
-    ta, tb, passed_over = found
-    j = picks.changed_word(ta, tb)
-    words, words_a = picks.source_words(tb), picks.source_words(ta)
+    ta, tb, j = found.a, found.b, found.word
+    words, words_a = pairs.source_words(tb), pairs.source_words(ta)
     row, keys = picks.looked_at(tb, j)  # A's changed word is at j too, the rest alike
     row_a = picks.looked_at(ta, j)[0]
     best, best_a = max(keys, key=lambda k: row[k]), max(keys, key=lambda k: row_a[k])
@@ -488,19 +487,18 @@ def minimal_pair(live: Live, turn: int) -> Chapter:
                            text=viz_labels())
     options = [(str(k), f"{code_span(words[k])} ({k})")
                for k in sorted(sorted(keys, key=lambda k: -row[k])[:4])]
-    grammar = picks.checks_grammar(live.translator)
+    grammar = pairs.checks_grammar(live.translator)
     return Chapter({"a": md_literal(ta.src_text), "b": md_literal(tb.src_text),
                     "out_a": md_literal(ta.output_text), "out_b": md_literal(tb.output_text),
                     "changed": code_span(words[j]), "changed_a": code_span(words_a[j]),
-                    "step": first_difference([s.token_id for s in ta.steps],  # ids, not labels
-                                             [s.token_id for s in tb.steps]) + 1,
+                    "step": found.step + 1,
                     "best": code_span(words[best]), "weight": f"{row[best]:.0%}",
                     "best_a": code_span(words_a[best_a]),
                     "weight_a": f"{row_a[best_a]:.0%}", "layer": layer,
                     "verdict": t("lesson_pair_verdict_grammar" if grammar
                                  else "lesson_pair_verdict")},
                    fig, options, str(best), action="open_compare", sentence=ta.src_text,
-                   compare=tb.src_text, note=_pair_note(live, passed_over))
+                   compare=tb.src_text, note=_pair_note(live, found.passed_over))
 
 
 def attention_story(live: Live, turn: int) -> Chapter:

@@ -1,12 +1,12 @@
 """What the lesson shows, chosen where its point shows: the searches behind chapter 1's longer
 example (counted in the words the model reads), chapter 2's sentence (one whose translation
 changes without positions) and its row (one where the waves show), chapter 9's head (one
-whose switch-off changes the translation) and chapter 10's pair (one in the language the
-model reads that it translates right on both sides, differently, its words as the model
-groups its tokens). ``ui.lesson.chapters`` builds the chapters from what these find and says
-so when the search passes over the sidebar's sentence or the list's first pair. Nothing here
-assumes which languages the model reads and writes: a Chinese source is counted and compared
-in jieba's words.
+whose switch-off changes the translation) and what the changed word of chapter 10's pair
+attends to (the pair itself is ``ui.pairs``'s, shared with the Side by side view).
+``ui.lesson.chapters`` builds the chapters from what these find and says so when the search
+passes over the sidebar's sentence or the list's first pair. Nothing here assumes which
+languages the model reads and writes: a Chinese source is counted and compared in jieba's
+words.
 
 Every decoding goes through ``ui.cache``, so a search costs its decodings once per model.
 """
@@ -15,18 +15,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
-from model import DecodeTrace, GenerationSettings, InputError, Translator
+from model import DecodeTrace, InputError, Translator
 from model.analysis.picks import is_content
-from model.analysis.words import group_attention, group_labels
-from model.backends.translator import card_task
+from model.analysis.words import group_attention
 from model.core.heldout import HELDOUT_SIZE
 
 from .. import cache
-from ..verdict import trace_verdict
+from ..pairs import source_words
 
 
 @dataclass(frozen=True)
@@ -196,105 +194,8 @@ def sentence_where_it_matters(live: Live, off: tuple[str, int, int]) -> str | No
     return None
 
 
-PAIRS_FILE = Path(__file__).with_name("minimal_pairs.tsv")
-#: Whose pairs a model gets when its source language is not known ("": a multilingual model):
-#: English's, the language the app's input box expects by default.
-DEFAULT_PAIR_LANGUAGE = "en"
-
-
-def minimal_pairs(language: str = DEFAULT_PAIR_LANGUAGE) -> list[tuple[str, str]]:
-    """The candidate pairs of chapter 10 in source language ``language`` (an ISO 639-1 code,
-    the first column of ``minimal_pairs.tsv``), in order; [] when it lists none."""
-    lines = PAIRS_FILE.read_text(encoding="utf-8").splitlines()
-    rows = [line.split("\t") for line in lines if line and not line.startswith("#")]
-    return [(a, b) for code, a, b in rows if code == language]
-
-
-def model_pairs(translator: Translator) -> list[tuple[str, str]]:
-    """The pairs of chapter 10 in the language ``translator`` reads (``minimal_pairs``;
-    ``DEFAULT_PAIR_LANGUAGE``'s when its source language is not known)."""
-    return minimal_pairs(translator.info.source_language or DEFAULT_PAIR_LANGUAGE)
-
-
-def source_words(trace: DecodeTrace) -> list[str]:
-    """``trace``'s source as words: its labels joined by ``trace.src_words`` (a word's
-    subword pieces, or the characters of a Chinese word jieba cuts: 哥 + 哥 -> 哥哥)."""
-    return group_labels(trace.src_labels, trace.src_words)
-
-
-def changed_word(a: DecodeTrace, b: DecodeTrace) -> int | None:
-    """The index of the one source word in which ``b`` differs from ``a`` (``source_words``),
-    when the two have as many words and differ in exactly one, a content word on both
-    sides; else None."""
-    wa, wb = source_words(a), source_words(b)
-    if len(wa) != len(wb):
-        return None
-    differ = [k for k, (x, y) in enumerate(zip(wa, wb, strict=True)) if x != y]
-    if len(differ) != 1 or not (is_content(wa[differ[0]]) and is_content(wb[differ[0]])):
-        return None
-    return differ[0]
-
-
-def checks_grammar(translator: Translator) -> bool:
-    """Whether the app checks ``translator``'s translations against a synthetic grammar:
-    one of our word-level models whose card names the grammar it was trained on (not a
-    subword, Chinese-reading or Hugging Face model, whose card names none or which reads
-    more than the grammar)."""
-    info = translator.info
-    return (info.backend != "huggingface" and not info.subword
-            and card_task(translator.card) is not None)
-
-
-def translated_right(live: Live, trace: DecodeTrace) -> bool:
-    """Whether the app's own checks take ``trace``'s translation for right: the header's
-    verdict (``ui.verdict.trace_verdict``, the one the page shows) flags nothing, and, for a
-    model of the synthetic grammar (``checks_grammar``), the sentence is inside the grammar
-    and the output is the grammar's own translation (the header's check)."""
-    if trace_verdict(live.translator, trace).flagged:
-        return False
-    if not checks_grammar(live.translator):
-        return True
-    return cache.grammar_translation(live.key, trace.src_text) == trace.output_text
-
-
-def pair_traces(live: Live, pair: tuple[str, str]) -> tuple[DecodeTrace, DecodeTrace] | None:
-    """Both sentences of ``pair`` decoded greedily (the sidebar's languages and task), or
-    None when the model cannot read one (``InputError``) or does not know a word of it."""
-    s = live.trace.settings
-    greedy = GenerationSettings(src_lang=s.src_lang, tgt_lang=s.tgt_lang, task=s.task)
-    try:
-        ta, tb = (cache.decode(live.key, x, greedy) for x in pair)
-    except InputError:
-        return None
-    return None if ta.unknown_words or tb.unknown_words else (ta, tb)
-
-
-def pair_parts(ta: DecodeTrace, tb: DecodeTrace) -> bool:
-    """Whether a pair's translations differ and its sources differ in one content word at
-    the same place (``changed_word``), so their words can be set side by side."""
-    return ta.output_text != tb.output_text and changed_word(ta, tb) is not None
-
-
-def pair_that_parts(live: Live) -> tuple[DecodeTrace, DecodeTrace, str] | None:
-    """The traces of the first candidate pair in the model's source language
-    (``model_pairs``) that it reads without unknown words, translates differently
-    (``pair_parts``) and right on both sides (``translated_right``), and why the list's
-    first pair was passed over: "unknown" (the model cannot read it), "wrong" (a
-    translation is not right), or "" (it was taken, or translated the same); None when no
-    pair qualifies (or the list has none in that language)."""
-    passed_over = ""
-    for n, pair in enumerate(model_pairs(live.translator)):
-        traces = pair_traces(live, pair)
-        right = traces is not None and all(translated_right(live, tr) for tr in traces)
-        if n == 0:
-            passed_over = "unknown" if traces is None else "" if right else "wrong"
-        if right and pair_parts(*traces):
-            return (*traces, passed_over)
-    return None
-
-
 def looked_at(trace: DecodeTrace, query: int) -> tuple[np.ndarray, list[int]]:
-    """How source word ``query`` (an index of ``source_words``) attends to each word in the
+    """How source word ``query`` (an index of ``ui.pairs.source_words``) attends to each word in the
     last encoder layer, averaged over the heads (W,): the mean of its pieces' rows, summed
     over each word's pieces (Clark et al. 2019, ``model.analysis.words``); and the words it
     may be asked about: the content words other than itself."""

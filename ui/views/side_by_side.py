@@ -2,9 +2,11 @@
 sentence (or a second one) on a second model. The sidebar holds the second sentence and
 model (``compare=`` and ``compare_model=`` in links); the Side by side view shows both
 translations, both cross-attention maps and both encoder self-attentions for one layer and
-head (or the mean of the heads), the step where the translations part, A's translation scored
-after each sentence (teacher forcing, same model), and where the sentences share tokens, a
-difference map of the encoder self-attention on them, with its largest change in words.
+head (or the mean of the heads), the word B changes (when it changes one) and the step where
+the translations part, A's translation scored after each sentence (teacher forcing, same
+model), and where the sentences share tokens, a difference map of the encoder self-attention
+on them, with its largest change in words. With no second sentence, it offers the lesson's
+minimal pair (``ui.pairs``) to open as A and B.
 
 Every sentence of the text is computed from the arrays drawn beside it.
 """
@@ -20,7 +22,7 @@ from model.analysis.compare import difference, first_difference, shared_tokens
 from model.backends.hf_load import cache_snapshot
 from model.backends.load import pretrained_root
 
-from .. import pinyin, state
+from .. import pairs, pinyin, state
 from ..cache import decode, load_model, model_key, teacher_force
 from ..charts import chart, columns
 from ..export import columns_table, show
@@ -34,18 +36,6 @@ LAYER_KEY, HEAD_KEY = state.layer_key("compare"), state.head_key("compare")
 SAME = ""  # the second model's option: the model of the page
 MEAN = -1  # the head option: the mean of the layer's heads
 MAX_CHARS = 500  # a longer second sentence is refused with a message, as the first is
-# A minimal pair the Illustrated Transformer made famous: which noun does "it" attend to?
-EXAMPLE = ("The animal didn't cross the street because it was too tired.",
-           "The animal didn't cross the street because it was too wide.")
-# The pair by the model's source language (``ModelInfo.source_language``; any other, or none
-# known, gets the English one): in Chinese 它 is as ambiguous as "it".
-EXAMPLES = {"en": EXAMPLE,
-            "zh": ("这只动物没有过马路，因为它太累了。", "这只动物没有过马路，因为它太宽了。")}
-
-
-def example_pair(source_language: str) -> tuple[str, str]:
-    """The minimal pair offered to a model that reads ``source_language``."""
-    return EXAMPLES.get(source_language, EXAMPLE)
 
 
 def sidebar_inputs() -> None:
@@ -61,8 +51,19 @@ def sidebar_inputs() -> None:
                                             if o == SAME else o))
 
 
-def _use_example(pair: tuple[str, str]) -> None:
-    state.set_sentence(pair[0], compare=pair[1])
+def offer_pair(translator: Translator, key: tuple, settings: GenerationSettings) -> None:
+    """A button that opens a minimal pair as A and B, the page's sentence and the sidebar's
+    second sentence (``state.set_sentence``): the pair of the lesson's chapter 10, the first
+    of the model's language that it translates differently and right (``pairs.pair_that_parts``,
+    greedy, in the languages of ``settings``); a short caption instead when none qualifies."""
+    found = pairs.pair_that_parts(translator, key, settings)
+    if found is None:
+        st.caption(t("compare_no_pair"))
+        return
+    a, b = found.a.src_text, found.b.src_text
+    st.button(t("compare_example", a=md_literal(a), b=md_literal(b)), key="compare_example",
+              help=t("compare_example_help"), on_click=state.set_sentence, args=(a,),
+              kwargs={"compare": b})
 
 
 def _second_model(key: tuple) -> tuple[str, tuple, Translator] | None:
@@ -136,18 +137,32 @@ def parting_step(a: DecodeTrace, b: DecodeTrace, same_model: bool) -> int | None
     return first_difference(_tokens_compared(a, same_model), _tokens_compared(b, same_model))
 
 
+def _with_changed_word(a: DecodeTrace, b: DecodeTrace, step_text: str) -> str:
+    """``step_text`` after the sentence that names the one word B changes
+    (``pairs.changed_word``: A's word -> B's word, as the source axes group their tokens);
+    ``step_text`` alone when the two sources do not differ in exactly one content word."""
+    j = pairs.changed_word(a, b)
+    if j is None:
+        return step_text
+    wa, wb = pairs.source_words(a)[j], pairs.source_words(b)[j]
+    word = t("compare_changed_word", a=code_span(wa), b=code_span(wb))
+    return t("compare_word_then_step", word=word, step=step_text)
+
+
 def _where_they_part(a: DecodeTrace, b: DecodeTrace, same_model: bool) -> None:
-    """The step where the translations part (``parting_step``), named with the labels of
+    """Where the two part: the word B changes, when it changes one (``_with_changed_word``),
+    and the step where the translations part (``parting_step``), named with the labels of
     the tokens each writes there."""
     out_a, out_b = list(a.tgt_labels[1:]), list(b.tgt_labels[1:])
     i = parting_step(a, b, same_model)
     if i is None:
-        st.markdown(t("compare_same_output", n=len(out_a)))
+        st.markdown(_with_changed_word(a, b, t("compare_same_output", n=len(out_a))))
         return
     end = t("compare_ended")
-    st.markdown(t("compare_first_diff", k=i, step=i + 1,
-                  a=code_span(out_a[i]) if i < len(out_a) else end,
-                  b=code_span(out_b[i]) if i < len(out_b) else end))
+    st.markdown(_with_changed_word(a, b, t(
+        "compare_first_diff" if i else "compare_first_diff_start", k=i, step=i + 1,
+        a=code_span(out_a[i]) if i < len(out_a) else end,
+        b=code_span(out_b[i]) if i < len(out_b) else end)))
 
 
 def _scored_after_both(key: tuple, a: DecodeTrace, b: DecodeTrace,
@@ -203,8 +218,9 @@ def _difference_map(a: DecodeTrace, b: DecodeTrace, layer: int, head: int,
 
 def compare_view(translator: Translator, trace: DecodeTrace, key: tuple) -> None:
     """The Side by side view: ``trace`` (A, the page's decoding) beside the decoding of the
-    sidebar's second sentence on the second model (B). Without either, a hint and an example
-    pair; a second sentence or model that fails gets a message, never a traceback."""
+    sidebar's second sentence on the second model (B). Without either, a hint and the
+    minimal pair to open (``offer_pair``); a second sentence or model that fails gets a
+    message, never a traceback."""
     st.caption(explain("compare"))
     second = state.read().compare.strip()
     other = _second_model(key)
@@ -213,9 +229,7 @@ def compare_view(translator: Translator, trace: DecodeTrace, key: tuple) -> None
     name, other_key, model_b = other
     if not second and name == SAME:  # A alone, where B will stand beside it
         st.info(t("compare_hint"))
-        pair = example_pair(translator.info.source_language)
-        st.button(t("compare_example", a=md_literal(pair[0]), b=md_literal(pair[1])),
-                  key="compare_example", on_click=_use_example, args=(pair,))
+        offer_pair(translator, key, trace.settings)
         layer, head = _pickers(trace, trace)
         left, _ = columns(2, wrap=True)
         with left:
