@@ -36,6 +36,7 @@ LAYER_KEY, HEAD_KEY = state.layer_key("compare"), state.head_key("compare")
 SAME = ""  # the second model's option: the model of the page
 MEAN = -1  # the head option: the mean of the layer's heads
 MAX_CHARS = 500  # a longer second sentence is refused with a message, as the first is
+PAIR_BUTTON = "compare_example"  # the minimal pair's button (a widget, not view state)
 
 
 def sidebar_inputs() -> None:
@@ -55,13 +56,14 @@ def offer_pair(translator: Translator, key: tuple, settings: GenerationSettings)
     """A button that opens a minimal pair as A and B, the page's sentence and the sidebar's
     second sentence (``state.set_sentence``): the pair of the lesson's chapter 10, the first
     of the model's language that it translates differently and right (``pairs.pair_that_parts``,
-    greedy, in the languages of ``settings``); a short caption instead when none qualifies."""
+    greedy, in the languages of ``settings``; ``compare_view`` then runs the whole page
+    again); a short caption instead when none qualifies."""
     found = pairs.pair_that_parts(translator, key, settings)
     if found is None:
         st.caption(t("compare_no_pair"))
         return
     a, b = found.a.src_text, found.b.src_text
-    st.button(t("compare_example", a=md_literal(a), b=md_literal(b)), key="compare_example",
+    st.button(t("compare_example", a=md_literal(a), b=md_literal(b)), key=PAIR_BUTTON,
               help=t("compare_example_help"), on_click=state.set_sentence, args=(a,),
               kwargs={"compare": b})
 
@@ -221,6 +223,11 @@ def compare_view(translator: Translator, trace: DecodeTrace, key: tuple) -> None
     sidebar's second sentence on the second model (B). Without either, a hint and the
     minimal pair to open (``offer_pair``); a second sentence or model that fails gets a
     message, never a traceback."""
+    if st.session_state.get(PAIR_BUTTON):  # its callback has just opened the pair
+        # This view runs inside the step-through fragment (``ui.stepper``), whose rerun
+        # leaves the sidebar as it was: its boxes would go on showing the old sentences
+        # and send them back with the next run, so A would stay the old sentence.
+        st.rerun(scope="app")
     st.caption(explain("compare"))
     second = state.read().compare.strip()
     other = _second_model(key)
