@@ -66,12 +66,6 @@ def matrix_heatmap(
     z, r_txt, c_txt = check_panel(values, row_tokens, col_labels, "values",
                                   row_name="row_tokens", col_name="col_labels")
     columns = [str(c) for c in range(z.shape[1])] if c_txt is None else c_txt  # for the hover
-    # The hover's row and column numbers: a row is a token (its position, from 1), and so is
-    # a labelled column; a numbered column is a dimension (from 0, as the formulas index it).
-    n_rows, n_cols = z.shape
-    rows = np.broadcast_to(position_numbers(n_rows)[:, None], z.shape)
-    cols = np.broadcast_to((np.arange(n_cols) if c_txt is None
-                            else position_numbers(n_cols))[None, :], z.shape)
     limit = float(np.abs(z).max()) or 1.0
     scale = SIGNED_SCALE | dict(zmin=-limit, zmax=limit, zmid=0.0) \
         if symmetric else dict(colorscale=SEQUENTIAL_SCALE)
@@ -79,7 +73,7 @@ def matrix_heatmap(
     return heatmap_panel(
         z, r_txt, c_txt,
         dict(**scale, colorbar=colorbar(),
-             customdata=pair_customdata(r_txt, columns, rows, cols),
+             customdata=_numbered_cells(r_txt, columns, numbered_columns=c_txt is None),
              hovertemplate=(f"%{{customdata[0]}}"  # the row's and column's numbers, not %{y}:
                             # on a token axis Plotly writes the tick's label there
                             f"{text.hover_row.replace('%{y}', '%{customdata[2]}')}<br>"
@@ -91,6 +85,19 @@ def matrix_heatmap(
         col_title=text.dimension if col_label is None else col_label,
         width=width, height=height, square=False,
     )
+
+
+def _numbered_cells(rows: list[str], columns: list[str], *, numbered_columns: bool
+                    ) -> np.ndarray:
+    """:func:`matrix_heatmap`'s (R, C, 4) ``customdata``: each cell's row label, column
+    label, row number and column number as the hover reads them. A row is a token: its
+    position, from 1 (``viz.convention``); so is a labelled column; a ``numbered_columns``
+    column is a dimension, from 0, as the formulas index it."""
+    shape = (len(rows), len(columns))
+    numbers = np.arange(shape[1]) if numbered_columns else position_numbers(shape[1])
+    return pair_customdata(rows, columns,
+                           np.broadcast_to(position_numbers(shape[0])[:, None], shape),
+                           np.broadcast_to(numbers[None, :], shape))
 
 
 def score_heatmap(
