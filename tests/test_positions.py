@@ -30,6 +30,7 @@ from viz.convention import (
     position_number,
     position_numbers,
     rank_number,
+    step_number,
 )
 from viz.text import bare
 
@@ -47,9 +48,9 @@ def _text(code: str) -> VizText:
 def test_the_convention_counts_positions_from_1_and_the_formulas_pos_from_0():
     assert FIRST_NUMBER == 1
     assert [position_number(i) for i in range(3)] == [1, 2, 3] == list(position_numbers(3))
-    assert position_label(0, "<s>") == "1: <s>" and rank_number(0) == 1
+    assert position_label(0, "<s>") == "1: <s>" and rank_number(0) == step_number(0) == 1
     assert [formula_pos(i) for i in range(3)] == [0, 1, 2]  # PE(pos, ·): the row index
-    for number in (position_number, formula_pos, rank_number):
+    for number in (position_number, formula_pos, rank_number, step_number):
         with pytest.raises(ValueError):
             number(-1)
 

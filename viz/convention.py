@@ -34,6 +34,7 @@ __all__ = [
     "position_number",
     "position_numbers",
     "rank_number",
+    "step_number",
 ]
 
 #: The number a person reads for index 0 of a layer, head, token position or rank.
@@ -70,6 +71,15 @@ def position_number(index: int) -> int:
 
     Raises ValueError for a negative index."""
     return _read(index, "token")
+
+
+def step_number(index: int) -> int:
+    """The decoding step a person reads for the 0-based step ``index`` (a row of a step's
+    attention, ``DecodeTrace.steps[index]``): ``index + 1`` (the step that writes the first
+    token is step 1).
+
+    Raises ValueError for a negative index."""
+    return _read(index, "step")
 
 
 def rank_number(index: int) -> int:

@@ -31,7 +31,13 @@ from model.analysis.picks import (
     is_content,
     top_keys,
 )
-from viz.convention import formula_pos, head_number, layer_number, position_number
+from viz.convention import (
+    formula_pos,
+    head_number,
+    layer_number,
+    position_number,
+    step_number,
+)
 
 from .. import cache
 from ..i18n import STRINGS, lang, t, viz_labels
@@ -368,7 +374,7 @@ def cross(live: Live, turn: int) -> Chapter:
                                         layer=layer_number(layer), head=head_number(head)),
                                 query_label=t("query_step"), key_label=t("key_source_token"),
                                 marked=[(row, best)], text=viz_labels())
-    return Chapter({"token": code_span(tr.tgt_labels[row + 1]), "k": row + 1,
+    return Chapter({"token": code_span(tr.tgt_labels[row + 1]), "k": step_number(row),
                     "best": code_span(tr.src_labels[best]), "weight": f"{A[row, best]:.0%}",
                     "layer": layer_number(layer), "head": head_number(head),
                     "order": direction_text("word_order", model.info),
@@ -496,8 +502,8 @@ def minimal_pair(live: Live, turn: int) -> Chapter:
     return Chapter({"a": md_literal(ta.src_text), "b": md_literal(tb.src_text),
                     "out_a": md_literal(ta.output_text), "out_b": md_literal(tb.output_text),
                     "changed": code_span(words[j]), "changed_a": code_span(words_a[j]),
-                    "step": first_difference([s.token_id for s in ta.steps],  # ids, not labels
-                                             [s.token_id for s in tb.steps]) + 1,
+                    "step": step_number(first_difference([s.token_id for s in ta.steps],
+                                                         [s.token_id for s in tb.steps])),
                     "best": code_span(words[best]), "weight": f"{row[best]:.0%}",
                     "best_a": code_span(words_a[best_a]),
                     "weight_a": f"{row_a[best_a]:.0%}", "layer": layer,
@@ -524,11 +530,12 @@ def attention_story(live: Live, turn: int) -> Chapter:
     src = round(100 * float(vz.source_share()[layer, row]))
     fig = viz.grouped_bars(list(tr.src_labels),
                            {t("lesson_story_attention"): att[row], t("lesson_story_used"): used},
-                           t("lesson_story_title", k=row + 1, layer=layer_number(layer)),
+                           t("lesson_story_title", k=step_number(row),
+                             layer=layer_number(layer)),
                            group_label=t("key_source_token"), value_label=t("lesson_story_axis"),
                            mark=a_best, text=viz_labels())
     options = [("same", t("lesson_story_same")), ("other", t("lesson_story_other"))]
-    return Chapter({"k": row + 1, "token": code_span(tr.tgt_labels[row + 1]),
+    return Chapter({"k": step_number(row), "token": code_span(tr.tgt_labels[row + 1]),
                     "layer": layer_number(layer),
                     "att_best": code_span(tr.src_labels[a_best]),
                     "att_weight": f"{att[row, a_best]:.0%}",
