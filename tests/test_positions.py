@@ -16,7 +16,7 @@ from dataclasses import fields
 
 import numpy as np
 import pytest
-from apptest_helpers import charts, enter, run_app
+from apptest_helpers import array_of, charts, enter, run_app
 from test_viz_hover import KEYS, QUERIES, _figures, _hovers
 from viz_helpers import sinusoid, softmax_rows
 
@@ -109,7 +109,7 @@ def test_the_apps_positions_views_and_tables_start_at_1(model, language, sentenc
     at.radio(key="lang").set_value(language).run()
     enter(at, sentence)
     code = "en" if language == "English" else "zh"
-    formula = _text(code).formula_pos.format(n="%{customdata[1]}")  # "(pos = … in the formula)"
+    formula = _text(code).formula_pos.format(n="%{customdata}")  # "(pos = … in the formula)"
 
     at.session_state["view"] = "positional"
     (table,) = _tables(at, "pe")
@@ -117,7 +117,8 @@ def test_the_apps_positions_views_and_tables_start_at_1(model, language, sentenc
     assert first.startswith("1: ") and table.iloc[1, 0].startswith("2: "), list(table.iloc[:, 0])
     pe = next(f for f in charts(at) if formula in f["data"][0].get("hovertemplate", ""))
     assert pe["layout"]["yaxis"]["ticktext"][0].startswith("1: ")
-    assert pe["data"][0]["customdata"][0][0][1] == 0  # position 1 is the formula's pos = 0
+    assert array_of(pe["data"][0]["customdata"])[0, 0] == 0  # position 1 is pos = 0
+    assert pe["data"][0]["text"][0][0] == pe["layout"]["yaxis"]["ticktext"][0]  # "1: …"
 
     at.session_state["view"] = "masks"
     tables = _tables(at, "masks")

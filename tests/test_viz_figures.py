@@ -184,7 +184,7 @@ def test_a_builder_writes_exactly_the_labels_it_is_given():
     assert (title_of(f, "x"), title_of(f, "y")) == ("DIMENSION I", "POSITION")
     assert f.data[0].colorbar.title.text == "VALUE"
     assert f.data[0].hovertemplate == (  # the position from 1, the formula's pos beside it
-        "POSITION %{customdata[0]} (POS = %{customdata[1]} IN THE FORMULA)<br>DIMENSION %{x}"
+        "POSITION %{text} (POS = %{customdata} IN THE FORMULA)<br>DIMENSION %{x}"
         "<br>VALUE: %{z:.3f}<extra></extra>")
     assert figs["pe_tokens"].data[0].hovertemplate == f.data[0].hovertemplate  # "5: you"
     f = figs["curves"]

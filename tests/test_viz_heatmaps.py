@@ -208,9 +208,10 @@ def test_positional_heatmap_values_scale_and_axes() -> None:
     ya = fig.layout.yaxis
     assert list(ya.tickvals) == list(range(5)) and ya.autorange == "reversed"
     assert list(ya.ticktext) == [f"{i}: {t}" for i, t in enumerate(TGT_ESC, start=1)]
-    assert hm.customdata.shape == (5, 16, 2)  # [position: token, the formula's pos]
-    assert list(hm.customdata[3, 7]) == ["4: &amp;", 3]  # row 3: position 4, pos = 3
-    for part in ("%{customdata[0]}", "%{customdata[1]}", "%{x}", "%{z:.3f}"):
+    assert hm.text.shape == hm.customdata.shape == (5, 16)  # position: token; formula's pos
+    assert (hm.text[3, 7], hm.customdata[3, 7]) == ("4: &amp;", 3)  # row 3: position 4, pos 3
+    assert hm.customdata.dtype.kind == "u"  # numbers, sent as a typed array
+    for part in ("%{text}", "%{customdata}", "%{x}", "%{z:.3f}"):
         assert part in hm.hovertemplate
     assert "%{y}" not in hm.hovertemplate  # the tick's label: the token said twice
     assert roundtrip(fig)["data"][0]["colorscale"]  # RdBu expanded to a list
@@ -222,7 +223,7 @@ def test_positional_heatmap_without_tokens_uses_integer_ticks() -> None:
     assert list(ya.ticktext) == ["1", *map(str, range(2, 51, 2))]
     assert list(ya.tickvals) == [0, *range(1, 50, 2)]  # each on its row (index = position - 1)
     assert fig.layout.xaxis.dtick == 5 and fig.layout.xaxis.tick0 == 0  # dimensions: from 0
-    assert list(fig.data[0].customdata[49, 0]) == [50, 49]  # position 50, pos = 49
+    assert (fig.data[0].text[49, 0], fig.data[0].customdata[49, 0]) == ("50", 49)  # pos 49
     roundtrip(fig)
 
 

@@ -51,33 +51,36 @@ def _position_ticks(n: int, max_ticks: int) -> dict:
                 ticktext=[str(p) for p in shown])
 
 
-def _position_hover(text: VizText, axis: str, number: str, pos: str | None) -> str:
-    """A hover's position: ``text.hover_position_y`` (``axis`` "y") or ``_x`` with its
-    ``%{y}`` / ``%{x}`` replaced by ``number`` (a Plotly placeholder for what a person reads),
-    and the formula's pos (``text.formula_pos``, placeholder ``pos``) beside it: "Position 3
-    (pos = 2 in the formula)"; ``pos`` None: a learned table, which has no formula."""
-    piece = text.hover_position_y if axis == "y" else text.hover_position_x
-    shown = piece.replace("%{" + axis + "}", number)
+def _position_hover(text: VizText, pos: str | None) -> str:
+    """A curve point's position in its hover: ``text.hover_position_x`` ("Position %{x}",
+    x being the position a person reads) and the formula's pos (``text.formula_pos``, the
+    Plotly placeholder ``pos``) beside it: "Position 3 (pos = 2 in the formula)"; ``pos``
+    None: a learned table, which has no formula."""
+    shown = text.hover_position_x
     return shown if pos is None else shown + text.formula_pos.format(n=pos)
 
 
 def _rows_hover(txt: list[str] | None, shape: tuple[int, int], formula: bool, text: VizText
-                ) -> tuple[list[str] | None, np.ndarray, str]:
-    """:func:`positional_heatmap`'s ``(ticks, customdata, hover)`` for a (T, D) ``shape``:
-    the row ticks "1: <s>" (None without the escaped tokens ``txt``), each cell's
-    [position as a person reads it (with its token), the formula's pos] ((T, D, 2)
-    objects), and the hover naming them ("Position 5: you (pos = 4 in the formula)"; no pos
-    without ``formula``), the dimension and the value."""
+                ) -> tuple[list[str] | None, dict]:
+    """:func:`positional_heatmap`'s ``(ticks, hover)`` for a (T, D) ``shape``: the row ticks
+    "1: <s>" (None without the escaped tokens ``txt``), and the heatmap's hover properties:
+    each cell's position as a person reads it, with its token (``text``, (T, D) strings),
+    with ``formula`` the formula's pos beside it (``customdata``, (T, D) uint16, a typed
+    array: plotly.py copies every object of a figure's arrays, not numbers), and the
+    ``hovertemplate`` naming them ("Position 5: you (pos = 4 in the formula)"), the
+    dimension and the value."""
     n_pos, n_dim = shape
     ticks = None if txt is None else [position_label(i, t) for i, t in enumerate(txt)]
-    customdata = np.empty((n_pos, n_dim, 2), dtype=object)
-    customdata[..., 0] = np.array(ticks or [position_number(i) for i in range(n_pos)],
-                                  dtype=object)[:, None]
-    customdata[..., 1] = np.array([formula_pos(i) for i in range(n_pos)], dtype=object)[:, None]
-    hover = (_position_hover(text, "y", "%{customdata[0]}",
-                             "%{customdata[1]}" if formula else None)
-             + f"<br>{text.hover_dimension}<br>{text.hover_value}%{{z:.3f}}<extra></extra>")
-    return ticks, customdata, hover
+    rows = [r.replace("\n", " ") for r in ticks] if ticks else [  # a token's pinyin beside it
+        str(position_number(i)) for i in range(n_pos)]
+    cells = dict(text=np.repeat(np.array(rows, dtype=object)[:, None], n_dim, axis=1))
+    where = text.hover_position_y.replace("%{y}", "%{text}")
+    if formula:
+        pos = np.array([formula_pos(i) for i in range(n_pos)], dtype=np.uint16)  # (T,)
+        cells["customdata"] = np.repeat(pos[:, None], n_dim, axis=1)
+        where += text.formula_pos.format(n="%{customdata}")
+    return ticks, cells | dict(hovertemplate=f"{where}<br>{text.hover_dimension}<br>"
+                                             f"{text.hover_value}%{{z:.3f}}<extra></extra>")
 
 
 def positional_heatmap(
@@ -111,8 +114,8 @@ def positional_heatmap(
         ``viz.colors.SIGNED_SCALE`` (blue negative, white 0, red positive, as
         ``viz.matrix_heatmap`` draws the same table) fixed to -1..1, hover giving the
         position, its token, the formula's pos beside it ("Position 3: you (pos = 2 in the
-        formula)", ``customdata`` [position label, pos]; no pos without ``formula``), the
-        dimension and the value.
+        formula)": the position and token as ``text``, the pos as ``customdata``; no pos
+        without ``formula``), the dimension and the value.
 
     Raises:
         ValueError: if pe is not a finite 2-D array, tokens does not have T strings, or
@@ -123,11 +126,11 @@ def positional_heatmap(
     n_pos, n_dim = z.shape
     over = () if mark_row is None else [row_outline(check_index(mark_row, n_pos, "mark_row"),
                                                     n_dim)]
-    ticks, customdata, hover = _rows_hover(txt, z.shape, formula, text)
+    ticks, hover = _rows_hover(txt, z.shape, formula, text)
     return heatmap_panel(
         z, ticks, None,
         SIGNED_SCALE | dict(zmin=-1.0, zmax=1.0, zmid=0.0, colorbar=colorbar(text.value),
-                            customdata=customdata, hovertemplate=hover),
+                            **hover),
         title=text.positional_title if title is None else title,
         row_title=text.position,
         col_title=text.dimension_i,
@@ -176,7 +179,7 @@ def positional_curves(
     z = check_matrix(pe, None, None, "pe")
     n_pos, n_dim = z.shape
     chosen = _check_dims(dims, n_dim)
-    where = _position_hover(text, "x", "%{x}", None if layout == "learned" else "%{customdata}")
+    where = _position_hover(text, None if layout == "learned" else "%{customdata}")
     return figure(
         data=[_curve(z[:, d], _dim_name(d, n_dim, layout, text), where, text) for d in chosen],
         layout=dict(
