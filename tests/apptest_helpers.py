@@ -76,15 +76,15 @@ def heatmaps(at: AppTest, title_starts: str = "") -> list[dict]:
 def grid_heads(at: AppTest, title_starts: str) -> list[np.ndarray]:
     """Each head's (Tq, Tk) weights in the one grid of heads (``viz.attention_grid``, a mosaic
     of panels in one heatmap) whose title starts with ``title_starts``, read back through
-    the cells' own head and positions (``customdata``: the head as people number it, from
-    ``viz.convention.FIRST_NUMBER``, then the query and key position); index 0 is the first
-    head."""
+    the cells' own head and positions (``customdata``: the head, the query and the key
+    position as people number them, from ``viz.convention.FIRST_NUMBER``); index 0 is the
+    first head, and the first query and key."""
     (trace,) = heatmaps(at, title_starts)
     z, cells = z_array(trace), array_of(trace["customdata"])
     heads = {}
     for r, c in zip(*np.nonzero(~np.isnan(z)), strict=True):
-        h, i, j = (int(v) for v in cells[r, c])
-        heads.setdefault(h - FIRST_NUMBER, {})[i, j] = z[r, c]
+        h, i, j = (int(v) - FIRST_NUMBER for v in cells[r, c])
+        heads.setdefault(h, {})[i, j] = z[r, c]
     out = []
     for h in range(len(heads)):
         rows, cols = (max(ij[n] for ij in heads[h]) + 1 for n in (0, 1))

@@ -460,10 +460,11 @@ def _figure_text(fig: dict) -> list[str]:
     return out
 
 
-# Notation and names that both languages write the same way.
-NOTATION = re.compile(r"\b(sin|cos|[Ss]oftmax|log|BLEU|key_padding_mask|subsequent_mask|memory|"
-                      r"num_beams|length_penalty|d_model|d_k|True|False|Top|top|Hugging Face|"
-                      r"save_pretrained|safetensors|pytorch_model|bin|weights_only)\b")
+# Notation and names that both languages write the same way (pos: the positional-encoding
+# formula's, PE(pos, 2i)).
+NOTATION = re.compile(r"\b(sin|cos|pos|[Ss]oftmax|log|BLEU|key_padding_mask|subsequent_mask|"
+                      r"memory|num_beams|length_penalty|d_model|d_k|True|False|Top|top|"
+                      r"Hugging Face|save_pretrained|safetensors|pytorch_model|bin|weights_only)\b")
 
 
 def _english_pieces() -> list[str]:

@@ -31,7 +31,7 @@ def test_the_step_tables_hold_the_steps_numbers():
                                atol=1e-3)
     np.testing.assert_allclose(own.to_numpy(dtype=float), trace.decoder_attentions[0, :, 0, :1],
                                atol=1e-3)
-    assert list(cross.columns) == [f"{j}: {s}" for j, s in enumerate(trace.src_labels)]
+    assert list(cross.columns) == [f"{j}: {s}" for j, s in enumerate(trace.src_labels, start=1)]
 
 
 def test_the_mask_tables_say_blocked_where_the_masks_are_true():
@@ -58,4 +58,4 @@ def test_the_positional_table_is_the_heatmaps_table():
     (table,) = _tables(at, "pe")
     pe = translator.positional_encoding(len(trace.src_tokens), "source")
     np.testing.assert_allclose(table.iloc[:, 1:].to_numpy(dtype=float), pe, atol=1e-3)
-    assert list(table.iloc[:, 0]) == [f"{i}: {s}" for i, s in enumerate(trace.src_labels)]
+    assert list(table.iloc[:, 0]) == [f"{i}: {s}" for i, s in enumerate(trace.src_labels, start=1)]

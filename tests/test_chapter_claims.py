@@ -81,21 +81,32 @@ def test_every_title_says_what_its_chapter_shows(built):
 
 
 def test_positions_outline_a_row_where_the_waves_show_and_say_so_from_its_numbers(built):
-    """Chapter 2 outlines the row of a content token after position 0 (whose own row is a
-    flat stripe: sin 0 = 0, cos 0 = 1) that has moved away from position 0's over the widest
+    """Chapter 2 outlines the row of a content token after the first (pos = 0, whose row is a
+    flat stripe: sin 0 = 0, cos 0 = 1) that has moved away from position 1's over the widest
     span of dimensions, and its look names that span's end and the values the row swings
-    between, as the table on screen has them."""
+    between, as the table on screen has them; the row is named by its position from 1 (as its
+    tick reads) and by the formula's pos (whose sine and cosine it holds)."""
     lv, made = built
     c = made["positions"]
     shown = cache.decode(lv.key, c.sentence)  # the sentence the chapter shows
     pe = lv.translator.positional_encoding(len(shown.src_tokens)).astype(np.float64)  # (S, D)
     fig = c.figure
     np.testing.assert_allclose(np.asarray(fig.data[0].z), pe, atol=1e-6)
-    pos, labels = c.values["pos"], shown.src_labels
-    outline = fig.data[1]
-    assert min(outline.y) == pos - 0.5 and max(outline.y) == pos + 0.5
+    labels, outline = shown.src_labels, fig.data[1]
+    pos = round((min(outline.y) + max(outline.y)) / 2)  # the outlined row's index
+    assert max(outline.y) - min(outline.y) == 1  # one row
+    # Named as a person counts, from 1, with the formula's pos beside it: the pos whose
+    # sine and cosine the row holds (dimensions 0 and 1 of the paper's interleaved table, as
+    # our shipped models have it: sin(pos), cos(pos)); the row's tick names the position too
+    shown_pos, pe_pos = c.values["pos"], c.values["pe_pos"]
+    assert fig.layout.yaxis.ticktext[pos].startswith(f"{shown_pos}: ")
+    assert (shown_pos, c.values["first"]) == (pos + 1, 1)
+    np.testing.assert_allclose(pe[pos, 0], np.sin(pe_pos), atol=1e-6)
+    np.testing.assert_allclose(pe[pos, 1], np.cos(pe_pos), atol=1e-6)
+    np.testing.assert_allclose(pe[0, :2], [np.sin(c.values["first_pe_pos"]),
+                                           np.cos(c.values["first_pe_pos"])], atol=1e-6)
     assert c.values["word"] == code_span(labels[pos])
-    np.testing.assert_array_equal(np.unique(pe[0]), [0.0, 1.0])  # position 0: 0 or 1
+    np.testing.assert_array_equal(np.unique(pe[0]), [0.0, 1.0])  # position 1 (pos 0): 0 or 1
     within = float(c.values["within"])
 
     def still_from(row: int) -> int:  # one past the last dimension that has moved
@@ -115,15 +126,18 @@ def test_positions_outline_a_row_where_the_waves_show_and_say_so_from_its_number
     chapter = next(ch for ch in chapters() if ch["id"] == "positions")
     for lang in ("en", "zh"):
         look = fill(chapter["look"][lang], c.values)
-        for said in (c.values["low"], c.values["high"], str(end), str(pos)):
+        for said in (c.values["low"], c.values["high"], str(end), str(shown_pos),
+                     f"pos = {c.values['first_pe_pos']}"):
             assert said in look, (said, look)
+        assert f"pos = {pe_pos}" in fill(chapter["text"][lang], c.values)
 
 
 def test_the_row_chapter_2_outlines_is_not_position_0s_even_when_the_word_is_there():
     lv = live("en-zh-everyday", "Hello, how are you?")
     c = BUILDERS["positions"](lv, 0)
     shown = cache.decode(lv.key, c.sentence)
-    assert c.values["pos"] != 0 and is_content(shown.src_labels[c.values["pos"]])
+    row = c.values["pos"] - FIRST_NUMBER  # the row of the position the text names
+    assert row == c.values["pe_pos"] != 0 and is_content(shown.src_labels[row])
     assert wave_row(np.zeros((1, 4)), ["x"]).row == 0  # one token: nothing else
     with pytest.raises(ValueError):
         wave_row(np.zeros((2, 4)), ["x"])

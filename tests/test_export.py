@@ -47,13 +47,14 @@ def test_csv_loads_back_equal_to_the_weights(trace):
     assert tuple(table.columns) == CSV_COLUMNS
     L, H, Tq, Tk = trace.cross_attentions.shape
     back = np.zeros((L, H, Tq, Tk), np.float32)
-    back[table.layer - 1, table["head"] - 1, table.query_position, table.key_position] = (
-        table.weight)  # layers and heads as the views number them: from 1
+    back[table.layer - 1, table["head"] - 1, table.query_position - 1,
+         table.key_position - 1] = table.weight  # every number as the views read it: from 1
     np.testing.assert_array_equal(back, trace.cross_attentions)
     assert len(table) == L * H * Tq * Tk
-    assert list(table.query_label[table.key_position == 0][:Tq]) == list(q)
+    assert table.query_position.min() == table.key_position.min() == 1  # never a 0
+    assert list(table.query_label[table.key_position == 1][:Tq]) == list(q)
     assert list(table.key_label[:Tk]) == list(k)
-    assert list(table.query_token[table.key_position == 0][:Tq]) == list(
+    assert list(table.query_token[table.key_position == 1][:Tq]) == list(
         trace.decoder_input_tokens)
     assert list(table.key_token[:Tk]) == list(trace.src_tokens)
 
@@ -107,17 +108,18 @@ def _cells(table, labels: int = 1):
 
 def test_the_table_holds_the_heatmaps_numbers(trace):
     """One head: rows are queries, columns keys, each labelled "position: token" (unique
-    although tokens repeat); a grid of heads: a (head, query) row per head and query."""
+    although tokens repeat; positions from 1, as every view reads them); a grid of heads: a
+    (head, query) row per head and query."""
     w = trace.cross_attentions[0]  # (H, Tq, S)
     q, k = list(trace.decoder_input_labels), list(trace.src_labels)
     one, rows = _cells(weights_table(w[1], q, k))
     np.testing.assert_allclose(one.to_numpy(dtype=float), w[1], atol=5e-4)
-    assert list(one.columns) == [f"{j}: {tok}" for j, tok in enumerate(k)]
-    assert list(rows.iloc[:, 0]) == [f"{i}: {tok}" for i, tok in enumerate(q)]
+    assert list(one.columns) == [f"{j}: {tok}" for j, tok in enumerate(k, start=1)]
+    assert list(rows.iloc[:, 0]) == [f"{i}: {tok}" for i, tok in enumerate(q, start=1)]
     grid, rows = _cells(weights_table(w, q, k), labels=2)
     np.testing.assert_allclose(grid.to_numpy(dtype=float), w.reshape(-1, len(k)), atol=5e-4)
-    assert tuple(rows.iloc[0]) == (1, f"0: {q[0]}")  # heads as the views number them: from 1
-    assert tuple(rows.iloc[len(q)]) == (2, f"0: {q[0]}")  # the second head's first query
+    assert tuple(rows.iloc[0]) == (1, f"1: {q[0]}")  # heads and positions: from 1
+    assert tuple(rows.iloc[len(q)]) == (2, f"1: {q[0]}")  # the second head's first query
     with pytest.raises(ValueError, match="Tq"):
         weights_table(w[1], q[:-1], k)
 
@@ -132,7 +134,7 @@ def test_a_mask_table_says_blocked_exactly_where_the_mask_is_true():
         assert ((cells.to_numpy() == "blocked") == masks[name]).all(), name
         assert ((cells.to_numpy() == "open") == ~masks[name]).all(), name
     cells, _ = _cells(mask_table(masks["cross"], queries, keys))
-    assert list(cells.columns) == [f"{j}: {tok}" for j, tok in enumerate(keys)]
+    assert list(cells.columns) == [f"{j}: {tok}" for j, tok in enumerate(keys, start=1)]
     with pytest.raises(ValueError):
         mask_table(masks["cross"], queries, keys[:-1])
 
@@ -142,9 +144,13 @@ def test_a_positional_table_has_a_row_per_token_and_a_column_per_dimension():
     cells, rows = _cells(grid_table(pe, ["a", "b", "a", "c"], None, "position",
                                     column_name="dimension"))
     np.testing.assert_array_equal(cells.to_numpy(), pe)
-    assert list(cells.columns) == [f"dimension {j}" for j in range(pe.shape[1])]
+    assert list(cells.columns) == [f"dimension {j}" for j in range(pe.shape[1])]  # the i of
+    # PE(pos, 2i): the formula's own index, from 0; the rows are positions, from 1
     assert list(rows.columns) == ["position"]
-    assert list(rows.iloc[:, 0]) == ["0: a", "1: b", "2: a", "3: c"]
+    assert list(rows.iloc[:, 0]) == ["1: a", "2: b", "3: a", "4: c"]
+    ids, rows = _cells(grid_table(np.array([[5, 6, 7]]), ["sentence 1"], None, "",
+                                  numbered_rows=False))  # a batch's ids, as the Masks view
+    assert list(ids.columns) == ["1", "2", "3"] and list(rows.iloc[:, 0]) == ["sentence 1"]
 
 
 def _same(a: list, b: list) -> bool:

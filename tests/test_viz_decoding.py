@@ -151,8 +151,9 @@ def test_step_overview_puts_the_bars_beside_both_attention_blocks():
     assert list(xa.tickvals) == [0, 1, 2, 3, 4, 5, 7, 8]  # each label over its own column
     assert list(fig.layout.yaxis2.ticktext) == ["h0", "h1", "h2"]
     cells = np.asarray(rows.customdata)
-    assert cells[1, 7, 0] == "h1" and cells[1, 7, 1] == "&lt;s&gt;" and cells[1, 7, 2] == 0
-    assert cells[2, 3, 1] == "the" and cells[2, 3, 2] == 3
+    # each key's position as people count it, from 1, in its own block: <s> the decoder's 1st
+    assert cells[1, 7, 0] == "h1" and cells[1, 7, 1] == "&lt;s&gt;" and cells[1, 7, 2] == 1
+    assert cells[2, 3, 1] == "the" and cells[2, 3, 2] == 4
     a, b = fig.layout.xaxis.domain, fig.layout.xaxis2.domain
     assert 0 <= a[0] < a[1] < b[0] < b[1] <= 1  # in order, apart
     titles = {t.text: t.x for t in notes_of(fig)}

@@ -183,15 +183,17 @@ def test_a_builder_writes_exactly_the_labels_it_is_given():
     assert f.layout.title.text == "POSITIONAL ENCODING"
     assert (title_of(f, "x"), title_of(f, "y")) == ("DIMENSION I", "POSITION")
     assert f.data[0].colorbar.title.text == "VALUE"
-    assert f.data[0].hovertemplate == (
-        "POSITION %{y}<br>DIMENSION %{x}<br>VALUE: %{z:.3f}<extra></extra>")
-    assert figs["pe_tokens"].data[0].hovertemplate == (
-        "POSITION %{customdata}<br>DIMENSION %{x}<br>VALUE: %{z:.3f}<extra></extra>")  # "5: you"
+    assert f.data[0].hovertemplate == (  # the position from 1, the formula's pos beside it
+        "POSITION %{text} (POS = %{customdata} IN THE FORMULA)<br>DIMENSION %{x}"
+        "<br>VALUE: %{z:.3f}<extra></extra>")
+    assert figs["pe_tokens"].data[0].hovertemplate == f.data[0].hovertemplate  # "5: you"
     f = figs["curves"]
     assert f.layout.title.text == "POSITIONAL ENCODING BY DIMENSION"
     assert [t.name for t in f.data] == ["DIM 0 (SIN)", "DIM 1 (COS)", "DIM 4 (SIN)"]
     assert f.data[1].hovertemplate == (
-        "DIM 1 (COS)<br>POSITION %{x}<br>VALUE: %{y:.3f}<extra></extra>")
+        "DIM 1 (COS)<br>POSITION %{x} (POS = %{customdata} IN THE FORMULA)<br>"
+        "VALUE: %{y:.3f}<extra></extra>")
+    assert "POS =" not in figs["learned"].data[0].hovertemplate  # a learned table: no formula
     assert (title_of(f, "x"), title_of(f, "y")) == ("POSITION", "VALUE")
     assert f.layout.legend.title.text == "DIMENSION"
     assert [t.name for t in figs["halves"].data] == ["DIM 0 (SIN)", "DIM 3 (COS)"]

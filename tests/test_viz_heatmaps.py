@@ -142,8 +142,8 @@ def test_attention_grid_is_one_mosaic_of_the_heads() -> None:
         drawn[r : r + 5, c : c + 6] = True
         block = cells[r : r + 5, c : c + 6]
         assert (block[..., 0] == h + 1).all()  # the head as the title numbers it
-        assert (block[..., 1] == np.arange(5)[:, None]).all()
-        assert (block[..., 2] == np.arange(6)[None, :]).all()
+        assert (block[..., 1] == np.arange(1, 6)[:, None]).all()  # positions, from 1
+        assert (block[..., 2] == np.arange(1, 7)[None, :]).all()
         queries = np.asarray(trace.text)[r : r + 5, c : c + 6]
         keys = np.asarray(trace.hovertext)[r : r + 5, c : c + 6]
         assert (queries == np.array(TGT_ESC, dtype=object)[:, None]).all()
@@ -207,9 +207,11 @@ def test_positional_heatmap_values_scale_and_axes() -> None:
     assert title_of(fig, "x") == "Dimension i"
     ya = fig.layout.yaxis
     assert list(ya.tickvals) == list(range(5)) and ya.autorange == "reversed"
-    assert list(ya.ticktext) == [f"{i}: {t}" for i, t in enumerate(TGT_ESC)]
-    assert hm.customdata.shape == (5, 16) and hm.customdata[3, 7] == "3: &amp;"
-    for part in ("%{customdata}", "%{x}", "%{z:.3f}"):
+    assert list(ya.ticktext) == [f"{i}: {t}" for i, t in enumerate(TGT_ESC, start=1)]
+    assert hm.text.shape == hm.customdata.shape == (5, 16)  # position: token; formula's pos
+    assert (hm.text[3, 7], hm.customdata[3, 7]) == ("4: &amp;", 3)  # row 3: position 4, pos 3
+    assert hm.customdata.dtype.kind == "u"  # numbers, sent as a typed array
+    for part in ("%{text}", "%{customdata}", "%{x}", "%{z:.3f}"):
         assert part in hm.hovertemplate
     assert "%{y}" not in hm.hovertemplate  # the tick's label: the token said twice
     assert roundtrip(fig)["data"][0]["colorscale"]  # RdBu expanded to a list
@@ -217,9 +219,11 @@ def test_positional_heatmap_values_scale_and_axes() -> None:
 
 def test_positional_heatmap_without_tokens_uses_integer_ticks() -> None:
     fig = positional_heatmap(sinusoid(50, 64))
-    assert fig.data[0].customdata is None and "customdata" not in fig.data[0].hovertemplate
-    assert fig.layout.yaxis.dtick == 2 and fig.layout.xaxis.dtick == 5
-    assert float(fig.layout.yaxis.dtick).is_integer()
+    ya = fig.layout.yaxis  # positions as people count them: 1, then every 2nd, up to 50
+    assert list(ya.ticktext) == ["1", *map(str, range(2, 51, 2))]
+    assert list(ya.tickvals) == [0, *range(1, 50, 2)]  # each on its row (index = position - 1)
+    assert fig.layout.xaxis.dtick == 5 and fig.layout.xaxis.tick0 == 0  # dimensions: from 0
+    assert (fig.data[0].text[49, 0], fig.data[0].customdata[49, 0]) == ("50", 49)  # pos 49
     roundtrip(fig)
 
 
@@ -237,7 +241,8 @@ def test_positional_curves_one_trace_per_dim() -> None:
     fig = positional_curves(pe, [4, 5, 0])
     assert [t.name for t in fig.data] == ["dim 4 (sin)", "dim 5 (cos)", "dim 0 (sin)"]
     for trace, d in zip(fig.data, [4, 5, 0], strict=True):
-        assert list(trace.x) == list(range(30))
+        assert list(trace.x) == list(range(1, 31))  # positions as people count them
+        assert list(trace.customdata) == list(range(30))  # the formula's pos of each
         # a list of the float32 values' shortest decimals: each reads back as that float32
         assert isinstance(trace.y, tuple)
         np.testing.assert_array_equal(np.float32(trace.y), pe[:, d].astype(np.float32))

@@ -118,6 +118,6 @@ def test_a_cell_hover_names_its_query_and_key() -> None:
     assert "Query: bravo<br>Key: yankee<br>" in hovers[1 * 3 + 1]
     assert "Query: 我 wǒ<br>Key: 们 men<br>" in hovers[2 * 3 + 2]
     grid = _hovers(_figures(ENGLISH)["grid"])
-    assert any("Query 1: bravo<br>Key 2: 们 men<br>" in h for h in grid), grid[:3]
+    assert any("Query 2: bravo<br>Key 3: 们 men<br>" in h for h in grid), grid[:3]  # from 1
     pe = _hovers(_figures(ENGLISH)["pe_tokens"])
-    assert pe[1 * 6].startswith("Position 1: bravo<br>"), pe[6]
+    assert pe[1 * 6].startswith("Position 2: bravo (pos = 1 in the formula)<br>"), pe[6]

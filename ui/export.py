@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import streamlit as st
 
-from viz.convention import head_number, layer_number
+from viz.convention import head_number, layer_number, position_label, position_number
 
 from .charts import PLOTLY_CONFIG
 from .i18n import t
@@ -47,8 +47,8 @@ def _check(w: np.ndarray, queries, keys, query_tokens, *, key_tokens) -> None:
 def attention_csv(weights: np.ndarray, queries, keys, query_tokens=None, *, key_tokens=None
                   ) -> str:
     """(L, H, Tq, Tk) weights as CSV, one row per (layer, head, query, key) cell, with
-    ``CSV_COLUMNS``: layers and heads numbered as the views number them (from 1,
-    ``viz.convention``), positions from 0, the labels a person reads (``queries`` (Tq),
+    ``CSV_COLUMNS``: layers, heads and positions numbered as the views number them (from
+    1, ``viz.convention``), the labels a person reads (``queries`` (Tq),
     ``keys`` (Tk)) and the model's own tokens (``query_tokens``, ``key_tokens``; the
     labels when not given).
 
@@ -66,8 +66,8 @@ def attention_csv(weights: np.ndarray, queries, keys, query_tokens=None, *, key_
     qt, ql = [_cell(x) for x in query_tokens], [_cell(x) for x in queries]
     kt, kl = [_cell(x) for x in key_tokens], [_cell(x) for x in keys]
     for (layer, head, q, k), weight in np.ndenumerate(w):  # C order: layer, head, query, key
-        writer.writerow((layer_number(layer), head_number(head), q, qt[q], ql[q], k, kt[k],
-                         kl[k], f"{weight:.9g}"))
+        writer.writerow((layer_number(layer), head_number(head), position_number(q), qt[q],
+                         ql[q], position_number(k), kt[k], kl[k], f"{weight:.9g}"))
     return out.getvalue()
 
 
@@ -149,7 +149,7 @@ def columns_table(rows, names) -> pa.Table:
 def weights_table(weights: np.ndarray, queries, keys) -> pa.Table:
     """The numbers of a heatmap as a table: one row per query (per head and query for a
     grid of heads, whose first column is the head's number, from 1), one column per key,
-    each labelled with its position and token ("0: why": labels of a sentence repeat),
+    each labelled with its position and token ("1: why": labels of a sentence repeat),
     weights rounded to 3 decimals.
 
     Args:
@@ -173,23 +173,25 @@ def weights_table(weights: np.ndarray, queries, keys) -> pa.Table:
 
 
 def _numbered(labels) -> list[str]:
-    """Labels with their positions ("0: why"): the labels of a sentence repeat."""
-    return [f"{i}: {label}" for i, label in enumerate(labels)]
+    """Labels with their positions as a person reads them ("1: why",
+    ``viz.convention.position_label``): the labels of a sentence repeat."""
+    return [position_label(i, label) for i, label in enumerate(labels)]
 
 
 def grid_table(values: np.ndarray, rows, columns, row_name: str,
                *, column_name: str | None = None, numbered_rows: bool = True) -> pa.Table:
     """A heatmap's (R, C) cells as a ``table``: a first column ``row_name`` of the row
-    labels, then a column per column label, each numbered with its position (rows as given
-    when not ``numbered_rows``). ``columns`` None: the columns are positions 0..C-1,
-    headed "``column_name`` j" (a table's dimensions).
+    labels, then a column per column label, each numbered with its position, from 1 (rows
+    as given when not ``numbered_rows``). ``columns`` None: the columns are a table's
+    dimensions, headed "``column_name`` j" with j = 0..C-1 as the formulas index them
+    (PE(pos, 2i)); with no ``column_name``, positions headed 1..C.
 
     Raises:
         ValueError: values not (R, C) for these labels.
     """
     values = np.asarray(values)
-    cols = ([f"{column_name} {j}" if column_name else str(j) for j in range(values.shape[-1])]
-            if columns is None else _numbered(columns))
+    cols = ([f"{column_name} {j}" if column_name else str(position_number(j))
+             for j in range(values.shape[-1])] if columns is None else _numbered(columns))
     if values.shape != (len(rows), len(cols)):
         raise ValueError(f"values must be ({len(rows)}, {len(cols)}), got {values.shape}")
     labels = _numbered(rows) if numbered_rows else [str(r) for r in rows]

@@ -119,7 +119,8 @@ class MinimalPair:
         a, b: the greedy decodings of sentence A and sentence B (``pair_traces``).
         word: the index of the changed word in ``source_words`` of each (``changed_word``).
         step: the 0-based index of the first generated token where the translations differ
-            (``first_difference`` of the token ids, never of labels); the step is ``step + 1``.
+            (``first_difference`` of the token ids, never of labels); the step a person
+            reads is ``viz.convention.step_number(step)``.
         passed_over: why the list's first pair was not taken: "unknown" (the model cannot
             read it), "wrong" (a translation of it is not right), or "" (it was taken, or
             translated the same).

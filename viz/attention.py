@@ -23,7 +23,7 @@ from .axes import (
     token_axis,
 )
 from .colors import ATTENTION_SCALE
-from .convention import WEIGHT_FORMAT, head_number
+from .convention import WEIGHT_FORMAT, head_number, position_numbers
 from .panel import check_marked, check_panel, heatmap_panel
 from .text import ENGLISH, VizText, check_text
 from .validate import check_heads, check_range, check_tokens, escape_html
@@ -126,9 +126,9 @@ def attention_grid(
         the one y axis the query tokens beside each row (first query on top, square
         cells); each panel's title ``text.head`` is an annotation above it; a cell's hover
         names its head, query and key (token and position) and its weight: ``customdata``
-        (rows, cols, 3) uint8 (uint16 past 255) holds each cell's head, query position and
-        key position, ``text`` (rows, cols) its query token and ``hovertext`` (rows, cols)
-        its key token.
+        (rows, cols, 3) uint8 (uint16 past 254) holds each cell's head number, query
+        position and key position as a person reads them (from 1, ``viz.convention``),
+        ``text`` (rows, cols) its query token and ``hovertext`` (rows, cols) its key token.
 
         One trace on one pair of axes rather than a subplot per head: the browser draws
         each pair of axes (ticks, labels) at a cost, and redrew this grid on every step
@@ -224,13 +224,13 @@ def _mosaic(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The grid's cells: ``(mosaic, where, q_words, k_words)``, each head's (Tq, Tk) weights
     in its panel of the float32 (rows, cols) mosaic (NaN in the gaps) and, per cell, for the
-    hover: head, query position and key position as numbers (``where``, (rows, cols, 3);
-    0 in the gaps), the query token and the key token ((rows, cols) objects; "" in the
-    gaps). Numbers in a numeric array, two strings a cell, not five objects: plotly.py
-    copies every object of a figure's arrays (twice on the way to the page), ~5 ms a step
-    click for a 20-token sentence."""
+    hover: head, query position and key position as the numbers a person reads, from 1
+    (``where``, (rows, cols, 3); 0 in the gaps), the query token and the key token
+    ((rows, cols) objects; "" in the gaps). Numbers in a numeric array, two strings a cell,
+    not five objects: plotly.py copies every object of a figure's arrays (twice on the way
+    to the page), ~5 ms a step click for a 20-token sentence."""
     mosaic = np.full(grid.shape, np.nan, dtype=np.float32)  # (rows, cols) of the whole grid
-    small = np.uint8 if max(grid.n_heads, grid.tq, grid.tk) <= 255 else np.uint16  # bytes
+    small = np.uint8 if max(grid.n_heads, grid.tq, grid.tk) < 255 else np.uint16  # bytes
     where = np.zeros(mosaic.shape + (3,), dtype=small)  # (rows, cols, 3); 0 in the gaps
     q_words = np.full(mosaic.shape, "", dtype=object)  # (rows, cols)
     k_words = np.full(mosaic.shape, "", dtype=object)  # (rows, cols)
@@ -242,8 +242,8 @@ def _mosaic(
         rows, cols = slice(y0, y0 + grid.tq), slice(x0, x0 + grid.tk)
         mosaic[rows, cols] = z[h]
         where[rows, cols, 0] = head_number(h)  # the hover's head number
-        where[rows, cols, 1] = np.arange(grid.tq)[:, None]
-        where[rows, cols, 2] = np.arange(grid.tk)
+        where[rows, cols, 1] = position_numbers(grid.tq)[:, None]  # as people count: from 1
+        where[rows, cols, 2] = position_numbers(grid.tk)
         q_words[rows, cols], k_words[rows, cols] = q_col, k_row
     return mosaic, where, q_words, k_words
 

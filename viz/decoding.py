@@ -11,6 +11,7 @@ import plotly.graph_objects as go
 from .axes import FONT, axis_title, figure, label_px, margins, token_axis
 from .colors import BAR_COLOR, BEAM_COLORS, EDGE_COLOR, START_COLOR
 from .colors import HIGHLIGHT_COLOR as CHOSEN_COLOR
+from .convention import rank_number
 from .text import ENGLISH, VizText, check_text
 from .validate import check_index, check_range, check_tokens, check_vector, escape_html
 
@@ -158,7 +159,8 @@ def beam_tree(
             (``text.selected_hypothesis``).
 
     Returns:
-        A scatter figure: x = step (0 is ``<s>``), y = rank within the step (best on top),
+        A scatter figure: x = step (0 is ``<s>``, untitled; the steps' ticks read 1..T),
+        y = rank within the step (best on top, at 0, its tick reading rank 1),
         one marker trace per status coloured by it (``BEAM_COLORS``), named by its label
         and labelled with each candidate's token, grey lines from each candidate to its
         parent, the highlighted path in red, and hover giving the token, its cumulative
@@ -257,24 +259,25 @@ def _status_traces(steps: _Steps, text: VizText) -> list[go.Scatter]:
 
 
 def _beam_layout(steps: _Steps, title: str, text: VizText) -> dict:
-    """The tree's layout: steps across, ranks down (best on top), as tall as the widest
-    step needs, the legend under the plot."""
+    """The tree's layout: steps across (ticks 1..T), ranks down (best on top, rank 1:
+    ``viz.convention``), as tall as the widest step needs, the legend under the plot."""
     width = max(len(s) for s in steps)
     return dict(
         title=dict(text=escape_html(title)),
         font=FONT,
-        xaxis=dict(
+        xaxis=dict(  # step t at x = t, from 1 (<s> at 0, the start, has no tick)
             title=dict(text=text.decoding_step),
             tickmode="array",
-            tickvals=list(range(len(steps) + 1)),
+            tickvals=list(range(1, len(steps) + 1)),
             zeroline=False,
             showgrid=False,
         ),
-        yaxis=dict(
+        yaxis=dict(  # the best at y = 0, read as rank 1
             title=dict(text=text.rank_in_step),
             autorange="reversed",
             tickmode="array",
             tickvals=list(range(width)),
+            ticktext=[str(rank_number(r)) for r in range(width)],
             zeroline=False,
         ),
         height=120 + 45 * width,

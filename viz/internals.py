@@ -16,6 +16,7 @@ from .colors import (
     SEQUENTIAL_SCALE,
     SIGNED_SCALE,
 )
+from .convention import position_numbers
 from .panel import check_panel, heatmap_panel
 from .text import ENGLISH, VizText, check_text
 from .validate import check_mask, check_tokens, escape_html
@@ -43,8 +44,10 @@ def matrix_heatmap(
 
     Args:
         values: (R, C) finite numbers (any units).
-        row_tokens: R labels of the rows (repeats keep their own row).
-        col_labels: C column labels; None numbers the columns 0..C-1.
+        row_tokens: R labels of the rows, one per token (repeats keep their own row): the
+            hover numbers a row as its position, from 1 (``viz.convention``).
+        col_labels: C column labels, one per token (the hover numbers them from 1 too);
+            None: the columns are dimensions, numbered 0..C-1 as the formulas index them.
         row_label, col_label: y- and x-axis titles; None: ``text.token``, ``text.dimension``.
         symmetric: the signed scale (``viz.colors.SIGNED_SCALE``: blue negative, white 0, red
             positive) with limits ±max|value|; False: ``viz.colors.SEQUENTIAL_SCALE`` from
@@ -53,7 +56,8 @@ def matrix_heatmap(
 
     Returns:
         One ``go.Heatmap`` with integer axes and the escaped labels as ticks, the first row
-        on top, and hover giving row, column and value (4 decimals).
+        on top, and hover giving row (its token and position), column and value (4
+        decimals): ``customdata`` [row label, column label, row number, column number].
 
     Raises:
         ValueError: not a finite 2-D array matching the labels.
@@ -69,7 +73,7 @@ def matrix_heatmap(
     return heatmap_panel(
         z, r_txt, c_txt,
         dict(**scale, colorbar=colorbar(),
-             customdata=pair_customdata(r_txt, columns, *np.indices(z.shape)),
+             customdata=_numbered_cells(r_txt, columns, numbered_columns=c_txt is None),
              hovertemplate=(f"%{{customdata[0]}}"  # the row's and column's numbers, not %{y}:
                             # on a token axis Plotly writes the tick's label there
                             f"{text.hover_row.replace('%{y}', '%{customdata[2]}')}<br>"
@@ -81,6 +85,19 @@ def matrix_heatmap(
         col_title=text.dimension if col_label is None else col_label,
         width=width, height=height, square=False,
     )
+
+
+def _numbered_cells(rows: list[str], columns: list[str], *, numbered_columns: bool
+                    ) -> np.ndarray:
+    """:func:`matrix_heatmap`'s (R, C, 4) ``customdata``: each cell's row label, column
+    label, row number and column number as the hover reads them. A row is a token: its
+    position, from 1 (``viz.convention``); so is a labelled column; a ``numbered_columns``
+    column is a dimension, from 0, as the formulas index it."""
+    shape = (len(rows), len(columns))
+    numbers = np.arange(shape[1]) if numbered_columns else position_numbers(shape[1])
+    return pair_customdata(rows, columns,
+                           np.broadcast_to(position_numbers(shape[0])[:, None], shape),
+                           np.broadcast_to(numbers[None, :], shape))
 
 
 def score_heatmap(

@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 
 from .axes import FONT, figure
 from .colors import HEAD_COLORS
-from .convention import head_number
+from .convention import head_number, position_number
 from .text import ENGLISH, VizText, check_text
 from .validate import check_heads, check_range, check_tokens, escape_html
 
@@ -54,7 +54,8 @@ def attention_lines(
 
     Returns:
         A figure whose first two traces are the token columns (``go.Scatter`` text,
-        ``customdata`` ["query"|"key", position] so a click can name the token), then one
+        ``customdata`` ["query"|"key", index, position] so a click can name the token by
+        its 0-based index, and the hover reads its position from 1), then one
         line trace per (head, opacity band) that has lines, legend-grouped by head.
 
     Raises:
@@ -122,21 +123,24 @@ def _focus_cells(focus: tuple[str, int] | None, Tq: int, Tk: int) -> np.ndarray:
 def _token_columns(q_tok: list[str], k_tok: list[str], ys: tuple[np.ndarray, np.ndarray],
                    text: VizText) -> list[go.Scatter]:
     """The two token columns, queries at x = 0 and keys at x = 1 at their rows ``ys``
-    (queries', keys'), each with ``customdata`` ["query"|"key", position] and a hover that
-    names the token. A token's second line (its pinyin, ``"我\\nwǒ"``) stands beside it, as
+    (queries', keys'), each with ``customdata`` ["query"|"key", index, position] (the
+    0-based index; the position a person reads, from 1) and a hover that names the position
+    and the token. A token's second line (its pinyin, ``"我\\nwǒ"``) stands beside it, as
     on a y axis (``axes.token_axis``): one row per token."""
     q_txt, k_txt = ([escape_html(t).replace("\n", " ") for t in toks] for toks in (q_tok, k_tok))
     y_q, y_k = ys
     return [
         go.Scatter(x=[0.0] * len(q_txt), y=y_q, mode="text", text=q_txt,
                    textposition="middle left",
-                   customdata=[["query", i] for i in range(len(q_txt))], showlegend=False,
-                   hovertemplate=text.hover_query.replace("%{y}", "%{customdata[1]}")
+                   customdata=[["query", i, position_number(i)] for i in range(len(q_txt))],
+                   showlegend=False,
+                   hovertemplate=text.hover_query.replace("%{y}", "%{customdata[2]}")
                    + ": %{text}<extra></extra>"),
         go.Scatter(x=[1.0] * len(k_txt), y=y_k, mode="text", text=k_txt,
                    textposition="middle right",
-                   customdata=[["key", j] for j in range(len(k_txt))], showlegend=False,
-                   hovertemplate=text.hover_key.replace("%{x}", "%{customdata[1]}")
+                   customdata=[["key", j, position_number(j)] for j in range(len(k_txt))],
+                   showlegend=False,
+                   hovertemplate=text.hover_key.replace("%{x}", "%{customdata[2]}")
                    + ": %{text}<extra></extra>"),
     ]
 

@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 
 from .axes import FONT, colorbar, figure, nice_step, row_outline
 from .colors import SIGNED_SCALE
+from .convention import FIRST_NUMBER, formula_pos, position_label, position_number
 from .panel import check_panel, heatmap_panel
 from .text import ENGLISH, VizText, check_text
 from .validate import check_index, check_matrix, escape_html
@@ -34,9 +35,52 @@ def _int_ticks(n: int, max_ticks: int) -> dict:
     return dict(tickmode="linear", tick0=0, dtick=nice_step(n, max_ticks))
 
 
-def _int_axis(n: int, title: str, max_ticks: int) -> dict:
-    """Plain integer axis 0..n-1 with whole-number ticks."""
-    return dict(title=dict(text=title), showgrid=False, zeroline=False) | _int_ticks(n, max_ticks)
+def _shown_positions(n: int, max_ticks: int) -> list[int]:
+    """The positions (as a person reads them, 1..n) an axis of n tokens has ticks at:
+    position 1, then every ``nice_step``-th (1, 5, 10, ... or 1, 2, 3, ...), at most about
+    ``max_ticks`` of them."""
+    step = nice_step(n, max_ticks)
+    return sorted({1, *range(step, n + 1, step)}) if n else []
+
+
+def _position_ticks(n: int, max_ticks: int) -> dict:
+    """Ticks for an axis of token indices 0..n-1 that read the positions a person reads
+    (``viz.convention.position_number``: index + 1), at ``_shown_positions``."""
+    shown = _shown_positions(n, max_ticks)
+    return dict(tickmode="array", tickvals=[p - FIRST_NUMBER for p in shown],
+                ticktext=[str(p) for p in shown])
+
+
+def _position_hover(text: VizText, pos: str | None) -> str:
+    """A curve point's position in its hover: ``text.hover_position_x`` ("Position %{x}",
+    x being the position a person reads) and the formula's pos (``text.formula_pos``, the
+    Plotly placeholder ``pos``) beside it: "Position 3 (pos = 2 in the formula)"; ``pos``
+    None: a learned table, which has no formula."""
+    shown = text.hover_position_x
+    return shown if pos is None else shown + text.formula_pos.format(n=pos)
+
+
+def _rows_hover(txt: list[str] | None, shape: tuple[int, int], formula: bool, text: VizText
+                ) -> tuple[list[str] | None, dict]:
+    """:func:`positional_heatmap`'s ``(ticks, hover)`` for a (T, D) ``shape``: the row ticks
+    "1: <s>" (None without the escaped tokens ``txt``), and the heatmap's hover properties:
+    each cell's position as a person reads it, with its token (``text``, (T, D) strings),
+    with ``formula`` the formula's pos beside it (``customdata``, (T, D) uint16, a typed
+    array: plotly.py copies every object of a figure's arrays, not numbers), and the
+    ``hovertemplate`` naming them ("Position 5: you (pos = 4 in the formula)"), the
+    dimension and the value."""
+    n_pos, n_dim = shape
+    ticks = None if txt is None else [position_label(i, t) for i, t in enumerate(txt)]
+    rows = [r.replace("\n", " ") for r in ticks] if ticks else [  # a token's pinyin beside it
+        str(position_number(i)) for i in range(n_pos)]
+    cells = dict(text=np.repeat(np.array(rows, dtype=object)[:, None], n_dim, axis=1))
+    where = text.hover_position_y.replace("%{y}", "%{text}")
+    if formula:
+        pos = np.array([formula_pos(i) for i in range(n_pos)], dtype=np.uint16)  # (T,)
+        cells["customdata"] = np.repeat(pos[:, None], n_dim, axis=1)
+        where += text.formula_pos.format(n="%{customdata}")
+    return ticks, cells | dict(hovertemplate=f"{where}<br>{text.hover_dimension}<br>"
+                                             f"{text.hover_value}%{{z:.3f}}<extra></extra>")
 
 
 def positional_heatmap(
@@ -45,6 +89,7 @@ def positional_heatmap(
     title: str | None = None,
     *,
     mark_row: int | None = None,
+    formula: bool = True,
     text: VizText = ENGLISH,
 ) -> go.Figure:
     """Heatmap of a positional-encoding matrix, positions down and dimensions across.
@@ -52,19 +97,25 @@ def positional_heatmap(
     Args:
         pe: (T, D) encoding values (sinusoidal ones lie in [-1, 1]; larger values are
             drawn with the end colours of the scale).
-        tokens: optional T token strings; when given, the y ticks read "pos: token" and
-            the hover shows the token.
+        tokens: optional T token strings; when given, the y ticks read "position: token"
+            ("1: <s>", ``viz.convention.position_label``) and the hover shows the token.
         title: figure title (shown literally; HTML is escaped); None:
             ``text.positional_title``.
         mark_row: a position whose row is outlined in red (``viz.axes.row_outline``, a
             second trace); None: nothing outlined.
+        formula: the table is a formula's (sines and cosines of pos): the hover gives the
+            formula's pos beside each position; False: a learned table (no formula).
         text: the figure's own labels (axis and colour-bar titles, hover).
 
     Returns:
-        A figure with one float32 ``go.Heatmap``: y = positions 0..T-1 (position 0 on
-        top), x = "Dimension i" 0..D-1, the signed scale ``viz.colors.SIGNED_SCALE`` (blue
-        negative, white 0, red positive, as ``viz.matrix_heatmap`` draws the same table)
-        fixed to -1..1, hover giving position, token, dimension and value.
+        A figure with one float32 ``go.Heatmap``: y = token indices 0..T-1 (the first on
+        top), read as positions 1..T (ticks and hover, ``viz.convention.position_number``),
+        x = "Dimension i" 0..D-1 (the formula's own index), the signed scale
+        ``viz.colors.SIGNED_SCALE`` (blue negative, white 0, red positive, as
+        ``viz.matrix_heatmap`` draws the same table) fixed to -1..1, hover giving the
+        position, its token, the formula's pos beside it ("Position 3: you (pos = 2 in the
+        formula)": the position and token as ``text``, the pos as ``customdata``; no pos
+        without ``formula``), the dimension and the value.
 
     Raises:
         ValueError: if pe is not a finite 2-D array, tokens does not have T strings, or
@@ -75,17 +126,11 @@ def positional_heatmap(
     n_pos, n_dim = z.shape
     over = () if mark_row is None else [row_outline(check_index(mark_row, n_pos, "mark_row"),
                                                     n_dim)]
-    rest = f"{text.hover_dimension}<br>{text.hover_value}%{{z:.3f}}<extra></extra>"
-    hover = f"{text.hover_position_y}<br>{rest}"
-    customdata, ticks = None, None
-    if txt is not None:
-        ticks = [f"{i}: {t}" for i, t in enumerate(txt)]  # the hover: "Position 5: you"
-        customdata = np.repeat(np.array(ticks, dtype=object)[:, None], n_dim, axis=1)
-        hover = f"{text.hover_position_y.replace('%{y}', '%{customdata}')}<br>{rest}"
+    ticks, hover = _rows_hover(txt, z.shape, formula, text)
     return heatmap_panel(
         z, ticks, None,
         SIGNED_SCALE | dict(zmin=-1.0, zmax=1.0, zmid=0.0, colorbar=colorbar(text.value),
-                            customdata=customdata, hovertemplate=hover),
+                            **hover),
         title=text.positional_title if title is None else title,
         row_title=text.position,
         col_title=text.dimension_i,
@@ -94,7 +139,7 @@ def positional_heatmap(
         square=False,
         over=over,
         xaxis=_int_ticks(n_dim, 16),
-        yaxis=_int_ticks(n_pos, 25) if ticks is None else None,
+        yaxis=_position_ticks(n_pos, 25) if ticks is None else None,
     )
 
 
@@ -118,7 +163,10 @@ def positional_curves(
 
     Returns:
         A figure with one ``go.Scatter`` line per dimension, in the order given:
-        x = position 0..T-1, y = pe[:, d] (float32, as a list: ``viz.axes.figure``).
+        x = the positions a person reads, 1..T (``viz.convention.position_number``), y =
+        pe[:, d] (float32, as a list: ``viz.axes.figure``), ``customdata`` the formula's
+        pos of each point (0..T-1), the hover giving both ("Position 3 (pos = 2 in the
+        formula)"; a learned table's, the position alone).
 
     Raises:
         ValueError: if pe is not a finite 2-D array, dims is empty, a dim is not an int,
@@ -131,31 +179,32 @@ def positional_curves(
     z = check_matrix(pe, None, None, "pe")
     n_pos, n_dim = z.shape
     chosen = _check_dims(dims, n_dim)
-    traces = []
-    for d in chosen:
-        name = _dim_name(d, n_dim, layout, text)
-        traces.append(
-            go.Scatter(
-                x=list(range(n_pos)),
-                y=z[:, d],
-                mode="lines+markers" if n_pos <= 40 else "lines",
-                name=name,
-                hovertemplate=f"{name}<br>{text.hover_position_x}<br>{text.hover_value}"
-                "%{y:.3f}<extra></extra>",
-            )
-        )
+    where = _position_hover(text, None if layout == "learned" else "%{customdata}")
     return figure(
-        data=traces,
+        data=[_curve(z[:, d], _dim_name(d, n_dim, layout, text), where, text) for d in chosen],
         layout=dict(
             title=dict(text=escape_html(title)),
             font=FONT,
-            xaxis=_int_axis(n_pos, text.position, 20) | dict(showgrid=True),
+            xaxis=dict(title=dict(text=text.position), zeroline=False, showgrid=True,
+                       tickmode="array", tickvals=_shown_positions(n_pos, 20)),
             yaxis=dict(title=dict(text=text.value), zeroline=True),
             legend=dict(title=dict(text=text.dimension)),
             width=900,
             height=450,
         ),
     )
+
+
+def _curve(values: np.ndarray, name: str, where: str, text: VizText) -> go.Scatter:
+    """One dimension's (T,) ``values`` as a line named ``name`` over the positions a person
+    reads (1..T), ``customdata`` the formula's pos of each point, the hover naming the
+    line, the position (``where``, a hover piece) and the value."""
+    n_pos = len(values)
+    return go.Scatter(x=[position_number(i) for i in range(n_pos)], y=values,
+                      mode="lines+markers" if n_pos <= 40 else "lines", name=name,
+                      customdata=[formula_pos(i) for i in range(n_pos)],
+                      hovertemplate=f"{name}<br>{where}<br>{text.hover_value}"
+                      "%{y:.3f}<extra></extra>")
 
 
 def _check_dims(dims: Sequence[int], n_dim: int) -> list[int]:

@@ -18,7 +18,7 @@ from .axes import (
     token_axis,
 )
 from .colors import ATTENTION_SCALE
-from .convention import WEIGHT_FORMAT
+from .convention import WEIGHT_FORMAT, position_numbers
 from .decoding import bars_panel
 from .text import ENGLISH, VizText, check_text
 from .validate import check_matrix, check_px, check_range, check_tokens, escape_html
@@ -123,12 +123,13 @@ def _rows_panel(heads: list[str], blocks: list[tuple[np.ndarray, list[str]]], *,
                 keys_title: str, text: VizText) -> dict:
     """The attention blocks as one heatmap panel for ``side_by_side``: z ``[cross | NaN |
     self]`` (H, S + 1 + k), the key tokens as x ticks (none on the blank column), the
-    heads as y ticks, a hover naming head, key (position and token) and weight."""
+    heads as y ticks, a hover naming head, key (its position, from 1, and token) and
+    weight."""
     (cross, src), (mine, dec) = blocks
     S, n_heads = len(src), len(heads)
     z = np.hstack([cross, np.full((n_heads, 1), np.nan, np.float32), mine])  # (H, S+1+k)
     keys = [*src, "", *dec]
-    positions = [*range(S), -1, *range(len(dec))]
+    positions = [*position_numbers(S), 0, *position_numbers(len(dec))]  # read from 1; 0: gap
     head_txt = [escape_html(h) for h in heads]
     cells = pair_customdata(head_txt, keys, np.broadcast_to(positions, z.shape))
     hover = (f"%{{customdata[0]}}<br>{text.hover_key.replace('%{x}', '%{customdata[2]}')}: "

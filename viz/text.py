@@ -62,9 +62,13 @@ class VizText:
             ("Head {n}").
         dim: a learned positional dimension in ``positional_curves`` ("dim {n}").
         dim_sin, dim_cos: a sinusoidal one, sine or cosine ("dim {n} (sin)", "dim {n} (cos)").
+        formula_pos: after a position in the positional-encoding figures' hovers, the
+            formula's own pos, which counts from 0 (" (pos = {n} in the formula)"; positions
+            a person reads count from 1, ``viz.convention``).
 
     Hover pieces:
-        hover_query: the query row of a heatmap cell ("Query %{y}"), followed by ": token".
+        hover_query: the query row of a heatmap cell ("Query %{y}"), followed by ": token";
+            a builder puts the position a person reads (from 1) where ``%{y}`` stands.
         hover_key: the key column of a heatmap cell ("Key %{x}"), followed by ": token".
         hover_position_y: the position of a ``positional_heatmap`` row ("Position %{y}").
         hover_position_x: the position on a ``positional_curves`` line ("Position %{x}").
@@ -104,6 +108,7 @@ class VizText:
     dim: str = "dim {n}"
     dim_sin: str = "dim {n} (sin)"
     dim_cos: str = "dim {n} (cos)"
+    formula_pos: str = " (pos = {n} in the formula)"
     hover_query: str = "Query %{y}"
     hover_key: str = "Key %{x}"
     hover_position_y: str = "Position %{y}"

@@ -141,7 +141,7 @@ def test_walkthrough_sentence_steps_tabs_layers_heads(app):
 def check_tab(app, tab: str, dec: list[str]) -> None:
     """The open tab's charts show the right tokens on the right axes (default pickers)."""
     if tab == "Positional encoding":
-        app.wait_ticks(PE, lambda x, y: y == [f"{i}: {t}" for i, t in enumerate(SOURCE)])
+        app.wait_ticks(PE, lambda x, y: y == [f"{i}: {t}" for i, t in enumerate(SOURCE, start=1)])
     elif tab == "Masks":
         app.wait_ticks("Source padding mask (key_padding_mask)", lambda x, y: x == SOURCE + PADS)
         app.wait_ticks("Encoder self-attention mask",
@@ -234,7 +234,7 @@ def test_model_picker_lists_every_folder_and_switches(app):
         app.open_view("Positional encoding",
                       **{**tab_ready("Positional encoding"),
                          "titles": [f"{PE} (d_model = {config['d_model']})"]})
-        app.wait_ticks(PE, lambda x, y: y == [f"{i}: {t}" for i, t in enumerate(SOURCE)])
+        app.wait_ticks(PE, lambda x, y: y == [f"{i}: {t}" for i, t in enumerate(SOURCE, start=1)])
         app.open_view(FIRST_TAB, **tab_ready(FIRST_TAB))
 
 

@@ -59,7 +59,8 @@ def test_csv_and_npz_downloads_load_back_equal_to_the_arrays(app):
     table = pd.read_csv(io.BytesIO(_download(app, "Weights as CSV")), keep_default_na=False)
     back = np.zeros(shown.shape, np.float32)
     layers, heads = table.layer - FIRST_NUMBER, table["head"] - FIRST_NUMBER  # as people count
-    back[layers, heads, table.query_position, table.key_position] = table.weight
+    queries, keys = table.query_position - FIRST_NUMBER, table.key_position - FIRST_NUMBER
+    back[layers, heads, queries, keys] = table.weight
     np.testing.assert_allclose(back, shown, atol=1e-6)
     assert len(table) == shown.size
 

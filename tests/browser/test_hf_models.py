@@ -168,14 +168,15 @@ def test_t5_positions_are_a_relative_bias(app, source_labels):
 
 def test_marian_positions_are_a_sinusoidal_table(app, source_labels):
     """Marian adds a sinusoidal table: the heatmap shows one row per source token (sines in
-    the first half of the dimensions, cosines in the second: position 0 is 0 ... 0 1 ... 1)
+    the first half of the dimensions, cosines in the second: position 1, pos = 0 in the
+    formula, is 0 ... 0 1 ... 1)
     and the curves of chosen dimensions are drawn; no relative bias."""
     source = source_labels["marian"]
     pick_hub_model(app, "marian", source)
     snap = app.open_view("Positional encoding", titles=[PE, CURVES], panelMin=2)
     assert not [c for c in snap["charts"] if c["title"].startswith(BIAS)]
     assert chart(snap, PE)["title"].endswith("(d_model = 32)")
-    app.wait_ticks(PE, lambda x, y: y == [f"{i}: {t}" for i, t in enumerate(source)])
+    app.wait_ticks(PE, lambda x, y: y == [f"{i}: {t}" for i, t in enumerate(source, start=1)])
     z = z_matrix(app, PE)
     assert len(z) == len(source)
     half = len(z[0]) // 2

@@ -1,6 +1,6 @@
 """Hovering a cell of a grid of heads, in Chromium: the label names that cell's head, its
-query and key (position and token, as the chart's tick labels show them) and a weight in
-[0, 1]. The grid's per-cell hover data travels as a numeric array plus one string a cell
+query and key (position, from 1, and token, as the chart's tick labels show them) and a
+weight in [0, 1]. The grid's per-cell hover data travels as a numeric array plus one string a cell
 (``viz.attention_grid``); this checks that plotly.js reads them back as the builder means."""
 
 from __future__ import annotations
@@ -42,7 +42,9 @@ def test_a_grid_cell_hover_names_its_head_query_and_key(app):
             assert found, text
             head, i, q_tok, j, k_tok, weight = found.groups()
             assert FIRST_NUMBER <= int(head) < HEADS + FIRST_NUMBER  # as the panels number them
-            assert (q_tok, k_tok) == (queries[int(i)].strip(), keys[int(j)].strip()), text
+            q, k = int(i) - FIRST_NUMBER, int(j) - FIRST_NUMBER  # positions as people count
+            assert q >= 0 and k >= 0, text  # from 1: no query or key 0
+            assert (q_tok, k_tok) == (queries[q].strip(), keys[k].strip()), text
             assert 0.0 <= float(weight) <= 1.0
             heads.add(int(head))
             labels += 1

@@ -30,7 +30,13 @@ from model.analysis.picks import (
     is_content,
     top_keys,
 )
-from viz.convention import head_number, layer_number
+from viz.convention import (
+    formula_pos,
+    head_number,
+    layer_number,
+    position_number,
+    step_number,
+)
 
 from .. import cache, pairs
 from ..i18n import STRINGS, lang, t, viz_labels
@@ -143,8 +149,9 @@ def _followed(labels) -> int:
 
 
 def _token_options(labels, keys: list[int]) -> list[tuple[str, str]]:
-    """Question options naming tokens by their labels (code spans) and positions."""
-    return [(str(j), f"{code_span(labels[j])} ({j})") for j in keys]
+    """Question options naming tokens by their labels (code spans) and positions as a person
+    reads them (from 1, ``viz.convention``); an option's id is the token's 0-based index."""
+    return [(str(j), f"{code_span(labels[j])} ({position_number(j)})") for j in keys]
 
 
 def _yes_no(changed: bool) -> tuple[list[tuple[str, str]], str]:
@@ -185,7 +192,8 @@ def _order_note(live: Live, sentence: str, outs: dict[str, str], tried: int) -> 
 
 def positions(live: Live, turn: int) -> Chapter:
     """The position table of the sentence, a row where its waves show outlined
-    (``picks.wave_row``: not position 0's flat stripe), with what its look says of it (where
+    (``picks.wave_row``: not the first position's flat stripe, pos = 0 in the formula), named
+    by its position from 1 and its formula's pos, with what its look says of it (where
     the waves end, the values they swing between); with the sinusoidal table of our models,
     a sentence whose translation changes with the table switched off or shuffled
     (``sentence_where_order_shows``; the chapter says when it is not the sidebar's, or when
@@ -202,11 +210,13 @@ def positions(live: Live, turn: int) -> Chapter:
     S = len(tr.src_tokens)
     pe = model.positional_encoding(S, "source")  # (S, D)
     waves = picks.wave_row(pe, tr.src_labels)
-    pos = waves.row
+    pos = waves.row  # a 0-based index: the text says position_number, and the formula's pos
     fig = viz.positional_heatmap(pe, list(tr.src_labels), mark_row=pos,
                                  title=t("pe_heatmap_title_source", d_model=model.config.d_model),
-                                 text=viz_labels())
-    values = {"pos": pos, "word": code_span(tr.src_labels[pos]), "d_model": model.config.d_model,
+                                 formula=scheme != "learned", text=viz_labels())
+    values = {"pos": position_number(pos), "pe_pos": formula_pos(pos),
+              "first": position_number(0), "first_pe_pos": formula_pos(0),
+              "word": code_span(tr.src_labels[pos]), "d_model": model.config.d_model,
               "still_from": waves.still_from, "low": wave_number(waves.low),
               "high": wave_number(waves.high), "within": number_text(picks.STILL_WITHIN)}
     if scheme == "sinusoidal":
@@ -223,8 +233,9 @@ def positions(live: Live, turn: int) -> Chapter:
               and j not in (pos, best)]
     keys = sorted([best, *others[:3]])
     how = t("lesson_pe_learned" if scheme == "learned" else "lesson_pe_fixed")
-    return Chapter(values | {"best": best, "how": how}, fig, [(str(j), str(j)) for j in keys],
-                   str(best), action="open_positional", variant="similar")
+    return Chapter(values | {"best": position_number(best), "how": how}, fig,
+                   [(str(j), str(position_number(j))) for j in keys], str(best),
+                   action="open_positional", variant="similar")
 
 
 def one_head(live: Live, turn: int) -> Chapter:
@@ -362,7 +373,7 @@ def cross(live: Live, turn: int) -> Chapter:
                                         layer=layer_number(layer), head=head_number(head)),
                                 query_label=t("query_step"), key_label=t("key_source_token"),
                                 marked=[(row, best)], text=viz_labels())
-    return Chapter({"token": code_span(tr.tgt_labels[row + 1]), "k": row + 1,
+    return Chapter({"token": code_span(tr.tgt_labels[row + 1]), "k": step_number(row),
                     "best": code_span(tr.src_labels[best]), "weight": f"{A[row, best]:.0%}",
                     "layer": layer_number(layer), "head": head_number(head),
                     "order": direction_text("word_order", model.info),
@@ -485,13 +496,12 @@ def minimal_pair(live: Live, turn: int) -> Chapter:
                            t("lesson_pair_title", layer=layer), group_label=t("lesson_pair_axis"),
                            value_label=t("lesson_pair_value"), mark=keys.index(best),
                            text=viz_labels())
-    options = [(str(k), f"{code_span(words[k])} ({k})")
-               for k in sorted(sorted(keys, key=lambda k: -row[k])[:4])]
+    options = _token_options(words, sorted(sorted(keys, key=lambda k: -row[k])[:4]))
     grammar = pairs.checks_grammar(live.translator)
     return Chapter({"a": md_literal(ta.src_text), "b": md_literal(tb.src_text),
                     "out_a": md_literal(ta.output_text), "out_b": md_literal(tb.output_text),
                     "changed": code_span(words[j]), "changed_a": code_span(words_a[j]),
-                    "step": found.step + 1,
+                    "step": step_number(found.step),
                     "best": code_span(words[best]), "weight": f"{row[best]:.0%}",
                     "best_a": code_span(words_a[best_a]),
                     "weight_a": f"{row_a[best_a]:.0%}", "layer": layer,
@@ -518,11 +528,12 @@ def attention_story(live: Live, turn: int) -> Chapter:
     src = round(100 * float(vz.source_share()[layer, row]))
     fig = viz.grouped_bars(list(tr.src_labels),
                            {t("lesson_story_attention"): att[row], t("lesson_story_used"): used},
-                           t("lesson_story_title", k=row + 1, layer=layer_number(layer)),
+                           t("lesson_story_title", k=step_number(row),
+                             layer=layer_number(layer)),
                            group_label=t("key_source_token"), value_label=t("lesson_story_axis"),
                            mark=a_best, text=viz_labels())
     options = [("same", t("lesson_story_same")), ("other", t("lesson_story_other"))]
-    return Chapter({"k": row + 1, "token": code_span(tr.tgt_labels[row + 1]),
+    return Chapter({"k": step_number(row), "token": code_span(tr.tgt_labels[row + 1]),
                     "layer": layer_number(layer),
                     "att_best": code_span(tr.src_labels[a_best]),
                     "att_weight": f"{att[row, a_best]:.0%}",

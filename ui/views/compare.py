@@ -9,7 +9,7 @@ import streamlit as st
 
 import viz
 from model import DecodeTrace, InputError
-from viz.convention import head_number, layer_number
+from viz.convention import head_number, layer_number, position_number, rank_number
 
 from .. import state
 from ..charts import chart, columns
@@ -138,7 +138,7 @@ def reference_view(trace: DecodeTrace, teacher_force: Callable[[str], DecodeTrac
         st.success(t("reference_agrees"))
     else:
         s = forced.steps[diff]
-        st.info(t("reference_first_difference", pos=diff + 1, ref=code_span(s.label),
+        st.info(t("reference_first_difference", pos=position_number(diff), ref=code_span(s.label),
                   ref_prob=s.prob, top=code_span(s.top_labels[0]),
                   top_prob=float(s.top_probs[0])))
     layer, head = _pickers(("ref_layer", "ref_head"), trace)
@@ -154,7 +154,7 @@ def beam_view(trace: DecodeTrace) -> int:
     beam = trace.beam
     st.subheader(t("beam_header", n=beam.num_beams))
     hyps = beam.hypotheses
-    labels = [t("beam_option", i=i + 1, text=h.text or t("empty_tokens"), score=h.score)
+    labels = [t("beam_option", i=rank_number(i), text=h.text or t("empty_tokens"), score=h.score)
               for i, h in enumerate(hyps)]
     chosen = st.selectbox(t("beam_pick"), range(len(hyps)),
                           format_func=lambda i: labels[i], key=state.HYPOTHESIS_KEY)

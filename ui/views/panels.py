@@ -160,7 +160,8 @@ def positional_view(translator: Translator, trace: DecodeTrace, k: int, decode_w
     else:
         st.info(t("pe_scheme_" + scheme.replace("-", "_")))
     side = st.radio(t("positions_of"), list(SIDES), horizontal=True, key="pe_side",
-                    format_func=labels(SIDES, lambda s: t(SIDES[s])))
+                    format_func=labels(SIDES, lambda s: t(SIDES[s])),
+                    help=t("home_numbering"))  # the legend's rule: positions count from 1
     source = side != DECODER_INPUT
     tokens = list(trace.src_tokens if source else trace.tgt_tokens[:k])
     shown = list(trace.src_labels if source else trace.tgt_labels[:k])
@@ -171,7 +172,7 @@ def positional_view(translator: Translator, trace: DecodeTrace, k: int, decode_w
     title = "pe_heatmap_title_source" if source else "pe_heatmap_title_decoder"
     pe = translator.positional_encoding(len(tokens), where)  # (T, D)
     chart(viz.positional_heatmap(pe, shown, title=t(title, d_model=translator.config.d_model),
-                                 text=viz_labels()),
+                                 formula=scheme != "learned", text=viz_labels()),
           key="pe_heatmap")
     export.tables_expander("pe", lambda: [(t(title, d_model=translator.config.d_model),
                                            export.grid_table(pe.round(3), shown, None,

@@ -21,6 +21,7 @@ from model import CheckpointError, DecodeTrace, GenerationSettings, InputError, 
 from model.analysis.compare import difference, first_difference, shared_tokens
 from model.backends.hf_load import cache_snapshot
 from model.backends.load import pretrained_root
+from viz.convention import step_number
 
 from .. import pairs, pinyin, state
 from ..cache import decode, load_model, model_key, teacher_force
@@ -162,7 +163,7 @@ def _where_they_part(a: DecodeTrace, b: DecodeTrace, same_model: bool) -> None:
         return
     end = t("compare_ended")
     st.markdown(_with_changed_word(a, b, t(
-        "compare_first_diff" if i else "compare_first_diff_start", k=i, step=i + 1,
+        "compare_first_diff" if i else "compare_first_diff_start", k=i, step=step_number(i),
         a=code_span(out_a[i]) if i < len(out_a) else end,
         b=code_span(out_b[i]) if i < len(out_b) else end)))
 

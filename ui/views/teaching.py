@@ -20,7 +20,7 @@ from model import (
     embedding_parts,
     pe_similarity,
 )
-from viz.convention import head_number, layer_number
+from viz.convention import head_number, layer_number, position_label, position_number
 
 from .. import cache, export
 from ..charts import chart, columns
@@ -129,7 +129,7 @@ def _pick_head(trace: DecodeTrace, k: int, key: tuple) -> _Head:
     nk = nq if kind == "decoder" else hi.k.shape[0]
     q_tok, k_tok = list(hi.query_tokens[:nq]), list(hi.key_tokens[:nk])
     query = c4.selectbox(t("ih_query"), range(nq), index=nq - 1,
-                         format_func=lambda i: f"{i}: {q_tok[i]}", key="ih_query")
+                         format_func=lambda i: position_label(i, q_tok[i]), key="ih_query")
     sl = (slice(0, nq), slice(0, nk))
     return _Head(q_tok=q_tok, k_tok=k_tok, query=min(int(query), nq - 1), dk=hi.d_k,
                  q=hi.q[:nq], k=hi.k[:nk], v=hi.v[:nk], raw=hi.raw_scores[sl],
@@ -201,7 +201,8 @@ def _output_step(h: _Head) -> None:
                                  text=viz_labels()), key="ih_out")
     with right:
         query = h.query
-        st.markdown(t("ih_query_numbers", i=query, token=md_literal(h.q_tok[query])))
+        st.markdown(t("ih_query_numbers", i=position_number(query),
+                      token=md_literal(h.q_tok[query])))
         headers = {t("col_key"): h.k_tok, "q·k": h.raw[query].round(3)}
         if h.biased or not h.t5:  # T5's cross-attention scores are q·k as they are
             headers["+ b" if h.biased else "÷ √d_k"] = h.scaled[query].round(3)
