@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from model import GenerationSettings, InputError
 from model.decoding import for_settings
-from model.decoding.settings import BOUNDS, STRATEGIES
+from model.decoding.settings import BOUNDS, STARTS, STRATEGIES
 
 BAD = [
     ("num_beams", 0), ("num_beams", 9), ("num_beams", 2.5), ("num_beams", True),
@@ -89,7 +89,8 @@ def test_a_bad_value_in_a_link_drops_only_itself():
         {"strategy": "sampling", "temperature": "hot", "top_k": "5", "top_p": "7",
          "seed": "3", "num_beams": "4"})  # num_beams is not sampling's: ignored
     assert settings.strategy == "sampling" and (settings.top_k, settings.seed) == (5, 3)
-    assert (settings.temperature, settings.top_p) == (1.0, 1.0)
+    start = STARTS["sampling"]  # where a link's sampling starts
+    assert (settings.temperature, settings.top_p) == (start.temperature, start.top_p)
     assert set(dropped) == {"temperature", "top_p"}
 
 
@@ -148,3 +149,22 @@ def test_the_settings_ask_for_their_processors_in_generate_order():
     ids = torch.tensor([[0, 1, 0]])  # 0 1 0: "0 1" would repeat; 0 and 1 already seen
     out = both[1](2, both[0](2, logp, ids), ids)
     assert out[0, 1] == float("-inf") and out[0, 0] == -1.5 and out[0, 2] == -3.0
+
+
+def test_sampling_starts_where_the_models_write_sense_and_vary_most():
+    # benchmarks.sampling's rule on made-up figures: a setting below KEEP of greedy's right
+    # share in either direction is never chosen, however much it varies; of the rest the
+    # one that varies most is.
+    from benchmarks.sampling import GRID, KEEP, Figures, choose
+
+    greedy = [Figures(50.0, 1), Figures(60.0, 1)]
+    grid = [[Figures(50.0, 1.5), Figures(60.0, 1.5)] for _ in GRID]
+    grid[3] = [Figures(50.0 * KEEP, 3.0), Figures(60.0, 3.0)]  # just keeps it: chosen
+    grid[5] = [Figures(50.0, 4.0), Figures(60.0 * KEEP - 0.1, 4.0)]  # falls short in one
+    assert choose(greedy, grid) == 3
+    with pytest.raises(ValueError):
+        choose(greedy, [[Figures(0.0, 5.0), Figures(0.0, 5.0)] for _ in GRID])
+    # the shipped start is one of the grid's settings, with sampling on
+    start = STARTS["sampling"]
+    assert start.do_sample and {"temperature": start.temperature, "top_p": start.top_p,
+                                "top_k": start.top_k} in GRID
