@@ -22,6 +22,7 @@ from apptest_helpers import (
 )
 from streamlit.testing.v1 import AppTest
 
+from model.decoding.settings import STARTS
 from ui.i18n import (
     LANGUAGES,
     STRINGS,
@@ -357,7 +358,8 @@ def test_beam_search_and_sampling_in_chinese():
     at.button(key="sample_again").click().run()
     assert not at.exception and at.session_state["seed"] == 1
     assert at.button(key="sample_again").label == zh("sample_again")
-    assert any(c.value.startswith("解码方式：采样（温度 1.00") for c in at.caption)
+    start = STARTS["sampling"].temperature  # where the sidebar's sampling starts
+    assert any(c.value.startswith(f"解码方式：采样（温度 {start:.2f}") for c in at.caption)
 
 
 def test_branch_and_reference_in_chinese():

@@ -13,6 +13,8 @@ ROOT = Path(__file__).resolve().parent.parent
 ABOUT_A_BENCHMARK = {
     # the click benchmark finds its widgets by the app's own ids
     "tests/test_benchmark_keys.py": {"benchmarks.clicks_page"},
+    # the rule that chooses where the sidebar's sampling starts
+    "tests/test_settings.py": {"benchmarks.sampling"},
     # the classroom benchmark's scenario, run with fewer clicks and more checks
     "tests/browser/test_classroom.py": {"benchmarks.classroom"},
     # the protocol and nginx benchmarks' clients and proxy, checked without timings
