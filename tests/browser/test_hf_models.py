@@ -145,10 +145,12 @@ def test_cached_model_draws_every_view_in_english_and_chinese(app, family, sourc
     app.screenshot(f"hf-{family}-zh")
 
 
-def test_t5_positions_are_a_relative_bias(app, source_labels):
+def test_t5_positions_are_a_relative_bias_whose_head_survives_a_language_switch(
+        app, source_labels):
     """T5 adds no position vectors: the Positional encoding view shows the learned bias one
     head adds to the scores, over the sentence's tokens, the same on every diagonal (it
-    depends only on the distance j - i); in Chinese too."""
+    depends only on the distance j - i). The head picked for it stays picked, shown in the
+    new language, after switching to 简体中文 and stepping on."""
     source = source_labels["t5"]
     pick_hub_model(app, "t5", source)
     snap = app.open_view("Positional encoding", titles=[BIAS], panelMin=1)
@@ -161,9 +163,12 @@ def test_t5_positions_are_a_relative_bias(app, source_labels):
         diagonal = [z[i][i + d] for i in range(n) if 0 <= i + d < n]
         assert max(diagonal) - min(diagonal) < 1e-5, (d, diagonal)
     assert len({round(v, 5) for row in z for v in row}) > 1, "the bias is one constant"
+    app.select("Head", "Head 2", in_tab=True, titles=[f"{BIAS} 2"])
     switch_to_chinese(app)
-    snap = app.open_view("位置编码", titles=["加到注意力分数上的相对位置偏置"], panelMin=1)
     app.screenshot("hf-t5-relative-bias")
+    app.click_button("下一步 ▶", minCharts=2)
+    assert app.combobox("注意力头", in_tab=True).input_value() == "第 2 个头"
+    assert chart(app.snapshot(), "加到注意力分数上的相对位置偏置")["title"].endswith("第 2 个头")
 
 
 def test_marian_positions_are_a_sinusoidal_table(app, source_labels):
@@ -259,15 +264,3 @@ def test_target_tokens_read_as_text_on_every_axis(app, folders, source_labels, f
         assert not raw, (name, raw)
     assert set(trace.decoder_input_labels) <= seen  # the decoder side was drawn
     app.screenshot(f"hf-{family}-labels")
-
-
-def test_t5_bias_head_survives_a_language_switch(app, source_labels):
-    """The head picked for T5's relative-position bias stays picked, shown in the new
-    language, after switching to 简体中文 and stepping on."""
-    pick_hub_model(app, "t5", source_labels["t5"])
-    app.open_view("Positional encoding", titles=[BIAS], panelMin=1)
-    app.select("Head", "Head 2", in_tab=True, titles=[f"{BIAS} 2"])
-    switch_to_chinese(app)
-    app.click_button("下一步 ▶", minCharts=2)
-    assert app.combobox("注意力头", in_tab=True).input_value() == "第 2 个头"
-    assert chart(app.snapshot(), "加到注意力分数上的相对位置偏置")["title"].endswith("第 2 个头")
