@@ -7,6 +7,8 @@
 - ``hf_tiny``: tiny random-weight Hugging Face folders of every family and geometry, their
   tokenizers trained offline on ``data/hf_tiny_sentences.tsv``: the Hugging Face tests'
   models, and the tokenizers of ``benchmarks/hf_shapes.py``'s published shapes.
+- ``torch_reference``: our layers' weights copied into ``torch.nn``'s own layers, the
+  reference the model tests compare against.
 
 Nothing here imports ``tests`` or ``benchmarks`` (``tests/test_testkit.py`` holds the rule).
 """

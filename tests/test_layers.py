@@ -6,6 +6,7 @@ from torch import nn
 
 from model.core.layers import MultiHeadAttention, masked_softmax, sinusoidal_table
 from model.core.masks import subsequent_mask
+from testkit.torch_reference import copy_ffn_and_norms, copy_mha
 
 
 def test_positional_encoding_matches_the_formula():
@@ -38,13 +39,7 @@ def _reference_pair(d_model=32, nhead=4):
     torch.manual_seed(1)
     ours = MultiHeadAttention(d_model, nhead).eval()
     ref = nn.MultiheadAttention(d_model, nhead, batch_first=True).eval()
-    with torch.no_grad():
-        ref.in_proj_weight.copy_(torch.cat([ours.q_proj.weight, ours.k_proj.weight,
-                                            ours.v_proj.weight]))
-        ref.in_proj_bias.copy_(torch.cat([ours.q_proj.bias, ours.k_proj.bias,
-                                          ours.v_proj.bias]))
-        ref.out_proj.weight.copy_(ours.out_proj.weight)
-        ref.out_proj.bias.copy_(ours.out_proj.bias)
+    copy_mha(ours, ref)
     return ours, ref
 
 
@@ -96,25 +91,6 @@ def test_attention_rejects_malformed_masks():
         ours(x, x, x, attn_mask=torch.zeros(4, 4, dtype=torch.bool))
 
 
-def _copy_mha(ours: MultiHeadAttention, ref: nn.MultiheadAttention) -> None:
-    with torch.no_grad():
-        ref.in_proj_weight.copy_(torch.cat([ours.q_proj.weight, ours.k_proj.weight,
-                                            ours.v_proj.weight]))
-        ref.in_proj_bias.copy_(torch.cat([ours.q_proj.bias, ours.k_proj.bias,
-                                          ours.v_proj.bias]))
-        ref.out_proj.weight.copy_(ours.out_proj.weight)
-        ref.out_proj.bias.copy_(ours.out_proj.bias)
-
-
-def _copy_ffn_and_norms(ours, ref, n_norms: int) -> None:
-    with torch.no_grad():
-        ref.linear1.load_state_dict(ours.feed_forward.linear1.state_dict())
-        ref.linear2.load_state_dict(ours.feed_forward.linear2.state_dict())
-        for i in range(1, n_norms + 1):
-            getattr(ref, f"norm{i}").load_state_dict(
-                getattr(ours, f"sublayer{i}").norm.state_dict())
-
-
 @pytest.mark.parametrize("norm_first", [False, True])
 def test_encoder_layer_equals_torch_transformer_encoder_layer(norm_first):
     from model.core.layers import EncoderLayer
@@ -123,8 +99,8 @@ def test_encoder_layer_equals_torch_transformer_encoder_layer(norm_first):
     ours = EncoderLayer(32, 4, 64, 0.0, norm_first=norm_first).eval()
     ref = nn.TransformerEncoderLayer(32, 4, 64, 0.0, batch_first=True,
                                      norm_first=norm_first).eval()
-    _copy_mha(ours.self_attn, ref.self_attn)
-    _copy_ffn_and_norms(ours, ref, 2)
+    copy_mha(ours.self_attn, ref.self_attn)
+    copy_ffn_and_norms(ours, ref, 2)
     x = torch.randn(2, 5, 32)
     kpm = torch.tensor([[False] * 5, [False] * 3 + [True] * 2])
     # Compare on the real (unpadded) positions: the reference's fast path may zero pads.
@@ -141,9 +117,9 @@ def test_decoder_layer_equals_torch_transformer_decoder_layer(norm_first):
     ours = DecoderLayer(32, 4, 64, 0.0, norm_first=norm_first).eval()
     ref = nn.TransformerDecoderLayer(32, 4, 64, 0.0, batch_first=True,
                                      norm_first=norm_first).eval()
-    _copy_mha(ours.self_attn, ref.self_attn)
-    _copy_mha(ours.cross_attn, ref.multihead_attn)
-    _copy_ffn_and_norms(ours, ref, 3)
+    copy_mha(ours.self_attn, ref.self_attn)
+    copy_mha(ours.cross_attn, ref.multihead_attn)
+    copy_ffn_and_norms(ours, ref, 3)
     x, memory = torch.randn(2, 4, 32), torch.randn(2, 6, 32)
     mkpm = torch.tensor([[False] * 6, [False] * 4 + [True] * 2])
     out = ours(x, memory, subsequent_mask(4), mkpm)

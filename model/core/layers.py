@@ -370,7 +370,12 @@ class EncoderLayerOutput:
 
 
 class EncoderLayer(nn.Module):
-    """Self-attention then feed-forward, each wrapped in a residual + LayerNorm sublayer."""
+    """Self-attention then feed-forward, each wrapped in a residual + LayerNorm sublayer.
+
+    With a causal ``attn_mask`` (and a key/value cache) the same layer is one block of a
+    decoder-only stack (GPT, Radford et al. 2018): a decoder layer without cross-attention,
+    as ``torch.nn.TransformerEncoderLayer`` with a causal mask is.
+    """
 
     def __init__(self, d_model: int, nhead: int, dim_feedforward: int, dropout: float, *,
                  norm_first: bool = False, head_dim: int | None = None) -> None:
@@ -381,12 +386,28 @@ class EncoderLayer(nn.Module):
         self.sublayer2 = SublayerConnection(d_model, dropout, norm_first)
 
     def forward(self, x: torch.Tensor, key_padding_mask: torch.Tensor | None = None, *,
-                return_scores: bool = False) -> EncoderLayerOutput:
-        """x: (B, S, D); key_padding_mask: (B, S) bool, True = ``<pad>`` (blocked)."""
+                return_scores: bool = False, attn_mask: torch.Tensor | None = None,
+                past_key_value: tuple[torch.Tensor, torch.Tensor] | None = None
+                ) -> EncoderLayerOutput:
+        """Run one layer.
+
+        Args:
+            x: (B, S, D) (with ``past_key_value``: only the S new positions).
+            key_padding_mask: (B, S_all) bool, True = ``<pad>`` (blocked), over every key
+                (cached ones first), S_all = S_past + S.
+            attn_mask: (S, S_all) or (B, S, S_all) bool, True = blocked (a decoder-only
+                stack's causal mask, ``masks.subsequent_mask``); None for the encoder.
+            past_key_value: projected keys and values (B, H, S_past, Dh) of earlier
+                positions; the output's ``self_attention.key_value`` has them with the new.
+
+        Raises:
+            ValueError: mismatched shapes or a malformed mask (``MultiHeadAttention``).
+        """
 
         def attend(h: torch.Tensor):
             a = self.self_attn(h, h, h, key_padding_mask=key_padding_mask,
-                               return_scores=return_scores)
+                               attn_mask=attn_mask, return_scores=return_scores,
+                               past_key_value=past_key_value)
             return a.output, (a, h)
 
         x, (attn, attn_input) = self.sublayer1(x, attend)  # (B, S, D)
@@ -397,10 +418,22 @@ class EncoderLayer(nn.Module):
 @dataclass(frozen=True)
 class LayerCache:
     """One decoder layer's projected keys and values, each (B, H, ., Dh): ``self_kv`` for the
-    positions decoded so far (grows by one per step), ``cross_kv`` for the memory (fixed)."""
+    positions decoded so far (grows by one per step), ``cross_kv`` for the memory (fixed;
+    None in a decoder-only stack, which has no cross-attention)."""
 
     self_kv: tuple[torch.Tensor, torch.Tensor]
-    cross_kv: tuple[torch.Tensor, torch.Tensor]
+    cross_kv: tuple[torch.Tensor, torch.Tensor] | None = None
+
+
+def reorder_cache(cache: tuple[LayerCache, ...], index: torch.Tensor
+                  ) -> tuple[LayerCache, ...]:
+    """Select (and duplicate) rows of a cache along the batch axis, as beam search does when
+    it keeps beams ``index`` (n,) int64; returns a new cache (``cross_kv`` None stays None).
+    """
+    def pick(kv):
+        return None if kv is None else tuple(x.index_select(0, index) for x in kv)
+
+    return tuple(LayerCache(pick(layer.self_kv), pick(layer.cross_kv)) for layer in cache)
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from .layers import (
     EncoderLayerOutput,
     LayerCache,
     PositionalEncoding,
+    reorder_cache,
 )
 from .masks import decoder_self_attention_mask, padding_mask, subsequent_mask
 
@@ -71,6 +72,20 @@ class Embedding(nn.Module):
         return self.lut(ids) * self.scale
 
 
+def init_parameters(module: nn.Module, embeddings: tuple[nn.Embedding, ...],
+                    pad_id: int) -> None:
+    """Our Transformers' initialisation: Xavier-uniform (Glorot and Bengio, 2010) for every
+    matrix of ``module``, then N(0, D^-0.5) for each embedding table (D its width, so that the
+    sqrt(D)-scaled embeddings have unit variance) with the ``<pad>`` row zero."""
+    for p in module.parameters():
+        if p.dim() > 1:
+            nn.init.xavier_uniform_(p)
+    for emb in embeddings:
+        nn.init.normal_(emb.weight, std=emb.weight.size(1) ** -0.5)
+        with torch.no_grad():
+            emb.weight[pad_id].zero_()
+
+
 class Transformer(nn.Module):
     """Encoder-decoder Transformer. Holds weights only: no per-request state.
 
@@ -102,13 +117,7 @@ class Transformer(nn.Module):
         self._reset_parameters()
 
     def _reset_parameters(self) -> None:
-        for p in self.parameters():
-            if p.dim() > 1:
-                nn.init.xavier_uniform_(p)
-        for emb in (self.src_embed.lut, self.tgt_embed.lut):
-            nn.init.normal_(emb.weight, std=self.config.d_model**-0.5)
-            with torch.no_grad():
-                emb.weight[self.config.pad_id].zero_()
+        init_parameters(self, (self.src_embed.lut, self.tgt_embed.lut), self.config.pad_id)
 
     def encode(self, src_ids: torch.Tensor, *, return_scores: bool = False,
                return_layers: bool = False, pe_table: torch.Tensor | None = None,
@@ -210,11 +219,7 @@ class Transformer(nn.Module):
                       ) -> tuple[LayerCache, ...]:
         """Select (and duplicate) rows of a decoder cache along the batch axis, as beam search
         does when it keeps beams ``index`` (n,) int64; returns a new cache."""
-        return tuple(
-            LayerCache(tuple(x.index_select(0, index) for x in layer.self_kv),
-                       tuple(x.index_select(0, index) for x in layer.cross_kv))
-            for layer in cache
-        )
+        return reorder_cache(cache, index)
 
     def forward(self, src_ids: torch.Tensor, tgt_ids: torch.Tensor) -> DecoderOutput:
         """Teacher-forced pass: (B, S) source and (B, T) decoder inputs -> logits (B, T, V)."""
