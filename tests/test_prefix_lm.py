@@ -19,10 +19,12 @@ from model.core.decoder_only import DecoderOnlyTransformer
 from model.core.prefix_lm import BOS_ID, EOS_ID, PrefixCodec, PrefixLayout
 from model.core.subword import load_tokenizer
 from model.core.vocab import Vocab, tokenize_zh
+from model.training.prefix_lm import greedy_continuation, translate
 from model.training.trainer import (
     LoopSettings,
     label_smoothed_cross_entropy,
     prefix_lm_loss,
+    token_batches,
     train_loop,
     valid_loss,
 )
@@ -106,6 +108,18 @@ def test_encode_corpus_drops_what_does_not_fit(codec, pairs):
     assert len(codec.encode_corpus(pairs, max_len=shortest)[0]) < len(pairs)
 
 
+def test_joined_token_batches_count_prompt_and_continuation(codec, pairs):
+    data, _ = codec.encode_corpus(pairs, max_len=96)
+    budget = 2 * max(len(p) + len(c) for p, c in data)
+    batches = token_batches(data, budget, seed=0, joined=True)
+    assert sorted(i for b in batches for i in b) == list(range(len(data)))
+    for b in batches:
+        assert len(b) * max(len(data[i][0]) + len(data[i][1]) for i in b) <= budget
+    # Counting the longest side only would pack more rows than the joined rows fit.
+    sides = token_batches(data, budget, seed=0)
+    assert len(sides) < len(batches)
+
+
 def test_loss_equals_a_reference_computed_position_by_position(codec, pairs):
     model = _tiny(codec).eval()
     data, _ = codec.encode_corpus(pairs[:3], max_len=96)
@@ -148,15 +162,34 @@ def test_a_tiny_model_overfits_a_handful_of_pairs(codec, pairs):
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3)
     seen = []
     meta = train_loop(
-        model, opt, data, LoopSettings(50, 50, 60.0, "valid_score", label_smoothing=0.0),
+        model, opt, data, LoopSettings(100, 100, 60.0, "valid_score", label_smoothing=0.0),
         epoch_batches=lambda epoch: [list(range(len(data)))],
         lr=lambda step, used: 3e-3,
         validate=lambda m: {"valid_score": math.exp(-valid_loss(m, data, loss=prefix_lm_loss))},
         on_best=lambda m, meta: seen.append(meta["step"]), loss_fn=prefix_lm_loss)
     end = valid_loss(model, data, loss=prefix_lm_loss)
-    assert meta["step"] == 50 and seen == [50]
+    assert meta["step"] == 100 and seen == [100]
     assert start > math.log(codec.layout.vocab_size) - 1  # an untrained model guesses
     assert end < start / 2
+    # What it learnt is the translation: greedy decoding writes each pair's Chinese back.
+    assert [translate(model, codec, e) for e, _ in pairs] == \
+        ["".join(tokenize_zh(z)) for _, z in pairs]
+
+
+def test_greedy_continuation_with_the_cache_equals_full_passes(codec, pairs):
+    model = _tiny(codec, seed=3).eval()
+    prompt = codec.prompt(pairs[0][0])
+    got = greedy_continuation(model, prompt, max_new_tokens=6)
+    ids = list(prompt)
+    with torch.inference_mode():
+        for _ in range(6):  # no cache: the whole sequence each step
+            ids.append(int(model(torch.tensor([ids])).logits[0, -1].argmax()))
+            if ids[-1] == EOS_ID:
+                break
+    assert got == ids[len(prompt):]
+    assert len(greedy_continuation(model, prompt, max_new_tokens=200)) <= 96 - len(prompt)
+    with pytest.raises(ValueError, match="prompt"):
+        greedy_continuation(model, list(range(4, 100)), max_new_tokens=1)
 
 
 def test_decoder_only_checkpoint_round_trip_gives_identical_logits(tmp_path, codec, pairs):

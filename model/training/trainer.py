@@ -174,10 +174,13 @@ def length_batches(data: Sequence[Pair], batch_size: int, seed: int) -> list[lis
     return batches
 
 
-def token_batches(data: Sequence[Pair], max_tokens: int, seed: int) -> list[list[int]]:
+def token_batches(data: Sequence[Pair], max_tokens: int, seed: int, *, joined: bool = False
+                  ) -> list[list[int]]:
     """One epoch of batches: shuffled, sorted by length within chunks, each batch holding
     at most ``max_tokens`` (rows x longest side) tokens (a longer pair alone), then the
-    batches shuffled. The same ``seed`` gives the same batches."""
+    batches shuffled. The same ``seed`` gives the same batches. ``joined``: a pair is one
+    row of both sides' length (a prefix language model's prompt + continuation,
+    ``prefix_lm_loss``), so a batch holds at most ``max_tokens`` rows x longest row."""
     rng = random.Random(seed)
     order = list(range(len(data)))
     rng.shuffle(order)
@@ -188,7 +191,8 @@ def token_batches(data: Sequence[Pair], max_tokens: int, seed: int) -> list[list
         batch: list[int] = []
         longest = 0
         for i in part:
-            n = max(len(data[i][0]), len(data[i][1]))
+            a, b = len(data[i][0]), len(data[i][1])
+            n = a + b if joined else max(a, b)
             if batch and max(longest, n) * (len(batch) + 1) > max_tokens:
                 batches.append(batch)
                 batch, longest = [], 0
