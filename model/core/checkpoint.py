@@ -1,8 +1,14 @@
 """Read and write a pretrained folder: ``model.safetensors`` (weights, no pickle),
-``config.json`` (``TransformerConfig``), ``src_vocab.json`` / ``tgt_vocab.json`` (token lists
+``config.json`` (``TransformerConfig``, or ``DecoderOnlyConfig`` when it says
+``"architecture": "decoder-only"``), ``src_vocab.json`` / ``tgt_vocab.json`` (token lists
 in id order; a subword model has ``src_tokenizer.json``, a Hugging Face ``tokenizers`` file,
 instead of ``src_vocab.json``) and ``card.json`` (data, size, training, metrics, sha256 of
 the weights).
+
+A decoder-only folder (a prefix language model, ``prefix_lm.py``) has the same files: its
+one vocabulary is the English tokenizer's pieces, ``<sep>``, then the Chinese characters of
+``tgt_vocab.json``, so ``config.json``'s ``vocab_size`` and ``sep_id`` must be the ones
+``PrefixLayout`` computes from the two files.
 
 Every load failure raises ``CheckpointError`` whose message starts with the file's name and
 says what is wrong with it, in one short sentence. Nothing here unpickles: the weights are
@@ -28,7 +34,9 @@ from safetensors.torch import load_file, save_file
 
 from ..errors import CheckpointError
 from ..errors import short_repr as _short
-from .config import TransformerConfig
+from .config import ARCHITECTURES, DecoderOnlyConfig, TransformerConfig, config_from_dict
+from .decoder_only import DecoderOnlyTransformer
+from .prefix_lm import PrefixLayout
 from .subword import SRC_TOKENIZER, TGT_TOKENIZER, load_tokenizer, tokenizer_vocab
 from .transformer import Transformer
 from .vocab import Vocab
@@ -108,13 +116,15 @@ def _read_json(path: Path):
 
 
 def save_checkpoint(
-    folder: Path, model: Transformer, src_vocab: Vocab | None, tgt_vocab: Vocab, *,
-    card: dict, src_tokenizer=None, tgt_tokenizer=None,
+    folder: Path, model: Transformer | DecoderOnlyTransformer, src_vocab: Vocab | None,
+    tgt_vocab: Vocab, *, card: dict, src_tokenizer=None, tgt_tokenizer=None,
 ) -> dict:
     """Write the five files into ``folder`` (created if needed): with ``src_tokenizer`` (a
     ``tokenizers.Tokenizer``), ``src_tokenizer.json`` replaces ``src_vocab.json``; with
     ``tgt_tokenizer`` (an English target's byte-level BPE), ``tgt_tokenizer.json`` is
-    written beside ``tgt_vocab.json`` (its pieces in id order).
+    written beside ``tgt_vocab.json`` (its pieces in id order). A decoder-only prefix
+    language model is saved the same way, with its English tokenizer and Chinese vocabulary
+    (``config.json`` then says ``"architecture": "decoder-only"``).
 
     ``card`` is completed with the parameter count and the weights' sha256 and returned.
     """
@@ -139,12 +149,25 @@ def save_checkpoint(
     return card
 
 
-def _load_config(folder: Path) -> tuple[TransformerConfig, dict]:
-    """``config.json`` -> (TransformerConfig, the raw dict); every field type-checked."""
+def _config_class(data: dict) -> type:
+    """The config dataclass a ``config.json`` dict describes (``config_from_dict``'s rule)."""
+    if data.get("architecture", "encoder-decoder") == "decoder-only":
+        return DecoderOnlyConfig
+    return TransformerConfig
+
+
+def _load_config(folder: Path) -> tuple[TransformerConfig | DecoderOnlyConfig, dict]:
+    """``config.json`` -> (TransformerConfig or DecoderOnlyConfig, the raw dict); every
+    field type-checked."""
     data = _read_json(folder / CONFIG)
     if not isinstance(data, dict):
         raise CheckpointError(f"{CONFIG} must be a JSON object, not {_json_kind(data)}")
-    spec = {f.name: f for f in fields(TransformerConfig)}
+    arch = data.get("architecture", "encoder-decoder")
+    if arch not in ARCHITECTURES:
+        raise CheckpointError(f"{CONFIG}: architecture must be one of {list(ARCHITECTURES)}, "
+                              f"got {_short(arch)}")
+    spec = {f.name: f for f in fields(_config_class(data))}
+    spec["architecture"] = {f.name: f for f in fields(DecoderOnlyConfig)}["architecture"]
     unknown = sorted(set(data) - set(spec))
     if unknown:
         raise CheckpointError(f"{CONFIG} has unknown field(s) {_short(unknown)}")
@@ -154,16 +177,17 @@ def _load_config(folder: Path) -> tuple[TransformerConfig, dict]:
     for name, value in data.items():
         kind = spec[name].type  # a string: annotations are postponed
         integer = isinstance(value, int) and not isinstance(value, bool)
-        ok = {"bool": isinstance(value, bool), "int": integer,
+        ok = {"bool": isinstance(value, bool), "int": integer, "str": isinstance(value, str),
               "int | None": integer or value is None,  # head_dim: None = d_model // nhead
               "float": isinstance(value, int | float) and not isinstance(value, bool)
               and math.isfinite(value)}[kind]
         if not ok:
             want = {"bool": "true or false", "int": "an integer", "int | None": "an integer",
+                    "str": "a string",
                     "float": "a number"}[kind]
             raise CheckpointError(f"{CONFIG}: {name} must be {want}, got {_short(value)}")
     try:
-        config = TransformerConfig.from_dict(data)
+        config = config_from_dict(data)
     except ValueError as exc:
         raise CheckpointError(f"{CONFIG}: {exc}") from exc
     if config.max_len > MAX_POSITIONS:
@@ -203,7 +227,8 @@ def _check_card_config(card: dict, data: dict) -> None:
     recorded = card.get("config")
     if recorded is None:
         return
-    defaults = {f.name: f.default for f in fields(TransformerConfig) if f.default is not MISSING}
+    defaults = {f.name: f.default for f in fields(_config_class(data))
+                if f.default is not MISSING}
     recorded, data = {**defaults, **recorded}, {**defaults, **data}  # omitted = default
     differ = [k for k in sorted(set(recorded) | set(data)) if recorded.get(k) != data.get(k)]
     if differ:
@@ -310,17 +335,29 @@ def _layer_count(names, prefix: str) -> int:
     return max(found) + 1 if found else 0
 
 
-def _least_parameters(config: TransformerConfig) -> int:
-    """A lower bound on the parameters ``config`` describes: the two embedding tables and,
-    per layer, the attention projections (4 D H Dh, = 4 D^2 when H Dh = D; the decoder's
-    cross-attention too) and the feed-forward weights (2 D F), biases and norms left out."""
-    d, f, a = config.d_model, config.dim_feedforward, 4 * config.d_model * config.inner_dim
+def _least_parameters(config: TransformerConfig | DecoderOnlyConfig) -> int:
+    """A lower bound on the parameters ``config`` describes: the embedding tables (two, or
+    a decoder-only model's one) and, per layer, the attention projections (4 D H Dh, = 4 D^2
+    when H Dh = D; the decoder's cross-attention too) and the feed-forward weights (2 D F),
+    biases and norms left out."""
+    d, f = config.d_model, config.dim_feedforward
+    a = 4 * d * config.nhead * config.head_dim
+    if isinstance(config, DecoderOnlyConfig):
+        return config.vocab_size * d + config.num_layers * (a + 2 * d * f)
     return ((config.src_vocab_size + config.tgt_vocab_size) * d
             + config.num_encoder_layers * (a + 2 * d * f)
             + config.num_decoder_layers * (2 * a + 2 * d * f))
 
 
-def _check_header(header: dict, config: TransformerConfig) -> Transformer:
+def _layer_stacks(config: TransformerConfig | DecoderOnlyConfig) -> tuple[tuple[str, str], ...]:
+    """(tensor-name prefix, config field) of each stack of layers."""
+    if isinstance(config, DecoderOnlyConfig):
+        return (("layers", "num_layers"),)
+    return (("encoder_layers", "num_encoder_layers"), ("decoder_layers", "num_decoder_layers"))
+
+
+def _check_header(header: dict, config: TransformerConfig | DecoderOnlyConfig
+                  ) -> Transformer | DecoderOnlyTransformer:
     """Tensor names, shapes and dtypes in the header must be what ``config`` implies.
 
     The model is built (on the CPU, randomly initialised) only once the layer counts agree
@@ -331,8 +368,7 @@ def _check_header(header: dict, config: TransformerConfig) -> Transformer:
     Returns:
         The model ``config`` describes, ready for ``load_state_dict``.
     """
-    for prefix, field in (("encoder_layers", "num_encoder_layers"),
-                          ("decoder_layers", "num_decoder_layers")):
+    for prefix, field in _layer_stacks(config):
         have, want = _layer_count(header, prefix), getattr(config, field)
         if have != want:
             raise CheckpointError(
@@ -346,7 +382,8 @@ def _check_header(header: dict, config: TransformerConfig) -> Transformer:
             f"{WEIGHTS} holds {held:,} numbers but {CONFIG} describes at least {least:,} "
             f"parameters (d_model {config.d_model}, dim_feedforward {config.dim_feedforward})"
         )
-    model = Transformer(config)
+    model = (DecoderOnlyTransformer if isinstance(config, DecoderOnlyConfig)
+             else Transformer)(config)
     expected = model.state_dict()
     missing = sorted(set(expected) - set(header))
     extra = sorted(set(header) - set(expected))
@@ -366,10 +403,29 @@ def _check_header(header: dict, config: TransformerConfig) -> Transformer:
     return model
 
 
+def _check_vocab_sizes(config, src: tuple[str, Vocab], tgt: tuple[str, Vocab]) -> None:
+    """The vocabularies (file name, ``Vocab``) must have the sizes ``config`` says: an
+    encoder-decoder's ``src_vocab_size`` and ``tgt_vocab_size``; a decoder-only prefix
+    language model's ``vocab_size`` and ``sep_id`` as ``PrefixLayout`` makes them.
+
+    Raises:
+        CheckpointError: a size that disagrees.
+    """
+    if isinstance(config, DecoderOnlyConfig):
+        try:
+            PrefixLayout(len(src[1]), len(tgt[1])).check(config)
+        except ValueError as exc:
+            raise CheckpointError(f"{CONFIG}: {exc}") from exc
+        return
+    for (name, vocab), size in ((src, config.src_vocab_size), (tgt, config.tgt_vocab_size)):
+        if len(vocab) != size:
+            raise CheckpointError(f"{name} has {len(vocab)} tokens but {CONFIG} says {size}")
+
+
 class Checkpoint(NamedTuple):
     """What ``load_checkpoint`` reads from a pretrained folder."""
 
-    model: Transformer  # in eval mode
+    model: Transformer | DecoderOnlyTransformer  # in eval mode
     src_vocab: Vocab
     tgt_vocab: Vocab
     card: dict
@@ -403,10 +459,7 @@ def load_checkpoint(folder: Path) -> Checkpoint:
     (src_vocab, tokenizer), tgt_vocab = _load_source(folder), _load_vocab(folder / TGT_VOCAB)
     src_name = SRC_TOKENIZER if (folder / SRC_TOKENIZER).exists() else SRC_VOCAB
     tgt_tokenizer = _load_target_tokenizer(folder, tgt_vocab)
-    for name, vocab, size in ((src_name, src_vocab, config.src_vocab_size),
-                              (TGT_VOCAB, tgt_vocab, config.tgt_vocab_size)):
-        if len(vocab) != size:
-            raise CheckpointError(f"{name} has {len(vocab)} tokens but {CONFIG} says {size}")
+    _check_vocab_sizes(config, (src_name, src_vocab), (TGT_VOCAB, tgt_vocab))
     weights = folder / WEIGHTS
     _require_file(weights)
     try:

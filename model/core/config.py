@@ -129,6 +129,10 @@ class DecoderOnlyConfig(_ConfigJSON):
     "decoder-only"`` included; ``config_from_dict`` (or ``DecoderOnlyConfig.from_dict``)
     rebuilds it. Field names and defaults follow ``TransformerConfig`` where they mean the
     same; ``num_layers`` is L, ``vocab_size`` V (one vocabulary for the whole sequence).
+    ``sep_id`` is the separator of a prefix language model (``core.prefix_lm``: the id
+    after the English ids, where the prompt ends and the scored continuation begins); it
+    lives here, in ``config.json``, because generation must append it to every prompt and
+    the views must know where the prompt ends, and both read only the config.
 
     Raises:
         ValueError: from ``__post_init__`` when a field is out of range (as
@@ -150,6 +154,8 @@ class DecoderOnlyConfig(_ConfigJSON):
     tie_word_embeddings: bool = True  # output projection = token embedding^T (HF's name)
     head_dim: int | None = None  # Dh per head; None = d_model // nhead
     architecture: str = "decoder-only"  # what config.json says; the only value allowed
+    sep_id: int | None = None  # <sep> between prompt and continuation (prefix_lm.py); None
+    # = a plain language model with no separator
 
     def __post_init__(self) -> None:
         if self.architecture != "decoder-only":
@@ -159,6 +165,9 @@ class DecoderOnlyConfig(_ConfigJSON):
             raise ValueError("vocab_size must exceed the 4 special tokens")
         if self.num_layers <= 0:
             raise ValueError("num_layers must be positive")
+        if self.sep_id is not None and not 4 <= self.sep_id < self.vocab_size:
+            raise ValueError(f"sep_id ({self.sep_id}) must be a non-special id below "
+                             f"vocab_size ({self.vocab_size})")
 
 
 def config_from_dict(data: dict) -> TransformerConfig | DecoderOnlyConfig:

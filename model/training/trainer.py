@@ -88,10 +88,38 @@ def batch_loss(model: Transformer, data: Sequence[Pair], idx: Sequence[int], smo
     return label_smoothed_cross_entropy(logits.float(), tgt[:, 1:], pad_id, smoothing)
 
 
+def prefix_lm_loss(model, data: Sequence[Pair], idx: Sequence[int], smoothing: float,
+                   *, device: torch.device | str = "cpu") -> torch.Tensor:
+    """Teacher-forced loss of a decoder-only prefix language model (``core.prefix_lm``;
+    Liu et al. 2018, section 4.2) on the encoded pairs ``data[i]`` = (prompt ids
+    ``<s> English <sep>``, continuation ids ``Chinese </s>``) for i in ``idx``.
+
+    Each row is prompt + continuation, right-padded to (B, N) by ``pad_rows``, with
+    ``key_padding_mask`` (B, N) True on the padding. Position j's logits predict token
+    j + 1; only continuation tokens are scored (the Chinese ids and the closing ``</s>``):
+    the targets (B, N - 1) are ``ids[:, 1:]`` with every prompt token set to ``<pad>``, so
+    ``label_smoothed_cross_entropy`` leaves them and the padding out of its mean (nats per
+    scored token).
+
+    Raises:
+        ValueError: ``idx`` is empty; ``smoothing`` outside [0, 1].
+    """
+    pad_id = model.config.pad_id
+    rows = [data[i][0] + data[i][1] for i in idx]
+    ids = pad_rows(rows, pad_id).to(device)  # (B, N)
+    prompt = pad_rows([[1] * len(data[i][0]) + [0] * len(data[i][1]) for i in idx],
+                      0).to(device).bool()  # (B, N) True on the prompt
+    targets = ids.masked_fill(prompt, pad_id)[:, 1:]  # (B, N - 1): prompt and padding = pad
+    logits = model(ids[:, :-1], ids[:, :-1] == pad_id).logits  # (B, N - 1, V)
+    return label_smoothed_cross_entropy(logits.float(), targets, pad_id, smoothing)
+
+
 def valid_loss(model: Transformer, data: Sequence[Pair], chunk: int = 100,
-               device: torch.device | str = "cpu") -> float:
-    """Validation loss: the mean over chunks of ``chunk`` pairs of ``batch_loss`` without
-    smoothing (nats per token), in eval mode and without gradients.
+               device: torch.device | str = "cpu", *,
+               loss: Callable[..., torch.Tensor] | None = None) -> float:
+    """Validation loss: the mean over chunks of ``chunk`` pairs of ``loss`` (``batch_loss``
+    when None; ``prefix_lm_loss`` for a decoder-only model) without smoothing (nats per
+    token), in eval mode and without gradients.
 
     Raises:
         ValueError: no pairs.
@@ -102,7 +130,8 @@ def valid_loss(model: Transformer, data: Sequence[Pair], chunk: int = 100,
     idx = list(range(len(data)))
     parts = [idx[i : i + chunk] for i in range(0, len(idx), chunk)]
     with torch.inference_mode():
-        losses = [batch_loss(model, data, p, 0.0, device=device).item() for p in parts]
+        losses = [(loss or batch_loss)(model, data, p, 0.0, device=device).item()
+                  for p in parts]
     return sum(losses) / len(parts)
 
 
@@ -145,10 +174,13 @@ def length_batches(data: Sequence[Pair], batch_size: int, seed: int) -> list[lis
     return batches
 
 
-def token_batches(data: Sequence[Pair], max_tokens: int, seed: int) -> list[list[int]]:
+def token_batches(data: Sequence[Pair], max_tokens: int, seed: int, *, joined: bool = False
+                  ) -> list[list[int]]:
     """One epoch of batches: shuffled, sorted by length within chunks, each batch holding
     at most ``max_tokens`` (rows x longest side) tokens (a longer pair alone), then the
-    batches shuffled. The same ``seed`` gives the same batches."""
+    batches shuffled. The same ``seed`` gives the same batches. ``joined``: a pair is one
+    row of both sides' length (a prefix language model's prompt + continuation,
+    ``prefix_lm_loss``), so a batch holds at most ``max_tokens`` rows x longest row."""
     rng = random.Random(seed)
     order = list(range(len(data)))
     rng.shuffle(order)
@@ -159,7 +191,8 @@ def token_batches(data: Sequence[Pair], max_tokens: int, seed: int) -> list[list
         batch: list[int] = []
         longest = 0
         for i in part:
-            n = max(len(data[i][0]), len(data[i][1]))
+            a, b = len(data[i][0]), len(data[i][1])
+            n = a + b if joined else max(a, b)
             if batch and max(longest, n) * (len(batch) + 1) > max_tokens:
                 batches.append(batch)
                 batch, longest = [], 0
@@ -270,16 +303,24 @@ def _catch_stop_signals(interrupted: list[int]) -> dict:
             for sig in (signal.SIGTERM, signal.SIGINT)}
 
 
+def _restore_signals(previous: dict) -> None:
+    """Put back the handlers ``_catch_stop_signals`` replaced."""
+    for sig, handler in previous.items():
+        signal.signal(sig, handler)
+
+
 def _optimiser_step(model: Transformer, opt: torch.optim.Optimizer, data: Sequence[Pair],
                     idx: Sequence[int], *, settings: LoopSettings,
-                    device: torch.device | str) -> torch.Tensor:
-    """One training step on the batch ``idx``: ``batch_loss`` (under bf16 autocast when
-    ``settings.autocast`` says so), backward, global-norm clipping, ``opt.step()``.
-    Returns the loss (a scalar tensor)."""
+                    device: torch.device | str,
+                    loss_fn: Callable[..., torch.Tensor] | None = None) -> torch.Tensor:
+    """One training step on the batch ``idx``: ``loss_fn`` (``batch_loss`` when None; under
+    bf16 autocast when ``settings.autocast`` says so), backward, global-norm clipping,
+    ``opt.step()``. Returns the loss (a scalar tensor)."""
     model.train()
     with torch.autocast(torch.device(device).type, dtype=torch.bfloat16,
                         enabled=settings.autocast == "bf16"):
-        loss = batch_loss(model, data, idx, settings.label_smoothing, device=device)
+        loss = (loss_fn or batch_loss)(model, data, idx, settings.label_smoothing,
+                                       device=device)
     opt.zero_grad(set_to_none=True)
     loss.backward()
     torch.nn.utils.clip_grad_norm_(model.parameters(), settings.clip_norm)
@@ -329,22 +370,23 @@ def train_loop(model: Transformer, opt: torch.optim.Optimizer, data: Sequence[Pa
                epoch_batches: Callable[[int], list[list[int]]],
                lr: Callable[[int, float], float], validate: Callable[[Transformer], dict],
                on_best: Callable[[Transformer, dict], None],
-               device: torch.device | str = "cpu", state_dir: Path | None = None) -> dict:
+               device: torch.device | str = "cpu", state_dir: Path | None = None,
+               loss_fn: Callable[..., torch.Tensor] | None = None) -> dict:
     """Train ``model`` on the encoded pairs ``data``: the one loop of both training paths.
 
     Each step takes the next batch (``epoch_batches(epoch)``: lists of indices into
     ``data``), sets the learning rate to ``lr(step, fraction of the time limit used)`` and
-    takes an ``_optimiser_step``. Every ``eval_every`` steps, at the last step, when out of
-    time or when pausing it validates (``_record``: ``validate(model)``, a dict of metrics
-    with ``settings.metric``; ``on_best(model, meta)`` at a best) and with a ``state_dir``
-    saves the training state there (``save_state``); a state found there is resumed first
+    takes an ``_optimiser_step`` with ``loss_fn`` (``batch_loss`` when None,
+    ``prefix_lm_loss`` for a prefix LM). Every ``eval_every`` steps, at the last step,
+    when out of time or pausing it validates (``_record``: ``validate(model)``, a dict with
+    ``settings.metric``; ``on_best(model, meta)`` at a best) and with a ``state_dir`` saves
+    the training state there (``save_state``); a state found there is resumed first
     (``load_state``): the same command continues with the same batches and random numbers.
-    SIGTERM or Ctrl-C (SIGINT) pauses like ``stop_after`` (from the main thread only).
+    SIGTERM or Ctrl-C (SIGINT) pauses like ``stop_after`` (main thread only).
 
     Returns:
-        meta: ``step`` (the last step), ``epoch``, ``position``, ``history`` (the validation
-        records), ``best`` (the best metric value), ``best_step``, ``minutes`` (of
-        training, all runs) and ``paused`` (stopped by ``stop_after``).
+        meta: ``step`` (the last), ``epoch``, ``position``, ``history`` (validation records),
+        ``best``, ``best_step``, ``minutes`` (all runs), ``paused`` (by ``stop_after``).
 
     Raises:
         KeyError: the validation record has no ``settings.metric``.
@@ -352,8 +394,7 @@ def train_loop(model: Transformer, opt: torch.optim.Optimizer, data: Sequence[Pa
     meta = _start(model, opt, device, state_dir)
     interrupted: list[int] = []  # SIGTERM or Ctrl-C: finish the step, save, stop
     previous = _catch_stop_signals(interrupted)
-    minutes_before = meta["minutes"]
-    t0 = time.time()
+    minutes_before, t0 = meta["minutes"], time.time()
     bar = tqdm(total=settings.steps, initial=meta["step"], desc="train", mininterval=10,
                file=sys.stdout)
     batches = epoch_batches(meta["epoch"])
@@ -364,7 +405,8 @@ def train_loop(model: Transformer, opt: torch.optim.Optimizer, data: Sequence[Pa
         minutes = minutes_before + (time.time() - t0) / 60
         for g in opt.param_groups:
             g["lr"] = lr(step, minutes / settings.time_limit_min)
-        loss = _optimiser_step(model, opt, data, idx, settings=settings, device=device)
+        loss = _optimiser_step(model, opt, data, idx, settings=settings, device=device,
+                               loss_fn=loss_fn)
         bar.update(1)
         if step % 50 == 0:
             bar.set_postfix(loss=f"{loss.item():.3f}", epoch=meta["epoch"])
@@ -381,6 +423,5 @@ def train_loop(model: Transformer, opt: torch.optim.Optimizer, data: Sequence[Pa
             _say_stopped(meta, step, out_of_time=out_of_time, limit=settings.time_limit_min)
             break
     bar.close()
-    for sig, handler in previous.items():
-        signal.signal(sig, handler)
+    _restore_signals(previous)
     return meta
