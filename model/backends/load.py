@@ -13,6 +13,7 @@ from pathlib import Path
 from ..core.checkpoint import load_checkpoint
 from ..core.counts import read_counts
 from ..core.heldout import read_heldout
+from ..core.transformer import Transformer
 from ..errors import CheckpointError
 from ..errors import short_repr as _short
 from . import hf_load, ours
@@ -75,7 +76,8 @@ def load_pretrained(name_or_path: str | Path, load_pickle_weights: bool = False)
 
     Raises:
         CheckpointError: no such model, or a folder that cannot or must not be loaded (the
-            message names the file and the problem).
+            message names the file and the problem), or one of our decoder-only checkpoints
+            (``core.decoder_only``: not yet opened as a translator).
     """
     root = pretrained_root()
     name = str(name_or_path)
@@ -94,6 +96,10 @@ def load_pretrained(name_or_path: str | Path, load_pickle_weights: bool = False)
     if hf_load.is_hf_folder(path):
         return hf_load.load_hf(path, load_pickle_weights=load_pickle_weights)
     ckpt = load_checkpoint(path)
+    if not isinstance(ckpt.model, Transformer):  # a decoder-only checkpoint (issue 55)
+        raise CheckpointError(
+            f"{_short(path.name)} is one of our decoder-only models; the app and "
+            "load_pretrained open our encoder-decoder models only, for now")
     return ours.build_translator(ckpt.model, ckpt.src_vocab, ckpt.tgt_vocab, ckpt.card,
                                  name=path.name, src_tokenizer=ckpt.src_tokenizer,
                                  tgt_tokenizer=ckpt.tgt_tokenizer, heldout=read_heldout(path),
