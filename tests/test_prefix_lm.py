@@ -213,10 +213,16 @@ def test_decoder_only_checkpoint_round_trip_gives_identical_logits(tmp_path, cod
         load_pretrained(folder)
 
 
-def test_decoder_only_folder_whose_sizes_disagree_is_refused(tmp_path, codec):
+def _saved(tmp_path: Path, codec) -> Path:
+    """A tiny decoder-only model saved as a checkpoint folder under ``tmp_path``."""
     folder = tmp_path / "prefix"
     save_checkpoint(folder, _tiny(codec), None, codec.zh_vocab, card={"task": "en-zh"},
                     src_tokenizer=codec.tokenizer)
+    return folder
+
+
+def test_decoder_only_folder_whose_sizes_disagree_is_refused(tmp_path, codec):
+    folder = _saved(tmp_path, codec)
     zh = json.loads((folder / "tgt_vocab.json").read_text(encoding="utf-8"))
     (folder / "tgt_vocab.json").write_text(json.dumps(zh[:-1]), encoding="utf-8")
     with pytest.raises(CheckpointError, match="config.json: vocab_size"):
@@ -224,9 +230,7 @@ def test_decoder_only_folder_whose_sizes_disagree_is_refused(tmp_path, codec):
 
 
 def test_unknown_architecture_is_refused(tmp_path, codec):
-    folder = tmp_path / "prefix"
-    save_checkpoint(folder, _tiny(codec), None, codec.zh_vocab, card={"task": "en-zh"},
-                    src_tokenizer=codec.tokenizer)
+    folder = _saved(tmp_path, codec)
     config = json.loads((folder / "config.json").read_text())
     (folder / "config.json").write_text(json.dumps({**config, "architecture": "mixture"}))
     with pytest.raises(CheckpointError, match="architecture"):

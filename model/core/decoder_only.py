@@ -26,10 +26,10 @@ from torch import nn
 from torch.nn import functional as F
 
 from .config import DecoderOnlyConfig
-from .layers import EncoderLayer, EncoderLayerOutput, LayerCache, PositionalEncoding
+from .layers import EncoderLayerOutput, LayerCache, PositionalEncoding
 from .layers import reorder_cache as _reorder_cache
 from .masks import subsequent_mask
-from .transformer import Embedding, init_parameters
+from .transformer import Embedding, init_parameters, self_attention_stack
 
 
 @dataclass(frozen=True)
@@ -71,11 +71,7 @@ class DecoderOnlyTransformer(nn.Module):
         self.config = c
         self.embed = Embedding(c.vocab_size, c.d_model, c.pad_id)
         self.positional = PositionalEncoding(c.d_model, c.max_len, c.dropout)
-        self.layers = nn.ModuleList(
-            EncoderLayer(c.d_model, c.nhead, c.dim_feedforward, c.dropout,
-                         norm_first=c.norm_first, head_dim=c.head_dim)
-            for _ in range(c.num_layers)
-        )
+        self.layers = self_attention_stack(c, c.num_layers)
         # Pre-LN stacks need a final LayerNorm (GPT-2, section 2.3); post-LN outputs are
         # already normalised.
         self.norm = nn.LayerNorm(c.d_model) if c.norm_first else nn.Identity()

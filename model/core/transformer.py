@@ -72,6 +72,18 @@ class Embedding(nn.Module):
         return self.lut(ids) * self.scale
 
 
+def self_attention_stack(config, n: int) -> nn.ModuleList:
+    """``n`` ``EncoderLayer``s (self-attention + feed-forward) of ``config``'s geometry
+    (``d_model``, ``nhead``, ``dim_feedforward``, ``dropout``, ``norm_first``, ``head_dim``
+    of a ``TransformerConfig`` or a ``DecoderOnlyConfig``): the encoder's stack, and with a
+    causal mask a decoder-only model's."""
+    return nn.ModuleList(
+        EncoderLayer(config.d_model, config.nhead, config.dim_feedforward, config.dropout,
+                     norm_first=config.norm_first, head_dim=config.head_dim)
+        for _ in range(n)
+    )
+
+
 def init_parameters(module: nn.Module, embeddings: tuple[nn.Embedding, ...],
                     pad_id: int) -> None:
     """Our Transformers' initialisation: Xavier-uniform (Glorot and Bengio, 2010) for every
@@ -100,11 +112,7 @@ class Transformer(nn.Module):
         self.src_embed = Embedding(c.src_vocab_size, c.d_model, c.pad_id)
         self.tgt_embed = Embedding(c.tgt_vocab_size, c.d_model, c.pad_id)
         self.positional = PositionalEncoding(c.d_model, c.max_len, c.dropout)
-        self.encoder_layers = nn.ModuleList(
-            EncoderLayer(c.d_model, c.nhead, c.dim_feedforward, c.dropout,
-                         norm_first=c.norm_first, head_dim=c.head_dim)
-            for _ in range(c.num_encoder_layers)
-        )
+        self.encoder_layers = self_attention_stack(c, c.num_encoder_layers)
         self.decoder_layers = nn.ModuleList(
             DecoderLayer(c.d_model, c.nhead, c.dim_feedforward, c.dropout,
                          norm_first=c.norm_first, head_dim=c.head_dim)
