@@ -263,6 +263,10 @@ READY_JS = """
   if (want.alert && !all("[data-testid='stAlert']").some((a) => a.innerText.includes(want.alert))) {
     return false;
   }
+  if (want.slider !== undefined) {  // the step slider's value (React sets it after a render)
+    const s = document.querySelector(".st-key-step [data-testid='stSlider'] input[type='range']");
+    if (!s || +s.value !== want.slider) return false;
+  }
   if (want.tab) {
     const tab = document.querySelector("%VIEW_CHOSEN%");
     if (!tab || tab.innerText.trim() !== want.tab) return false;

@@ -188,7 +188,7 @@ class AppPage:
     def wait_ready(self, after: int | None = None, **want) -> dict:
         """Wait until the server has finished more than ``after`` runs (if given) and the
         page is idle and shows ``want`` (keys of ``READY_JS``: charts, minCharts,
-        panelCharts, panelMin, titles, step, stepOf, source, alert, tab, rows), then
+        panelCharts, panelMin, titles, step, stepOf, source, alert, tab, rows, slider), then
         assert no exception box or error alert is shown. Returns the snapshot."""
         deadline = time.monotonic() + TIMEOUT_S
         while after is not None and self.runs.done <= after:

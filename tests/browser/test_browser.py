@@ -113,14 +113,14 @@ def test_walkthrough_sentence_steps_tabs_layers_heads(app):
 
     # Step to the last step with Next, one back with Previous, to the end with the slider.
     for k in range(2, total + 1):
-        snap = app.click_button("Next ▶", step=f"Step {k} of {total}",
+        snap = app.click_button("Next ▶", step=f"Step {k} of {total}", slider=k,
                                 titles=[f"Step {k}, layer", FIRST])
         assert snap["slider"]["value"] == k and len(snap["decoderInput"]) == k
     assert nxt.is_disabled() and prev.is_enabled()
     snap = app.click_button("◀ Previous", step=f"Step {total - 1} of {total}",
-                            titles=[f"Step {total - 1}, layer", FIRST])
+                            slider=total - 1, titles=[f"Step {total - 1}, layer", FIRST])
     assert snap["slider"]["value"] == total - 1
-    snap = app.slider_key("End", step=f"Step {total} of {total}",
+    snap = app.slider_key("End", step=f"Step {total} of {total}", slider=total,
                           titles=[f"Step {total}, layer", FIRST])
     dec = snap["decoderInput"]  # <s> and every output token but the last
     assert len(dec) == total and dec[0] == "<s>", dec

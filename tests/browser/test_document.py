@@ -26,7 +26,8 @@ def _blur(app) -> None:
 def _press(app, key: str, step: int, total: int) -> dict:
     """Press ``key`` with nothing focused and wait for step ``step`` of ``total``."""
     _blur(app)
-    return app.act(lambda: app.page.keyboard.press(key), step=f"Step {step} of {total}")
+    return app.act(lambda: app.page.keyboard.press(key), step=f"Step {step} of {total}",
+                   slider=step)
 
 
 def test_the_keys_step_through_the_decoding(app):

@@ -205,18 +205,19 @@ def test_bart_folder_by_path_decodes_and_steps(app, folders, source_labels):
     cross = "Cross-attention, layer 1, all heads"
     app.open_view("Cross-attention", titles=[cross], panelCharts=1, rows={"title": cross, "n": 1})
 
-    snap = app.click_button("Next ▶", step=f"Step 2 of {total}", rows={"title": cross, "n": 2})
+    snap = app.click_button("Next ▶", step=f"Step 2 of {total}", slider=2,
+                            rows={"title": cross, "n": 2})
     assert snap["slider"]["value"] == 2 and snap["decoderInput"][:1] == start
     assert len(snap["decoderInput"]) == 2
     app.wait_ticks(cross, lambda x, y: set(x) == set(source)
                    and y[0].split(" → ")[0] == start[0])  # a row reads input → output
 
-    snap = app.slider_key("End", step=f"Step {total} of {total}",
+    snap = app.slider_key("End", step=f"Step {total} of {total}", slider=total,
                           rows={"title": cross, "n": total})
     assert snap["slider"]["value"] == total and len(snap["decoderInput"]) == total
     assert app.page.get_by_role("button", name="Next ▶", exact=True).is_disabled()
     snap = app.click_button("◀ Previous", step=f"Step {total - 1} of {total}",
-                            rows={"title": cross, "n": total - 1})
+                            slider=total - 1, rows={"title": cross, "n": total - 1})
     assert snap["slider"]["value"] == total - 1
     app.screenshot("hf-bart-folder")
 
