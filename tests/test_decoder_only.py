@@ -89,6 +89,17 @@ def test_tied_head_saves_the_vocabulary_matrix():
     assert untied.num_parameters() - tied.num_parameters() == V * D
 
 
+@pytest.mark.parametrize("keep", [1, 3, 8])
+def test_logits_to_keep_are_the_last_positions_of_the_full_logits(keep):
+    model = tiny(2).eval()
+    ids = torch.tensor([[2, 5, 9, 11, 3, 7, 8, 4], [2, 6, 6, 10, 12, 3, 0, 0]])
+    mask = ids == 0
+    full = model(ids, mask).logits  # (B, N, V)
+    kept = model(ids, mask, logits_to_keep=keep).logits  # (B, K, V)
+    assert kept.shape == (2, keep, V)
+    torch.testing.assert_close(kept, full[:, -keep:], atol=1e-6, rtol=0)
+
+
 def test_no_position_sees_a_later_token():
     model = tiny(2)
     ids = torch.tensor([[2, 5, 9, 11, 3, 7, 8, 4]])

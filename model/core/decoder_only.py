@@ -89,6 +89,7 @@ class DecoderOnlyTransformer(nn.Module):
         return_layers: bool = False,
         pe_table: torch.Tensor | None = None,
         inputs_embeds: torch.Tensor | None = None,
+        logits_to_keep: int = 0,
     ) -> DecoderOnlyOutput:
         """Run the stack over one sequence per row, every position looking only back.
 
@@ -109,9 +110,13 @@ class DecoderOnlyTransformer(nn.Module):
                 position p (pass the same table at every cached step); None = the table.
             inputs_embeds: (B, N, D) scaled token embeddings to use instead of
                 ``embed(ids)`` (attribution: the input a gradient method varies).
+            logits_to_keep: project only the last K positions to the vocabulary (logits
+                (B, K, V)); 0 = all N (Hugging Face's argument of that name: training a
+                prefix LM scores only the continuation, and V-wide logits of the prompt
+                would cost 15 % of a step).
 
         Returns:
-            DecoderOnlyOutput: logits (B, N, V), per-layer attentions (B, H, N, N_all), the
+            DecoderOnlyOutput: logits (B, N, V) (K with ``logits_to_keep``), per-layer attentions (B, H, N, N_all), the
             cache covering N_all positions.
 
         Raises:
@@ -130,7 +135,7 @@ class DecoderOnlyTransformer(nn.Module):
             outs.append(layer(x, key_padding_mask, attn_mask=causal,
                               return_scores=return_scores, past_key_value=cache))
             x = outs[-1].output  # (B, N, D)
-        h = self.norm(x)  # (B, N, D)
+        h = self.norm(x[:, -logits_to_keep:])  # (B, N, D) or (B, K, D)
         logits = self.lm_head(h) if self.lm_head is not None else F.linear(
             h, self.embed.lut.weight)  # (B, N, V)
         return DecoderOnlyOutput(

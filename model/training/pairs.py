@@ -42,12 +42,15 @@ from .recipes import RECIPES, recipe_card
 from .trainer import valid_loss
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository
+MAX_LEN = 96  # positions in the model; training pairs longer than MAX_TRAIN_TOKENS are dropped
 DEFAULTS = dict(d_model=256, nhead=8, layers=3, dim_feedforward=1024, dropout=0.1,
                 src_vocab_size=8000, individual_digits=0, min_char_count=2, max_tokens=4096,
                 lr=1e-3, warmup=800, steps=9000, eval_every=750, time_limit_min=150.0,
-                valid_size=600, autocast="none", direction="en-zh", reverse_of="")
+                valid_size=600, autocast="none", direction="en-zh", reverse_of="",
+                # a decoder-only prefix LM (train_prefix_lm.py): its positions (prompt +
+                # continuation) and the folder whose tokenizer and vocabulary it takes
+                architecture="encoder-decoder", max_len=2 * MAX_LEN, vocab_from="")
 DIRECTIONS = ("en-zh", "zh-en")  # (source language, target language) as a card names them
-MAX_LEN = 96  # positions in the model; training pairs longer than MAX_TRAIN_TOKENS are dropped
 MAX_TRAIN_TOKENS = MAX_LEN
 
 

@@ -5,6 +5,7 @@ train with the one loop, ``trainer.train_loop``.
     python -m model.training.train --task en-zh --out pretrained/en-zh
     python -m model.training.train --pairs FILE.tsv --out DIR               # any parallel text file
     python -m model.training.train --recipe en-zh-classroom --out runs/classroom
+    python -m model.training.train --recipe decoder-only-en-zh --out runs/decoder-only
     python -m model.training.train --task en-zh --out /tmp/quick --steps 300   # a quick smoke run
 
 The grammar task (``--task``): fixed seeds, a post-LN Transformer as in the paper, Adam with
@@ -297,7 +298,12 @@ def main(argv: list[str] | None = None) -> None:
     args_in = sys.argv[1:] if argv is None else list(argv)
     command = "python -m model.training.train " + " ".join(shlex.quote(a) for a in args_in)
     if any(a.split("=")[0] in ("--pairs", "--recipe") for a in args_in):
-        return train_pairs(text_pairs.parse_args(args_in), command)
+        args = text_pairs.parse_args(args_in)
+        if getattr(args, "architecture", "encoder-decoder") == "decoder-only":
+            from .train_prefix_lm import train_prefix_lm
+
+            return train_prefix_lm(args, command)
+        return train_pairs(args, command)
     return train_task(task_args(args_in), command)
 
 

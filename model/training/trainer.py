@@ -99,7 +99,8 @@ def prefix_lm_loss(model, data: Sequence[Pair], idx: Sequence[int], smoothing: f
     j + 1; only continuation tokens are scored (the Chinese ids and the closing ``</s>``):
     the targets (B, N - 1) are ``ids[:, 1:]`` with every prompt token set to ``<pad>``, so
     ``label_smoothed_cross_entropy`` leaves them and the padding out of its mean (nats per
-    scored token).
+    scored token). Only the last K = N - (the shortest prompt) positions, where the first
+    scored target can be, are projected to the vocabulary (``logits_to_keep``).
 
     Raises:
         ValueError: ``idx`` is empty; ``smoothing`` outside [0, 1].
@@ -110,8 +111,9 @@ def prefix_lm_loss(model, data: Sequence[Pair], idx: Sequence[int], smoothing: f
     prompt = pad_rows([[1] * len(data[i][0]) + [0] * len(data[i][1]) for i in idx],
                       0).to(device).bool()  # (B, N) True on the prompt
     targets = ids.masked_fill(prompt, pad_id)[:, 1:]  # (B, N - 1): prompt and padding = pad
-    logits = model(ids[:, :-1], ids[:, :-1] == pad_id).logits  # (B, N - 1, V)
-    return label_smoothed_cross_entropy(logits.float(), targets, pad_id, smoothing)
+    keep = ids.size(1) - min(len(data[i][0]) for i in idx)  # K: from the first scored target
+    logits = model(ids[:, :-1], ids[:, :-1] == pad_id, logits_to_keep=keep).logits  # (B, K, V)
+    return label_smoothed_cross_entropy(logits.float(), targets[:, -keep:], pad_id, smoothing)
 
 
 def valid_loss(model: Transformer, data: Sequence[Pair], chunk: int = 100,
