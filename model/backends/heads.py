@@ -36,7 +36,8 @@ def check_heads(heads: Collection, config) -> tuple[HeadKey, ...]:
     """``heads`` as sorted (kind, layer, head) keys, each checked against ``config``.
 
     Raises:
-        InputError: a key that is not a (kind, layer, head) triple, an unknown kind, or a
+        InputError: a key that is not a (kind, layer, head) triple, an unknown kind, a
+            kind the model does not have (a decoder-only model's are all ``"decoder"``), or a
             layer or head outside the model.
     """
     counts, keys = layer_counts(config), set()
@@ -46,6 +47,9 @@ def check_heads(heads: Collection, config) -> tuple[HeadKey, ...]:
         kind, layer, head = key
         if kind not in ATTENTION_KINDS:
             raise InputError(f"A head's kind is one of {ATTENTION_KINDS}, got {kind!r}.")
+        if not counts[kind]:
+            raise InputError(f"This model has no {kind} attention (one stack: its heads are "
+                             f"all 'decoder').")
         for name, value, n in (("layer", layer, counts[kind]), ("head", head, config.nhead)):
             if isinstance(value, bool) or not isinstance(value, int | np.integer) or not (
                     0 <= value < n):

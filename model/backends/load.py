@@ -16,7 +16,7 @@ from ..core.heldout import read_heldout
 from ..core.transformer import Transformer
 from ..errors import CheckpointError
 from ..errors import short_repr as _short
-from . import hf_load, ours
+from . import hf_load, one_stack, ours
 from .translator import Translator
 
 PRETRAINED_DIR = Path(__file__).resolve().parents[2] / "pretrained"  # the default root
@@ -71,13 +71,13 @@ def load_pretrained(name_or_path: str | Path, load_pickle_weights: bool = False)
             in weights-only mode (tensors only) instead of refusing it.
 
     Returns:
-        a ``Translator`` with our backend's parts, or for a Hugging Face folder with
-        Hugging Face's (``hf.build_translator``).
+        a ``Translator`` with our backend's parts (a decoder-only folder of ours:
+        ``one_stack.build_translator``), or for a Hugging Face folder with Hugging Face's
+        (``hf.build_translator``).
 
     Raises:
         CheckpointError: no such model, or a folder that cannot or must not be loaded (the
-            message names the file and the problem), or one of our decoder-only checkpoints
-            (``core.decoder_only``: not yet opened as a translator).
+            message names the file and the problem).
     """
     root = pretrained_root()
     name = str(name_or_path)
@@ -96,10 +96,10 @@ def load_pretrained(name_or_path: str | Path, load_pickle_weights: bool = False)
     if hf_load.is_hf_folder(path):
         return hf_load.load_hf(path, load_pickle_weights=load_pickle_weights)
     ckpt = load_checkpoint(path)
-    if not isinstance(ckpt.model, Transformer):  # a decoder-only checkpoint (issue 55)
-        raise CheckpointError(
-            f"{_short(path.name)} is one of our decoder-only models; the app and "
-            "load_pretrained open our encoder-decoder models only, for now")
+    if not isinstance(ckpt.model, Transformer):  # a decoder-only prefix LM
+        return one_stack.build_translator(
+            ckpt.model, ckpt.src_tokenizer, ckpt.tgt_vocab, ckpt.card, name=path.name,
+            heldout=read_heldout(path), train_counts=read_counts(path))
     return ours.build_translator(ckpt.model, ckpt.src_vocab, ckpt.tgt_vocab, ckpt.card,
                                  name=path.name, src_tokenizer=ckpt.src_tokenizer,
                                  tgt_tokenizer=ckpt.tgt_tokenizer, heldout=read_heldout(path),

@@ -90,6 +90,9 @@ class SourceSentence:
             spelled like it (at most three).
         known_words: how many tokens are words of the vocabulary (alphanumeric, not unknown);
             a sentence with none has nothing to translate.
+        start_id: a decoder-only model's decoder start, the prompt's last token (``<sep>``
+            in our prefix LM; ``tokens`` and ``ids`` then hold the S tokens before it), or
+            None: an encoder-decoder's decoder starts with its config's ``bos_id``.
     """
 
     text: str
@@ -103,6 +106,7 @@ class SourceSentence:
     unknown_words: tuple[str, ...] = ()
     suggestions: tuple[tuple[str, ...], ...] = ()
     known_words: int = 0
+    start_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -139,6 +143,9 @@ class ModelInfo:
             codes (``"en"``, ``"zh"``; a card's ``languages``, ours default to en -> zh),
             or ``""`` when not known (a multilingual model). The views put pinyin and
             glosses under whichever side is ``"zh"``.
+        architecture: ``"encoder-decoder"`` or ``"decoder-only"`` (one stack: the prompt
+            and the continuation in one sequence, ``backends.one_stack``; its traces hold
+            one (L, H, N, N) self-attention map and no encoder or cross-attention).
     """
 
     backend: str
@@ -157,6 +164,7 @@ class ModelInfo:
     train_counts: TrainCounts | None = field(default=None, repr=False, compare=False)
     source_language: str = "en"
     target_language: str = "zh"
+    architecture: str = "encoder-decoder"
 
 
 @dataclass(frozen=True)

@@ -132,8 +132,11 @@ class Translator:
             self.config.max_len, self.info.languages, tasks=self.info.task_prefixes)
         pieces = self._check_input(text, self.info.task_prefixes[task] if task else "")
         side = self._source_side
-        ids = side.encode(pieces, src_lang)  # (S,)
+        ids = side.encode(pieces, src_lang)  # (S,), a decoder-only model's whole prompt (P,)
         tokens = side.tokens(pieces, ids)
+        start = None
+        if self.info.architecture == "decoder-only":  # the last starts the decoder inputs
+            ids, tokens, start = ids[:-1], tokens[:-1], int(ids[-1])
         vocab = side.vocab
         unknown = tuple(vocab.unknown(tokens))
         return SourceSentence(
@@ -142,7 +145,7 @@ class Translator:
             words=side.words(tokens), unknown_words=unknown,
             suggestions=tuple(() if self.info.subword else tuple(vocab.suggest(w, 3))
                               for w in unknown),
-            known_words=sum(tok.isalnum() and tok in vocab for tok in pieces))
+            known_words=sum(tok.isalnum() and tok in vocab for tok in pieces), start_id=start)
 
     def _read(self, text: str | SourceSentence, settings: GenerationSettings
               ) -> SourceSentence:
@@ -202,10 +205,13 @@ class Translator:
         settings.check_for(self.config.max_len, self.info.languages, len(forced),
                            self.info.task_prefixes)
         run = settings.resolved(self.info.default_max_new_tokens, self.info.early_stopping)
+        if src.start_id is not None:  # one sequence: the prompt's S positions come first
+            run = run.replace(max_new_tokens=min(run.max_new_tokens, self._room(src)))
         src_ids = torch.from_numpy(src.ids)[None]  # (1, S)
         tables = self._internals.pe_tables(src_ids.size(1), run.positional, run.positional_seed)
         processors = self.target.processors(run.max_new_tokens, run.tgt_lang)
-        options = dict(forced=forced, pe_tables=tables, tgt_itos=self.target.vocab.itos)
+        options = dict(forced=forced, pe_tables=tables, tgt_itos=self.target.vocab.itos,
+                       start_id=src.start_id)
         with ablation_heads_off(self.model, off, self.config.nhead):  # decoding only
             if run.num_beams > 1:
                 result, beam = self._beam_search(src_ids, run, processors, options,
@@ -215,6 +221,11 @@ class Translator:
                 result, beam = decode(self.model, src_ids, run, processors,
                                       num_candidates=num_candidates, **options), None
         return self._trace(src, result, settings=settings, heads_off=off, beam=beam)
+
+    def _room(self, src: SourceSentence) -> int:
+        """How many decoder inputs fit after a decoder-only model's S prompt tokens:
+        max_len - S (the decoding stops there, as at an encoder-decoder's max_len - 1)."""
+        return self.config.max_len - len(src.ids)
 
     def _beam_search(self, src_ids: torch.Tensor, run: GenerationSettings,
                      processors: list, options: dict, *, num_candidates: int
@@ -264,7 +275,7 @@ class Translator:
         if not forced:
             raise InputError("The reference translation is empty.")
         forced = self.target.forced_start(forced, settings.tgt_lang)
-        limit = self.config.max_len - 1
+        limit = self.config.max_len - 1 if src.start_id is None else self._room(src)
         if forced[-1] != self.config.eos_id and len(forced) < limit:  # not a cut-off decoding
             forced.append(self.config.eos_id)
         if len(forced) > limit:
@@ -275,7 +286,8 @@ class Translator:
         with ablation_heads_off(self.model, off, self.config.nhead):
             result = run_decoder(self.model, src_ids, GenerationSettings(
                 max_new_tokens=len(forced)), forced=forced, pe_tables=tables,
-                tgt_itos=self.target.vocab.itos, num_candidates=num_candidates)
+                tgt_itos=self.target.vocab.itos, num_candidates=num_candidates,
+                start_id=src.start_id)
         return self._trace(src, result, settings=settings, heads_off=off, teacher_forced=True)
 
     def _trace(self, src: SourceSentence, result: DecodeTrace, *,
@@ -286,8 +298,8 @@ class Translator:
         the beams and the text; every target token with what a person reads for it
         (``target.labels``)."""
         labels = self.target.labels
+        start = [self.config.bos_id if src.start_id is None else src.start_id]
         if beam is not None:
-            start = [self.config.bos_id]
             beam = dataclasses.replace(beam, hypotheses=tuple(
                 dataclasses.replace(h, text=self.target.text(np.array([*start, *h.ids])))
                 for h in beam.hypotheses), steps=tuple(
@@ -311,7 +323,21 @@ class Translator:
             src_labels=src.labels,
             src_words=src.words,
             output_text=self.target.text(result.tgt_ids),
+            **self._one_map(result),
         )
+
+    def _one_map(self, result: DecodeTrace) -> dict:
+        """For a decoder-only model, the trace's maps as one sequence's
+        (``one_stack.joined_attentions``: decoder_attentions (L, H, N, N), no encoder or
+        cross-attention); nothing to change for an encoder-decoder."""
+        if self.info.architecture != "decoder-only":
+            return {}
+        from .one_stack import joined_attentions
+
+        return {"architecture": "decoder-only", "encoder_attentions": None,
+                "cross_attentions": None, "decoder_attentions": joined_attentions(
+                    result.encoder_attentions, result.cross_attentions,
+                    result.decoder_attentions)}
 
     def grammar_translation(self, text: str) -> str | None:
         """The translation the model's synthetic grammar gives ``text``, or None when the

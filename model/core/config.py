@@ -110,6 +110,8 @@ class TransformerConfig(_ConfigJSON):
         if min(self.num_encoder_layers, self.num_decoder_layers) <= 0:
             raise ValueError("layer counts must be positive")
 
+    architecture = "encoder-decoder"  # not a field: config.json carries it only when decoder-only
+
     @property
     def inner_dim(self) -> int:
         """H * Dh: the width of the heads' concatenation (= d_model for our models)."""
@@ -170,6 +172,35 @@ class DecoderOnlyConfig(_ConfigJSON):
                              f"vocab_size ({self.vocab_size})")
 
 
+    # What decoding reads of any model, by the encoder-decoder's names (Hugging Face's
+    # configs alias names the same way, ``attribute_map``): the one stack is the decoder
+    # (its L layers), with no encoder, and writes from the one vocabulary.
+    @property
+    def num_decoder_layers(self) -> int:
+        """L: the stack's layers."""
+        return self.num_layers
+
+    @property
+    def num_encoder_layers(self) -> int:
+        """0: there is no encoder."""
+        return 0
+
+    @property
+    def tgt_vocab_size(self) -> int:
+        """V: what the model writes from (the one vocabulary)."""
+        return self.vocab_size
+
+    @property
+    def src_vocab_size(self) -> int:
+        """V: what the prompt is read in (the one vocabulary)."""
+        return self.vocab_size
+
+    @property
+    def inner_dim(self) -> int:
+        """H * Dh: the width of the heads' concatenation."""
+        return self.nhead * self.head_dim
+
+
 def config_from_dict(data: dict) -> TransformerConfig | DecoderOnlyConfig:
     """The config a ``config.json`` describes: ``DecoderOnlyConfig`` when its
     ``architecture`` is ``"decoder-only"``, else ``TransformerConfig`` (whose dicts carry no
@@ -189,7 +220,11 @@ def config_from_dict(data: dict) -> TransformerConfig | DecoderOnlyConfig:
     return TransformerConfig.from_dict({k: v for k, v in data.items() if k != "architecture"})
 
 
-def layer_counts(config: TransformerConfig) -> dict[str, int]:
-    """Layers per attention kind (``ATTENTION_KINDS``) of a ``TransformerConfig``."""
+def layer_counts(config: TransformerConfig | DecoderOnlyConfig) -> dict[str, int]:
+    """Layers per attention kind (``ATTENTION_KINDS``): a decoder-only model's L layers are
+    all ``"decoder"`` (self-attention over the one sequence); it has no encoder and no
+    cross-attention (0 layers of those)."""
+    if config.architecture == "decoder-only":
+        return {"encoder": 0, "decoder": config.num_layers, "cross": 0}
     return {"encoder": config.num_encoder_layers, "decoder": config.num_decoder_layers,
             "cross": config.num_decoder_layers}

@@ -81,7 +81,7 @@ class DecoderOnlyTransformer(nn.Module):
 
     def forward(
         self,
-        ids: torch.Tensor,
+        ids: torch.Tensor | None,
         key_padding_mask: torch.Tensor | None = None,
         *,
         past_key_values: tuple[LayerCache, ...] | None = None,
@@ -100,7 +100,7 @@ class DecoderOnlyTransformer(nn.Module):
         query whose keys are all blocked gets all-zero weights, never NaN.
 
         Args:
-            ids: (B, N) int64 token ids.
+            ids: (B, N) int64 token ids; None when ``inputs_embeds`` is given.
             key_padding_mask: (B, N_all) bool, True = blocked key (``<pad>``; build it with
                 ``masks.padding_mask(ids, pad_id)``), cached positions first; None = none.
             past_key_values: ``DecoderOnlyOutput.past_key_values`` of the previous call.
@@ -116,17 +116,21 @@ class DecoderOnlyTransformer(nn.Module):
                 would cost 15 % of a step).
 
         Returns:
-            DecoderOnlyOutput: logits (B, N, V) (K with ``logits_to_keep``), per-layer attentions (B, H, N, N_all), the
-            cache covering N_all positions.
+            DecoderOnlyOutput: logits (B, N, V) (K with ``logits_to_keep``), per-layer
+            attentions (B, H, N, N_all), the cache covering N_all positions.
 
         Raises:
             ValueError: ``ids`` not (B, N); a malformed ``key_padding_mask``; N_all past
                 ``max_len`` (``PositionalEncoding``).
         """
-        if ids.dim() != 2:
-            raise ValueError(f"ids must be (B, N), got shape {tuple(ids.shape)}")
+        if inputs_embeds is None and (ids is None or ids.dim() != 2):
+            raise ValueError(f"ids must be (B, N), got {None if ids is None else tuple(ids.shape)}")
+        if inputs_embeds is not None and inputs_embeds.dim() != 3:
+            raise ValueError(f"inputs_embeds must be (B, N, D), got {tuple(inputs_embeds.shape)}")
         past = 0 if past_key_values is None else past_key_values[0].self_kv[0].size(2)
-        causal = subsequent_mask(ids.size(1), ids.device, past)  # (N, N_all) True = ahead
+        n = (ids if inputs_embeds is None else inputs_embeds).size(1)  # N
+        device = (ids if inputs_embeds is None else inputs_embeds).device
+        causal = subsequent_mask(n, device, past)  # (N, N_all) True = ahead
         emb = self.embed(ids) if inputs_embeds is None else inputs_embeds  # (B, N, D)
         x = self.positional(emb, offset=past, pe_table=pe_table)  # (B, N, D)
         outs = []

@@ -9,9 +9,11 @@ sentence and translation, the source and target tokens with their labels
 (and, when the caller gives them, the pinyin of the source labels, ``src_pinyin``, and of
 the target labels, ``tgt_pinyin``: whichever side is Chinese), the decoding settings
 (``GenerationSettings.to_query``: stable ids), every step's chosen token, probability,
-entropy and top-k, every layer's and head's encoder self-, decoder self- and cross-attention,
-and with beam search the beam tree and n-best list. Not the full next-token distributions
-(T x V floats): the top-k is what a reader shows.
+entropy and top-k, every layer's and head's encoder self-, decoder self- and cross-attention
+(a decoder-only model's ``architecture``: its one (L, H, N, N) self-attention under
+``decoder``, N = S + T, and null for the other two), and with beam search the beam tree
+and n-best list. Not the full next-token distributions (T x V floats): the top-k is what a
+reader shows.
 
 Attention weights are stored as integers: round(weight x 10^decimals), each array flattened
 in C order with its shape beside it (``{"shape": [L, H, S, S], "decimals": 4, "data": [...]}``),
@@ -40,9 +42,10 @@ import numpy as np
 from .trace import DecodeTrace
 
 FORMAT = "attention-trace"
-VERSION = 2  # 2: ``display`` (the display convention) added
+VERSION = 3  # 2: ``display`` (the display convention) added; 3: ``architecture``
 SCHEMA_FILE = Path(__file__).with_name("trace_document.schema.json")
 KINDS = ("encoder", "decoder", "cross")  # the attention arrays, as the document names them
+ARCHITECTURES = ("encoder-decoder", "decoder-only")
 PROB_DECIMALS = 6
 DISPLAY_FIELDS = ("first_number", "colorscale", "zmin", "zmax", "weight_format",
                   "present_font_px", "line_em")  # viz.convention
@@ -73,7 +76,7 @@ def to_document(trace: DecodeTrace, display: Mapping, model: str = "", *,
 
     Args:
         trace: the decoding; its arrays: encoder (L, H, S, S), decoder (L, H, T, T),
-            cross (L, H, T, S).
+            cross (L, H, T, S); a decoder-only trace's decoder (L, H, N, N) and no other.
         display: the display convention (``viz.convention.display_settings()``), kept as
             it is (``DISPLAY_FIELDS``).
         model: the model's name, as the app lists it.
@@ -99,7 +102,8 @@ def to_document(trace: DecodeTrace, display: Mapping, model: str = "", *,
               "top_ids": [int(i) for i in s.top_ids],
               "top_probs": [_prob(p) for p in s.top_probs]} for s in trace.steps]
     doc = {
-        "format": FORMAT, "version": VERSION, "model": model, "display": dict(display),
+        "format": FORMAT, "version": VERSION, "architecture": trace.architecture,
+        "model": model, "display": dict(display),
         "src_text": trace.src_text, "output_text": trace.output_text or "",
         "src_tokens": list(trace.src_tokens), "src_labels": list(trace.src_labels),
         "src_words": [int(w) for w in trace.src_words],
@@ -110,7 +114,8 @@ def to_document(trace: DecodeTrace, display: Mapping, model: str = "", *,
         "teacher_forced": bool(trace.teacher_forced), "n_forced": int(trace.n_forced),
         "heads_off": [list(k) for k in trace.heads_off],
         "steps": steps,
-        "attention": {kind: _array(getattr(trace, f"{kind}_attentions"), decimals)
+        "attention": {kind: None if getattr(trace, f"{kind}_attentions") is None
+                      else _array(getattr(trace, f"{kind}_attentions"), decimals)
                       for kind in KINDS},
         "beam": None,
     }
@@ -140,15 +145,16 @@ class TraceDocument:
     Attributes:
         raw: the document itself (every field, as JSON types).
         encoder_attentions: (L, H, S, S); decoder_attentions: (L, H, T, T);
-        cross_attentions: (L, H, T, S).
+        cross_attentions: (L, H, T, S); a decoder-only document's decoder (L, H, N, N),
+        N = S + T, and None for the other two.
         probs: (T,) each step's chosen-token probability.
         top_probs: T arrays (K,) of each step's top-k probabilities.
     """
 
     raw: dict
-    encoder_attentions: np.ndarray
+    encoder_attentions: np.ndarray | None
     decoder_attentions: np.ndarray
-    cross_attentions: np.ndarray
+    cross_attentions: np.ndarray | None
     probs: np.ndarray
     top_probs: tuple[np.ndarray, ...]
 
@@ -203,17 +209,28 @@ def read_document(doc: Mapping | str) -> TraceDocument:
           f"reads {VERSION}")
     for field in ("display", "src_labels", "tgt_labels", "steps", "attention"):
         _need(field in doc, f"no {field}")
+    one_stack = doc.get("architecture") == "decoder-only"
+    _need(doc.get("architecture") in ARCHITECTURES, f"architecture must be one of "
+          f"{ARCHITECTURES}")
     att = doc["attention"]
     _need(isinstance(att, dict), "attention must be an object")
-    arrays = {kind: _read_array(att.get(kind), kind) for kind in KINDS}
     s, t = len(doc["src_labels"]), len(doc["steps"])
-    enc, dec, cross = arrays["encoder"], arrays["decoder"], arrays["cross"]
-    _need(enc.shape[2:] == (s, s), f"encoder attention {enc.shape} for {s} source tokens")
-    _need(dec.shape[2:] == (t, t), f"decoder attention {dec.shape} for {t} steps")
-    _need(cross.shape[2:] == (t, s), f"cross attention {cross.shape} for {t} steps, {s} "
-          f"source tokens")
-    _need(dec.shape[:2] == cross.shape[:2], "decoder and cross attention have different "
-          "layers or heads")
+    if one_stack:
+        _need(att.get("encoder") is None and att.get("cross") is None,
+              "a decoder-only document has no encoder or cross attention")
+        enc = cross = None
+        dec = _read_array(att.get("decoder"), "decoder")
+        _need(dec.shape[2:] == (s + t, s + t), f"decoder attention {dec.shape} for "
+              f"{s} prompt tokens and {t} steps (N = S + T)")
+    else:
+        arrays = {kind: _read_array(att.get(kind), kind) for kind in KINDS}
+        enc, dec, cross = arrays["encoder"], arrays["decoder"], arrays["cross"]
+        _need(enc.shape[2:] == (s, s), f"encoder attention {enc.shape} for {s} source tokens")
+        _need(dec.shape[2:] == (t, t), f"decoder attention {dec.shape} for {t} steps")
+        _need(cross.shape[2:] == (t, s), f"cross attention {cross.shape} for {t} steps, {s} "
+              f"source tokens")
+        _need(dec.shape[:2] == cross.shape[:2], "decoder and cross attention have different "
+              "layers or heads")
     _need(len(doc["tgt_labels"]) == t + 1, f"{len(doc['tgt_labels'])} target labels for {t} "
           f"steps (T + 1: <s> and every step's token)")
     for side, n in (("src", s), ("tgt", t + 1)):

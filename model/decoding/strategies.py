@@ -121,11 +121,11 @@ class _Record:
     finished: bool = False
 
     @classmethod
-    def start(cls, config, max_new_tokens: int, src_len: int) -> _Record:
+    def start(cls, config, max_new_tokens: int, src_len: int, start_id: int) -> _Record:
         """An empty record for at most ``max_new_tokens`` steps over ``src_len`` (S) source
-        tokens of a model of ``config``: the start token, zero maps."""
+        tokens of a model of ``config``: the start token ``start_id``, zero maps."""
         L, H, T = config.num_decoder_layers, config.nhead, max_new_tokens
-        return cls([config.bos_id], config.tgt_vocab_size, np.zeros((L, H, T, T), np.float32),
+        return cls([start_id], config.tgt_vocab_size, np.zeros((L, H, T, T), np.float32),
                    np.zeros((L, H, T, src_len), np.float32))
 
 
@@ -133,8 +133,8 @@ class _Record:
 def run_decoder(model: Transformer, src_ids: torch.Tensor, settings: GenerationSettings,
                 processors: Sequence[LogitsProcessor] = (), *, choose: Chooser | None = None,
                 forced: Sequence[int] = (), pe_tables: PETables = NORMAL_POSITIONS,
-                tgt_itos: Sequence[str] | None = None, num_candidates: int = 10
-                ) -> DecodeTrace:
+                tgt_itos: Sequence[str] | None = None, num_candidates: int = 10,
+                start_id: int | None = None) -> DecodeTrace:
     """Decode one sentence token by token with a key/value cache, recording every step.
 
     The first ``len(forced)`` tokens are taken from ``forced`` (a prefix, or a whole
@@ -159,6 +159,9 @@ def run_decoder(model: Transformer, src_ids: torch.Tensor, settings: GenerationS
             this call (``layers.positional_tables``); (None, None) = the normal table.
         tgt_itos: the target token string of every id (default: the ids as strings).
         num_candidates: K, the next-token candidates each ``DecodeStep`` keeps.
+        start_id: the decoder's first input; None = ``config.bos_id`` (an encoder-decoder's
+            start token). A decoder-only model's is the prompt's last token
+            (``backends.one_stack``: the source is the prompt before it).
 
     Returns:
         DecodeTrace of the target side: ``src_tokens`` are the source ids as strings and
@@ -171,7 +174,8 @@ def run_decoder(model: Transformer, src_ids: torch.Tensor, settings: GenerationS
     max_new_tokens = check_arguments(model, src_ids, settings, forced)
     todo = [*for_settings(settings), *processors]
     enc = model.encode(src_ids, pe_table=pe_tables[0])
-    rec, cache = _Record.start(c, max_new_tokens, src_ids.size(1)), None
+    start = c.bos_id if start_id is None else start_id
+    rec, cache = _Record.start(c, max_new_tokens, src_ids.size(1), start), None
     for t in range(max_new_tokens):
         if t >= len(forced) and choose is None:
             break
@@ -333,8 +337,8 @@ def _rank(live: list[tuple[list[int], float]], logp: torch.Tensor, forced_id: in
 @torch.inference_mode()
 def beam_search(model: Transformer, src_ids: torch.Tensor, settings: GenerationSettings,
                 processors: Sequence[LogitsProcessor] = (), *, forced: Sequence[int] = (),
-                pe_tables: PETables = NORMAL_POSITIONS, tgt_itos: Sequence[str] | None = None
-                ) -> BeamTrace:
+                pe_tables: PETables = NORMAL_POSITIONS, tgt_itos: Sequence[str] | None = None,
+                start_id: int | None = None) -> BeamTrace:
     """Beam search with a key/value cache, as Hugging Face ``generate(num_beams=…)``.
 
     At each step every live beam is extended by every token; the 2 x num_beams best
@@ -354,7 +358,7 @@ def beam_search(model: Transformer, src_ids: torch.Tensor, settings: GenerationS
             ``max_new_tokens`` and processors count, as in ``run_decoder``.
         processors: applied to each step's (n, V) log-probabilities after the settings'
             own, as in ``run_decoder`` (not renormalised: as in ``generate()``).
-        forced, pe_tables, tgt_itos: as in ``run_decoder``.
+        forced, pe_tables, tgt_itos, start_id: as in ``run_decoder``.
 
     Returns:
         BeamTrace with every step's candidates and the n-best hypotheses.
@@ -369,14 +373,15 @@ def beam_search(model: Transformer, src_ids: torch.Tensor, settings: GenerationS
     enc = model.encode(src_ids, pe_table=pe_tables[0])
     itos = tgt_itos if tgt_itos is not None else [str(i) for i in range(c.tgt_vocab_size)]
     beams, cache = _Beams(c.eos_id, itos, s.length_penalty), None
+    start = c.bos_id if start_id is None else start_id
     for t in range(max_new_tokens):
         live = beams.live
-        last = torch.tensor([[ids[-1] if ids else c.bos_id] for ids, _ in live])  # (n, 1)
+        last = torch.tensor([[ids[-1] if ids else start] for ids, _ in live])  # (n, 1)
         out = model.decode(last, enc.memory.expand(len(live), -1, -1),
                            enc.key_padding_mask.expand(len(live), -1), past_key_values=cache,
                            pe_table=pe_tables[1])
         logp = apply(todo, t, out.logits[:, -1].float().log_softmax(-1),  # (n, V)
-                     torch.tensor([[c.bos_id, *ids] for ids, _ in live]))
+                     torch.tensor([[start, *ids] for ids, _ in live]))
         width, ranked = _rank(live, logp, int(forced[t]) if t < len(forced) else None,
                               s.num_beams)
         kept = beams.advance(t, ranked, width)

@@ -124,10 +124,15 @@ class DecodeTrace:
             inputs are ``tgt_tokens[:-1]`` (T = len(tgt_tokens) - 1 of them).
         tgt_ids: (T + 1,) int64 their ids (the first is the decoder's start token).
         steps: T DecodeStep records, one per generated token.
-        encoder_attentions: (L, H, S, S).
+        encoder_attentions: (L, H, S, S); None for a decoder-only model.
         decoder_attentions: (L, H, T, T); row t is decoder position t (token tgt_tokens[t]);
-            cells above the diagonal are 0 (look-ahead mask).
-        cross_attentions: (L, H, T, S).
+            cells above the diagonal are 0 (look-ahead mask). A decoder-only model's
+            (``architecture``) is (L, H, N, N) over its one sequence, N = S + T: the
+            prompt's S tokens (``src_tokens``), then the T decoder inputs (the prompt's last
+            token, then every token written but the last), as Hugging Face's
+            ``output_attentions`` of one forward pass over those N tokens.
+        cross_attentions: (L, H, T, S); None for a decoder-only model (its rows over the
+            prompt are ``decoder_attentions[:, :, S:, :S]``).
         step_probs: (T, V) the full next-token distribution at each step.
         finished: True if ``</s>`` was produced before the length limit.
         unknown_words: source words outside the vocabulary (decoded as ``<unk>``).
@@ -148,6 +153,8 @@ class DecodeTrace:
         output_text: the translation as text: the tokenizer's detokenised output for a
             Hugging Face model; by default the output tokens joined without spaces
             (one Chinese character per token).
+        architecture: ``"encoder-decoder"`` or ``"decoder-only"`` (what the views read to
+            know which maps there are).
     """
 
     src_text: str
@@ -155,9 +162,9 @@ class DecodeTrace:
     tgt_tokens: tuple[str, ...]
     tgt_ids: np.ndarray
     steps: tuple[DecodeStep, ...]
-    encoder_attentions: np.ndarray
+    encoder_attentions: np.ndarray | None
     decoder_attentions: np.ndarray
-    cross_attentions: np.ndarray
+    cross_attentions: np.ndarray | None
     step_probs: np.ndarray
     finished: bool
     unknown_words: tuple[str, ...] = ()
@@ -171,6 +178,7 @@ class DecodeTrace:
     output_text: str | None = None
     src_ids: np.ndarray | None = None
     tgt_labels: tuple[str, ...] = ()
+    architecture: str = "encoder-decoder"
 
     def __post_init__(self) -> None:
         if not self.tgt_labels:

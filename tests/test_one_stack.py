@@ -1,0 +1,157 @@
+"""A decoder-only model through ``load_pretrained`` and ``generate`` (issue 55, item 1):
+``backends.one_stack`` puts our prefix language model behind the encoder-decoder's parts, so
+every strategy, teacher forcing and the head switches drive it. Each trace is checked
+against one plain forward pass of the network over the same tokens (the reference:
+``DecoderOnlyTransformer``, itself tested against ``nn.TransformerEncoderLayer``), as the
+issue asks of Hugging Face's ``output_attentions``; the weights are random (a tiny model
+over the default model's real vocabularies), since only equalities are asserted."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import numpy as np
+import pytest
+import torch
+
+from model import GenerationSettings, InputError, load_pretrained
+from model.backends.heads import heads_off
+from model.backends.one_stack import OneStack
+from model.core.checkpoint import save_checkpoint
+from model.core.config import DecoderOnlyConfig
+from model.core.decoder_only import DecoderOnlyTransformer
+from model.core.prefix_lm import PrefixCodec
+from model.core.subword import load_tokenizer
+from model.core.vocab import Vocab
+from model.decoding import document as D
+from viz.convention import display_settings
+
+EVERYDAY = Path(__file__).resolve().parents[1] / "pretrained" / "en-zh-everyday"
+SENTENCE = "We are learning about neural networks."
+MAX_LEN = 40
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory) -> Path:
+    """A tiny random prefix LM over the default model's tokenizer and Chinese characters,
+    saved as one of our folders."""
+    zh = Vocab(json.loads((EVERYDAY / "tgt_vocab.json").read_text(encoding="utf-8")))
+    codec = PrefixCodec(load_tokenizer(EVERYDAY / "src_tokenizer.json"), zh)
+    torch.manual_seed(3)
+    model = DecoderOnlyTransformer(DecoderOnlyConfig(
+        vocab_size=codec.layout.vocab_size, sep_id=codec.layout.sep_id, d_model=32, nhead=4,
+        num_layers=2, dim_feedforward=64, dropout=0.0, max_len=MAX_LEN))
+    path = tmp_path_factory.mktemp("one-stack") / "tiny-prefix-lm"
+    save_checkpoint(path, model.eval(), None, zh, card={"task": "en-zh"},
+                    src_tokenizer=codec.tokenizer)
+    return path
+
+
+@pytest.fixture(scope="module")
+def tiny(folder):
+    return load_pretrained(folder)
+
+
+def _reference(tiny, trace):
+    """One forward pass over the trace's N = S + T tokens: its (L, H, N, N) attention and
+    the (T, V) next-token distributions of the decoder inputs' rows."""
+    ids = torch.from_numpy(np.concatenate([trace.src_ids, trace.tgt_ids[:-1]]))[None]
+    with torch.inference_mode():
+        out = tiny.model.model(ids)
+    attn = torch.stack([a[0] for a in out.decoder_attentions]).numpy()
+    S = len(trace.src_tokens)
+    return attn, out.logits[0, S:].float().softmax(-1).numpy()
+
+
+def test_a_decoder_only_folder_opens_with_its_architecture(tiny):
+    assert tiny.info.architecture == "decoder-only"
+    assert isinstance(tiny.model, OneStack)
+    src = tiny.source(SENTENCE)
+    codec = tiny._source_side.codec
+    assert [*src.ids.tolist(), src.start_id] == codec.prompt(SENTENCE)  # <s> English <sep>
+    assert src.tokens[0] == "<s>" and tiny.target.vocab.itos[src.start_id] == "<sep>"
+
+
+def test_greedy_trace_is_one_forward_pass_over_its_tokens(tiny):
+    trace = tiny.generate(SENTENCE, max_new_tokens=12)
+    assert trace.architecture == "decoder-only"
+    assert trace.encoder_attentions is None and trace.cross_attentions is None
+    S, T = len(trace.src_tokens), len(trace.tgt_tokens) - 1
+    assert trace.tgt_tokens[0] == "<sep>" and 1 <= T <= 12
+    attn, probs = _reference(tiny, trace)
+    assert trace.decoder_attentions.shape == attn.shape == (2, 4, S + T, S + T)
+    np.testing.assert_allclose(trace.decoder_attentions, attn, atol=1e-5)
+    np.testing.assert_allclose(trace.step_probs, probs, atol=1e-5)
+    assert [s.token_id for s in trace.steps] == probs.argmax(-1).tolist()  # greedy
+    above = np.triu(np.ones((S + T, S + T), bool), 1)
+    assert (trace.decoder_attentions[..., above] == 0).all()  # every position looks back
+
+
+def test_beams_score_hypotheses_as_a_forward_pass_does(tiny):
+    trace = tiny.generate(SENTENCE, GenerationSettings(num_beams=3, max_new_tokens=6))
+    attn, _ = _reference(tiny, trace)
+    np.testing.assert_allclose(trace.decoder_attentions, attn, atol=1e-5)
+    src = tiny.source(SENTENCE)
+    for h in trace.beam.hypotheses:
+        ids = torch.tensor([[*src.ids.tolist(), src.start_id, *h.ids]])
+        with torch.inference_mode():
+            logp = tiny.model.model(ids[:, :-1]).logits[0].float().log_softmax(-1)
+        S = len(src.ids)
+        want = sum(float(logp[S + i, tok]) for i, tok in enumerate(h.ids))
+        assert h.logprob == pytest.approx(want, abs=1e-4)
+
+
+def test_sampling_is_reproducible_and_recorded_as_a_forward_pass(tiny):
+    run = GenerationSettings(do_sample=True, seed=7, temperature=1.0, max_new_tokens=8)
+    a, b = tiny.generate(SENTENCE, run), tiny.generate(SENTENCE, run)
+    assert a.tgt_tokens == b.tgt_tokens
+    attn, probs = _reference(tiny, a)
+    np.testing.assert_allclose(a.decoder_attentions, attn, atol=1e-5)
+    np.testing.assert_allclose(a.step_probs, probs, atol=1e-5)
+
+
+def test_teacher_forcing_scores_the_reference(tiny):
+    trace = tiny.teacher_force(SENTENCE, "我们在学习神经网络。")
+    assert trace.teacher_forced and trace.output_text == "我们在学习神经网络。"
+    _, probs = _reference(tiny, trace)
+    want = probs[np.arange(len(trace.steps)), trace.tgt_ids[1:]]
+    np.testing.assert_allclose([s.prob for s in trace.steps], want, atol=1e-5)
+
+
+def test_a_head_switched_off_changes_the_trace_as_in_the_network(tiny):
+    key = ("decoder", 1, 2)
+    off = tiny.teacher_force(SENTENCE, "我们学习。", heads_off=[key])
+    on = tiny.teacher_force(SENTENCE, "我们学习。")
+    ids = torch.from_numpy(np.concatenate([off.src_ids, off.tgt_ids[:-1]]))[None]
+    with torch.inference_mode(), heads_off(tiny.model, [key], 4):
+        out = tiny.model.model(ids)
+    S = len(off.src_tokens)
+    want = out.logits[0, S:].softmax(-1).numpy()
+    np.testing.assert_allclose(off.step_probs, want, atol=1e-5)
+    assert np.abs(off.step_probs - on.step_probs).max() > 1e-4
+    with pytest.raises(InputError, match="no cross attention"):
+        tiny.generate(SENTENCE, heads_off=[("cross", 0, 0)])
+
+
+def test_decoding_stops_where_the_positions_end(tiny):
+    S = len(tiny.source(SENTENCE).ids)
+    trace = tiny.generate(SENTENCE, max_new_tokens=MAX_LEN - 1)  # more than fit after S
+    assert S + len(trace.tgt_tokens) - 1 <= MAX_LEN
+    with pytest.raises(InputError, match="positional experiments"):
+        tiny.generate(SENTENCE, positional="shuffled")
+
+
+def test_the_document_holds_one_map_and_validates(tiny):
+    trace = tiny.generate(SENTENCE, GenerationSettings(num_beams=2, max_new_tokens=5))
+    doc = D.to_document(trace, display_settings(), "tiny-prefix-lm")
+    schema = json.loads(D.SCHEMA_FILE.read_text(encoding="utf-8"))
+    jsonschema.validate(doc, schema)
+    assert doc["architecture"] == "decoder-only"
+    assert doc["attention"]["encoder"] is None and doc["attention"]["cross"] is None
+    back = D.read_document(D.dumps(doc))
+    assert back.encoder_attentions is None and back.cross_attentions is None
+    assert np.abs(back.decoder_attentions - trace.decoder_attentions).max() <= 5e-5 + 1e-7
+    with pytest.raises(ValueError, match="N = S \\+ T"):
+        D.read_document({**doc, "src_labels": doc["src_labels"][1:]})
