@@ -54,7 +54,7 @@ from ui.cache import (
 from ui.i18n import t
 from ui.player import in_browser, take_home
 from ui.text import clip, code_span, md_literal
-from ui.views import attribution, compare, heads, panels, side_by_side, teaching
+from ui.views import attribution, compare, heads, one_stack, panels, side_by_side, teaching
 
 charts.load_plotly()  # before any figure of this process is built (ui/charts.py says why)
 PAGE_CONFIG = {"page_icon": "🔎", "layout": "wide"}  # st.set_page_config's, with the title
@@ -188,28 +188,32 @@ def header(translator: Translator, trace: DecodeTrace, key: tuple) -> None:
         st.caption(decoded)
     judged = verdict.trace_verdict(translator, trace)
     language = i18n.lang()  # the take-home page: built only when clicked, no rerun
-    place.download_button(t("home_download"),
-                          lambda: take_home.page_html(trace, translator.name, language,
-                                                      info=translator.info, verdict=judged),
-                          file_name=take_home.file_name(trace), mime="text/html",
-                          key="take_home", on_click="ignore", help=t("home_download_help"),
-                          icon=":material/download:")
+    if translator.info.architecture != "decoder-only":  # its player reads two stacks, for now
+        place.download_button(t("home_download"),
+                              lambda: take_home.page_html(trace, translator.name, language,
+                                                          info=translator.info, verdict=judged),
+                              file_name=take_home.file_name(trace), mime="text/html",
+                              key="take_home", on_click="ignore", help=t("home_download_help"),
+                              icon=":material/download:")
     if judged.left_out or not charts.presenting():  # Present mode: the axes show the tokens
         st.caption(t("source_tokens") + verdict.source_line(trace, judged))
     verdict.verdict_banner(translator, trace, judged)
 
 
 def views(translator: Translator, trace: DecodeTrace, k: int, key: tuple) -> None:
-    """The view picker, then the chosen view; only its figures are built."""
+    """The view picker (a decoder-only model's own views: ``ui.views.one_stack``), then the
+    chosen view; only its figures are built."""
     grouped = panels.group_switch(translator)
-    view = panels.view_picker()
+    one = translator.info.architecture == "decoder-only"
+    view = panels.view_picker(translator.info.architecture)
 
     def decode_with(mode: str) -> DecodeTrace:  # the positional-encoding experiment
         return decode(key, trace.src_text, trace.settings.replace(positional=mode))
 
     draw = {
         "positional": lambda: panels.positional_view(translator, trace, k, decode_with),
-        "masks": lambda: panels.masks_view(translator, trace, k, key),
+        "masks": lambda: (one_stack.masks_view(translator, trace, k) if one
+                          else panels.masks_view(translator, trace, k, key)),
         "encoder": lambda: panels.encoder_view(trace, grouped),
         "decoder": lambda: panels.decoder_view(trace, k),
         "cross": lambda: panels.cross_view(trace, k, grouped),
@@ -217,6 +221,10 @@ def views(translator: Translator, trace: DecodeTrace, k: int, key: tuple) -> Non
         "heads": lambda: heads.heads_view(translator, trace, k, key),
         "attribution": lambda: attribution.attribution_view(translator, trace, k, key),
         "compare": lambda: side_by_side.compare_view(translator, trace, key),
+        "sequence": lambda: one_stack.sequence_view(trace, k),
+        "to_prompt": lambda: one_stack.to_prompt_view(trace, k, grouped),
+        "prompt": lambda: one_stack.prompt_view(trace, grouped),
+        "continuation": lambda: one_stack.continuation_view(trace, k),
     }
     with st.container(key=panels.VIEW_PANEL):
         draw[view]()
@@ -231,7 +239,10 @@ def main() -> None:
         return
     # the view, step, layer, head, lesson... of the link opened
     link.apply_link(translator, chapters=lesson.chapter_count())
-    mode = lesson.mode_switch()
+    one_stack_model = translator.info.architecture == "decoder-only"
+    if one_stack_model:  # what opens encoder-decoders only, for now, said once
+        st.info(t("one_stack_note"))
+    mode = "explore" if one_stack_model else lesson.mode_switch()
     settings = controls.strategy_sidebar({**models.task_picker(translator),
                                           **models.language_pickers(translator)})
     link.remember_settings(settings)
@@ -263,7 +274,7 @@ def main() -> None:
         views(translator, tr, k, key)
 
     charts.image_format_picker()
-    if in_browser.switch():  # the player steps in the page; the server hears its step later
+    if not one_stack_model and in_browser.switch():  # the player steps in the page
         k = stepper.current_step(len(shown.steps))
         in_browser.player(shown, trace_key(key, shown), translator.name, i18n.lang(), k=k,
                           info=translator.info)

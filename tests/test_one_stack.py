@@ -19,34 +19,19 @@ import torch
 from model import GenerationSettings, InputError, load_pretrained
 from model.backends.heads import heads_off
 from model.backends.one_stack import OneStack
-from model.core.checkpoint import save_checkpoint
-from model.core.config import DecoderOnlyConfig
-from model.core.decoder_only import DecoderOnlyTransformer
-from model.core.prefix_lm import PrefixCodec
-from model.core.subword import load_tokenizer
-from model.core.vocab import Vocab
 from model.decoding import document as D
+from model.decoding import one_map, split_at_prompt
+from testkit.one_stack_tiny import tiny_prefix_lm
 from viz.convention import display_settings
 
-EVERYDAY = Path(__file__).resolve().parents[1] / "pretrained" / "en-zh-everyday"
 SENTENCE = "We are learning about neural networks."
 MAX_LEN = 40
 
 
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory) -> Path:
-    """A tiny random prefix LM over the default model's tokenizer and Chinese characters,
-    saved as one of our folders."""
-    zh = Vocab(json.loads((EVERYDAY / "tgt_vocab.json").read_text(encoding="utf-8")))
-    codec = PrefixCodec(load_tokenizer(EVERYDAY / "src_tokenizer.json"), zh)
-    torch.manual_seed(3)
-    model = DecoderOnlyTransformer(DecoderOnlyConfig(
-        vocab_size=codec.layout.vocab_size, sep_id=codec.layout.sep_id, d_model=32, nhead=4,
-        num_layers=2, dim_feedforward=64, dropout=0.0, max_len=MAX_LEN))
-    path = tmp_path_factory.mktemp("one-stack") / "tiny-prefix-lm"
-    save_checkpoint(path, model.eval(), None, zh, card={"task": "en-zh"},
-                    src_tokenizer=codec.tokenizer)
-    return path
+    return tiny_prefix_lm(tmp_path_factory.mktemp("one-stack") / "tiny-prefix-lm",
+                          max_len=MAX_LEN)
 
 
 @pytest.fixture(scope="module")
@@ -155,3 +140,18 @@ def test_the_document_holds_one_map_and_validates(tiny):
     assert np.abs(back.decoder_attentions - trace.decoder_attentions).max() <= 5e-5 + 1e-7
     with pytest.raises(ValueError, match="N = S \\+ T"):
         D.read_document({**doc, "src_labels": doc["src_labels"][1:]})
+
+
+def test_split_at_the_prompt_and_joined_again_is_the_same_map(tiny):
+    trace = tiny.generate(SENTENCE, max_new_tokens=6)
+    split = split_at_prompt(trace)
+    S, T = len(trace.src_tokens), len(trace.steps)
+    assert split.encoder_attentions.shape[2:] == (S, S)
+    assert split.cross_attentions.shape[2:] == (T, S)
+    assert split.decoder_attentions.shape[2:] == (T, T)
+    rows = split.cross_attentions.sum(-1) + split.decoder_attentions.sum(-1)  # (L, H, T)
+    np.testing.assert_allclose(rows, 1.0, atol=1e-5)  # a row's two blocks together
+    assert np.array_equal(one_map(split), trace.decoder_attentions)
+    assert split_at_prompt(split) is split
+    same = D.dumps(D.to_document(split, display_settings(), "m"))
+    assert same == D.dumps(D.to_document(trace, display_settings(), "m"))

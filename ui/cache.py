@@ -21,6 +21,7 @@ from model.analysis.alignment import HeadAER, head_aer
 from model.analysis.headstats import head_stats_over
 from model.backends.records import SourceSentence
 from model.core.heldout import heldout_pairs, sample_pairs
+from model.decoding import split_at_prompt
 
 from .i18n import LocalText, t
 
@@ -80,9 +81,13 @@ def decode(key: tuple[str, tuple, bool], sentence: str,
            settings: GenerationSettings = GREEDY,
            prefix: tuple[str, ...] | None = None, *, heads_off: tuple = ()) -> DecodeTrace:
     """The decoding trace of ``sentence`` with ``settings``, an optional forced ``prefix``
-    and (kind, layer, head) ``heads_off``; cached by all of them and the model."""
+    and (kind, layer, head) ``heads_off``; cached by all of them and the model. A
+    decoder-only model's comes split at the prompt (``decoding.split_at_prompt``): the
+    views read the encoder-decoder's three arrays, and ``trace.architecture`` says which
+    model wrote them."""
     src = read_source(key, sentence, settings.src_lang, settings.task)
-    return load_model(*key).generate(src, settings, prefix=prefix, heads_off=heads_off)
+    return split_at_prompt(load_model(*key).generate(src, settings, prefix=prefix,
+                                                     heads_off=heads_off))
 
 
 @st.cache_data(max_entries=256, show_spinner=LocalText("spinner_teacher"))
@@ -91,9 +96,10 @@ def teacher_force(key: tuple[str, tuple, bool], sentence: str, reference: str | 
                   ) -> DecodeTrace:
     """The teacher-forced trace of a reference translation (a string, or target tokens),
     cached; of ``settings`` the languages apply; ``heads_off`` (kind, layer, head) keys of
-    heads switched off."""
+    heads switched off; split at the prompt as ``decode``'s."""
     src = read_source(key, sentence, settings.src_lang, settings.task)
-    return load_model(*key).teacher_force(src, reference, settings, heads_off=heads_off)
+    return split_at_prompt(load_model(*key).teacher_force(src, reference, settings,
+                                                          heads_off=heads_off))
 
 
 # -- what the views compute from one trace, cached so a step click recomputes nothing -------

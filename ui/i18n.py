@@ -66,11 +66,20 @@ VIEW_KEYS = {
     "heads": "tab_heads",
     "attribution": "tab_attribution",
     "compare": "tab_compare",
+    # a decoder-only model's (one stack: the prompt and the continuation in one sequence)
+    "sequence": "tab_sequence",
+    "to_prompt": "tab_to_prompt",
+    "prompt": "tab_prompt",
+    "continuation": "tab_continuation",
 }
-VIEWS = tuple(VIEW_KEYS)
+ONE_STACK_VIEWS = ("sequence", "to_prompt", "prompt", "continuation", "positional", "masks")
+VIEWS = tuple(v for v in VIEW_KEYS if v not in ONE_STACK_VIEWS[:4])  # an encoder-decoder's
+ONE_STACK_DEFAULT_VIEW = "sequence"
 DEFAULT_VIEW = view_state.DEFAULT_VIEW  # the view a first visit opens (issue 33)
 # Attention kind (model.core.config.ATTENTION_KINDS) -> the view that shows one of its heads.
 KIND_VIEWS = {"encoder": "encoder", "decoder": "decoder", "cross": "cross"}
+# A decoder-only model's attention views: every one shows its "decoder" heads (the one stack).
+ONE_STACK_KINDS = dict.fromkeys(ONE_STACK_VIEWS[:4], "decoder")
 EXPLAIN_KEYS = {view: key.replace("tab_", "explain_") for view, key in VIEW_KEYS.items()}
 
 

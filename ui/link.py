@@ -32,14 +32,15 @@ from viz.convention import FIRST_NUMBER, head_number, layer_number
 
 from . import state as view_state
 from .controls import ANY_STRATEGY, strategy_aliases
-from .i18n import KIND_VIEWS, LANG_KEY, LANGUAGES, URL_ALIASES, t, view_id
+from .i18n import KIND_VIEWS, LANG_KEY, LANGUAGES, ONE_STACK_KINDS, URL_ALIASES, t, view_id
 from .state import ALL_HEADS, DEFAULT_VIEW
 from .text import clip, code_span
 
 BIND = "query-params"
 _OPENED, _APPLIED, _REPORTED = "link_opened", "link_applied", "link_reported"
 _DROPPED = "link_dropped"
-ATTENTION_VIEWS = {view: kind for kind, view in KIND_VIEWS.items()}  # views with pickers
+ATTENTION_VIEWS = {**{view: kind for kind, view in KIND_VIEWS.items()},
+                   **ONE_STACK_KINDS}  # views with layer and head pickers, and their kind
 VIEW_PARAMS = ("view", "step", "layer", "head", "lesson")  # written by write_link
 SETTING_PARAMS = ("strategy", *dict.fromkeys(f for fs in STRATEGY_FIELDS.values() for f in fs),
                   *QUERY_FIELDS)

@@ -39,7 +39,8 @@ MODES = ("explore", "lesson")
 # The view a first visit opens: attention, the thing a class came to see (issue 33).
 DEFAULT_VIEW = "cross"
 # The views with a layer and a head of their own (``layer_key``, ``head_key``).
-PICKED_VIEWS = ("encoder", "decoder", "cross", "attribution", "compare")
+PICKED_VIEWS = ("encoder", "decoder", "cross", "attribution", "compare",
+                "sequence", "to_prompt", "prompt", "continuation")  # the last: one stack
 ALL_HEADS = "all"  # the head of an attention view that shows every head of the layer
 
 

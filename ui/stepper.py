@@ -126,7 +126,7 @@ def step_panel(trace: DecodeTrace, k: int) -> None:
                 parts.cross, source_tokens=parts.src, self_rows=parts.own,
                 decoder_tokens=parts.decoder_input, head_labels=parts.heads,
                 titles=parts.titles,
-                axis_titles=(t("key_source_token"), t("key_decoder_input")),
+                axis_titles=tuple(map(t, parts.axes)),
                 title=parts.overview_title, width=STEP_CHART_PX,
                 height=380, text=viz_labels()), key="step_chart", fit_px=STEP_COLUMN_PX)
         _step_tables(parts)
@@ -170,12 +170,14 @@ class _StepParts:
     chosen: int | None  # the chosen token's index among the top tokens (None: not there)
     overview_title: str
     titles: tuple[str, str, str]  # over the bars, the cross block and the self block
+    axes: tuple[str, str]  # the string keys of the two blocks' key axes
 
 
 def _step_parts(trace: DecodeTrace, k: int, layer: int) -> _StepParts:
     """Step k's rows of ``layer`` and the labels and titles that go with them."""
     step = trace.steps[k - 1]
     H = trace.cross_attentions.shape[1]
+    one = trace.architecture == "decoder-only"
     grouped = bool(st.session_state.get(GROUP_KEY))  # the switch above the view picker
     cross, src = source_axis(trace, trace.cross_attentions[layer, :, k - 1], grouped,
                              queries_too=False)  # (H, S) or (H, words)
@@ -189,8 +191,19 @@ def _step_parts(trace: DecodeTrace, k: int, layer: int) -> _StepParts:
         chosen=step.top_tokens.index(step.token) if step.token in step.top_tokens else None,
         overview_title=t("step_overview_title", k=k, layer=layer_number(layer)),
         titles=(t("top_probs_title", n=len(step.top_tokens)),
-                t("step_cross_title", query=trace.tgt_labels[k - 1]), t("step_self_title")),
+                t(_STEP_TITLES[one][0], query=trace.tgt_labels[k - 1]),
+                t(_STEP_TITLES[one][1])),
+        axes=_STEP_AXES[one],
     )
+
+
+# The step figure's titles and key axes: an encoder-decoder's rows over the source and the
+# decoder input; a decoder-only model's over the prompt and the tokens written (one row of
+# its one sequence, cut where the prompt ends: ``model.decoding.split_at_prompt``).
+_STEP_TITLES = {False: ("step_cross_title", "step_self_title"),
+                True: ("step_prompt_title", "step_written_title")}
+_STEP_AXES = {False: ("key_source_token", "key_decoder_input"),
+              True: ("key_prompt_token", "key_decoder_input")}
 
 
 def _present_charts(parts: _StepParts) -> None:
@@ -199,8 +212,8 @@ def _present_charts(parts: _StepParts) -> None:
     screen, the probabilities under it."""
     for rows, keys, title, axis, key in (
             (parts.cross, parts.src, f"{parts.overview_title} · {parts.titles[1]}",
-             "key_source_token", "step_cross_chart"),
-            (parts.own, parts.decoder_input, parts.titles[2], "key_decoder_input",
+             parts.axes[0], "step_cross_chart"),
+            (parts.own, parts.decoder_input, parts.titles[2], parts.axes[1],
              "step_self_chart")):
         chart(viz.attention_heatmap(rows, parts.heads, keys, title=title,
                                     query_label=t("table_head"), key_label=t(axis),

@@ -24,9 +24,9 @@ from .axes import (
 )
 from .colors import ATTENTION_SCALE
 from .convention import WEIGHT_FORMAT, head_number, position_numbers
-from .panel import check_marked, check_panel, heatmap_panel
+from .panel import blocked_layer, check_marked, check_panel, heatmap_panel
 from .text import ENGLISH, VizText, check_text
-from .validate import check_heads, check_range, check_tokens, escape_html
+from .validate import check_heads, check_mask, check_range, check_tokens, escape_html
 
 __all__ = ["attention_grid", "attention_heatmap"]
 
@@ -50,6 +50,7 @@ def attention_heatmap(
     query_label: str | None = None,
     key_label: str | None = None,
     marked: Sequence[tuple[int, int]] = (),
+    blocked: np.ndarray | None = None,
     text: VizText = ENGLISH,
 ) -> go.Figure:
     """Heatmap of one head's attention: rows are queries, columns are keys.
@@ -63,6 +64,8 @@ def attention_heatmap(
         query_label: y-axis title, e.g. "Query: decoder position"; None: ``text.query``.
         key_label: x-axis title, e.g. "Key: source token"; None: ``text.key``.
         marked: (row, column) cells to outline, e.g. gold alignment links.
+        blocked: (Tq, Tk) bool, True where a mask blocks the key (a decoder-only model's
+            look-ahead mask): drawn as ``viz.mask_heatmap`` draws a mask; None: none.
         text: the figure's own labels (colour bar, hover, default axis titles).
 
     Returns:
@@ -81,6 +84,9 @@ def attention_heatmap(
     check_range(z, 0.0, 1.0, "weights", hint=_RANGE_HINT)
     tq, tk = z.shape
     check_marked(marked, z.shape, "weights")
+    mask = (np.zeros(z.shape, bool) if blocked is None else
+            check_mask(blocked, q_txt, k_txt, "blocked", row_name="query_tokens",
+                       col_name="key_tokens"))
     cell = cell_px(max(tq, tk))
     return heatmap_panel(
         z, q_txt, k_txt,
@@ -91,7 +97,9 @@ def attention_heatmap(
         col_title=text.key if key_label is None else key_label,
         width=tk * cell + label_px(q_txt) + 200,
         height=tq * cell + label_px(k_txt) + 160,
-        over=[cell_outlines(marked, max(cell - 4, 6))] if marked else (),
+        over=[*blocked_layer(mask, text),
+              *([cell_outlines(marked, max(cell - 4, 6))] if marked else [])],
+        **({"showlegend": False} if mask.any() else {}),
     )
 
 

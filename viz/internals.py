@@ -12,12 +12,11 @@ from .axes import cell_px, colorbar, label_px, pair_customdata
 from .colors import (
     ATTENTION_SCALE,
     BLOCKED_COLOR,
-    BLOCKED_TEXT_COLOR,
     SEQUENTIAL_SCALE,
     SIGNED_SCALE,
 )
 from .convention import position_numbers
-from .panel import check_panel, heatmap_panel
+from .panel import blocked_layer, check_panel, heatmap_panel
 from .text import ENGLISH, VizText, check_text
 from .validate import check_mask, check_tokens, escape_html
 
@@ -151,7 +150,7 @@ def score_heatmap(
              hovertemplate=hover + (text.hover_weight if probabilities else text.hover_value)
              + "%{z:.4f}<extra></extra>"),
         title=title, row_title=text.query, col_title=text.key, width=width, height=height,
-        over=_blocked_layer(blocked, text), showlegend=False,
+        over=blocked_layer(blocked, text), showlegend=False,
     )
 
 
@@ -170,18 +169,3 @@ def _check_scores(
     raw = np.asarray(scores, dtype=np.float64)
     z, q_txt, k_txt = check_panel(np.where(blocked, 0.0, raw), q_tok, k_tok, "scores")
     return z, blocked, q_txt, k_txt
-
-
-def _blocked_layer(blocked: np.ndarray, text: VizText) -> list[go.Scatter]:
-    """The blocked cells of a (Tq, Tk) mask as a layer of squares in ``BLOCKED_COLOR``
-    labelled "−∞" (named ``text.blocked_inf``, hover ``text.hover_blocked``); none: []."""
-    if not blocked.any():
-        return []
-    qi, ki = np.nonzero(blocked)
-    return [go.Scatter(
-        x=ki.tolist(), y=qi.tolist(), mode="markers+text", text=["−∞"] * len(qi),
-        textfont=dict(color=BLOCKED_TEXT_COLOR, size=11), name=text.blocked_inf,
-        marker=dict(symbol="square", size=cell_px(max(blocked.shape)) - 2,
-                    color=BLOCKED_COLOR),
-        hovertemplate=text.hover_blocked + "<extra></extra>",
-    )]

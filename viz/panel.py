@@ -20,10 +20,12 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
-from .axes import FONT, axis_title, figure, margins, token_axis
+from .axes import FONT, axis_title, cell_px, figure, margins, token_axis
+from .colors import BLOCKED_COLOR, BLOCKED_TEXT_COLOR
+from .text import VizText
 from .validate import check_matrix, check_tokens, escape_html, escape_tokens
 
-__all__ = ["check_marked", "check_panel", "heatmap_panel"]
+__all__ = ["blocked_layer", "check_marked", "check_panel", "heatmap_panel"]
 
 
 def check_panel(
@@ -162,3 +164,20 @@ def check_marked(marked: Sequence[tuple[int, int]], shape: tuple[int, int], name
     for cell in marked:
         if not (len(cell) == 2 and 0 <= cell[0] < rows and 0 <= cell[1] < cols):
             raise ValueError(f"marked cell {cell!r} is outside the ({rows}, {cols}) {name}.")
+
+
+def blocked_layer(blocked: np.ndarray, text: VizText) -> list[go.Scatter]:
+    """The blocked cells of a (Tq, Tk) bool mask (True = blocked) as a layer of squares in
+    ``BLOCKED_COLOR`` labelled "−∞" (named ``text.blocked_inf``, hover
+    ``text.hover_blocked``), drawn over a heatmap as ``viz.mask_heatmap`` draws them; none:
+    []."""
+    if not blocked.any():
+        return []
+    qi, ki = np.nonzero(blocked)
+    return [go.Scatter(
+        x=ki.tolist(), y=qi.tolist(), mode="markers+text", text=["−∞"] * len(qi),
+        textfont=dict(color=BLOCKED_TEXT_COLOR, size=11), name=text.blocked_inf,
+        marker=dict(symbol="square", size=cell_px(max(blocked.shape)) - 2,
+                    color=BLOCKED_COLOR),
+        hovertemplate=text.hover_blocked + "<extra></extra>",
+    )]

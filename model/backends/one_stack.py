@@ -118,21 +118,6 @@ class OneStack:
         return self.model.num_parameters()
 
 
-def joined_attentions(encoder: np.ndarray, cross: np.ndarray, decoder: np.ndarray
-                      ) -> np.ndarray:
-    """The one causal map of a decoder-only decoding from its three parts: the prompt's own
-    rows ``encoder`` (L, H, S, S), the decoder inputs' rows over the prompt ``cross``
-    (L, H, T, S) and over themselves ``decoder`` (L, H, T, T) -> (L, H, N, N), N = S + T,
-    zero above the diagonal (a row sums to 1 as each part's rows did together)."""
-    L, H, S, _ = encoder.shape
-    T = decoder.shape[2]
-    out = np.zeros((L, H, S + T, S + T), np.float32)
-    out[:, :, :S, :S] = encoder
-    out[:, :, S:, :S] = cross
-    out[:, :, S:, S:] = decoder
-    return out
-
-
 class PrefixSource:
     """The prompt side of our prefix LM (``parts.SourceSide``): ``<s>``, the English
     sentence's byte-level BPE pieces, ``<sep>`` (P = S + 1 ids; ``Translator`` keeps the
@@ -285,7 +270,8 @@ class OneStackInternals:
         look-ahead mask and ``"self"`` (N, N) their OR; bool, True = blocked."""
         from ..core.masks import decoder_self_attention_mask, padding_mask, subsequent_mask
 
-        ids = torch.tensor([self.vocab.encode([*src_tokens, *tgt_tokens]) + [self.config.pad_id] * pad])
+        ids = torch.tensor([self.vocab.encode([*src_tokens, *tgt_tokens])
+                            + [self.config.pad_id] * pad])  # (1, N + pad)
         return {"padding": padding_mask(ids, self.config.pad_id)[0].numpy(),
                 "subsequent": subsequent_mask(ids.size(1)).numpy(),
                 "self": decoder_self_attention_mask(ids, self.config.pad_id)[0].numpy()}

@@ -40,6 +40,7 @@ from ..decoding import (
     GenerationSettings,
     beam_search,
     greedy_decode,
+    join_blocks,
     run_decoder,
     sample_decode,
 )
@@ -171,7 +172,7 @@ class Translator:
         the positional-encoding experiments ``positional="none"`` / ``"shuffled"``
         (``core.layers.positional_tables``); a multilingual model's ``src_lang`` /
         ``tgt_lang`` (the target language is forced first, as ``forced_bos_token_id``).
-        Nothing is stored on the model.
+        A decoder-only model stops where its positions end. Nothing is stored on the model.
 
         Args:
             text: the source sentence, or a ``SourceSentence`` of it (``source``; read
@@ -181,21 +182,19 @@ class Translator:
             prefix: target tokens to force first (a Chinese string or a token list);
                 decoding continues from there with the chosen strategy.
             num_candidates: how many next-token candidates each DecodeStep keeps (K).
-            heads_off: (kind, layer, head) keys of heads to switch off
-                (``backends.heads``: their output is zeroed before W_O, as Michel et al.
-                2019 mask heads); kind is ``encoder``, ``decoder`` or ``cross``.
+            heads_off: (kind, layer, head) keys of heads to switch off (``backends.heads``:
+                zeroed before W_O as Michel et al. 2019); kind ``encoder``, ``decoder``, ``cross``.
             overrides: ``GenerationSettings`` fields replacing those of ``settings``.
 
         Returns:
-            DecodeTrace (float32 numpy arrays; see its docstring for the shapes); its
-            ``settings`` are the settings used, ``heads_off`` the heads switched off.
+            DecodeTrace (float32 numpy arrays, shapes in its docstring), with the settings
+            used and the heads switched off.
 
         Raises:
-            InputError: see ``source``; a setting out of range
-                (``GenerationSettings``: also max_new_tokens beyond the model's positions or
-                shorter than the prefix, a language the model does not have); a prefix
-                token outside the target vocabulary; a head in ``heads_off`` outside the
-                model.
+            InputError: see ``source``; a setting out of range (``GenerationSettings``: also
+                max_new_tokens beyond the model's positions or shorter than the prefix, a
+                language the model lacks); a prefix token outside the target vocabulary; a
+                head in ``heads_off`` outside the model.
         """
         settings = (settings or GenerationSettings()).replace(**overrides)
         off = check_heads(heads_off, self.config)
@@ -204,9 +203,8 @@ class Translator:
         forced = self.target.forced_start(forced, settings.tgt_lang) if forced else forced
         settings.check_for(self.config.max_len, self.info.languages, len(forced),
                            self.info.task_prefixes)
-        run = settings.resolved(self.info.default_max_new_tokens, self.info.early_stopping)
-        if src.start_id is not None:  # one sequence: the prompt's S positions come first
-            run = run.replace(max_new_tokens=min(run.max_new_tokens, self._room(src)))
+        run = self._fit(src, settings.resolved(self.info.default_max_new_tokens,
+                                               self.info.early_stopping))
         src_ids = torch.from_numpy(src.ids)[None]  # (1, S)
         tables = self._internals.pe_tables(src_ids.size(1), run.positional, run.positional_seed)
         processors = self.target.processors(run.max_new_tokens, run.tgt_lang)
@@ -221,6 +219,12 @@ class Translator:
                 result, beam = decode(self.model, src_ids, run, processors,
                                       num_candidates=num_candidates, **options), None
         return self._trace(src, result, settings=settings, heads_off=off, beam=beam)
+
+    def _fit(self, src: SourceSentence, run: GenerationSettings) -> GenerationSettings:
+        """``run`` with a decoder-only model's ``max_new_tokens`` cut to ``_room``."""
+        if src.start_id is None:
+            return run
+        return run.replace(max_new_tokens=min(run.max_new_tokens, self._room(src)))
 
     def _room(self, src: SourceSentence) -> int:
         """How many decoder inputs fit after a decoder-only model's S prompt tokens:
@@ -328,14 +332,12 @@ class Translator:
 
     def _one_map(self, result: DecodeTrace) -> dict:
         """For a decoder-only model, the trace's maps as one sequence's
-        (``one_stack.joined_attentions``: decoder_attentions (L, H, N, N), no encoder or
+        (``decoding.join_blocks``: decoder_attentions (L, H, N, N), no encoder or
         cross-attention); nothing to change for an encoder-decoder."""
         if self.info.architecture != "decoder-only":
             return {}
-        from .one_stack import joined_attentions
-
         return {"architecture": "decoder-only", "encoder_attentions": None,
-                "cross_attentions": None, "decoder_attentions": joined_attentions(
+                "cross_attentions": None, "decoder_attentions": join_blocks(
                     result.encoder_attentions, result.cross_attentions,
                     result.decoder_attentions)}
 

@@ -55,6 +55,23 @@ class DecoderOnlyOutput:
     layers: tuple[EncoderLayerOutput, ...] | None = None
 
 
+def _checked_input(ids: torch.Tensor | None, inputs_embeds: torch.Tensor | None
+                   ) -> torch.Tensor:
+    """What ``DecoderOnlyTransformer.forward`` reads the sequence from: ``inputs_embeds``
+    (B, N, D) when given, else ``ids`` (B, N).
+
+    Raises:
+        ValueError: neither of those shapes.
+    """
+    if inputs_embeds is not None:
+        if inputs_embeds.dim() != 3:
+            raise ValueError(f"inputs_embeds must be (B, N, D), got {tuple(inputs_embeds.shape)}")
+        return inputs_embeds
+    if ids is None or ids.dim() != 2:
+        raise ValueError(f"ids must be (B, N), got {None if ids is None else tuple(ids.shape)}")
+    return ids
+
+
 class DecoderOnlyTransformer(nn.Module):
     """Decoder-only Transformer: token embedding (scaled by sqrt(D)) + sinusoidal positions,
     L layers of causal self-attention + feed-forward, a final LayerNorm (pre-LN only), and
@@ -93,14 +110,13 @@ class DecoderOnlyTransformer(nn.Module):
     ) -> DecoderOnlyOutput:
         """Run the stack over one sequence per row, every position looking only back.
 
-        Without a cache, all N positions at once (teacher forcing). With the
-        ``past_key_values`` of a previous call, ``ids`` holds only the N new positions, which
-        attend to the cached ones; the result equals the full pass's last rows (a test
-        checks 1e-5). Padding goes on the right (positions count from the row's start); a
-        query whose keys are all blocked gets all-zero weights, never NaN.
+        Without a cache, all N positions at once (teacher forcing). With the previous call's
+        ``past_key_values``, ``ids`` holds only the N new positions, which attend to the
+        cached ones: equal to the full pass's last rows (tested to 1e-5). Padding goes on
+        the right; a query whose keys are all blocked gets all-zero weights, never NaN.
 
         Args:
-            ids: (B, N) int64 token ids; None when ``inputs_embeds`` is given.
+            ids: (B, N) int64 token ids (None with ``inputs_embeds``).
             key_padding_mask: (B, N_all) bool, True = blocked key (``<pad>``; build it with
                 ``masks.padding_mask(ids, pad_id)``), cached positions first; None = none.
             past_key_values: ``DecoderOnlyOutput.past_key_values`` of the previous call.
@@ -110,27 +126,19 @@ class DecoderOnlyTransformer(nn.Module):
                 position p (pass the same table at every cached step); None = the table.
             inputs_embeds: (B, N, D) scaled token embeddings to use instead of
                 ``embed(ids)`` (attribution: the input a gradient method varies).
-            logits_to_keep: project only the last K positions to the vocabulary (logits
-                (B, K, V)); 0 = all N (Hugging Face's argument of that name: training a
-                prefix LM scores only the continuation, and V-wide logits of the prompt
-                would cost 15 % of a step).
+            logits_to_keep: only the last K positions' logits (B, K, V); 0 = all N (HF's
+                argument: a prefix LM's loss scores the continuation; 15 % of a step).
 
         Returns:
             DecoderOnlyOutput: logits (B, N, V) (K with ``logits_to_keep``), per-layer
             attentions (B, H, N, N_all), the cache covering N_all positions.
 
         Raises:
-            ValueError: ``ids`` not (B, N); a malformed ``key_padding_mask``; N_all past
-                ``max_len`` (``PositionalEncoding``).
+            ValueError: ``ids`` not (B, N); a bad ``key_padding_mask``; N_all > max_len.
         """
-        if inputs_embeds is None and (ids is None or ids.dim() != 2):
-            raise ValueError(f"ids must be (B, N), got {None if ids is None else tuple(ids.shape)}")
-        if inputs_embeds is not None and inputs_embeds.dim() != 3:
-            raise ValueError(f"inputs_embeds must be (B, N, D), got {tuple(inputs_embeds.shape)}")
+        given = _checked_input(ids, inputs_embeds)  # (B, N) ids or (B, N, D) embeddings
         past = 0 if past_key_values is None else past_key_values[0].self_kv[0].size(2)
-        n = (ids if inputs_embeds is None else inputs_embeds).size(1)  # N
-        device = (ids if inputs_embeds is None else inputs_embeds).device
-        causal = subsequent_mask(n, device, past)  # (N, N_all) True = ahead
+        causal = subsequent_mask(given.size(1), given.device, past)  # (N, N_all) True = ahead
         emb = self.embed(ids) if inputs_embeds is None else inputs_embeds  # (B, N, D)
         x = self.positional(emb, offset=past, pe_table=pe_table)  # (B, N, D)
         outs = []

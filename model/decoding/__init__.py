@@ -23,7 +23,16 @@ from .strategies import (
     sampling_distribution,
     top_k_step,
 )
-from .trace import BeamCandidate, BeamTrace, DecodeStep, DecodeTrace, Hypothesis
+from .trace import (
+    BeamCandidate,
+    BeamTrace,
+    DecodeStep,
+    DecodeTrace,
+    Hypothesis,
+    join_blocks,
+    one_map,
+    split_at_prompt,
+)
 
 __all__ = [
     "NORMAL_POSITIONS",
@@ -45,9 +54,12 @@ __all__ = [
     "for_settings",
     "greedy_batch",
     "greedy_decode",
+    "join_blocks",
+    "one_map",
     "pad_rows",
     "run_decoder",
     "sample_decode",
     "sampling_distribution",
+    "split_at_prompt",
     "top_k_step",
 ]

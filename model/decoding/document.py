@@ -39,7 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .trace import DecodeTrace
+from .trace import DecodeTrace, one_map
 
 FORMAT = "attention-trace"
 VERSION = 3  # 2: ``display`` (the display convention) added; 3: ``architecture``
@@ -69,20 +69,27 @@ def _check_pinyin(pinyin: Sequence[str] | None, tokens: Sequence[str], side: str
                          f"{'source' if side == 'src' else 'target'} tokens")
 
 
+def _attention(trace: DecodeTrace, decimals: int) -> dict:
+    """The document's ``attention``: each kind's array (``_array``), or a decoder-only
+    trace's one map under ``decoder`` and null for the other two."""
+    if trace.architecture == "decoder-only":
+        return {"encoder": None, "decoder": _array(one_map(trace), decimals), "cross": None}
+    return {kind: _array(getattr(trace, f"{kind}_attentions"), decimals) for kind in KINDS}
+
+
 def to_document(trace: DecodeTrace, display: Mapping, model: str = "", *,
                 tgt_pinyin: Sequence[str] | None = None,
                 src_pinyin: Sequence[str] | None = None, decimals: int = 4) -> dict:
-    """The document of ``trace`` (a plain dict of JSON types; ``dumps`` writes it).
+    """The document of ``trace`` (JSON types; ``dumps`` writes it).
 
     Args:
-        trace: the decoding; its arrays: encoder (L, H, S, S), decoder (L, H, T, T),
-            cross (L, H, T, S); a decoder-only trace's decoder (L, H, N, N) and no other.
+        trace: the decoding: encoder (L, H, S, S), decoder (L, H, T, T), cross
+            (L, H, T, S), or a decoder-only trace's one (L, H, N, N) map (``one_map``).
         display: the display convention (``viz.convention.display_settings()``), kept as
             it is (``DISPLAY_FIELDS``).
         model: the model's name, as the app lists it.
         tgt_pinyin: (T + 1,) the pinyin of each target label ("" where none), or None.
-        src_pinyin: (S,) the pinyin of each source label ("" where none), or None (a
-            model that reads Chinese: zh -> en).
+        src_pinyin: (S,) the pinyin of each source label ("" where none), or None.
         decimals: the attention weights' decimals (the round trip's precision).
 
     Raises:
@@ -114,9 +121,7 @@ def to_document(trace: DecodeTrace, display: Mapping, model: str = "", *,
         "teacher_forced": bool(trace.teacher_forced), "n_forced": int(trace.n_forced),
         "heads_off": [list(k) for k in trace.heads_off],
         "steps": steps,
-        "attention": {kind: None if getattr(trace, f"{kind}_attentions") is None
-                      else _array(getattr(trace, f"{kind}_attentions"), decimals)
-                      for kind in KINDS},
+        "attention": _attention(trace, decimals),
         "beam": None,
     }
     if trace.beam is not None:

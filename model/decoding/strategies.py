@@ -159,9 +159,8 @@ def run_decoder(model: Transformer, src_ids: torch.Tensor, settings: GenerationS
             this call (``layers.positional_tables``); (None, None) = the normal table.
         tgt_itos: the target token string of every id (default: the ids as strings).
         num_candidates: K, the next-token candidates each ``DecodeStep`` keeps.
-        start_id: the decoder's first input; None = ``config.bos_id`` (an encoder-decoder's
-            start token). A decoder-only model's is the prompt's last token
-            (``backends.one_stack``: the source is the prompt before it).
+        start_id: the decoder's first input; None = ``config.bos_id``. A decoder-only
+            model's is the prompt's last token (the source: the prompt before it).
 
     Returns:
         DecodeTrace of the target side: ``src_tokens`` are the source ids as strings and

@@ -7,7 +7,7 @@ size, K top-k.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -218,3 +218,49 @@ class DecodeTrace:
     def output_tokens(self) -> tuple[str, ...]:
         """The generated tokens without ``<s>`` and ``</s>``."""
         return tuple(t for t in self.tgt_tokens[1:] if t != "</s>")
+
+
+def join_blocks(encoder: np.ndarray, cross: np.ndarray, decoder: np.ndarray) -> np.ndarray:
+    """A decoder-only model's one causal map from its three blocks: the prompt's own rows
+    ``encoder`` (L, H, S, S), the decoder inputs' rows over the prompt ``cross``
+    (L, H, T, S) and over themselves ``decoder`` (L, H, T, T) -> (L, H, N, N), N = S + T,
+    zero above the diagonal."""
+    L, H, S, _ = encoder.shape
+    T = decoder.shape[2]
+    out = np.zeros((L, H, S + T, S + T), np.float32)
+    out[:, :, :S, :S] = encoder
+    out[:, :, S:, :S] = cross
+    out[:, :, S:, S:] = decoder
+    return out
+
+
+def split_at_prompt(trace: DecodeTrace) -> DecodeTrace:
+    """A decoder-only trace with its one (L, H, N, N) map cut where the prompt ends, into
+    the encoder-decoder's three arrays: the prompt's rows over the prompt
+    (``encoder_attentions``, (L, H, S, S)), the decoder inputs' rows over the prompt
+    (``cross_attentions``, (L, H, T, S): where cross-attention went) and over the decoder
+    inputs (``decoder_attentions``, (L, H, T, T)). A decoder input's row sums to 1 over its
+    two blocks together, not in each. ``architecture`` stays ``"decoder-only"``, so a
+    reader knows; ``one_map`` joins them again. An encoder-decoder trace, or one already
+    split, is returned as it is."""
+    if trace.architecture != "decoder-only" or trace.encoder_attentions is not None:
+        return trace
+    S, a = len(trace.src_tokens), trace.decoder_attentions
+    return replace(trace, encoder_attentions=a[:, :, :S, :S].copy(),
+                   cross_attentions=a[:, :, S:, :S].copy(),
+                   decoder_attentions=a[:, :, S:, S:].copy())
+
+
+def one_map(trace: DecodeTrace) -> np.ndarray:
+    """A decoder-only trace's (L, H, N, N) self-attention over its one sequence, whether it
+    is split (``split_at_prompt``) or not.
+
+    Raises:
+        ValueError: an encoder-decoder trace (it has two stacks).
+    """
+    if trace.architecture != "decoder-only":
+        raise ValueError("an encoder-decoder trace has no one map")
+    if trace.encoder_attentions is None:
+        return trace.decoder_attentions
+    return join_blocks(trace.encoder_attentions, trace.cross_attentions,
+                       trace.decoder_attentions)

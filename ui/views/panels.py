@@ -17,6 +17,8 @@ from viz.fit import PAGE_PX
 from .. import export, state
 from ..charts import chart, columns, presenting
 from ..i18n import (
+    ONE_STACK_DEFAULT_VIEW,
+    ONE_STACK_VIEWS,
     STRINGS,
     VIEWS,
     explain,
@@ -53,13 +55,16 @@ def _layer_head_pickers(view: str, layers: int, heads: int) -> tuple[int, int | 
 
 
 def attention_view(view: str, maps: np.ndarray, queries, keys, *, query_label: str,
-                   key_label: str, tokens=(None, None)) -> None:
+                   key_label: str, tokens=(None, None), blocked: np.ndarray | None = None
+                   ) -> None:
     """Layer/head pickers, then one head's heatmap or all heads as a grid.
 
     Args:
         view: the view's id (its English name), which also names its widget keys.
         maps: (L, H, Tq, Tk) attention weights; queries: Tq labels; keys: Tk labels.
         tokens: the model's own (query, key) tokens for the downloads (None: the labels).
+        blocked: (Tq, Tk) bool, the cells a mask blocks, drawn over one head's heatmap
+            (``viz.attention_heatmap``); None: none.
     """
     st.caption(explain(view))
     layer, head = _layer_head_pickers(view, maps.shape[0], maps.shape[1])
@@ -73,7 +78,8 @@ def attention_view(view: str, maps: np.ndarray, queries, keys, *, query_label: s
         fig = viz.attention_heatmap(maps[layer, head], list(queries), list(keys),
                                     title=t("view_head_title", view=view_label(view),
                                             layer=layer_number(layer), head=head_number(head)),
-                                    query_label=query_label, key_label=key_label, text=viz_labels())
+                                    query_label=query_label, key_label=key_label,
+                                    blocked=blocked, text=viz_labels())
     # no labels overlapping in a 1440-px window's column (PAGE_PX); at 1280 px a grid of 40
     # tokens too (tests/browser/test_labels.py), rows of 10 a label's box but not its ink apart
     chart(fig, key=f"{view}_chart", fit_px=PAGE_PX)
@@ -84,17 +90,22 @@ def attention_view(view: str, maps: np.ndarray, queries, keys, *, query_label: s
 VIEW_PANEL = "view_panel"  # the key of the container that holds the chosen view
 
 
-def view_picker() -> str:
-    """The row of views (a segmented control) and the chosen view's id, one of ``VIEWS``.
+def view_picker(architecture: str = "encoder-decoder") -> str:
+    """The row of views (a segmented control) and the chosen view's id, one of ``VIEWS``
+    (a decoder-only model's: ``ONE_STACK_VIEWS``; a view another model had open falls back
+    to the architecture's first view).
 
     The widget's value is the view's id, shown in the session's language (``format_func``),
     so the choice survives a language switch and code may open a view by its id
     (``ui.state.open_view``: a link, a table row that opens a head). The views are buttons
     of one control rather than ``st.tabs``: only the chosen view is built, and a step click
     redraws one control instead of a tab bar and seven panels (benchmarks/clicks.py)."""
-    state.settle_view(view_id(state.read().view) or DEFAULT_VIEW)  # first run, or a label
-    return st.segmented_control(t("view"), VIEWS, key=state.VIEW_KEY, required=True,
-                                format_func=labels(VIEWS, view_label))
+    one = architecture == "decoder-only"
+    options, first = (ONE_STACK_VIEWS, ONE_STACK_DEFAULT_VIEW) if one else (VIEWS, DEFAULT_VIEW)
+    view = view_id(state.read().view)  # first run, or a label
+    state.settle_view(view if view in options else first)
+    return st.segmented_control(t("view"), options, key=state.VIEW_KEY, required=True,
+                                format_func=labels(options, view_label))
 
 
 def group_switch(translator: Translator) -> bool:
@@ -153,18 +164,24 @@ def _default_dims(D: int, layout: str) -> list[int]:
 
 def positional_view(translator: Translator, trace: DecodeTrace, k: int, decode_with) -> None:
     """The positions as the model encodes them: the sinusoidal or learned table for this
-    sentence and curves of chosen dimensions, or T5's relative-position bias."""
+    sentence (a decoder-only model's: its one sequence, prompt then decoder inputs) and
+    curves of chosen dimensions, or T5's relative-position bias."""
     scheme = translator.info.positional_scheme
     if scheme == "sinusoidal":  # the paper's formula; other families explain their own
         st.caption(explain("positional"))
     else:
         st.info(t("pe_scheme_" + scheme.replace("-", "_")))
-    side = st.radio(t("positions_of"), list(SIDES), horizontal=True, key="pe_side",
-                    format_func=labels(SIDES, lambda s: t(SIDES[s])),
-                    help=t("home_numbering"))  # the legend's rule: positions count from 1
-    source = side != DECODER_INPUT
-    tokens = list(trace.src_tokens if source else trace.tgt_tokens[:k])
-    shown = list(trace.src_labels if source else trace.tgt_labels[:k])
+    one = trace.architecture == "decoder-only"  # one sequence: positions run on from S
+    if one:
+        source, tokens = True, [*trace.src_tokens, *trace.decoder_input_tokens[:k]]
+        shown = [*trace.src_labels, *trace.decoder_input_labels[:k]]
+    else:
+        side = st.radio(t("positions_of"), list(SIDES), horizontal=True, key="pe_side",
+                        format_func=labels(SIDES, lambda s: t(SIDES[s])),
+                        help=t("home_numbering"))  # the legend's rule: positions from 1
+        source = side != DECODER_INPUT
+        tokens = list(trace.src_tokens if source else trace.tgt_tokens[:k])
+        shown = list(trace.src_labels if source else trace.tgt_labels[:k])
     if scheme == "relative":
         teaching.relative_bias(translator, shown, source)
         return
@@ -187,8 +204,9 @@ def positional_view(translator: Translator, trace: DecodeTrace, k: int, decode_w
                                     layout=layout, text=viz_labels()), key="pe_curves")
     else:
         st.info(t("pe_no_dims"))
-    teaching.positional_extras(translator, trace, tokens, shown, source=source,
-                               decode_with=decode_with)
+    if not one:  # the experiments rerun an encoder-decoder with other positions
+        teaching.positional_extras(translator, trace, tokens, shown, source=source,
+                                   decode_with=decode_with)
 
 
 def masks_view(translator: Translator, trace: DecodeTrace, k: int, key: tuple) -> None:

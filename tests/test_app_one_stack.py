@@ -1,0 +1,71 @@
+"""A decoder-only model in the app (AppTest, issue 55): it opens like any model, offers its
+own views (one sequence, reading the prompt, the prompt, the written tokens, positions,
+masks) and draws each without an error; what the views show equals the model's own trace
+(a tiny random prefix LM over the default model's vocabularies, ``testkit.one_stack_tiny``:
+only equalities are asserted)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from apptest_helpers import chart_title, charts, enter, messages, run_app, z_array
+
+from model import load_pretrained
+from model.decoding import one_map
+from testkit.one_stack_tiny import tiny_prefix_lm
+from ui.i18n import ONE_STACK_VIEWS, STRINGS, VIEW_KEYS
+from ui.state import VIEW_KEY
+
+SENTENCE = "We are learning."
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory):
+    """A models folder holding only the tiny decoder-only model."""
+    root = tmp_path_factory.mktemp("models")
+    tiny_prefix_lm(root / "tiny-prefix-lm")
+    return root
+
+
+@pytest.fixture()
+def app(root, monkeypatch):
+    monkeypatch.setenv("ATTENTION_PRETRAINED_DIR", str(root))
+    return enter(run_app(), SENTENCE)
+
+
+def test_every_view_of_one_stack_draws(app):
+    names = [STRINGS[VIEW_KEYS[view]]["en"] for view in ONE_STACK_VIEWS]
+    assert app.button_group(key=VIEW_KEY).options == names
+    assert STRINGS["one_stack_note"]["en"] in messages(app)
+    assert not app.get("radio") or all(r.key != "mode" for r in app.get("radio"))  # no lesson
+    for view in ONE_STACK_VIEWS:
+        app.button_group(key=VIEW_KEY).set_value(view).run()
+        assert not app.exception, (view, app.exception)
+        assert charts(app), view
+
+
+def test_the_sequence_view_is_the_trace_s_one_map(app, root):
+    trace = load_pretrained(root / "tiny-prefix-lm").generate(SENTENCE)
+    T = len(trace.steps)
+    app.slider(key="step").set_value(T).run()
+    app.button_group(key=VIEW_KEY).set_value("sequence").run()
+    app.selectbox(key="sequence_head").select(1).run()  # layer 1, head 2
+    fig = next(c for c in charts(app) if chart_title(c).startswith("One sequence"))
+    z = z_array(fig["data"][0])
+    N = len(trace.src_tokens) + T
+    np.testing.assert_allclose(z, one_map(trace)[0, 1, :N, :N], atol=1e-6)
+    blocked = fig["data"][1]  # the look-ahead mask's cells, drawn over the map
+    cells = set(zip(blocked["y"], blocked["x"], strict=True))
+    assert cells == {(i, j) for i in range(N) for j in range(i + 1, N)}
+
+
+def test_the_step_figure_splits_a_row_at_the_prompt(app, root):
+    trace = load_pretrained(root / "tiny-prefix-lm").generate(SENTENCE)
+    k = min(3, len(trace.steps))
+    app.slider(key="step").set_value(k).run()
+    fig = next(c for c in charts(app) if chart_title(c).startswith(f"Step {k}, layer"))
+    rows = z_array(next(d for d in fig["data"] if d["type"] == "heatmap"))
+    S = len(trace.src_tokens)
+    whole = one_map(trace)[0, :, S + k - 1, : S + k]  # (H, S + k): the step's row, layer 1
+    np.testing.assert_allclose(rows[:, :S], whole[:, :S], atol=1e-6)  # over the prompt
+    np.testing.assert_allclose(rows[:, S + 1:], whole[:, S:], atol=1e-6)  # over what it wrote
