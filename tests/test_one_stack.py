@@ -19,6 +19,7 @@ import torch
 from model import GenerationSettings, InputError, load_pretrained
 from model.backends.heads import heads_off
 from model.backends.one_stack import OneStack
+from model.backends.translate import translate_batch
 from model.decoding import document as D
 from model.decoding import one_map, split_at_prompt
 from testkit.one_stack_tiny import tiny_prefix_lm
@@ -155,3 +156,15 @@ def test_split_at_the_prompt_and_joined_again_is_the_same_map(tiny):
     assert split_at_prompt(split) is split
     same = D.dumps(D.to_document(split, display_settings(), "m"))
     assert same == D.dumps(D.to_document(trace, display_settings(), "m"))
+
+
+@pytest.mark.parametrize("num_beams", [1, 3])
+def test_translate_batch_gives_what_generate_gives(tiny, num_beams):
+    texts = [SENTENCE, "Hello.", "Good evening.", "Why do we work?", "Good morning.", "",
+             "It is raining today."]
+    lengths = [len(tiny.source(t).ids) for t in texts if t]
+    assert len(set(lengths)) < len(lengths)  # a batch of two prompts of one length
+    got = translate_batch(tiny, texts, num_beams=num_beams, max_new_tokens=8, batch_size=3)
+    want = [tiny.generate(t, num_beams=num_beams, max_new_tokens=8).output_text if t.strip()
+            else "" for t in texts]
+    assert got == want

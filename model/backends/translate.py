@@ -32,7 +32,8 @@ def translate_batch(translator, texts: Sequence[str], settings: GenerationSettin
 
     Greedy (``num_beams`` = 1): the readable texts go through ``decoding.greedy_batch`` in
     right-padded (B, S) batches of ``batch_size`` (``pad_rows``; the padded keys are blocked
-    by the model's ``key_padding_mask``), with the key/value cache. Beam search
+    by the model's ``key_padding_mask``), with the key/value cache (a decoder-only model's
+    in batches of prompts of one length, unpadded: ``_groups``). Beam search
     (``num_beams`` > 1): ``decoding.beam_search`` one sentence at a time ((1, S) ids), with
     the settings' length penalty and early stopping (None: the model's
     ``info.early_stopping``). Both run up to ``max_new_tokens`` (None: the model's
@@ -69,53 +70,79 @@ def translate_batch(translator, texts: Sequence[str], settings: GenerationSettin
     off = check_heads(heads_off, translator.config)
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise ValueError(f"batch_size must be an int of at least 1, got {batch_size!r}.")
-    rows, keep = _readable(translator, texts, s)
+    rows, starts, keep = _readable(translator, texts, s)
     out = [""] * len(texts)
     run = s.resolved(info.default_max_new_tokens, info.early_stopping)
-    step = batch_size if s.num_beams == 1 else 1
+    done = len(texts) - len(rows)
     with torch.inference_mode(), switched_off(translator.model, off, translator.config.nhead):
-        for start in range(0, len(rows), step):
-            outputs = _decode_rows(translator, rows[start : start + step], run)
-            for i, ids in zip(keep[start : start + step], outputs, strict=True):
-                out[i] = _text_of(translator, ids)
+        for group in _groups(rows, batch_size if s.num_beams == 1 else 1,
+                             one_stack=info.architecture == "decoder-only"):
+            outputs = _decode_rows(translator, [rows[j] for j in group], starts[group[0]], run)
+            for j, ids in zip(group, outputs, strict=True):
+                out[keep[j]] = _text_of(translator, ids, starts[j])
+            done += len(group)
             if progress is not None:
-                progress(min(start + step, len(rows)) + len(texts) - len(rows), len(texts))
+                progress(done, len(texts))
     if progress is not None and not rows:
         progress(len(texts), len(texts))
     return out
 
 
 def _readable(translator, texts: Sequence[str], settings: GenerationSettings
-              ) -> tuple[list[list[int]], list[int]]:
+              ) -> tuple[list[list[int]], list[int | None], list[int]]:
     """The source ids of each text the model reads (``translator.source`` in the settings'
-    language and task), and the indices of those texts; the others are left out."""
-    rows, keep = [], []
+    language and task), their decoder start (a decoder-only model's, else None), and the
+    indices of those texts; the others are left out."""
+    rows, starts, keep = [], [], []
     for i, text in enumerate(texts):
         try:
-            rows.append(translator.source(text, settings.src_lang, settings.task).ids.tolist())
-            keep.append(i)
+            src = translator.source(text, settings.src_lang, settings.task)
         except InputError:
-            pass
-    return rows, keep
+            continue
+        rows.append(src.ids.tolist())
+        starts.append(src.start_id)
+        keep.append(i)
+    return rows, starts, keep
 
 
-def _decode_rows(translator, rows: list[list[int]], run: GenerationSettings
-                 ) -> list[list[int]]:
+def _groups(rows: list[list[int]], size: int, *, one_stack: bool) -> list[list[int]]:
+    """Indices of ``rows`` in batches of at most ``size``: in order; for a decoder-only
+    model (``one_stack``) only rows of one length together, so none is padded (its
+    decoder inputs' positions follow the prompt's own length)."""
+    order = list(range(len(rows)))
+    if not one_stack:
+        return [order[i : i + size] for i in range(0, len(order), size)]
+    groups: list[list[int]] = []
+    for i in sorted(order, key=lambda i: len(rows[i])):
+        if groups and len(groups[-1]) < size and len(rows[groups[-1][0]]) == len(rows[i]):
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    return groups
+
+
+def _decode_rows(translator, rows: list[list[int]], start: int | None,
+                 run: GenerationSettings) -> list[list[int]]:
     """The generated ids (no ``</s>``) of each of ``rows`` (source ids) decoded with the
     resolved settings ``run``: greedily as one padded batch with the key/value cache, or
-    with beam search (one row)."""
+    with beam search (one row). ``start``: a decoder-only model's decoder start (the rows
+    then share one length, and decode only as far as its positions reach)."""
     c, model = translator.config, translator.model
+    if start is not None:
+        run = run.replace(max_new_tokens=min(run.max_new_tokens, c.max_len - len(rows[0])))
     processors = translator.target.processors(run.max_new_tokens, run.tgt_lang)
     src = pad_rows(rows, c.pad_id)  # (B, S); B = 1 for beams
     if run.num_beams == 1:
-        return greedy_batch(model, src, run, processors, use_cache=True).outputs(c.eos_id)
-    best = beam_search(model, src, run, processors).hypotheses[0].ids
+        return greedy_batch(model, src, run, processors, use_cache=True,
+                            start_ids=None if start is None else [start] * len(rows)
+                            ).outputs(c.eos_id)
+    best = beam_search(model, src, run, processors, start_id=start).hypotheses[0].ids
     return [list(best[:-1]) if best and best[-1] == c.eos_id else list(best)]
 
 
-def _text_of(translator, ids: Sequence[int]) -> str:
-    """The text of generated ids (no ``</s>``): the target side's of ``<s> y1 .. yn``,
-    else the tokens joined without spaces."""
+def _text_of(translator, ids: Sequence[int], start: int | None = None) -> str:
+    """The text of generated ids (no ``</s>``): the target side's of ``<s> y1 .. yn``
+    (``start`` in place of ``<s>`` for a decoder-only model), else the tokens joined."""
     target = translator.target
-    text = target.text(np.array([translator.config.bos_id, *ids]))
+    text = target.text(np.array([translator.config.bos_id if start is None else start, *ids]))
     return text if text is not None else "".join(target.vocab.decode(ids))

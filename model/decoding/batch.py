@@ -60,8 +60,8 @@ def pad_rows(rows: Sequence[Sequence[int]], pad_id: int) -> torch.Tensor:
 
 @torch.inference_mode()
 def greedy_batch(model: Transformer, src_ids: torch.Tensor, settings: GenerationSettings,
-                 processors: Sequence[LogitsProcessor] = (), *, use_cache: bool = False
-                 ) -> BatchGreedy:
+                 processors: Sequence[LogitsProcessor] = (), *, use_cache: bool = False,
+                 start_ids: Sequence[int] | None = None) -> BatchGreedy:
     """Greedy decoding of a right-padded batch at once, as ``generate()`` of a batch: for
     evaluation, and for the padded-batch view (``internals.decode_batch``).
 
@@ -81,6 +81,8 @@ def greedy_batch(model: Transformer, src_ids: torch.Tensor, settings: Generation
             (``past_key_values``) of the steps before, as ``run_decoder`` does: the same
             tokens, far less work on long outputs. ``BatchGreedy.decoder`` is then the last
             step's output only.
+        start_ids: (B,) each row's first decoder input; None = ``config.bos_id`` (a
+            decoder-only model's: its prompt's last token, the rows unpadded).
 
     Returns:
         BatchGreedy (see its docstring for the shapes).
@@ -94,7 +96,8 @@ def greedy_batch(model: Transformer, src_ids: torch.Tensor, settings: Generation
     B = src_ids.size(0)
     enc = model.encode(src_ids)
     device = src_ids.device
-    tgt = torch.full((B, 1), c.bos_id, dtype=torch.long, device=device)  # (B, t+1) inputs
+    tgt = (torch.full((B, 1), c.bos_id, dtype=torch.long, device=device) if start_ids is None
+           else torch.tensor(list(start_ids), device=device)[:, None])  # (B, t+1) inputs
     done = torch.zeros(B, dtype=torch.bool, device=device)
     generated: list[list[int]] = [[] for _ in range(B)]
     out = None  # the last step's DecoderOutput (its past_key_values, with use_cache)
