@@ -188,13 +188,12 @@ def header(translator: Translator, trace: DecodeTrace, key: tuple) -> None:
         st.caption(decoded)
     judged = verdict.trace_verdict(translator, trace)
     language = i18n.lang()  # the take-home page: built only when clicked, no rerun
-    if translator.info.architecture != "decoder-only":  # its player reads two stacks, for now
-        place.download_button(t("home_download"),
-                              lambda: take_home.page_html(trace, translator.name, language,
-                                                          info=translator.info, verdict=judged),
-                              file_name=take_home.file_name(trace), mime="text/html",
-                              key="take_home", on_click="ignore", help=t("home_download_help"),
-                              icon=":material/download:")
+    place.download_button(t("home_download"),
+                          lambda: take_home.page_html(trace, translator.name, language,
+                                                      info=translator.info, verdict=judged),
+                          file_name=take_home.file_name(trace), mime="text/html",
+                          key="take_home", on_click="ignore", help=t("home_download_help"),
+                          icon=":material/download:")
     if judged.left_out or not charts.presenting():  # Present mode: the axes show the tokens
         st.caption(t("source_tokens") + verdict.source_line(trace, judged))
     verdict.verdict_banner(translator, trace, judged)
@@ -274,7 +273,7 @@ def main() -> None:
         views(translator, tr, k, key)
 
     charts.image_format_picker()
-    if not one_stack_model and in_browser.switch():  # the player steps in the page
+    if in_browser.switch():  # the player steps in the page; the server hears its step later
         k = stepper.current_step(len(shown.steps))
         in_browser.player(shown, trace_key(key, shown), translator.name, i18n.lang(), k=k,
                           info=translator.info)

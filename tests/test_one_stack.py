@@ -17,6 +17,7 @@ import pytest
 import torch
 
 from model import GenerationSettings, InputError, load_pretrained
+from model.analysis.verdict import judge_trace
 from model.backends.heads import heads_off
 from model.backends.one_stack import OneStack
 from model.backends.translate import translate_batch
@@ -168,3 +169,14 @@ def test_translate_batch_gives_what_generate_gives(tiny, num_beams):
     want = [tiny.generate(t, num_beams=num_beams, max_new_tokens=8).output_text if t.strip()
             else "" for t in texts]
     assert got == want
+
+
+def test_the_verdict_reads_a_decoder_only_trace(tiny):
+    trace = tiny.generate(SENTENCE, max_new_tokens=6)
+    judged = judge_trace(trace, tiny.info.train_counts, "en")
+    S, T = len(trace.src_tokens), len(trace.steps)
+    assert judged.coverage.shape == (S,)  # each written token's prompt share, renormalised
+    assert judged.coverage.sum() == pytest.approx(T, abs=1e-4)
+    assert judged.left_out == ()  # the left-out check is calibrated on cross-attention
+    assert judge_trace(split_at_prompt(trace), None, "en").coverage == pytest.approx(
+        judged.coverage)

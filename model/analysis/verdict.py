@@ -80,6 +80,7 @@ import numpy as np
 
 from ..core.counts import TrainCounts
 from ..core.vocab import tokenize_zh
+from ..decoding.trace import split_at_prompt
 from .confidence import LOW_PROB, Confidence, assess
 from .lemmas import all_lemmas
 from .lexicon import ENGLISH_WORD, Lexicon, Missing, function_words, untranslated
@@ -405,7 +406,7 @@ def judge(src_text: str, labels: Sequence[str], word_of: Sequence[int],
           source_language: str = "en", rare_below: int = RARE_BELOW,
           coverage_min: float = COVERAGE_MIN, low_prob: float = LOW_PROB,
           sentence_min: float | None = None, typo_flags: bool = TYPO_FLAGS,
-          lexicon: Lexicon | None = None) -> Verdict:
+          lexicon: Lexicon | None = None, attention_check: bool = True) -> Verdict:
     """Every signal of one decoding.
 
     Args:
@@ -420,13 +421,12 @@ def judge(src_text: str, labels: Sequence[str], word_of: Sequence[int],
             English: the module docstring), or another code or ``""`` (not known: no script
             or dictionary check; the words and typos with counts, the numbers as for English);
         rare_below, coverage_min, low_prob, sentence_min, typo_flags: the thresholds
-            (defaults: the calibrated ones; ``sentence_min`` None: the source language's,
-            ``sentence_min_for``; ``benchmarks.verdict`` tries others on the calibration
-            half);
+            (defaults: the calibrated ones; ``sentence_min`` None: ``sentence_min_for``);
         lexicon: the dictionary of the word check (default ``lexicon.lexicon()``); the check
             runs on English read into Chinese (``source_language="en"`` and an output with
             Chinese characters) and on Chinese read into English (``"zh"`` and an output with
-            an English word).
+            an English word);
+        attention_check: name the words hardly looked at (``left_out``); False: not.
 
     Raises:
         ValueError: ``cross_attentions`` is not 4-D (``coverage``), or ``probs`` and
@@ -444,7 +444,8 @@ def judge(src_text: str, labels: Sequence[str], word_of: Sequence[int],
         rare=rare,
         typos=slips,
         left_out=left_out(labels, word_of, cover, coverage_min,
-                          skip=chinese_function_words() if chinese else None),
+                          skip=chinese_function_words() if chinese else None)
+        if attention_check else (),
         numbers=(missing_numbers_english(src_text, output_text) if chinese
                  else missing_numbers(src_text, output_text)),
         untranslated=(untranslated(src_text, output_text, lexicon) if source_language == "en"
@@ -472,8 +473,14 @@ def judge_trace(trace, counts: TrainCounts | None, source_language: str = "en",
     """``judge`` of a ``DecodeTrace`` (its sentence, source labels and words, cross-attention,
     steps, output) for a model reading ``source_language`` (``ModelInfo.source_language``);
     ``thresholds``: ``rare_below``, ``coverage_min``, ``low_prob``, ``sentence_min``,
-    ``typo_flags``."""
-    return judge(trace.src_text, trace.src_labels, trace.src_words, trace.cross_attentions,
+    ``typo_flags``. A decoder-only trace's coverage is its written tokens' attention on the
+    prompt (``split_at_prompt``), each row renormalised over the prompt, and no word is
+    named left out by it (``attention_check``)."""
+    one = trace.architecture == "decoder-only"
+    cross = split_at_prompt(trace).cross_attentions  # (L, H, T, S)
+    if one:  # the part of each row on the prompt, as a distribution over the prompt
+        cross = cross / np.maximum(cross.sum(-1, keepdims=True), 1e-12)
+    return judge(trace.src_text, trace.src_labels, trace.src_words, cross,
                  probs=[s.prob for s in trace.steps], forced=[s.forced for s in trace.steps],
                  output_text=trace.output_text or "", finished=trace.finished, counts=counts,
-                 source_language=source_language, **thresholds)
+                 source_language=source_language, attention_check=not one, **thresholds)

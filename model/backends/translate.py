@@ -30,19 +30,16 @@ def translate_batch(translator, texts: Sequence[str], settings: GenerationSettin
     """Translate each of ``texts`` as ``translator.generate(text, settings,
     heads_off=heads_off).output_text`` would, with no trace kept.
 
-    Greedy (``num_beams`` = 1): the readable texts go through ``decoding.greedy_batch`` in
-    right-padded (B, S) batches of ``batch_size`` (``pad_rows``; the padded keys are blocked
-    by the model's ``key_padding_mask``), with the key/value cache (a decoder-only model's
-    in batches of prompts of one length, unpadded: ``_groups``). Beam search
-    (``num_beams`` > 1): ``decoding.beam_search`` one sentence at a time ((1, S) ids), with
-    the settings' length penalty and early stopping (None: the model's
-    ``info.early_stopping``). Both run up to ``max_new_tokens`` (None: the model's
-    ``info.default_max_new_tokens``) tokens with the target side's logits processor and
-    the settings' ``repetition_penalty`` and ``no_repeat_ngram_size``
-    (``processors.for_settings``), in the settings' languages and task, under
-    ``backends.heads.heads_off`` (the heads' outputs zeroed before W_O, as Michel et al.
-    2019 mask heads). The text of ``<s> y1 .. yn`` is ``target.text`` (a Hugging Face
-    tokenizer's), by default the tokens joined without spaces, ``</s>`` left out.
+    Greedy (``num_beams`` = 1): ``decoding.greedy_batch`` over right-padded (B, S) batches
+    of ``batch_size`` (padded keys blocked by ``key_padding_mask``) with the key/value cache
+    (a decoder-only model: prompts of one length, unpadded, ``_groups``). Beam search
+    (``num_beams`` > 1): ``decoding.beam_search`` one sentence at a time, with the settings'
+    length penalty and early stopping (None: ``info.early_stopping``). Both run up to
+    ``max_new_tokens`` (None: ``info.default_max_new_tokens``) tokens with the target
+    side's logits processor and the settings' ``repetition_penalty`` and
+    ``no_repeat_ngram_size`` (``processors.for_settings``), in the settings' languages and
+    task, under ``backends.heads.heads_off`` (outputs zeroed before W_O, Michel et al.
+    2019). The text is ``target.text``'s, else the tokens joined, ``</s>`` left out.
 
     Args:
         translator: a ``Translator`` of either backend.

@@ -12,8 +12,10 @@ import numpy as np
 import pytest
 from shipped import model_of
 
+from model import load_pretrained
 from model.analysis.verdict import judge_trace
 from model.decoding.document import read_document
+from testkit.one_stack_tiny import tiny_prefix_lm
 from ui.i18n import STRINGS
 from ui.player import take_home
 
@@ -136,3 +138,27 @@ def test_the_headers_button_downloads_the_page_of_the_sentence_on_screen(app, mo
     judged = judge_trace(trace, model.info.train_counts, model.info.source_language)
     assert all(html.escape(line) in page_text for line in take_home.verdict_lines(judged, "en"))
     np.testing.assert_allclose(doc.cross_attentions, trace.cross_attentions, atol=1e-4)
+
+
+def test_a_decoder_only_page_cuts_its_one_map_at_the_prompt(browser, tmp_path):
+    """A decoder-only model's document holds one (L, H, N, N) map: the page shows its
+    written tokens reading the prompt, the prompt, and the written tokens, each the block
+    of that map (a tiny random prefix LM: only equalities are asserted)."""
+    tiny = load_pretrained(tiny_prefix_lm(tmp_path / "tiny-prefix-lm"))
+    trace = tiny.generate(SENTENCE, max_new_tokens=6)
+    one, S = trace.decoder_attentions, len(trace.src_tokens)
+    path = tmp_path / "one-stack.html"
+    path.write_text(take_home.page_html(trace, "tiny-prefix-lm", "en"), encoding="utf-8")
+    page, requests, errors = _open(browser, path)
+    assert requests == [path.as_uri()] and not errors
+    views = page.locator("#view option").all_inner_texts()
+    assert STRINGS["tab_to_prompt"]["en"] in views and STRINGS["tab_cross"]["en"] not in views
+    np.testing.assert_allclose(_heatmap(page, 1), one[0, :, S:S + 1, :S].mean(0), atol=1e-4)
+    _step(page, "ArrowRight", 2)
+    page.select_option("#view", "decoder")
+    page.select_option("#head", "1")
+    want = np.where(np.tril(np.ones((2, 2))) > 0, one[0, 1, S:S + 2, S:S + 2], np.nan)
+    np.testing.assert_allclose(_heatmap(page, 2, 2), want, atol=1e-4)
+    page.select_option("#view", "encoder")
+    np.testing.assert_allclose(_heatmap(page), one[0, 1, :S, :S], atol=1e-4)
+    assert not errors

@@ -94,7 +94,8 @@ def player(trace: DecodeTrace, trace_id: tuple, model: str, lang: str, *, k: int
     sides = chinese_sides(info) if pinyin.is_on() else (False, False)
     doc = document_json(trace_id, model, sides, trace)
     present = presenting()  # Present mode: the map first, its labels as large as the charts'
-    _player(key=PLAYER_KEY, data=payload({"doc": doc, "strings": page_strings(lang), STEP: k,
+    strings = page_strings(lang, trace.architecture)
+    _player(key=PLAYER_KEY, data=payload({"doc": doc, "strings": strings, STEP: k,
                                           "present": present,
                                           "id": f"{hash(trace_id)}:{lang}:{sides}:"
                                                 f"{present}"}),

@@ -36,8 +36,31 @@ function mountTracePlayer(root, doc, S, options) {
     for (let i = 0; i < w.length; i++) w[i] = node.data[i] / scale;
     return { shape: node.shape, w: w };
   }
+  // A decoder-only document holds one (L, H, N, N) map over its one sequence, N = S + T:
+  // cut it where the prompt ends into the three maps the views draw (as the app does,
+  // model.decoding.split_at_prompt): the prompt's rows over the prompt ("encoder"), the
+  // decoder inputs' rows over the prompt ("cross") and over themselves ("decoder").
+  function block(a, rows, cols) { // a's rows [r0, r1) and columns [c0, c1)
+    const L = a.shape[0], H = a.shape[1], N = a.shape[3];
+    const R = rows[1] - rows[0], C = cols[1] - cols[0], w = new Float64Array(L * H * R * C);
+    for (let lh = 0; lh < L * H; lh++) {
+      for (let i = 0; i < R; i++) {
+        for (let j = 0; j < C; j++) {
+          w[(lh * R + i) * C + j] = a.w[(lh * N + rows[0] + i) * N + cols[0] + j];
+        }
+      }
+    }
+    return { shape: [L, H, R, C], w: w };
+  }
   const att = {};
-  KINDS.forEach((k) => { att[k] = unpack(doc.attention[k]); });
+  if (doc.architecture === "decoder-only") {
+    const one = unpack(doc.attention.decoder), S = doc.src_labels.length, N = one.shape[3];
+    att.encoder = block(one, [0, S], [0, S]);
+    att.cross = block(one, [S, N], [0, S]);
+    att.decoder = block(one, [S, N], [S, N]);
+  } else {
+    KINDS.forEach((k) => { att[k] = unpack(doc.attention[k]); });
+  }
 
   // One head's (rows x cols) map of kind `kind`, or the mean over heads (head < 0).
   function headMap(kind, layer, head, rows) {

@@ -40,6 +40,8 @@ from ..verdict import missing_item, signal_names
 
 PLAYER = Path(__file__).parent
 VIEW_KINDS = ("encoder", "decoder", "cross")  # the attention views the player draws
+# A decoder-only model's names for them (its one map cut at the prompt, as the app's views)
+ONE_STACK_NAMES = {"encoder": "prompt", "decoder": "continuation", "cross": "to_prompt"}
 MAX_BYTES = 8 * 1024 * 1024  # the page's budget (issue 34): plotly.js is about 4.8 MB of it
 
 
@@ -52,22 +54,27 @@ def plotly_js() -> str:
     return get_plotlyjs()
 
 
-def page_strings(lang: str) -> dict:
+def page_strings(lang: str, architecture: str = "encoder-decoder") -> dict:
     """The player's strings in ``lang`` ("en" or "zh"): every ``home_*`` string of the
     catalogue, the layer and head pickers' options as the app's views name them
-    (``layer_option``, ``head_option``), the views' names and explanations, and the legend of
-    each view in both languages (``legend``: [{"title", "texts"}])."""
+    (``layer_option``, ``head_option``), the views' names and explanations (a decoder-only
+    model's: ``ONE_STACK_NAMES``), and the legend of each view in both languages
+    (``legend``: [{"title", "texts"}])."""
     from ..i18n import STRINGS
+
+    names = ONE_STACK_NAMES if architecture == "decoder-only" else {}
 
     # the templates themselves: the player fills in their {fields} (str.format's syntax)
     out = {key: entry.get(lang, entry["en"]) for key, entry in STRINGS.items()
            if key.startswith("home_") or key in ("layer_option", "head_option")}  # the app's
     for kind in VIEW_KINDS:
-        out[f"view_{kind}"] = text_in(f"tab_{kind}", lang)
-        out[f"explain_{kind}"] = text_in(f"explain_{kind}", lang)
+        view = names.get(kind, kind)
+        out[f"view_{kind}"] = text_in(f"tab_{view}", lang)
+        out[f"explain_{kind}"] = text_in(f"explain_{view}", lang)
     order = ("en", "zh") if lang == "en" else ("zh", "en")
-    out["legend"] = [{"title": " · ".join(text_in(f"tab_{kind}", o) for o in order),
-                      "texts": [text_in(f"explain_{kind}", o) for o in order]}
+    out["legend"] = [{"title": " · ".join(text_in(f"tab_{names.get(kind, kind)}", o)
+                                          for o in order),
+                      "texts": [text_in(f"explain_{names.get(kind, kind)}", o) for o in order]}
                      for kind in VIEW_KINDS]
     return out
 
@@ -139,7 +146,7 @@ def page_html(trace: DecodeTrace, model: str, lang: str = "en", *,
         css=(PLAYER / "player.css").read_text(encoding="utf-8"),
         body=(PLAYER / "player.html").read_text(encoding="utf-8"),
         document=_script_json(dumps(doc)),
-        strings=_script_json(page_strings(lang)),
+        strings=_script_json(page_strings(lang, trace.architecture)),
         plotly=plotly_js().replace("</script", "<\\/script"),
         player=(PLAYER / "player.js").read_text(encoding="utf-8"))
 
