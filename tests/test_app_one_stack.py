@@ -6,11 +6,14 @@ only equalities are asserted)."""
 
 from __future__ import annotations
 
+import shutil
+
 import numpy as np
 import pytest
 from apptest_helpers import chart_title, charts, enter, messages, run_app, z_array
 
 from model import load_pretrained
+from model.backends.load import PRETRAINED_DIR
 from model.decoding import one_map
 from testkit.one_stack_tiny import tiny_prefix_lm
 from ui.i18n import ONE_STACK_VIEWS, STRINGS, VIEW_KEYS
@@ -21,9 +24,11 @@ SENTENCE = "We are learning."
 
 @pytest.fixture(scope="module")
 def root(tmp_path_factory):
-    """A models folder holding only the tiny decoder-only model."""
+    """A models folder holding the tiny decoder-only model (first, so the app opens it) and
+    the small shipped encoder-decoder, for Side by side."""
     root = tmp_path_factory.mktemp("models")
-    tiny_prefix_lm(root / "tiny-prefix-lm")
+    tiny_prefix_lm(root / "a-tiny-prefix-lm")
+    shutil.copytree(PRETRAINED_DIR / "en-zh-small", root / "en-zh-small")
     return root
 
 
@@ -45,7 +50,7 @@ def test_every_view_of_one_stack_draws(app):
 
 
 def test_the_sequence_view_is_the_trace_s_one_map(app, root):
-    trace = load_pretrained(root / "tiny-prefix-lm").generate(SENTENCE)
+    trace = load_pretrained(root / "a-tiny-prefix-lm").generate(SENTENCE)
     T = len(trace.steps)
     app.slider(key="step").set_value(T).run()
     app.button_group(key=VIEW_KEY).set_value("sequence").run()
@@ -60,7 +65,7 @@ def test_the_sequence_view_is_the_trace_s_one_map(app, root):
 
 
 def test_the_step_figure_splits_a_row_at_the_prompt(app, root):
-    trace = load_pretrained(root / "tiny-prefix-lm").generate(SENTENCE)
+    trace = load_pretrained(root / "a-tiny-prefix-lm").generate(SENTENCE)
     k = min(3, len(trace.steps))
     app.slider(key="step").set_value(k).run()
     fig = next(c for c in charts(app) if chart_title(c).startswith(f"Step {k}, layer"))
@@ -69,3 +74,13 @@ def test_the_step_figure_splits_a_row_at_the_prompt(app, root):
     whole = one_map(trace)[0, :, S + k - 1, : S + k]  # (H, S + k): the step's row, layer 1
     np.testing.assert_allclose(rows[:, :S], whole[:, :S], atol=1e-6)  # over the prompt
     np.testing.assert_allclose(rows[:, S + 1:], whole[:, S:], atol=1e-6)  # over what it wrote
+
+
+def test_side_by_side_puts_it_beside_an_encoder_decoder(app):
+    app.button_group(key=VIEW_KEY).set_value("compare").run()
+    app.selectbox(key="compare_model").select("en-zh-small").run()
+    assert not app.exception, app.exception
+    titles = [chart_title(c) for c in charts(app)]
+    a = [x for x in titles if x.startswith(STRINGS["tab_to_prompt"]["en"])]
+    b = [x for x in titles if x.startswith(STRINGS["tab_cross"]["en"])]
+    assert len(a) == 1 and len(b) == 1, titles  # A: one stack, B: two

@@ -107,18 +107,31 @@ def _head_name(head: int) -> str:
     return t("compare_mean_heads") if head == MEAN else head_label(head)
 
 
+# What a column names its two maps, by the model's architecture: an encoder-decoder's
+# cross- and encoder self-attention; a decoder-only model's (its one map cut at the prompt,
+# ``model.decoding.split_at_prompt``) written tokens reading the prompt, and the prompt.
+_SIDE_NAMES = {
+    "encoder-decoder": {"cross": ("cross", "query_decoder_input", "key_source_token"),
+                        "encoder": ("encoder", "query_source_token", "key_source_token")},
+    "decoder-only": {"cross": ("to_prompt", "query_decoder_input", "key_prompt_token"),
+                     "encoder": ("prompt", "query_prompt_token", "key_prompt_token")},
+}
+
+
 def _side(trace: DecodeTrace, side: str, model: str, layer: int, *, head: int) -> None:
-    """One column: the sentence, its translation, its cross- and encoder self-attention."""
+    """One column: the sentence, its translation, its cross- and encoder self-attention (a
+    decoder-only model's: its written tokens over the prompt, and the prompt)."""
     st.markdown(t("compare_side", side=side, model=md_literal(model),
                   sentence=md_literal(trace.src_text)))
     st.markdown(f"### {md_literal(trace.output_text) or t('empty_output')}")
-    for kind, rows, query in (("cross", trace.step_labels, "query_decoder_input"),
-                              ("encoder", trace.src_labels, "query_source_token")):
-        where = t("compare_map_title", view=view_label(kind), layer=layer_label(layer),
+    names = _SIDE_NAMES[trace.architecture]
+    for kind, rows in (("cross", trace.step_labels), ("encoder", trace.src_labels)):
+        view, query, key = names[kind]
+        where = t("compare_map_title", view=view_label(view), layer=layer_label(layer),
                   head=_head_name(head))
         chart(viz.attention_heatmap(_map(getattr(trace, f"{kind}_attentions"), layer, head),
                                     list(rows), list(trace.src_labels), title=where,
-                                    query_label=t(query), key_label=t("key_source_token"),
+                                    query_label=t(query), key_label=t(key),
                                     text=viz_labels()), key=f"compare_{side}_{kind}")
 
 
