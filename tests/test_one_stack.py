@@ -17,6 +17,7 @@ import pytest
 import torch
 
 from model import GenerationSettings, InputError, load_pretrained
+from model.analysis.internals import head_internals
 from model.analysis.verdict import judge_trace
 from model.backends.heads import heads_off
 from model.backends.one_stack import OneStack
@@ -180,3 +181,12 @@ def test_the_verdict_reads_a_decoder_only_trace(tiny):
     assert judged.left_out == ()  # the left-out check is calibrated on cross-attention
     assert judge_trace(split_at_prompt(trace), None, "en").coverage == pytest.approx(
         judged.coverage)
+
+
+def test_one_head_recomputed_is_the_one_map(tiny):
+    trace = tiny.generate(SENTENCE, max_new_tokens=6)
+    N = len(trace.src_tokens) + len(trace.steps)
+    h = head_internals(tiny, trace, "decoder", layer=1, head=2)
+    assert h.query_tokens == h.key_tokens == (*trace.src_labels, *trace.decoder_input_labels)
+    np.testing.assert_allclose(h.weights, trace.decoder_attentions[1, 2], atol=1e-6)
+    assert np.array_equal(h.mask, np.triu(np.ones((N, N), bool), 1))  # look-ahead only

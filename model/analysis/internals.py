@@ -148,7 +148,8 @@ def head_internals(translator: Translator, trace: DecodeTrace, kind: str, *, lay
 
     Returns:
         HeadInternals with Tq = S (encoder) or T (decoder, cross) or 1, Tk = S (encoder,
-        cross) or T (decoder).
+        cross) or T (decoder); a decoder-only model's (kind ``"decoder"``) over its one
+        sequence, Tq = Tk = S + T, its weights ``one_map(trace)[layer, head]``.
 
     Raises:
         InputError: an unknown kind, or a layer, head or query position out of range.
@@ -164,6 +165,9 @@ def head_internals(translator: Translator, trace: DecodeTrace, kind: str, *, lay
     dec_shown = tuple(trace.decoder_input_labels)
     query_tokens = src_shown if kind == "encoder" else dec_shown
     key_tokens = dec_shown if kind == "decoder" else src_shown
+    one = translator.info.architecture == "decoder-only"
+    if one:  # one sequence: the prompt's tokens, then the decoder inputs, as queries and keys
+        query_tokens = key_tokens = src_shown + dec_shown
     if query is None:
         rows = slice(None)
     else:
@@ -171,8 +175,8 @@ def head_internals(translator: Translator, trace: DecodeTrace, kind: str, *, lay
         rows = slice(query, query + 1)
     with torch.inference_mode():
         inputs = translator.head_inputs(trace, kind, layer=layer, head=head)
-        mask = torch.from_numpy(
-            translator.mask_views(list(src_tokens), list(dec_tokens))[kind])  # (Tq, Tk)
+        mask = torch.from_numpy(translator.mask_views(
+            list(src_tokens), list(dec_tokens))["self" if one else kind])  # (Tq, Tk)
         which = _Head(kind, layer, head, c.head_dim, query_tokens, key_tokens, rows)
         return _head_record(which, inputs, mask)
 

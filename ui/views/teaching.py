@@ -39,6 +39,7 @@ from ..text import md_literal, token_row
 
 # The kinds of attention -> the view that shows them (its name names the kind).
 KINDS = KIND_VIEWS  # attention kind -> its view (the inside-one-head picker's labels)
+ONE_STACK_KINDS = {"decoder": "sequence"}  # a decoder-only model's one kind, and its view
 # The positional-encoding parts by id (the English label, the radio's value) -> label key.
 PARTS = {STRINGS[k]["en"]: k for k in ("pe_part_embedding", "pe_part_positional",
                                          "pe_part_sum")}
@@ -116,8 +117,12 @@ def _pick_head(trace: DecodeTrace, k: int, key: tuple) -> _Head:
     """The kind, layer, head and query pickers (one row), and the picked head's numbers
     (``cache.head_internals``) up to step k."""
     c1, c2, c3, c4 = st.columns(4)
-    kind = c1.selectbox(t("ih_kind"), list(KINDS), key="ih_kind",
-                        format_func=labels(KINDS, lambda k: view_label(KINDS[k])))
+    one = trace.architecture == "decoder-only"  # one stack: its heads over one sequence
+    kinds = ONE_STACK_KINDS if one else KINDS
+    if st.session_state.get("ih_kind") not in kinds:  # another model's kind
+        st.session_state.pop("ih_kind", None)
+    kind = c1.selectbox(t("ih_kind"), list(kinds), key="ih_kind",
+                        format_func=labels(kinds, lambda k: view_label(kinds[k])))
     L, H = trace.cross_attentions.shape[:2]
     layer = c2.selectbox(t("layer"), range(L), format_func=labels(range(L), layer_label),
                          key="ih_layer")
@@ -125,7 +130,9 @@ def _pick_head(trace: DecodeTrace, k: int, key: tuple) -> _Head:
                         key="ih_head")
     hi = cache.head_internals(cache.trace_key(key, trace), kind, int(layer), int(head),
                               _trace=trace)
-    nq = hi.q.shape[0] if kind == "encoder" else min(k, hi.q.shape[0])  # rows up to step k
+    # rows up to step k (a decoder-only model's: the prompt's S, then k decoder inputs)
+    upto = k + len(trace.src_tokens) if one else k
+    nq = hi.q.shape[0] if kind == "encoder" else min(upto, hi.q.shape[0])
     nk = nq if kind == "decoder" else hi.k.shape[0]
     q_tok, k_tok = list(hi.query_tokens[:nq]), list(hi.key_tokens[:nk])
     query = c4.selectbox(t("ih_query"), range(nq), index=nq - 1,
