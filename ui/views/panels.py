@@ -186,7 +186,8 @@ def positional_view(translator: Translator, trace: DecodeTrace, k: int, decode_w
         teaching.relative_bias(translator, shown, source)
         return
     where = "source" if source else "target"
-    title = "pe_heatmap_title_source" if source else "pe_heatmap_title_decoder"
+    title = ("pe_heatmap_title_sequence" if one else
+             "pe_heatmap_title_source" if source else "pe_heatmap_title_decoder")
     pe = translator.positional_encoding(len(tokens), where)  # (T, D)
     chart(viz.positional_heatmap(pe, shown, title=t(title, d_model=translator.config.d_model),
                                  formula=scheme != "learned", text=viz_labels()),
