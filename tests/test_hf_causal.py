@@ -3,9 +3,9 @@ item 2): ``backends.hf_causal`` puts an ``AutoModelForCausalLM`` behind the enco
 parts, so every strategy, teacher forcing and the head switches drive it. Each trace is
 checked against Hugging Face itself: one forward pass of the model over the same N tokens
 (``output_attentions``, eager attention, and its logits), and its own
-``generate(do_sample=False)``. The models are tiny and random (``testkit.hf_tiny_causal``:
-GPT-2, Llama, Mistral, Qwen2, Qwen3, grouped-query attention in all but GPT-2), since only
-equalities are asserted."""
+``generate(do_sample=False)``, greedy and with 3 beams. The models are tiny and random
+(``testkit.hf_tiny_causal``: GPT-2, Llama, Mistral, Qwen2, Qwen3, grouped-query attention in
+all but GPT-2), since only equalities are asserted."""
 
 from __future__ import annotations
 
@@ -116,6 +116,12 @@ def test_beams_score_hypotheses_as_a_forward_pass_does(tiny):
         _, logp = _forward(tiny, ids)
         want = sum(float(logp[S + i, tok]) for i, tok in enumerate(h.ids))
         assert h.logprob == pytest.approx(want, abs=TOL)
+    prompt = torch.tensor([[*src.ids.tolist(), src.start_id]])
+    with torch.inference_mode():
+        hf_ids = tiny.model.hf.generate(
+            prompt, attention_mask=torch.ones_like(prompt), num_beams=3, do_sample=False,
+            max_new_tokens=6, early_stopping=tiny.info.early_stopping, length_penalty=1.0)
+    assert list(trace.beam.hypotheses[0].ids) == hf_ids[0, prompt.size(1):].tolist()
 
 
 def test_sampling_is_recorded_as_a_forward_pass(tiny):
@@ -239,6 +245,14 @@ def test_a_config_the_app_cannot_represent_is_named(family, changes, drop, named
     folder = _edited(family, tmp_path, tmp_path_factory, changes, drop)
     with pytest.raises(CheckpointError, match=named):
         load_pretrained(folder)
+
+
+def test_a_model_too_large_for_this_machine_is_refused_before_loading(tmp_path,
+                                                                     tmp_path_factory):
+    big = {"hidden_size": 65536, "intermediate_size": 262144, "num_hidden_layers": 200,
+           "num_attention_heads": 512, "num_key_value_heads": 64, "head_dim": 128}
+    with pytest.raises(CheckpointError, match="GB for its weights"):
+        load_pretrained(_edited("llama", tmp_path, tmp_path_factory, big))
 
 
 def test_a_list_of_end_ids_stops_at_the_first(tmp_path, tmp_path_factory):
