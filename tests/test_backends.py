@@ -16,6 +16,8 @@ from model import Translator, load_pretrained
 from model.backends import parts
 from model.backends.protocol import Backend
 from testkit.hf_tiny import FAMILIES, tiny_folder
+from testkit.hf_tiny_causal import FAMILIES as CAUSAL_FAMILIES
+from testkit.hf_tiny_causal import tiny_causal_folder
 
 BACKENDS = Path(__file__).resolve().parent.parent / "model" / "backends"
 
@@ -78,6 +80,17 @@ def test_hugging_face_models_offer_exactly_the_interface(family, tmp_path_factor
     assert model.info.backend == "huggingface"
     assert (model.relative_position_bias(3, 3) is None) == (
         model.info.positional_scheme != "relative")
+    for protocol, part in parts_of(model).items():
+        conforms(part, protocol)
+
+
+@pytest.mark.parametrize("family", CAUSAL_FAMILIES)
+def test_hugging_face_causal_models_offer_exactly_the_interface(family, tmp_path_factory):
+    model = load_pretrained(tiny_causal_folder(family, tmp_path_factory))
+    assert type(model) is Translator  # the same class, with the causal parts
+    conforms(model, Backend)
+    assert public(model) == MEMBERS, public(model) ^ MEMBERS
+    assert (model.info.backend, model.info.architecture) == ("huggingface", "decoder-only")
     for protocol, part in parts_of(model).items():
         conforms(part, protocol)
 

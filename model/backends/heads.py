@@ -9,7 +9,8 @@ One?" (NeurIPS 2019, section 2) mask heads. The head's attention weights are sti
 (and shown); what it passes on is zero.
 
 Both backends are changed only through forward pre-hooks on the output projection (our
-``out_proj``; Hugging Face's ``out_proj``, or ``o`` in T5), registered for one call and
+``out_proj``; Hugging Face's ``out_proj``, ``o`` in T5, ``o_proj`` in Llama-like causal
+models, ``c_proj`` in GPT-2), registered for one call and
 acting only on passes made by the thread that registered them: the model, shared by every
 session, keeps no state, and another session's pass at the same time is untouched.
 
@@ -58,12 +59,15 @@ def check_heads(heads: Collection, config) -> tuple[HeadKey, ...]:
     return tuple(sorted(keys))
 
 
-def output_projection(backend, kind: str, layer: int) -> torch.nn.Linear:
+OUTPUT_PROJECTIONS = ("out_proj", "o_proj", "c_proj", "o")  # W_O's name, first found
+
+
+def output_projection(backend, kind: str, layer: int) -> torch.nn.Module:
     """W_O of the attention of ``kind`` in ``layer``: the linear map whose input is the
     (B, T, H * Dh) concatenation of the heads (our ``out_proj``; Hugging Face's
-    ``out_proj``, T5's ``o``)."""
+    ``out_proj``, Llama-like ``o_proj``, GPT-2's ``c_proj`` (a ``Conv1D``), T5's ``o``)."""
     module, _ = backend.attention(kind, layer)
-    return module.out_proj if hasattr(module, "out_proj") else module.o
+    return getattr(module, next(n for n in OUTPUT_PROJECTIONS if hasattr(module, n)))
 
 
 @contextmanager

@@ -30,6 +30,22 @@ activation                  ``activation_function`` / ``feed_forward_proj`` (``r
 special ids                 ``pad_token_id``, ``eos_token_id``, ``decoder_start_token_id``
                             (else the pad id), ``unk_token_id`` (else the pad id)
 ==========================  ===========================================================
+
+``causal_fields`` does the same for a causal language model (``hf_causal.FAMILIES``):
+
+==========================  ===========================================================
+our field                   GPT-2  /  Llama, Mistral, Qwen2, Qwen3
+==========================  ===========================================================
+d_model (D)                 ``n_embd`` / ``hidden_size``
+nhead (H)                   ``n_head`` / ``num_attention_heads``
+num_key_value_heads         H / ``num_key_value_heads`` (else H; must divide H)
+head_dim (Dh)               D / H / ``head_dim`` (else D / H)
+num_layers (L)              ``n_layer`` / ``num_hidden_layers``
+dim_feedforward (F)         ``n_inner`` (else 4 D) / ``intermediate_size`` (gated: 3 D F)
+max_position_embeddings     ``n_positions`` / ``max_position_embeddings``
+special ids                 ``eos_token_id`` (an id, or a list: the first), optional
+                            ``pad_token_id`` and ``bos_token_id``
+==========================  ===========================================================
 """
 
 from __future__ import annotations
@@ -225,3 +241,82 @@ def _check_activation(where: str, field: str, value, name: str | None) -> None:
     if name is None or name not in ACT2FN:
         raise CheckpointError(f"{where}: {field} {_short(value, 30)} is not an activation "
                               "transformers knows (e.g. relu, gelu, gated-gelu for T5)")
+
+
+# our name -> (GPT-2's config.json name, the Llama-like families'), for causal_fields
+_CAUSAL = {
+    "d_model": ("n_embd", "hidden_size"), "nhead": ("n_head", "num_attention_heads"),
+    "num_layers": ("n_layer", "num_hidden_layers"),
+    "max_position_embeddings": ("n_positions", "max_position_embeddings"),
+    "vocab_size": ("vocab_size", "vocab_size"),
+}
+
+
+def causal_fields(data: dict, where: str) -> dict:
+    """The checked hyper-parameters of a causal language model's config (the module's
+    second table).
+
+    Args:
+        data: ``config.json`` as a dict with its ``model_type`` (one of
+            ``hf_causal.FAMILIES``), or a loaded config's ``vars()``.
+        where: how messages name the file.
+
+    Returns:
+        dict of ints under our names (``d_model``, ``nhead``, ``num_key_value_heads``,
+        ``head_dim``, ``num_layers``, ``dim_feedforward``, ``max_position_embeddings``,
+        ``vocab_size``, ``eos_token_id``), ``pad_token_id`` and ``bos_token_id`` (int or
+        None) and ``gated`` (bool: the MLP has gate, up and down matrices).
+
+    Raises:
+        CheckpointError: a field missing, not an integer, out of range or inconsistent (H
+            not a multiple of the key/value heads, D of H without a head_dim); the message
+            names the field and its value.
+    """
+    meaning = {**_MEANING, "num_layers": "the layers"}
+    gpt2 = data["model_type"] == "gpt2"  # GPT-2's names first, then their aliases
+    out: dict = {key: _required(data, where, names if gpt2 else names[1:],
+                                least=_LEAST.get(key, 1), meaning=meaning[key])
+                 for key, names in _CAUSAL.items()}
+    nhead = out["nhead"]
+    kv = None if gpt2 else data.get("num_key_value_heads")
+    out["num_key_value_heads"] = nhead if kv is None else _integer(
+        where, "num_key_value_heads", kv, 1)
+    if nhead % out["num_key_value_heads"]:
+        raise CheckpointError(f"{where}: num_attention_heads ({nhead}) is not a multiple of "
+                              f"num_key_value_heads ({out['num_key_value_heads']})")
+    head_dim = None if gpt2 else data.get("head_dim")
+    if head_dim is None and out["d_model"] % nhead:
+        raise CheckpointError(f"{where}: the width ({out['d_model']}) is not a multiple of "
+                              f"the heads ({nhead}) and there is no head_dim")
+    out["head_dim"] = (out["d_model"] // nhead if head_dim is None
+                       else _integer(where, "head_dim", head_dim, 1))
+    name, inner = _present(data, ("n_inner",) if gpt2 else ("intermediate_size",))
+    out["dim_feedforward"] = (4 * out["d_model"] if inner is None and gpt2
+                              else _required(data, where, (name,), least=1,
+                                             meaning=_MEANING["dim_feedforward"]))
+    out["gated"] = not gpt2
+    out["eos_token_id"] = _first_id(data, where, "eos_token_id", required=True)
+    for field in ("pad_token_id", "bos_token_id"):
+        out[field] = _first_id(data, where, field, required=False)
+    for field in ("eos_token_id", "pad_token_id", "bos_token_id"):
+        if out[field] is not None:
+            _inside(where, field, out[field], out["vocab_size"])
+    return out
+
+
+def _first_id(data: dict, where: str, field: str, *, required: bool) -> int | None:
+    """A special token id of ``data``: an int, or a non-empty list's first (Llama 3 lists
+    several end ids; the app stops at one), or None when absent and not ``required``.
+
+    Raises:
+        CheckpointError: missing when ``required``, or not an id.
+    """
+    value = data.get(field)
+    if isinstance(value, list) and value:
+        value = value[0]
+    if value is None:
+        if required:
+            raise CheckpointError(f"{where} lacks {field} ({_MEANING.get(field, field)}); "
+                                  "the model cannot be opened without it")
+        return None
+    return _integer(where, field, value, 0)

@@ -1,11 +1,13 @@
-"""Opening Hugging Face encoder-decoder folders for ``model.backends.hf``, offline and safely.
+"""Opening Hugging Face folders, offline and safely: encoder-decoders for
+``model.backends.hf`` and causal language models for ``model.backends.hf_causal``.
 
 A folder saved by ``save_pretrained``, or a snapshot of the local Hugging Face cache, is
 checked before any weights are read (no remote code, safetensors unless pickle weights are
-allowed, a supported encoder-decoder family, a size this machine can hold), then loaded with
-``local_files_only=True`` and ``trust_remote_code=False``. ``cached_models`` lists what the
-cache holds (``huggingface_hub.scan_cache_dir``); ``cache_snapshot`` finds a hub name's folder
-without downloading.
+allowed, a supported encoder-decoder or causal family, a size this machine can hold), then
+loaded with ``local_files_only=True``, ``trust_remote_code=False`` and eager attention.
+``cached_models`` lists the encoder-decoders the cache holds
+(``huggingface_hub.scan_cache_dir``); ``cache_snapshot`` finds a hub name's folder (of
+either kind) without downloading.
 """
 
 from __future__ import annotations
@@ -20,8 +22,10 @@ import torch
 from ..core.config import TransformerConfig
 from ..errors import CheckpointError
 from ..errors import short_repr as _short
+from . import hf_causal
 from .hf import FAMILIES, MAX_TOKENS, HFSeq2Seq, build_translator
-from .hf_config import PRE_LN, config_fields
+from .hf_causal import FAMILIES as CAUSAL_FAMILIES
+from .hf_config import PRE_LN, causal_fields, config_fields
 from .translator import Translator
 
 SAFE_WEIGHTS = ("model.safetensors", "model.safetensors.index.json")
@@ -72,10 +76,10 @@ def _check_folder(folder: Path, load_pickle_weights: bool) -> dict:
     """Refuse what must not or cannot be loaded, before any weights are read.
 
     Raises:
-        CheckpointError: remote code, a model type we do not support, not encoder-decoder,
-            a config field the app cannot represent (``config_fields``), no weights,
-            pickle-only weights without ``load_pickle_weights``, or weights larger than
-            ``MEMORY_SHARE`` of this machine's memory.
+        CheckpointError: remote code, a model type we do not support (``_config_size``),
+            a config field the app cannot represent, no weights, pickle-only weights
+            without ``load_pickle_weights``, or weights larger than ``MEMORY_SHARE`` of this
+            machine's memory.
     """
     data = _read_config(folder)
     name = folder.name
@@ -83,19 +87,7 @@ def _check_folder(folder: Path, load_pickle_weights: bool) -> dict:
         raise CheckpointError(
             f"{name} needs its own Python code (trust_remote_code); this app never runs code "
             "that comes with a model. Use a model whose architecture ships with transformers.")
-    model_type = data.get("model_type")
-    if not isinstance(model_type, str) or model_type not in FAMILIES:
-        raise CheckpointError(
-            f"{name} is a {_short(model_type, 30)} model (config.json: model_type); the app "
-            "opens encoder-decoder translation models of these types: "
-            f"{', '.join(sorted(FAMILIES))}.")
-    encoder_decoder = data.get("is_encoder_decoder", True)
-    if not isinstance(encoder_decoder, bool):
-        raise CheckpointError(f"{name}: config.json: is_encoder_decoder must be true or "
-                              f"false, got {_short(encoder_decoder, 30)}")
-    if not encoder_decoder:
-        raise CheckpointError(f"{name} is not an encoder-decoder model")
-    fields = config_fields(data, f"{name}: config.json")
+    described = _config_size(data, name)
     safe = [folder / f for f in SAFE_WEIGHTS if (folder / f).is_file()]
     pickled = [folder / f for f in PICKLE_WEIGHTS if (folder / f).is_file()]
     if not safe and not pickled:
@@ -106,13 +98,54 @@ def _check_folder(folder: Path, load_pickle_weights: bool) -> dict:
             "loaded. Convert them once on a trusted machine: load the model there and call "
             "model.save_pretrained(folder) (it writes model.safetensors), or tick "
             "'load pickle weights' to load them in weights-only mode (tensors only).")
-    size = max(sum(_weights_bytes(p) for p in (safe or pickled)), _config_bytes(fields))
+    size = max(sum(_weights_bytes(p) for p in (safe or pickled)), described)
     memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     if size > MEMORY_SHARE * memory:
         raise CheckpointError(
             f"{name} needs {size / 2**30:.1f} GB for its weights; this machine has "
             f"{memory / 2**30:.1f} GB of memory, too little to run it.")
     return data
+
+
+def is_causal(data: dict) -> bool:
+    """True for the config (dict) of a causal language model of a supported family
+    (``hf_causal.FAMILIES``)."""
+    model_type = data.get("model_type")
+    return isinstance(model_type, str) and model_type in CAUSAL_FAMILIES
+
+
+def _config_size(data: dict, name: str) -> int:
+    """Float32 bytes of the model ``config.json`` (``data``) describes, its family and
+    fields checked (``config_fields`` / ``causal_fields``).
+
+    Raises:
+        CheckpointError: a model type we do not support, an encoder-decoder type saved as
+            something else, a causal type whose ``architectures`` is not a language-model
+            head (``*ForCausalLM``, GPT-2's ``*LMHeadModel``), or a bad field.
+    """
+    where, model_type = f"{name}: config.json", data.get("model_type")
+    if is_causal(data):
+        heads = data.get("architectures") or []
+        if not isinstance(heads, list) or not all(
+                isinstance(a, str) and a.endswith(("ForCausalLM", "LMHeadModel")) for a in heads):
+            raise CheckpointError(
+                f"{name} is a {_short(model_type, 30)} model with the head "
+                f"{_short(heads, 60)} (config.json: architectures); the app opens causal "
+                "language models (*ForCausalLM, GPT2LMHeadModel)")
+        return _causal_bytes(causal_fields(data, where))
+    if not isinstance(model_type, str) or model_type not in FAMILIES:
+        raise CheckpointError(
+            f"{name} is a {_short(model_type, 30)} model (config.json: model_type); the app "
+            "opens encoder-decoder translation models of these types: "
+            f"{', '.join(sorted(FAMILIES))}, and causal language models of these: "
+            f"{', '.join(sorted(CAUSAL_FAMILIES))}.")
+    encoder_decoder = data.get("is_encoder_decoder", True)
+    if not isinstance(encoder_decoder, bool):
+        raise CheckpointError(f"{name}: config.json: is_encoder_decoder must be true or "
+                              f"false, got {_short(encoder_decoder, 30)}")
+    if not encoder_decoder:
+        raise CheckpointError(f"{name} is not an encoder-decoder model")
+    return _config_bytes(config_fields(data, where))
 
 
 def _config_bytes(fields: dict) -> int:
@@ -124,6 +157,16 @@ def _config_bytes(fields: dict) -> int:
     ff = fields["dim_feedforward"] * (3 if fields["gated"] else 2)
     layers = fields["num_encoder_layers"] + 2 * fields["num_decoder_layers"]
     return 4 * (fields["vocab_size"] * d + layers * (4 * d * inner + d * ff))
+
+
+def _causal_bytes(fields: dict) -> int:
+    """Float32 bytes of the causal language model a config describes (``causal_fields``'
+    dict), roughly: the embedding table plus, per layer, attention (q and o: 2 D H Dh; k
+    and v: 2 D K Dh for K key/value heads) and the MLP (2 D F, 3 D F when gated)."""
+    d, dh = fields["d_model"], fields["head_dim"]
+    attention = 2 * d * dh * (fields["nhead"] + fields["num_key_value_heads"])
+    mlp = fields["dim_feedforward"] * d * (3 if fields["gated"] else 2)
+    return 4 * (fields["vocab_size"] * d + fields["num_layers"] * (attention + mlp))
 
 
 def _weights_bytes(path: Path) -> int:
@@ -168,7 +211,9 @@ def _our_config(hf_config, vocab_size: int, where: str = "config.json") -> Trans
 
 def load_hf(folder: str | Path, load_pickle_weights: bool = False) -> Translator:
     """Open a folder saved by Hugging Face ``save_pretrained`` (a plain folder, or a
-    snapshot of the Hugging Face cache), offline.
+    snapshot of the Hugging Face cache), offline: an encoder-decoder
+    (``AutoModelForSeq2SeqLM``, ``hf.build_translator``) or a causal language model
+    (``AutoModelForCausalLM``, ``hf_causal.build_translator``), as its config says.
 
     Args:
         folder: the folder with config.json, the weights and the tokenizer files.
@@ -180,18 +225,46 @@ def load_hf(folder: str | Path, load_pickle_weights: bool = False) -> Translator
             transformers cannot read (the message says which); weights lacking tensors the
             config describes (transformers would initialise them at random).
     """
-    from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer
 
     folder = Path(folder)
-    _check_folder(folder, load_pickle_weights)
+    causal = is_causal(_check_folder(folder, load_pickle_weights))
     try:
         tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True,
                                                   trust_remote_code=False)
     except Exception as exc:  # transformers raises many types for a bad tokenizer
         raise CheckpointError(f"{folder.name}: the tokenizer files cannot be read "
                               f"({_short(str(exc), 200)})") from exc
+    auto = AutoModelForCausalLM if causal else AutoModelForSeq2SeqLM
+    hf = _load_weights(auto, folder, load_pickle_weights)
+    where = f"{folder.name}: config.json"
+    rows = hf.get_output_embeddings().weight.size(0)
+    if causal:
+        model = hf_causal.HFCausal(hf, hf_causal.causal_config(hf.config, tokenizer, rows,
+                                                               where))
+    else:
+        if not hf.config.is_encoder_decoder:
+            raise CheckpointError(f"{folder.name} is not an encoder-decoder model")
+        model = HFSeq2Seq(hf, _our_config(hf.config, rows, where))
+    card = {"name": folder.name, "source": "huggingface", "model_type": hf.config.model_type,
+            "parameters": model.num_parameters()}
+    if causal:
+        return hf_causal.build_translator(model, tokenizer, card, name=folder.name)
+    return build_translator(model, tokenizer, card, name=folder.name, where=str(folder))
+
+
+def _load_weights(auto, folder: Path, load_pickle_weights: bool):
+    """The eval-mode model of ``folder`` through the auto class ``auto``
+    (``AutoModelForSeq2SeqLM`` or ``AutoModelForCausalLM``): offline, no remote code,
+    eager attention (the one that returns attention weights), float32, safetensors unless
+    pickle weights are allowed.
+
+    Raises:
+        CheckpointError: the weights cannot be read or do not match config.json, or they
+            lack tensors the config describes.
+    """
     try:
-        hf, info = AutoModelForSeq2SeqLM.from_pretrained(
+        hf, info = auto.from_pretrained(
             folder, local_files_only=True, trust_remote_code=False, attn_implementation="eager",
             use_safetensors=not load_pickle_weights or None, dtype=torch.float32,
             output_loading_info=True)
@@ -209,15 +282,7 @@ def load_hf(folder: str | Path, load_pickle_weights: bool = False) -> Translator
             f"describes (e.g. {_short(missing[0], 80)}); transformers would fill them with "
             "random numbers. Does config.json belong to these weights (e.g. "
             "feed_forward_proj, d_kv, the layer counts)?")
-    hf.eval()
-    if not hf.config.is_encoder_decoder:
-        raise CheckpointError(f"{folder.name} is not an encoder-decoder model")
-    config = _our_config(hf.config, hf.get_output_embeddings().weight.size(0),
-                         f"{folder.name}: config.json")
-    model = HFSeq2Seq(hf, config)
-    card = {"name": folder.name, "source": "huggingface", "model_type": hf.config.model_type,
-            "parameters": model.num_parameters()}
-    return build_translator(model, tokenizer, card, name=folder.name, where=str(folder))
+    return hf.eval()
 
 
 # --- the local Hugging Face cache ------------------------------------------------------------

@@ -118,8 +118,41 @@ class TransformerConfig(_ConfigJSON):
         return self.nhead * self.head_dim
 
 
+class OneStackNames:
+    """What decoding reads of any model, by the encoder-decoder's names (Hugging Face's
+    configs alias names the same way, ``attribute_map``), for a decoder-only config with
+    ``num_layers``, ``vocab_size``, ``nhead`` and ``head_dim``: the one stack is the
+    decoder (its L layers), with no encoder, and writes from the one vocabulary.
+    ``DecoderOnlyConfig`` and ``backends.hf_causal.CausalConfig`` offer them."""
+
+    @property
+    def num_decoder_layers(self) -> int:
+        """L: the stack's layers."""
+        return self.num_layers
+
+    @property
+    def num_encoder_layers(self) -> int:
+        """0: there is no encoder."""
+        return 0
+
+    @property
+    def tgt_vocab_size(self) -> int:
+        """V: what the model writes from (the one vocabulary)."""
+        return self.vocab_size
+
+    @property
+    def src_vocab_size(self) -> int:
+        """V: what the prompt is read in (the one vocabulary)."""
+        return self.vocab_size
+
+    @property
+    def inner_dim(self) -> int:
+        """H * Dh: the width of the heads' concatenation."""
+        return self.nhead * self.head_dim
+
+
 @dataclass(frozen=True)
-class DecoderOnlyConfig(_ConfigJSON):
+class DecoderOnlyConfig(_ConfigJSON, OneStackNames):
     """Hyper-parameters of the decoder-only Transformer (``DecoderOnlyTransformer``): one
     stack of masked self-attention + feed-forward layers over one sequence, as GPT
     (Radford et al., 2018, "Improving Language Understanding by Generative Pre-Training";
@@ -170,35 +203,6 @@ class DecoderOnlyConfig(_ConfigJSON):
         if self.sep_id is not None and not 4 <= self.sep_id < self.vocab_size:
             raise ValueError(f"sep_id ({self.sep_id}) must be a non-special id below "
                              f"vocab_size ({self.vocab_size})")
-
-
-    # What decoding reads of any model, by the encoder-decoder's names (Hugging Face's
-    # configs alias names the same way, ``attribute_map``): the one stack is the decoder
-    # (its L layers), with no encoder, and writes from the one vocabulary.
-    @property
-    def num_decoder_layers(self) -> int:
-        """L: the stack's layers."""
-        return self.num_layers
-
-    @property
-    def num_encoder_layers(self) -> int:
-        """0: there is no encoder."""
-        return 0
-
-    @property
-    def tgt_vocab_size(self) -> int:
-        """V: what the model writes from (the one vocabulary)."""
-        return self.vocab_size
-
-    @property
-    def src_vocab_size(self) -> int:
-        """V: what the prompt is read in (the one vocabulary)."""
-        return self.vocab_size
-
-    @property
-    def inner_dim(self) -> int:
-        """H * Dh: the width of the heads' concatenation."""
-        return self.nhead * self.head_dim
 
 
 def config_from_dict(data: dict) -> TransformerConfig | DecoderOnlyConfig:
