@@ -15,6 +15,7 @@ from apptest_helpers import chart_title, charts, enter, messages, run_app, z_arr
 from model import load_pretrained
 from model.backends.load import PRETRAINED_DIR
 from model.decoding import one_map
+from testkit.hf_tiny_causal import build_tiny_causal
 from testkit.one_stack_tiny import tiny_prefix_lm
 from ui.i18n import ONE_STACK_VIEWS, STRINGS, VIEW_KEYS
 from ui.state import VIEW_KEY
@@ -84,3 +85,18 @@ def test_side_by_side_puts_it_beside_an_encoder_decoder(app):
     a = [x for x in titles if x.startswith(STRINGS["tab_to_prompt"]["en"])]
     b = [x for x in titles if x.startswith(STRINGS["tab_cross"]["en"])]
     assert len(a) == 1 and len(b) == 1, titles  # A: one stack, B: two
+
+
+@pytest.mark.parametrize("family", ["gpt2", "llama"])
+def test_every_view_draws_for_a_hugging_face_causal_model(family, tmp_path, monkeypatch):
+    """A tiny random GPT-2 (learned positions) and Llama (RoPE, grouped-query attention)
+    open in the app from a models folder; each decoder-only view draws or says plainly what
+    it cannot show yet, never an exception."""
+    build_tiny_causal(family, tmp_path / f"tiny-{family}")
+    monkeypatch.setenv("ATTENTION_PRETRAINED_DIR", str(tmp_path))
+    app = enter(run_app(), "the cat sat on the mat")
+    for view in ONE_STACK_VIEWS:
+        app.button_group(key=VIEW_KEY).set_value(view).run()
+        assert not app.exception, (family, view, app.exception)
+    app.button_group(key=VIEW_KEY).set_value("sequence").run()
+    assert any(chart_title(c).startswith(STRINGS["tab_sequence"]["en"]) for c in charts(app))

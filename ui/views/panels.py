@@ -167,11 +167,15 @@ def positional_view(translator: Translator, trace: DecodeTrace, k: int, decode_w
     sentence (a decoder-only model's: its one sequence, prompt then decoder inputs) and
     curves of chosen dimensions, or T5's relative-position bias."""
     scheme = translator.info.positional_scheme
+    one = trace.architecture == "decoder-only"  # one sequence: positions run on from S
     if scheme == "sinusoidal":  # the paper's formula; other families explain their own
         st.caption(explain("positional"))
+    elif one and scheme == "learned":  # GPT-2's table: one row per position, no offset
+        st.info(t("pe_scheme_learned_one_stack"))
     else:
         st.info(t("pe_scheme_" + scheme.replace("-", "_")))
-    one = trace.architecture == "decoder-only"  # one sequence: positions run on from S
+    if scheme == "rotary":  # no vectors added: nothing to tabulate here (yet)
+        return
     if one:
         source, tokens = True, [*trace.src_tokens, *trace.decoder_input_tokens[:k]]
         shown = [*trace.src_labels, *trace.decoder_input_labels[:k]]

@@ -69,7 +69,11 @@ def inside_head_view(translator: Translator, trace: DecodeTrace, k: int, key: tu
     (computed once per model, trace and head: ``cache.head_internals``); ``key`` is the
     model's cache key."""
     st.caption(explain("inside"))
-    h = _pick_head(trace, k, key)
+    try:
+        h = _pick_head(trace, k, key)
+    except InputError as exc:  # a model whose heads cannot be taken apart yet
+        st.info(t("input_error", error=md_literal(str(exc))))
+        return
     st.markdown(t("ih_step1"))
     _formula(r"Q = X W_Q^{h},\quad K = X' W_K^{h},\quad V = X' W_V^{h}",
              t("ih_step1_text", n=len(h.q_tok), d_model=translator.config.d_model, d_k=h.dk))
