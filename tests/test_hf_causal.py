@@ -18,6 +18,7 @@ import torch
 
 from model import CheckpointError, GenerationSettings, InputError, load_pretrained
 from model.backends.hf_causal import HFCausal
+from model.backends.hf_load import cached_models
 from model.backends.translate import translate_batch
 from model.core.config import layer_counts
 from testkit.hf_tiny import to_hf_cache
@@ -275,6 +276,7 @@ def test_pickle_only_weights_are_refused_unless_allowed(tmp_path, tmp_path_facto
 def test_a_hub_name_opens_from_the_local_cache(tmp_path, tmp_path_factory, monkeypatch):
     to_hf_cache(tiny_causal_folder("llama", tmp_path_factory), tmp_path, "tiny-org/tiny-llama")
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))
+    assert cached_models() == ["tiny-org/tiny-llama"]  # the app's picker lists it
     model = load_pretrained("tiny-org/tiny-llama")
     assert model.info.architecture == "decoder-only" and model.info.model_type == "llama"
     assert model.generate(PROMPT, max_new_tokens=3).decoder_attentions.shape[0] == 2

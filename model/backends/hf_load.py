@@ -298,8 +298,9 @@ def hub_cache_dir() -> Path:
 
 
 def cached_models(cache_dir: Path | None = None) -> list[str]:
-    """Hub names (``org/name``) of the encoder-decoder models of a supported family in the
-    local Hugging Face cache, sorted; empty when there is no cache.
+    """Hub names (``org/name``) of the encoder-decoder models and causal language models
+    (``is_causal``) of a supported family in the local Hugging Face cache, sorted; empty
+    when there is no cache.
 
     Uses ``huggingface_hub.scan_cache_dir``; a repository whose newest snapshot's
     config.json is unreadable or of another kind is left out.
@@ -321,7 +322,8 @@ def cached_models(cache_dir: Path | None = None) -> list[str]:
             data = _read_config(Path(newest.snapshot_path))
         except CheckpointError:
             continue
-        if data.get("model_type") in FAMILIES and data.get("is_encoder_decoder", True):
+        if (data.get("model_type") in FAMILIES and data.get("is_encoder_decoder", True)
+                or is_causal(data)):
             names.append(repo.repo_id)
     return sorted(names)
 
