@@ -10,10 +10,11 @@ import shutil
 
 import numpy as np
 import pytest
-from apptest_helpers import chart_title, charts, enter, messages, run_app, z_array
+from apptest_helpers import array_of, chart_title, charts, enter, messages, run_app, z_array
 
 from model import load_pretrained
 from model.backends.load import PRETRAINED_DIR
+from model.core import rope
 from model.decoding import one_map
 from testkit.hf_tiny_causal import build_tiny_causal
 from testkit.one_stack_tiny import tiny_prefix_lm
@@ -100,3 +101,28 @@ def test_every_view_draws_for_a_hugging_face_causal_model(family, tmp_path, monk
         assert not app.exception, (family, view, app.exception)
     app.button_group(key=VIEW_KEY).set_value("sequence").run()
     assert any(chart_title(c).startswith(STRINGS["tab_sequence"]["en"]) for c in charts(app))
+
+
+def test_a_rotary_model_s_positions_are_its_rope_curves(tmp_path, monkeypatch):
+    """Llama's Positions view draws RoPE's score against distance and the pairs'
+    wavelengths from the model's own base and d_k (``model.core.rope``, itself tested
+    against Hugging Face's rotary embedding)."""
+    folder = build_tiny_causal("llama", tmp_path / "tiny-llama")
+    tiny = load_pretrained(folder)
+    base, c = tiny.info.rope_base, tiny.config
+    assert base == tiny.model.hf.config.rope_parameters["rope_theta"]
+    monkeypatch.setenv("ATTENTION_PRETRAINED_DIR", str(tmp_path))
+    app = enter(run_app(), "the cat sat on the mat")
+    app.button_group(key=VIEW_KEY).set_value("positional").run()
+    assert not app.exception, app.exception
+    figs = {chart_title(f).split(":")[0]: f for f in charts(app)}
+    score = next(f for k, f in figs.items() if k.startswith("RoPE alone"))
+    wave = next(f for k, f in figs.items() if k.startswith("Each pair"))
+    d = array_of(score["data"][0]["x"])
+    np.testing.assert_allclose(array_of(score["data"][0]["y"]),
+                               rope.score_by_distance(c.head_dim, base, d), atol=1e-9)
+    np.testing.assert_allclose(array_of(wave["data"][0]["y"]),
+                               2 * np.pi / rope.inverse_frequencies(c.head_dim, base),
+                               rtol=1e-9)
+    gpt2 = load_pretrained(build_tiny_causal("gpt2", tmp_path / "other" / "tiny-gpt2"))
+    assert gpt2.info.rope_base is None  # learned positions: no rotation

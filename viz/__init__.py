@@ -25,7 +25,7 @@ from .heads import head_grid, probability_change, pruning_plot
 from .internals import matrix_heatmap, score_heatmap
 from .lines import attention_lines
 from .masks import mask_heatmap
-from .positional import positional_curves, positional_heatmap
+from .positional import positional_curves, positional_heatmap, rope_curves
 from .step import step_overview
 from .text import ENGLISH, VizText
 from .validate import (
@@ -63,6 +63,7 @@ __all__ = [
     "matrix_heatmap",
     "positional_curves",
     "positional_heatmap",
+    "rope_curves",
     "probability_bars",
     "probability_change",
     "pruning_plot",

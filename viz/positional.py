@@ -14,7 +14,7 @@ from .panel import check_panel, heatmap_panel
 from .text import ENGLISH, VizText, check_text
 from .validate import check_index, check_matrix, escape_html
 
-__all__ = ["positional_curves", "positional_heatmap"]
+__all__ = ["positional_curves", "positional_heatmap", "rope_curves"]
 
 
 LAYOUTS = ("interleaved", "halves", "learned")  # how a table's dimensions are laid out
@@ -222,3 +222,44 @@ def _check_dims(dims: Sequence[int], n_dim: int) -> list[int]:
     if len(set(chosen)) != len(chosen):
         raise ValueError(f"dims contains repeated dimensions: {chosen}.")
     return chosen
+
+
+def rope_curves(distances: np.ndarray, score: np.ndarray, wavelengths: np.ndarray, *,
+                titles: tuple[str, str], labels: tuple[str, str, str, str],
+                text: VizText = ENGLISH) -> tuple[go.Figure, go.Figure]:
+    """Two line charts of a rotary model's positions (RoPE, Su et al. 2021;
+    ``model.core.rope``): the score of two all-ones vectors against their distance
+    (``score`` (K,) at ``distances`` (K,), s(0) = 1), and each dimension pair's wavelength,
+    2 pi / theta_i tokens (``wavelengths`` (Dh/2,)), on a log axis.
+
+    Args:
+        titles: the two figures' titles (shown literally; HTML is escaped).
+        labels: (distance axis, score axis, pair axis, wavelength axis) titles.
+        text: the figures' own labels (the hover's value).
+
+    Raises:
+        ValueError: arrays that are not finite 1-D, of different lengths (distances and
+            score), or a wavelength that is not positive.
+    """
+    text = check_text(text)
+    d, s = (np.asarray(a, dtype=np.float64) for a in (distances, score))
+    w = np.asarray(wavelengths, dtype=np.float64)
+    if d.ndim != 1 or d.shape != s.shape or w.ndim != 1 or not len(w):
+        raise ValueError(f"distances and score must be (K,) and wavelengths (Dh/2,); got "
+                         f"{d.shape}, {s.shape}, {w.shape}.")
+    if not (np.isfinite(d).all() and np.isfinite(s).all() and np.isfinite(w).all()) \
+            or (w <= 0).any():
+        raise ValueError("the values must be finite and the wavelengths positive.")
+    hover = f"%{{x}}<br>{text.hover_value}%{{y:.3f}}<extra></extra>"
+
+    def chart(x, y, title: str, x_title: str, y_title: str, log: bool) -> go.Figure:
+        return figure(data=[go.Scatter(x=list(x), y=y, mode="lines+markers" if len(y) <= 64
+                                       else "lines", hovertemplate=hover)],
+                      layout=dict(title=dict(text=escape_html(title)), font=FONT,
+                                  xaxis=dict(title=dict(text=escape_html(x_title))),
+                                  yaxis=dict(title=dict(text=escape_html(y_title)),
+                                             type="log" if log else "linear"),
+                                  width=700, height=380))
+
+    return (chart(d, s, titles[0], labels[0], labels[1], False),
+            chart(range(1, len(w) + 1), w, titles[1], labels[2], labels[3], True))

@@ -363,6 +363,16 @@ class CausalInternals:
         return None
 
 
+def _rope_base(model: HFCausal) -> float | None:
+    """The RoPE base theta of a rotary family whose ``rope_parameters`` are the paper's
+    formula (``rope_type`` "default"), else None (GPT-2, or a scaled RoPE such as Llama 3's)."""
+    rope = getattr(model.hf.config, "rope_parameters", None) or {}
+    if FAMILIES[model.model_type] != "rotary" or rope.get("rope_type", "default") != "default":
+        return None
+    base = rope.get("rope_theta")
+    return float(base) if isinstance(base, int | float) and base > 1 else None
+
+
 def build_translator(model: HFCausal, tokenizer, card: dict, *, name: str = "") -> Translator:
     """A causal language model (``HFCausal``) and its tokenizer as a ``Translator``:
     ``CausalSource``, ``HFTarget`` (the continuation decoded by the tokenizer, the
@@ -388,7 +398,7 @@ def build_translator(model: HFCausal, tokenizer, card: dict, *, name: str = "") 
         max_source_words=c.max_len - source.added,
         default_max_new_tokens=max(1, min(c.max_len - 1, limit)),
         early_stopping=generation.early_stopping is True, source_language="",
-        target_language="", architecture="decoder-only")
+        target_language="", architecture="decoder-only", rope_base=_rope_base(model))
     return Translator(model=model, source_side=source,
                       target=HFTarget(**shared, config=c, generation=generation, lang_ids={}),
                       internals=CausalInternals(model), info=info, card=card, name=name)

@@ -146,6 +146,9 @@ class ModelInfo:
         architecture: ``"encoder-decoder"`` or ``"decoder-only"`` (one stack: the prompt
             and the continuation in one sequence, ``backends.one_stack``; its traces hold
             one (L, H, N, N) self-attention map and no encoder or cross-attention).
+        rope_base: a rotary model's base theta when its frequencies follow the paper's
+            formula (``core.rope.inverse_frequencies``; Hugging Face's ``rope_type``
+            "default"), else None (no RoPE, or a scaled variant).
     """
 
     backend: str
@@ -165,6 +168,7 @@ class ModelInfo:
     source_language: str = "en"
     target_language: str = "zh"
     architecture: str = "encoder-decoder"
+    rope_base: float | None = None
 
 
 @dataclass(frozen=True)

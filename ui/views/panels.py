@@ -11,6 +11,7 @@ import streamlit as st
 
 import viz
 from model import DecodeTrace, Translator
+from model.core import rope
 from viz.convention import head_number, layer_number
 from viz.fit import PAGE_PX
 
@@ -174,7 +175,8 @@ def positional_view(translator: Translator, trace: DecodeTrace, k: int, decode_w
         st.info(t("pe_scheme_learned_one_stack"))
     else:
         st.info(t("pe_scheme_" + scheme.replace("-", "_")))
-    if scheme == "rotary":  # no vectors added: nothing to tabulate here (yet)
+    if scheme == "rotary":  # no vectors added: the rotation's frequencies and what they do
+        rope_charts(translator)
         return
     if one:
         source, tokens = True, [*trace.src_tokens, *trace.decoder_input_tokens[:k]]
@@ -212,6 +214,28 @@ def positional_view(translator: Translator, trace: DecodeTrace, k: int, decode_w
     if not one:  # the experiments rerun an encoder-decoder with other positions
         teaching.positional_extras(translator, trace, tokens, shown, source=source,
                                    decode_with=decode_with)
+
+
+def rope_charts(translator: Translator) -> None:
+    """A rotary model's positions (``model.core.rope``): how the score of two equal vectors
+    falls with their distance, and each dimension pair's wavelength; a caption instead for
+    a scaled RoPE (``ModelInfo.rope_base`` None)."""
+    base, c = translator.info.rope_base, translator.config
+    if base is None:
+        st.caption(t("rope_scaled"))
+        return
+    distances = np.arange(min(c.max_len, 256))
+    score = rope.score_by_distance(c.head_dim, base, distances)
+    wavelengths = 2 * np.pi / rope.inverse_frequencies(c.head_dim, base)
+    left, right = columns(2)
+    figs = viz.rope_curves(distances, score, wavelengths,
+                           titles=(t("rope_score_title"), t("rope_wave_title", base=f"{base:g}",
+                                                            d_k=c.head_dim)),
+                           labels=(t("rope_distance"), t("rope_score"), t("rope_pair"),
+                                   t("rope_wavelength")), text=viz_labels())
+    for place, fig, key in ((left, figs[0], "rope_score"), (right, figs[1], "rope_wave")):
+        with place:
+            chart(fig, key=key)
 
 
 def masks_view(translator: Translator, trace: DecodeTrace, k: int, key: tuple) -> None:
