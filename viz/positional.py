@@ -251,15 +251,19 @@ def rope_curves(distances: np.ndarray, score: np.ndarray, wavelengths: np.ndarra
             or (w <= 0).any():
         raise ValueError("the values must be finite and the wavelengths positive.")
     hover = f"%{{x}}<br>{text.hover_value}%{{y:.3f}}<extra></extra>"
+    return (_line_chart(d, s, title=titles[0], axes=labels[:2], log=False, hover=hover),
+            _line_chart(np.arange(1, len(w) + 1), w, title=titles[1], axes=labels[2:],
+                        log=True, hover=hover))
 
-    def chart(x, y, title: str, x_title: str, y_title: str, log: bool) -> go.Figure:
-        return figure(data=[go.Scatter(x=list(x), y=y, mode="lines+markers" if len(y) <= 64
-                                       else "lines", hovertemplate=hover)],
-                      layout=dict(title=dict(text=escape_html(title)), font=FONT,
-                                  xaxis=dict(title=dict(text=escape_html(x_title))),
-                                  yaxis=dict(title=dict(text=escape_html(y_title)),
-                                             type="log" if log else "linear"),
-                                  width=700, height=380))
 
-    return (chart(d, s, titles[0], labels[0], labels[1], False),
-            chart(range(1, len(w) + 1), w, titles[1], labels[2], labels[3], True))
+def _line_chart(x: np.ndarray, y: np.ndarray, *, title: str, axes: tuple[str, str],
+                log: bool, hover: str) -> go.Figure:
+    """One line of (K,) ``y`` over (K,) ``x``, the axes titled ``axes`` (x, y), y on a log
+    axis when ``log``."""
+    return figure(data=[go.Scatter(x=x.tolist(), y=y, mode="lines+markers" if len(y) <= 64
+                                   else "lines", hovertemplate=hover)],
+                  layout=dict(title=dict(text=escape_html(title)), font=FONT,
+                              xaxis=dict(title=dict(text=escape_html(axes[0]))),
+                              yaxis=dict(title=dict(text=escape_html(axes[1])),
+                                         type="log" if log else "linear"),
+                              width=700, height=380))
