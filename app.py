@@ -220,7 +220,7 @@ def views(translator: Translator, trace: DecodeTrace, k: int, key: tuple) -> Non
         "heads": lambda: heads.heads_view(translator, trace, k, key),
         "attribution": lambda: attribution.attribution_view(translator, trace, k, key),
         "compare": lambda: side_by_side.compare_view(translator, trace, key),
-        "sequence": lambda: one_stack.sequence_view(trace, k),
+        "sequence": lambda: one_stack.sequence_view(translator, trace, k),
         "to_prompt": lambda: one_stack.to_prompt_view(trace, k, grouped),
         "prompt": lambda: one_stack.prompt_view(trace, grouped),
         "continuation": lambda: one_stack.continuation_view(trace, k),

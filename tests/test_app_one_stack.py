@@ -20,6 +20,7 @@ from testkit.hf_tiny_causal import build_tiny_causal
 from testkit.one_stack_tiny import tiny_prefix_lm
 from ui.i18n import ONE_STACK_VIEWS, STRINGS, VIEW_KEYS
 from ui.state import VIEW_KEY
+from ui.views.one_stack import gqa_line
 
 SENTENCE = "We are learning."
 
@@ -101,6 +102,13 @@ def test_every_view_draws_for_a_hugging_face_causal_model(family, tmp_path, monk
         assert not app.exception, (family, view, app.exception)
     app.button_group(key=VIEW_KEY).set_value("sequence").run()
     assert any(chart_title(c).startswith(STRINGS["tab_sequence"]["en"]) for c in charts(app))
+    config = load_pretrained(tmp_path / f"tiny-{family}").config
+    gqa = [c.value for c in app.caption if c.value.startswith("Grouped-query attention")]
+    if config.num_key_value_heads < config.nhead:  # Llama: 4 query heads share 2
+        assert gqa == [gqa_line(config.nhead, config.num_key_value_heads)]
+        assert "heads 1–2 → key/value head 1, heads 3–4 → key/value head 2" in gqa[0]
+    else:
+        assert gqa == []
 
 
 def test_a_rotary_model_s_positions_are_its_rope_curves(tmp_path, monkeypatch):

@@ -280,3 +280,16 @@ def test_a_hub_name_opens_from_the_local_cache(tmp_path, tmp_path_factory, monke
     model = load_pretrained("tiny-org/tiny-llama")
     assert model.info.architecture == "decoder-only" and model.info.model_type == "llama"
     assert model.generate(PROMPT, max_new_tokens=3).decoder_attentions.shape[0] == 2
+
+
+@pytest.mark.parametrize("nhead, kv", [(9, 3), (14, 2), (4, 4), (8, 1)])
+def test_query_heads_share_key_value_heads_as_repeat_kv_lays_them(nhead, kv):
+    from transformers.models.llama.modeling_llama import repeat_kv
+
+    from model.core.config import kv_head_of
+
+    marked = torch.arange(kv, dtype=torch.float32).view(1, kv, 1, 1)  # each kv head's index
+    hf = repeat_kv(marked, nhead // kv)[0, :, 0, 0].long().tolist()  # (H,)
+    assert list(kv_head_of(nhead, kv)) == hf
+    with pytest.raises(ValueError):
+        kv_head_of(nhead, kv + nhead)

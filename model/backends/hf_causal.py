@@ -398,7 +398,9 @@ def build_translator(model: HFCausal, tokenizer, card: dict, *, name: str = "") 
         max_source_words=c.max_len - source.added,
         default_max_new_tokens=max(1, min(c.max_len - 1, limit)),
         early_stopping=generation.early_stopping is True, source_language="",
-        target_language="", architecture="decoder-only", rope_base=_rope_base(model))
+        target_language="", architecture="decoder-only", rope_base=_rope_base(model),
+        num_key_value_heads=(c.num_key_value_heads if c.num_key_value_heads < c.nhead
+                             else None))
     return Translator(model=model, source_side=source,
                       target=HFTarget(**shared, config=c, generation=generation, lang_ids={}),
                       internals=CausalInternals(model), info=info, card=card, name=name)

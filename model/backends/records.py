@@ -149,6 +149,9 @@ class ModelInfo:
         rope_base: a rotary model's base theta when its frequencies follow the paper's
             formula (``core.rope.inverse_frequencies``; Hugging Face's ``rope_type``
             "default"), else None (no RoPE, or a scaled variant).
+        num_key_value_heads: the key/value heads a layer's query heads share under
+            grouped-query attention (``core.config.kv_head_of``), or None: one per query
+            head.
     """
 
     backend: str
@@ -169,6 +172,7 @@ class ModelInfo:
     target_language: str = "zh"
     architecture: str = "encoder-decoder"
     rope_base: float | None = None
+    num_key_value_heads: int | None = None
 
 
 @dataclass(frozen=True)

@@ -232,3 +232,20 @@ def layer_counts(config: TransformerConfig | DecoderOnlyConfig) -> dict[str, int
         return {"encoder": 0, "decoder": config.num_layers, "cross": 0}
     return {"encoder": config.num_encoder_layers, "decoder": config.num_decoder_layers,
             "cross": config.num_decoder_layers}
+
+
+def kv_head_of(nhead: int, num_key_value_heads: int) -> tuple[int, ...]:
+    """Grouped-query attention (Ainslie et al. 2023, "GQA: Training Generalized Multi-Query
+    Transformer Models from Multi-Head Checkpoints"): the key/value head each of the H query
+    heads reads, as Hugging Face's ``repeat_kv`` lays them out: query head h reads key/value
+    head h // (H / Hkv), so heads 0 .. H/Hkv - 1 share the first. (H,) 0-based indices;
+    every head its own when Hkv = H.
+
+    Raises:
+        ValueError: Hkv not a positive divisor of H.
+    """
+    if not (0 < num_key_value_heads <= nhead and nhead % num_key_value_heads == 0):
+        raise ValueError(f"num_key_value_heads ({num_key_value_heads}) must divide nhead "
+                         f"({nhead})")
+    group = nhead // num_key_value_heads
+    return tuple(h // group for h in range(nhead))

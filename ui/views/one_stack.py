@@ -16,7 +16,9 @@ import streamlit as st
 
 import viz
 from model import DecodeTrace, Translator
+from model.core.config import kv_head_of
 from model.decoding import one_map
+from viz.convention import head_number
 
 from .. import export
 from ..charts import chart, columns
@@ -31,10 +33,29 @@ def sequence_tokens(trace: DecodeTrace, k: int) -> tuple[list[str], list[str]]:
             [*trace.src_tokens, *trace.decoder_input_tokens[:k]])
 
 
-def sequence_view(trace: DecodeTrace, k: int) -> None:
+def gqa_line(nhead: int, num_key_value_heads: int | None) -> str | None:
+    """Which query heads share which key/value head under grouped-query attention
+    (``core.config.kv_head_of``; heads numbered from 1, as the views number them), or None
+    for a model with a key/value head per query head (``num_key_value_heads`` None)."""
+    if num_key_value_heads is None:
+        return None
+    owner = kv_head_of(nhead, num_key_value_heads)
+    groups = [[h for h in range(nhead) if owner[h] == g] for g in range(num_key_value_heads)]
+    shared = t("word_separator").join(
+        t("gqa_group", first=head_number(g[0]), last=head_number(g[-1]), kv=head_number(i))
+        for i, g in enumerate(groups))
+    return t("gqa_caption", h=nhead, kv=num_key_value_heads, n=nhead // num_key_value_heads,
+             groups=shared)
+
+
+def sequence_view(translator: Translator, trace: DecodeTrace, k: int) -> None:
     """The one sequence's self-attention up to step k ((L, H, S + k, S + k)): every position
-    a row and a column, the look-ahead mask drawn over the cells it blocks."""
+    a row and a column, the look-ahead mask drawn over the cells it blocks; under
+    grouped-query attention, which query heads share a key/value head."""
     n = len(trace.src_tokens) + k
+    line = gqa_line(translator.config.nhead, translator.info.num_key_value_heads)
+    if line is not None:
+        st.caption(line)
     shown, raw = sequence_tokens(trace, k)
     attention_view("sequence", one_map(trace)[:, :, :n, :n], shown, shown,
                    query_label=t("query_sequence"), key_label=t("key_sequence"),
