@@ -16,6 +16,7 @@ from model import load_pretrained
 from model.backends.load import PRETRAINED_DIR
 from model.core import rope
 from model.decoding import one_map
+from testkit.hf_tiny import to_hf_cache
 from testkit.hf_tiny_causal import build_tiny_causal
 from testkit.one_stack_tiny import tiny_prefix_lm
 from ui.i18n import ONE_STACK_VIEWS, STRINGS, VIEW_KEYS
@@ -134,3 +135,21 @@ def test_a_rotary_model_s_positions_are_its_rope_curves(tmp_path, monkeypatch):
                                rtol=1e-9)
     gpt2 = load_pretrained(build_tiny_causal("gpt2", tmp_path / "other" / "tiny-gpt2"))
     assert gpt2.info.rope_base is None  # learned positions: no rotation
+
+
+def test_a_cached_causal_model_opens_by_hub_name_in_present_mode(tmp_path, monkeypatch):
+    """A causal model in the Hugging Face cache layout is listed by its hub name, opens from
+    the picker, and draws its step figure and One sequence in Present mode too."""
+    to_hf_cache(build_tiny_causal("qwen3", tmp_path / "qwen3"), tmp_path / "hub",
+                "tiny-org/tiny-qwen3")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+    app = run_app()
+    app.selectbox(key="model").select("tiny-org/tiny-qwen3").run()
+    assert not app.exception and not app.error, app.exception
+    app = enter(app, "the cat sat on the mat")
+    app.toggle(key="present").set_value(True).run()
+    for view in ("sequence", "to_prompt"):
+        app.button_group(key=VIEW_KEY).set_value(view).run()
+        assert not app.exception, (view, app.exception)
+    titles = [chart_title(c) for c in charts(app)]
+    assert any(x.startswith(STRINGS["tab_to_prompt"]["en"]) for x in titles), titles
