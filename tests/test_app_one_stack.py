@@ -53,6 +53,17 @@ def test_every_view_of_one_stack_draws(app):
         assert charts(app), view
 
 
+def test_the_heads_view_ranks_the_one_stacks_heads_by_their_sink(app, root):
+    trace = load_pretrained(root / "a-tiny-prefix-lm").generate(SENTENCE)
+    app.button_group(key=VIEW_KEY).set_value("heads").run()
+    app.selectbox(key="heads_stat").select("first").run()
+    assert not app.exception, app.exception
+    assert app.selectbox(key="heads_kind").options == [STRINGS["tab_sequence"]["en"]]
+    grid = next(c for c in charts(app) if "first token" in chart_title(c))
+    np.testing.assert_allclose(z_array(grid["data"][0]),
+                               trace.decoder_attentions[..., 0].mean(-1), atol=1e-5)
+
+
 def test_the_sequence_view_is_the_trace_s_one_map(app, root):
     trace = load_pretrained(root / "a-tiny-prefix-lm").generate(SENTENCE)
     T = len(trace.steps)

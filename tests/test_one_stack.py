@@ -17,6 +17,7 @@ import pytest
 import torch
 
 from model import GenerationSettings, InputError, load_pretrained
+from model.analysis.headstats import ONE_STACK_STATISTICS, head_stats, head_stats_over
 from model.analysis.internals import head_internals
 from model.analysis.verdict import judge_trace
 from model.backends.heads import heads_off
@@ -190,3 +191,17 @@ def test_one_head_recomputed_is_the_one_map(tiny):
     assert h.query_tokens == h.key_tokens == (*trace.src_labels, *trace.decoder_input_labels)
     np.testing.assert_allclose(h.weights, trace.decoder_attentions[1, 2], atol=1e-6)
     assert np.array_equal(h.mask, np.triu(np.ones((N, N), bool), 1))  # look-ahead only
+
+
+def test_head_statistics_read_the_one_map_with_its_sink(tiny):
+    trace = tiny.generate(SENTENCE, max_new_tokens=6)
+    s = head_stats(trace, "decoder")
+    A = trace.decoder_attentions.astype(np.float64)  # (L, H, N, N)
+    assert tuple(s.values) == ONE_STACK_STATISTICS and s.rows == A.shape[2]
+    np.testing.assert_allclose(s.values["first"], A[..., 0].mean(-1), atol=1e-12)
+    np.testing.assert_allclose(s.values["confidence"], A.max(-1).mean(-1), atol=1e-12)
+    assert head_stats(split_at_prompt(trace), "decoder").values["first"] == pytest.approx(
+        s.values["first"])  # as the app holds it, split at the prompt
+    with pytest.raises(ValueError, match="only 'decoder'"):
+        head_stats(trace, "cross")
+    assert set(head_stats_over([trace, trace])) == {"decoder"}

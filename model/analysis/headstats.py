@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..decoding.trace import one_map
+
 # kind -> the statistics defined for it, in display order. "next" is left out for the
 # decoder: under the look-ahead mask a query never sees key i + 1, so it is always 0.
 STATISTICS: dict[str, tuple[str, ...]] = {
@@ -32,6 +34,33 @@ STATISTICS: dict[str, tuple[str, ...]] = {
     "decoder": ("entropy", "confidence", "previous", "same", "eos", "punctuation"),
     "cross": ("entropy", "confidence", "diagonal", "eos", "punctuation"),
 }
+# A decoder-only model's one kind ("decoder": self-attention over its one sequence, the
+# prompt then the decoder inputs), with "first": the weight on the sequence's first token,
+# the attention sink of Xiao et al. 2023.
+ONE_STACK_STATISTICS = ("entropy", "confidence", "previous", "same", "first", "eos",
+                        "punctuation")
+
+
+def statistics_for(kind: str, architecture: str = "encoder-decoder") -> tuple[str, ...]:
+    """The statistics of ``kind`` for a model of ``architecture``, in display order: a
+    decoder-only model's ``"decoder"`` kind has ``ONE_STACK_STATISTICS``, else
+    ``STATISTICS[kind]``.
+
+    Raises:
+        ValueError: an unknown kind, or a decoder-only model's other than ``"decoder"``.
+    """
+    _check_kind(kind)
+    if architecture == "decoder-only":
+        if kind != "decoder":
+            raise ValueError(f"a decoder-only model has only 'decoder' attention, got {kind!r}")
+        return ONE_STACK_STATISTICS
+    return STATISTICS[kind]
+
+
+def kinds_of(trace) -> tuple[str, ...]:
+    """The attention kinds a trace has: all three for an encoder-decoder, ``"decoder"``
+    alone for a decoder-only model."""
+    return ("decoder",) if trace.architecture == "decoder-only" else tuple(STATISTICS)
 WORD_MARKS = ("Ġ", "▁")  # byte-level BPE's and sentencepiece's "a space before me" marks
 
 
@@ -77,13 +106,18 @@ def is_punctuation(label: str) -> bool:
 
 
 def _inputs(trace, kind: str) -> tuple[np.ndarray, Sequence[str], Sequence[str]]:
-    """(L, H, Tq, Tk) float64 weights of ``kind``, the Tk key tokens and their Tk labels.
+    """(L, H, Tq, Tk) float64 weights of ``kind``, the Tk key tokens and their Tk labels; a
+    decoder-only trace's one map over its N = S + T tokens (``decoding.one_map``).
 
     Raises:
         ValueError: an array that is not (L, H, Tq, Tk) with Tq, Tk matching the tokens.
     """
     src, dec = tuple(trace.src_tokens), tuple(trace.decoder_input_tokens)
     src_labels = tuple(trace.src_labels) or src
+    if trace.architecture == "decoder-only":
+        statistics_for(kind, "decoder-only")  # "decoder" only
+        return (np.asarray(one_map(trace), dtype=np.float64), src + dec,
+                src_labels + tuple(trace.decoder_input_labels))
     weights, (Tq, Tk), keys, labels = {
         "encoder": (trace.encoder_attentions, (len(src), len(src)), src, src_labels),
         "decoder": (trace.decoder_attentions, (len(dec), len(dec)), dec, dec),
@@ -117,22 +151,24 @@ def diagonal_band(T: int, S: int) -> np.ndarray:
     return np.abs(np.arange(S)[None, :] - centre[:, None]) <= 1  # (T, S)
 
 
-def _row_values(A: np.ndarray, kind: str, keys: Sequence[str], labels: Sequence[str], *,
-                eos: str) -> dict[str, np.ndarray]:
-    """Statistic -> (L, H, Tq) per-query-row values of (L, H, Tq, Tk) weights ``A``."""
+def _row_values(A: np.ndarray, names: Sequence[str], keys: Sequence[str],
+                labels: Sequence[str], *, eos: str) -> dict[str, np.ndarray]:
+    """Statistic -> (L, H, Tq) per-query-row values of (L, H, Tq, Tk) weights ``A``, for
+    the statistics ``names``."""
     plogp = np.where(A > 0, A * np.log(np.where(A > 0, A, 1.0)), 0.0)  # 0 log 0 = 0
     rows = {"entropy": -plogp.sum(-1), "confidence": A.max(-1)}
-    if kind != "cross":
+    if "diagonal" in names:  # cross-attention
+        rows["diagonal"] = (A * diagonal_band(*A.shape[2:])).sum(-1)
+    else:
         rows["previous"] = _shifted_diagonal(A, -1)
         rows["same"] = _shifted_diagonal(A, 0)
         rows["next"] = _shifted_diagonal(A, +1)
-    else:
-        rows["diagonal"] = (A * diagonal_band(*A.shape[2:])).sum(-1)
+        rows["first"] = A[..., 0]  # the sink: weight on the first key
     is_eos = np.array([k == eos for k in keys], dtype=np.float64)  # (Tk,)
     is_punct = np.array([is_punctuation(x) for x in labels], dtype=np.float64)  # (Tk,)
     rows["eos"] = A @ is_eos  # (L, H, Tq)
     rows["punctuation"] = A @ is_punct  # (L, H, Tq)
-    return {name: rows[name] for name in STATISTICS[kind]}
+    return {name: rows[name] for name in names}
 
 
 def _frozen(values: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -159,6 +195,9 @@ def head_stats(trace, kind: str, eos: str = "</s>") -> HeadStats:
       rows; this mean weight is the soft version of that.
     - ``diagonal`` (cross): sum of p_j over |j - c_i| <= 1, c_i = round(i * (S - 1) /
       max(T - 1, 1)) the proportional diagonal; a monotonic-alignment head scores high.
+    - ``first`` (a decoder-only model's one sequence): p_0, the weight on the first token,
+      an attention sink (Xiao et al. 2023, "Efficient Streaming Language Models with
+      Attention Sinks"); row 0 (the first token itself, 1) counts as every row.
     - ``eos``: sum of p_j over keys whose token equals ``eos`` (Clark et al. 2019, 3.2).
     - ``punctuation``: sum of p_j over keys whose label is punctuation (``is_punctuation``;
       source keys use ``trace.src_labels``, decoder keys the decoder input tokens; Clark et
@@ -167,7 +206,7 @@ def head_stats(trace, kind: str, eos: str = "</s>") -> HeadStats:
     Args:
         trace: a ``DecodeTrace`` (its tokens and ``*_attentions`` arrays are read).
         kind: ``"encoder"`` (S rows over S keys), ``"decoder"`` (T over T) or ``"cross"``
-            (T over S).
+            (T over S); a decoder-only trace's only kind is ``"decoder"`` (N over N).
         eos: the end-of-sentence token.
 
     Returns:
@@ -176,11 +215,11 @@ def head_stats(trace, kind: str, eos: str = "</s>") -> HeadStats:
     Raises:
         ValueError: an unknown kind, arrays that do not match the tokens, no query rows.
     """
-    _check_kind(kind)
+    names = statistics_for(kind, trace.architecture)
     A, keys, labels = _inputs(trace, kind)
     if A.shape[2] == 0:
         raise ValueError(f"the trace has no {kind} query rows: there is nothing to average")
-    rows = _row_values(A, kind, keys, labels, eos=eos)
+    rows = _row_values(A, names, keys, labels, eos=eos)
     return HeadStats(kind, A.shape[2], 1, _frozen({k: v.mean(-1) for k, v in rows.items()}))
 
 
@@ -209,7 +248,8 @@ def pool(stats: Sequence[HeadStats]) -> HeadStats:
 
 def head_stats_over(traces: Iterable, eos: str = "</s>",
                     progress: Callable[[int, int], None] | None = None) -> dict[str, HeadStats]:
-    """{kind: pooled HeadStats} over every kind of ``STATISTICS`` for several traces.
+    """{kind: pooled HeadStats} over every kind the traces have (``kinds_of``) for several
+    traces.
 
     Args:
         traces: ``DecodeTrace`` objects of one model.
@@ -222,7 +262,7 @@ def head_stats_over(traces: Iterable, eos: str = "</s>",
     traces = list(traces)
     if not traces:
         raise ValueError("head_stats_over needs at least one trace")
-    per_kind: dict[str, list[HeadStats]] = {kind: [] for kind in STATISTICS}
+    per_kind: dict[str, list[HeadStats]] = {kind: [] for kind in kinds_of(traces[0])}
     for i, trace in enumerate(traces, start=1):
         for kind, acc in per_kind.items():
             acc.append(head_stats(trace, kind, eos))

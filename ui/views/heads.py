@@ -13,7 +13,7 @@ import streamlit as st
 
 import viz
 from model import DecodeTrace, Translator
-from model.analysis.headstats import STATISTICS, rank_heads
+from model.analysis.headstats import rank_heads, statistics_for
 from model.core.config import ATTENTION_KINDS, layer_counts
 from model.core.heldout import HELDOUT_SIZE, heldout_known, sample_known
 from viz.convention import head_number, layer_number
@@ -29,13 +29,21 @@ TABLE_KEY = "heads_table"  # the table of every head (a widget: its selection op
 FLOW_AUTO_TOKENS = 24  # flow of a longer sentence takes over a second: it waits for a click
 
 
-def _kind_label(kind: str) -> str:
-    return view_label(KIND_VIEWS[kind])
+ONE_STACK_KIND_VIEWS = {"decoder": "sequence"}  # a decoder-only model's one kind, its view
 
 
-def _kind_picker(key: str, label: str = "heads_kind") -> str:
-    return st.selectbox(t(label), ATTENTION_KINDS, key=key,
-                        format_func=labels(ATTENTION_KINDS, _kind_label))
+def _kind_label(kind: str, architecture: str = "encoder-decoder") -> str:
+    views = ONE_STACK_KIND_VIEWS if architecture == "decoder-only" else KIND_VIEWS
+    return view_label(views[kind])
+
+
+def _kind_picker(key: str, label: str = "heads_kind",
+                 architecture: str = "encoder-decoder") -> str:
+    kinds = tuple(ONE_STACK_KIND_VIEWS) if architecture == "decoder-only" else ATTENTION_KINDS
+    if st.session_state.get(key) not in kinds:  # another model's kind
+        st.session_state.pop(key, None)
+    return st.selectbox(t(label), kinds, key=key, format_func=labels(
+        kinds, lambda k: _kind_label(k, architecture)))
 
 
 def _best_per_layer(values: np.ndarray) -> list[tuple[int, int]]:
@@ -49,19 +57,24 @@ def heads_view(translator: Translator, trace: DecodeTrace, k: int, key: tuple) -
     st.caption(explain("heads"))
     statistics_section(translator, trace, key)
     heads_off_section(translator, trace, key)
+    if translator.info.architecture == "decoder-only":  # the rest reads two stacks, for now
+        return
     importance_section(translator, key)
     lines_section(translator, trace, k)
     layers_section(trace, k, key)
     alignment_section(translator, trace, key)
 
 
-def _open_head(kind: str, ranking: list[tuple[int, int, float]]):
+def _open_head(kind: str, ranking: list[tuple[int, int, float]],
+               architecture: str = "encoder-decoder"):
     """The table's selection callback: open the selected head in its own view."""
+    views = ONE_STACK_KIND_VIEWS if architecture == "decoder-only" else KIND_VIEWS
+
     def open_it() -> None:
         rows = st.session_state[TABLE_KEY]["selection"]["rows"]
         if rows:
             layer, head, _ = ranking[rows[0]]
-            state.open_view(KIND_VIEWS[kind], layer=layer, head=head)
+            state.open_view(views[kind], layer=layer, head=head)
     return open_it
 
 
@@ -80,9 +93,10 @@ def statistics_section(translator: Translator, trace: DecodeTrace, key: tuple) -
     if not known:
         st.caption(t("heads_no_heldout"))
     left, right = st.columns(2)
+    architecture = translator.info.architecture
     with left:
-        kind = _kind_picker("heads_kind")
-    names = STATISTICS[kind]
+        kind = _kind_picker("heads_kind", architecture=architecture)
+    names = statistics_for(kind, architecture)
     if st.session_state.get("heads_stat") not in names:
         st.session_state["heads_stat"] = names[0]
     statistic = right.selectbox(t("heads_statistic"), names, key="heads_stat",
@@ -91,7 +105,8 @@ def statistics_section(translator: Translator, trace: DecodeTrace, key: tuple) -
          else cache.head_stats(cache.trace_key(key, trace), kind, translator.info.eos_token,
                                trace))
     values, name = s.values[statistic], t(f"stat_{statistic}")
-    chart(viz.head_grid(values, t("heads_grid_title", view=_kind_label(kind), statistic=name,
+    chart(viz.head_grid(values, t("heads_grid_title", view=_kind_label(kind, architecture),
+                                  statistic=name,
                                   scope=scope_label(scope)),
                         row_label=t("col_layer"), col_label=t("col_head"), value_label=name,
                         marked=_best_per_layer(values), zmin=0.0,
@@ -104,7 +119,7 @@ def statistics_section(translator: Translator, trace: DecodeTrace, key: tuple) -
          for layer, head, _ in ranking],
         [t("col_layer"), t("col_head"), *(t(f"stat_{n}") for n in names)])
     st.caption(t("heads_table_caption", statistic=name, rows=s.rows))
-    show(table, hide_index=True, on_select=_open_head(kind, ranking),
+    show(table, hide_index=True, on_select=_open_head(kind, ranking, architecture),
          selection_mode="single-row", key=TABLE_KEY)
     with st.expander(t("heads_definitions")):
         st.markdown(t("heads_definitions_text"))
@@ -118,10 +133,10 @@ def _head_ids(translator: Translator) -> list[str]:
             for head in range(H)]
 
 
-def _head_label(head_id: str) -> str:
+def _head_label(head_id: str, architecture: str = "encoder-decoder") -> str:
     kind, layer, head = head_id.split(":")
-    return t("head_key_label", view=_kind_label(kind), layer=layer_number(int(layer)),
-             head=head_number(int(head)))
+    return t("head_key_label", view=_kind_label(kind, architecture),
+             layer=layer_number(int(layer)), head=head_number(int(head)))
 
 
 def heads_off_section(translator: Translator, trace: DecodeTrace, key: tuple) -> None:
@@ -131,7 +146,8 @@ def heads_off_section(translator: Translator, trace: DecodeTrace, key: tuple) ->
     ids = _head_ids(translator)
     chosen = st.multiselect(t("heads_off_pick"), ids, key="heads_off", help=t("heads_off_help"),
                             placeholder=t("heads_off_placeholder"),
-                            format_func=labels(ids, _head_label))
+                            format_func=labels(ids, lambda i: _head_label(
+                                i, translator.info.architecture)))
     if not chosen:
         return
     off = tuple(sorted((kind, int(layer), int(head))
