@@ -17,6 +17,7 @@ import pytest
 import torch
 
 from model import GenerationSettings, InputError, load_pretrained
+from model.analysis.attribution import attribute
 from model.analysis.headstats import ONE_STACK_STATISTICS, head_stats, head_stats_over
 from model.analysis.internals import head_internals
 from model.analysis.verdict import judge_trace
@@ -205,3 +206,21 @@ def test_head_statistics_read_the_one_map_with_its_sink(tiny):
     with pytest.raises(ValueError, match="only 'decoder'"):
         head_stats(trace, "cross")
     assert set(head_stats_over([trace, trace])) == {"decoder"}
+
+
+def test_gradient_x_input_is_the_one_sequence_s_own_gradient(tiny):
+    """Gradient x input of a decoder-only model (the prompt before <sep> as the source, the
+    decoder inputs as the prefix) equals autograd through one forward pass of the network
+    over the one sequence's embeddings."""
+    trace = tiny.generate(SENTENCE, max_new_tokens=4)
+    src, tgt = torch.as_tensor(trace.src_ids), torch.as_tensor(trace.tgt_ids)
+    got = attribute(tiny.model, src, tgt, "input_x_gradient")
+    net, S = tiny.model.model, len(src)
+    for t in range(len(trace.steps)):
+        ids = torch.cat([src, tgt[: t + 1]])[None]  # (1, S + t + 1)
+        emb = net.embed(ids).detach().requires_grad_(True)  # (1, N, D)
+        logp = net(None, inputs_embeds=emb).logits[0, -1].log_softmax(-1)[tgt[t + 1]]
+        (grad,) = torch.autograd.grad(logp, emb)
+        want = (grad * emb)[0].sum(-1).detach().numpy()  # (N,)
+        np.testing.assert_allclose(got.source[t], want[:S], atol=1e-5)
+        np.testing.assert_allclose(got.prefix[t, : t + 1], want[S:], atol=1e-5)

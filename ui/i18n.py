@@ -73,7 +73,7 @@ VIEW_KEYS = {
     "continuation": "tab_continuation",
 }
 ONE_STACK_VIEWS = ("sequence", "to_prompt", "prompt", "continuation", "positional", "masks",
-                   "inside", "heads", "compare")
+                   "inside", "heads", "attribution", "compare")
 VIEWS = tuple(v for v in VIEW_KEYS if v not in ONE_STACK_VIEWS[:4])  # an encoder-decoder's
 ONE_STACK_DEFAULT_VIEW = "sequence"
 DEFAULT_VIEW = view_state.DEFAULT_VIEW  # the view a first visit opens (issue 33)

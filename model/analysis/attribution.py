@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from ..backends.one_stack import OneStack
 from ..backends.records import AttributionInputs
 from ..core.transformer import Transformer
 
@@ -92,11 +93,13 @@ def _step_function(model: Transformer, src_ids: torch.Tensor, tgt_ids: torch.Ten
 
 def attribution_inputs(model, src_ids: torch.Tensor, tgt_ids: torch.Tensor
                        ) -> AttributionInputs:
-    """The decoding's embeddings and step functions of ``model``: our Transformer (its
-    scaled token embeddings, through ``encode`` / ``decode``'s ``src_embeds`` /
-    ``tgt_embeds``) or a Hugging Face ``HFSeq2Seq`` (``backends.hf_attribution``: hooks on
-    its ``embed_tokens``). Call it where autograd may run (not under inference mode)."""
-    if not isinstance(model, Transformer):
+    """The decoding's embeddings and step functions of ``model``: our Transformer or our
+    decoder-only model behind ``backends.one_stack.OneStack`` (their scaled token
+    embeddings, through ``encode`` / ``decode``'s ``src_embeds`` / ``tgt_embeds``: the
+    prompt before its last token is the source, the decoder inputs from ``<sep>`` the
+    prefix) or a Hugging Face ``HFSeq2Seq`` (``backends.hf_attribution``: hooks on its
+    ``embed_tokens``). Call it where autograd may run (not under inference mode)."""
+    if not isinstance(model, Transformer | OneStack):
         from ..backends.hf_attribution import attribution_inputs as hf_inputs
 
         return hf_inputs(model, src_ids, tgt_ids)

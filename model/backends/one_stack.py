@@ -105,6 +105,17 @@ class OneStack:
             cross_attentions=tuple(w[..., :S] for w in rows),
             past_key_values=out.past_key_values)
 
+    @property
+    def src_embed(self):
+        """The scaled token embedding the prompt is read with (``Embedding``: the one
+        vocabulary's); gradient attributions take the prompt's embeddings from it."""
+        return self.model.embed
+
+    @property
+    def tgt_embed(self):
+        """The same embedding: the decoder inputs continue the one sequence."""
+        return self.model.embed
+
     def reorder_cache(self, cache, index: torch.Tensor):
         """The cache of beams ``index`` (n,)."""
         return self.model.reorder_cache(cache, index)

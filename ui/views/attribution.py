@@ -51,10 +51,12 @@ def gradients(trace_id: tuple, method: str, _trace: DecodeTrace) -> Attribution:
 
 
 def _map_chart(trace: DecodeTrace, k: int, z: np.ndarray, title: str, *, key: str) -> None:
-    """A (T, S) map on the Cross-attention view's axes, step k's largest cell outlined."""
+    """A (T, S) map on the Cross-attention view's axes (a decoder-only model's: the prompt's
+    tokens), step k's largest cell outlined."""
+    one = trace.architecture == "decoder-only"
     chart(viz.attention_heatmap(z, list(trace.step_labels), list(trace.src_labels),
                                 title=title, query_label=t("query_decoder_input"),
-                                key_label=t("key_source_token"),
+                                key_label=t("key_prompt_token" if one else "key_source_token"),
                                 marked=[(k - 1, int(z[k - 1].argmax()))],
                                 text=viz_labels()), key=key)
 
@@ -154,6 +156,13 @@ def attribution_view(translator: Translator, trace: DecodeTrace, k: int, key: tu
     """The view at step ``k`` (1-based) of ``trace``, for our models and Hugging Face ones
     (their layers taken apart by hooks, ``model.backends.hf_attribution``)."""
     st.caption(explain("attribution"))
+    if trace.architecture == "decoder-only":  # value zeroing reads cross-attention: not yet
+        if translator.info.backend != "ours":  # a Hugging Face causal model: not yet
+            st.info(t("attr_one_stack_hf"))
+            return
+        st.caption(t("attr_one_stack"))
+        _gradients(trace, k, cache.trace_key(key, trace))
+        return
     L = trace.cross_attentions.shape[0]
     layer = int(st.selectbox(t("layer"), range(L), index=L - 1, key=LAYER_KEY,
                              format_func=labels(range(L), layer_label)))
