@@ -55,7 +55,15 @@ def _import_app():
         verdict,
     )
     from ui.player import in_browser, take_home  # noqa: F401
-    from ui.views import attribution, compare, heads, panels, side_by_side, teaching  # noqa: F401
+    from ui.views import (  # noqa: F401
+        attribution,
+        compare,
+        heads,
+        one_stack,
+        panels,
+        side_by_side,
+        teaching,
+    )
 
     charts.load_plotly()
     return viz, state, cache, pinyin, load, verdict, models, (
