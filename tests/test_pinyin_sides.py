@@ -51,6 +51,8 @@ def test_the_models_say_which_side_is_chinese(zh_en, en_zh):
     assert chinese_sides(other) == (False, False)  # kanji are not read as Mandarin
     unknown = dataclasses.replace(en_zh.info, source_language="", target_language="")
     assert chinese_sides(unknown) == (False, True)  # a multilingual model: as before
+    prompt = dataclasses.replace(unknown, architecture="decoder-only")
+    assert chinese_sides(prompt) == (True, True)  # Qwen's Chinese prompt gets its readings
 
 
 def test_a_zh_en_model_gets_pinyin_on_its_source_labels_and_none_on_its_targets(

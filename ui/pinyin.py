@@ -202,11 +202,14 @@ def chinese_sides(info: ModelInfo | None) -> tuple[bool, bool]:
     languages (``ModelInfo.source_language`` / ``target_language``): the source when the
     model reads Chinese (``"zh"``), the target when it writes Chinese or its target language
     is not known (``""``: a multilingual model; only its labels with Chinese characters get
-    a reading). A side known to be another language gets none (Japanese kanji are not read
-    as Mandarin). ``info`` None: our models' default, en -> zh. Raises nothing."""
+    a reading). A decoder-only model of unknown languages (GPT-2, Llama, Qwen: a prompt in
+    any language) gets readings on its prompt's Chinese labels too. A side known to be
+    another language gets none (Japanese kanji are not read as Mandarin). ``info`` None:
+    our models' default, en -> zh. Raises nothing."""
     if info is None:
         return False, True
-    return info.source_language == "zh", info.target_language in ("zh", "")
+    any_prompt = info.architecture == "decoder-only" and info.source_language == ""
+    return info.source_language == "zh" or any_prompt, info.target_language in ("zh", "")
 
 
 def side_readings(trace: DecodeTrace, sides: tuple[bool, bool]
