@@ -124,7 +124,8 @@ def decode_or_explain(translator: Translator, sentence: str, settings: Generatio
     ``pieces``, flag unknown words, and decode; None (with a message) if the sentence
     cannot be translated."""
     try:
-        src = read_source(key, sentence, settings.src_lang, settings.task)
+        src = read_source(key, sentence, settings.src_lang, settings.task,
+                          chat=settings.chat)
     except InputError as exc:
         st.info(t("input_error", error=md_literal(str(exc))))
         return None
@@ -243,7 +244,8 @@ def main() -> None:
         st.info(t("one_stack_note"))
     mode = "explore" if one_stack_model else lesson.mode_switch()
     settings = controls.strategy_sidebar({**models.task_picker(translator),
-                                          **models.language_pickers(translator)})
+                                          **models.language_pickers(translator),
+                                          **models.chat_switch(translator)})
     link.remember_settings(settings)
     document.set_up(mode)  # the page's language; a clicker's keys, with nothing focused
     trace = decode_or_explain(translator, sentence, settings, key, pieces=pieces)

@@ -89,6 +89,13 @@ TOKENS = {
               "<|endoftext|>"),
 }
 
+# Qwen's chat template, cut down to one conversation's turns (the tiny Qwen tokenizers have
+# its <|im_start|> and <|im_end|>): an instruct model's, for the chat switch.
+CHAT_TEMPLATE = ("{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}"
+                 "<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n"
+                 "{% endif %}")
+CHAT_FAMILIES = ("qwen2", "qwen3")  # the tiny families whose tokenizer has the template
+
 _BUILT: dict[str, Path] = {}
 
 
@@ -110,7 +117,10 @@ def train_tokenizer(family: str) -> PreTrainedTokenizerFast:
         names["unk_token"] = eos
     if pad is not None:
         names["pad_token"] = pad
-    return PreTrainedTokenizerFast(tokenizer_object=tok, model_max_length=POSITIONS, **names)
+    made = PreTrainedTokenizerFast(tokenizer_object=tok, model_max_length=POSITIONS, **names)
+    if family in CHAT_FAMILIES:
+        made.chat_template = CHAT_TEMPLATE
+    return made
 
 
 def _config(family: str, tokenizer):

@@ -164,3 +164,31 @@ def test_a_cached_causal_model_opens_by_hub_name_in_present_mode(tmp_path, monke
         assert not app.exception, (view, app.exception)
     titles = [chart_title(c) for c in charts(app)]
     assert any(x.startswith(STRINGS["tab_to_prompt"]["en"]) for x in titles), titles
+
+
+def test_an_instruct_model_offers_its_chat_template_as_a_switch(tmp_path, monkeypatch):
+    """A tokenizer with a chat template gets the sidebar's switch; on, the prompt the views
+    show is the template's (its special tokens around the text); a link keeps it."""
+    build_tiny_causal("qwen2", tmp_path / "tiny-qwen2")
+    monkeypatch.setenv("ATTENTION_PRETRAINED_DIR", str(tmp_path))
+    app = enter(run_app(), "the cat sat on the mat")
+    assert not app.toggle(key="chat").value
+    app.button_group(key=VIEW_KEY).set_value("prompt").run()
+    app.selectbox(key="prompt_head").select(0).run()  # one head's map: (S, S)
+    plain = next(c for c in charts(app) if chart_title(c).startswith("The prompt"))
+    app.toggle(key="chat").set_value(True).run()
+    assert not app.exception, app.exception
+    framed = next(c for c in charts(app) if chart_title(c).startswith("The prompt"))
+    model = load_pretrained(tmp_path / "tiny-qwen2")
+    S = {chat: len(model.source("the cat sat on the mat", chat=chat).ids) for chat in (False, True)}
+    assert S[True] > S[False]  # the template's tokens around the text
+    assert z_array(plain["data"][0]).shape == (S[False], S[False])
+    assert z_array(framed["data"][0]).shape == (S[True], S[True])
+    assert app.query_params["chat"] in ("True", ["True"])
+
+
+def test_a_model_without_a_template_has_no_chat_switch(tmp_path, monkeypatch):
+    build_tiny_causal("gpt2", tmp_path / "tiny-gpt2")
+    monkeypatch.setenv("ATTENTION_PRETRAINED_DIR", str(tmp_path))
+    app = run_app()
+    assert not [w for w in app.toggle if w.key == "chat"]

@@ -22,7 +22,13 @@ from model.backends.hf_load import cached_models
 from model.backends.translate import translate_batch
 from model.core.config import layer_counts
 from testkit.hf_tiny import to_hf_cache
-from testkit.hf_tiny_causal import FAMILIES, POSITIONS, remote_code_causal, tiny_causal_folder
+from testkit.hf_tiny_causal import (
+    CHAT_FAMILIES,
+    FAMILIES,
+    POSITIONS,
+    remote_code_causal,
+    tiny_causal_folder,
+)
 
 PROMPT = "We are learning about neural networks."
 SCHEMES = {"gpt2": "learned", "llama": "rotary", "mistral": "rotary", "qwen2": "rotary",
@@ -293,3 +299,39 @@ def test_query_heads_share_key_value_heads_as_repeat_kv_lays_them(nhead, kv):
     assert list(kv_head_of(nhead, kv)) == hf
     with pytest.raises(ValueError):
         kv_head_of(nhead, kv + nhead)
+
+
+def test_the_chat_template_frames_the_prompt_as_one_user_turn(tiny, family, folder):
+    """An instruct model's tokenizer template (the tiny Qwens have Qwen's): with ``chat``
+    the prompt is ``apply_chat_template``'s ids, and greedy decoding from them is Hugging
+    Face's own; a model without a template refuses the switch."""
+    from transformers import AutoTokenizer
+
+    if family not in CHAT_FAMILIES:
+        assert not tiny.info.chat_template
+        with pytest.raises(InputError, match="chat template"):
+            tiny.generate(PROMPT, chat=True)
+        return
+    assert tiny.info.chat_template
+    want = AutoTokenizer.from_pretrained(folder).apply_chat_template(
+        [{"role": "user", "content": PROMPT}], add_generation_prompt=True)["input_ids"]
+    src = tiny.source(PROMPT, chat=True)
+    assert [*src.ids.tolist(), src.start_id] == list(want) and src.chat
+    trace = tiny.generate(src, max_new_tokens=6, chat=True)  # read as the settings say
+    ids = torch.tensor([want])
+    with torch.inference_mode():
+        hf = tiny.model.hf.generate(ids, attention_mask=torch.ones_like(ids), do_sample=False,
+                                    max_new_tokens=6)
+    assert [int(i) for i in trace.tgt_ids[1:]] == hf[0, ids.size(1):].tolist()
+    attn, _ = _forward(tiny, _ids(trace))
+    np.testing.assert_allclose(trace.decoder_attentions, attn, atol=TOL)
+    plain = tiny.generate(PROMPT, max_new_tokens=6)
+    assert len(plain.src_tokens) < len(trace.src_tokens)  # the template's tokens around it
+
+
+def test_the_chat_switch_goes_into_links_and_back():
+    s = GenerationSettings(chat=True)
+    assert s.to_query()["chat"] == "True"
+    assert GenerationSettings.from_query(s.to_query())[0] == s
+    assert GenerationSettings.from_query({"chat": "maybe"})[1] == ("chat",)
+    assert "chat" not in GenerationSettings().to_query()

@@ -66,14 +66,15 @@ def load_model(folder: str, stamp: tuple, load_pickle_weights: bool = False) -> 
 
 @st.cache_data(max_entries=512, show_spinner=False)
 def read_source(key: tuple[str, tuple, bool], sentence: str, src_lang: str | None = None,
-                task: str | None = None) -> SourceSentence:
+                task: str | None = None, *, chat: bool = False) -> SourceSentence:
     """``sentence`` as the model reads it (``Translator.source``): tokenised once per model,
-    sentence, language and task, then shared by the sidebar, the decodings and the views.
+    sentence, language, task and chat template, then shared by the sidebar, the decodings
+    and the views.
 
     Raises:
         InputError: the model refuses the sentence (not cached: the next run asks again).
     """
-    return load_model(*key).source(sentence, src_lang, task)
+    return load_model(*key).source(sentence, src_lang, task, chat)
 
 
 @st.cache_data(max_entries=512, show_spinner=LocalText("spinner_decoding"))
@@ -85,7 +86,7 @@ def decode(key: tuple[str, tuple, bool], sentence: str,
     decoder-only model's comes split at the prompt (``decoding.split_at_prompt``): the
     views read the encoder-decoder's three arrays, and ``trace.architecture`` says which
     model wrote them."""
-    src = read_source(key, sentence, settings.src_lang, settings.task)
+    src = read_source(key, sentence, settings.src_lang, settings.task, chat=settings.chat)
     return split_at_prompt(load_model(*key).generate(src, settings, prefix=prefix,
                                                      heads_off=heads_off))
 
@@ -97,7 +98,7 @@ def teacher_force(key: tuple[str, tuple, bool], sentence: str, reference: str | 
     """The teacher-forced trace of a reference translation (a string, or target tokens),
     cached; of ``settings`` the languages apply; ``heads_off`` (kind, layer, head) keys of
     heads switched off; split at the prompt as ``decode``'s."""
-    src = read_source(key, sentence, settings.src_lang, settings.task)
+    src = read_source(key, sentence, settings.src_lang, settings.task, chat=settings.chat)
     return split_at_prompt(load_model(*key).teacher_force(src, reference, settings,
                                                           heads_off=heads_off))
 

@@ -67,7 +67,8 @@ def settings_from_link(opened: dict[str, str]) -> tuple[dict[str, object], list[
     ``strategy`` and the settings of its widgets), and the names of the parameters that
     could not be used. A value is used exactly when ``GenerationSettings.from_query``
     accepts it: the widgets' ranges are the settings' own (``ui.controls.RANGES``). The
-    languages, the task and a length limit are left to ``apply_link`` (dropped here)."""
+    languages, the task, the chat template and a length limit are left to ``apply_link``
+    (dropped here)."""
     settings, dropped = GenerationSettings.from_query(opened, strategy_aliases())
     dropped = list(dropped)
     values: dict[str, object] = {}
@@ -79,7 +80,7 @@ def settings_from_link(opened: dict[str, str]) -> tuple[dict[str, object], list[
             values[name] = getattr(settings, name)
     # The languages and the task: apply_link, which knows the model's; no widget takes a
     # length limit.
-    dropped += [name for name in ("src_lang", "tgt_lang", "task", "max_new_tokens")
+    dropped += [name for name in ("src_lang", "tgt_lang", "task", "chat", "max_new_tokens")
                 if name in opened]
     return values, dropped
 
@@ -102,6 +103,9 @@ def apply_link(translator, *, chapters: int) -> None:
         if name in opened and opened[name] in allowed:
             state[name] = opened[name]
             dropped.remove(name)
+    if info.chat_template and str(opened.get("chat", "")).lower() in ("true", "false"):
+        state["chat"] = str(opened["chat"]).lower() == "true"  # the chat switch
+        dropped.remove("chat")
     view = view_id(opened.get("view"))  # its id, or its label in either language
     if "view" in opened and view is None:
         dropped.append("view")

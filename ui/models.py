@@ -125,6 +125,15 @@ def task_picker(translator: Translator) -> dict[str, str]:
     return {"task": name}
 
 
+def chat_switch(translator: Translator) -> dict[str, bool]:
+    """An instruct model's chat-template switch (its tokenizer's template around the
+    prompt, one user turn, the assistant's turn opened): {"chat": on}, or {} for a model
+    whose tokenizer has no template."""
+    if not translator.info.chat_template:
+        return {}
+    return {"chat": st.sidebar.toggle(t("chat_switch"), key="chat", help=t("chat_help"))}
+
+
 def card_caption(translator: Translator) -> None:
     """The sidebar's collapsed "About this model": its size and, from its card, its test
     figures (the everyday model's Tatoeba, HSK, grammar, hard-input and classroom sets; a

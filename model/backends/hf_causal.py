@@ -239,9 +239,29 @@ class CausalSource:
     """
 
     def __init__(self, source: HFSource, *, added: int, max_len: int,
-                 context_length: int) -> None:
+                 context_length: int, tokenizer=None, lock=None) -> None:
         self._source, self.vocab, self.added = source, source.vocab, added
         self.max_len, self._context = max_len, context_length
+        self._tokenizer, self._lock = tokenizer, lock
+
+    def chat_ids(self, text: str) -> list[int]:
+        """The P prompt ids of ``text`` as one user turn of the tokenizer's chat template,
+        the assistant's turn opened (``apply_chat_template(..., add_generation_prompt=True)``,
+        as an instruct model is prompted).
+
+        Raises:
+            InputError: the templated prompt does not fit (P > max_len) or has fewer than 2
+                ids.
+        """
+        with self._lock:
+            enc = self._tokenizer.apply_chat_template(
+                [{"role": "user", "content": text}], add_generation_prompt=True,
+                tokenize=True)
+        ids = [int(i) for i in (enc["input_ids"] if "input_ids" in enc else enc)]
+        if not 2 <= len(ids) <= self.max_len:
+            raise InputError(f"In the chat template the prompt is {len(ids)} tokens long; "
+                             f"it must fit in {self.max_len} positions. Please shorten it.")
+        return ids
 
     def tokenize(self, text: str) -> list[str]:
         """``HFSource.tokenize``, refusing a prompt whose P ids (with the specials) would
@@ -389,7 +409,8 @@ def build_translator(model: HFCausal, tokenizer, card: dict, *, name: str = "") 
         added = len(tokenizer("x")["input_ids"]) - len(
             tokenizer("x", add_special_tokens=False)["input_ids"])
     source = CausalSource(HFSource(**shared, eos_id=c.eos_id), added=added,
-                          max_len=c.max_len, context_length=c.context_length)
+                          max_len=c.max_len, context_length=c.context_length,
+                          tokenizer=tokenizer, lock=lock)
     limit = generation.max_new_tokens or DEFAULT_NEW_TOKENS
     info = ModelInfo(
         backend="huggingface", model_type=model.model_type, subword=True,
@@ -400,7 +421,8 @@ def build_translator(model: HFCausal, tokenizer, card: dict, *, name: str = "") 
         early_stopping=generation.early_stopping is True, source_language="",
         target_language="", architecture="decoder-only", rope_base=_rope_base(model),
         num_key_value_heads=(c.num_key_value_heads if c.num_key_value_heads < c.nhead
-                             else None))
+                             else None),
+        chat_template=bool(getattr(tokenizer, "chat_template", None)))
     return Translator(model=model, source_side=source,
                       target=HFTarget(**shared, config=c, generation=generation, lang_ids={}),
                       internals=CausalInternals(model), info=info, card=card, name=name)

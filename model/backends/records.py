@@ -93,6 +93,7 @@ class SourceSentence:
         start_id: a decoder-only model's decoder start, the prompt's last token (``<sep>``
             in our prefix LM; ``tokens`` and ``ids`` then hold the S tokens before it), or
             None: an encoder-decoder's decoder starts with its config's ``bos_id``.
+        chat: the text was read inside the model's chat template (one user turn).
     """
 
     text: str
@@ -107,6 +108,7 @@ class SourceSentence:
     suggestions: tuple[tuple[str, ...], ...] = ()
     known_words: int = 0
     start_id: int | None = None
+    chat: bool = False
 
 
 @dataclass(frozen=True)
@@ -152,6 +154,8 @@ class ModelInfo:
         num_key_value_heads: the key/value heads a layer's query heads share under
             grouped-query attention (``core.config.kv_head_of``), or None: one per query
             head.
+        chat_template: its tokenizer has a chat template (an instruct model): a prompt may
+            be read as one user turn (``GenerationSettings.chat``).
     """
 
     backend: str
@@ -173,6 +177,7 @@ class ModelInfo:
     architecture: str = "encoder-decoder"
     rope_base: float | None = None
     num_key_value_heads: int | None = None
+    chat_template: bool = False
 
 
 @dataclass(frozen=True)

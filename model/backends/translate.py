@@ -43,8 +43,7 @@ def translate_batch(translator, texts: Sequence[str], settings: GenerationSettin
 
     Args:
         translator: a ``Translator`` of either backend.
-        texts: the source sentences; one the model refuses (``source`` raises
-            ``InputError``: empty, too long) gives "" rather than an error.
+        texts: the source sentences; one the model refuses (empty, too long) gives "".
         settings: a ``GenerationSettings`` (default greedy), or its fields as
             ``overrides`` (``num_beams=4``); sampling is not batched.
         heads_off: (kind, layer, head) keys of the heads to switch off.
@@ -55,15 +54,16 @@ def translate_batch(translator, texts: Sequence[str], settings: GenerationSettin
         One translation per text, in order.
 
     Raises:
-        InputError: a setting out of range or the model's (``GenerationSettings``,
-            ``check_for``), sampling, or a head outside the model.
+        InputError: a setting out of range or not the model's (``check_for``), sampling,
+            or a head outside the model.
         ValueError: ``batch_size`` below 1.
     """
     s = (settings or GenerationSettings()).replace(**overrides)
     if s.do_sample:
         raise InputError("translate_batch decodes greedily or with beams, not by sampling")
     info = translator.info
-    s.check_for(translator.config.max_len, info.languages, tasks=info.task_prefixes)
+    s.check_for(translator.config.max_len, info.languages, tasks=info.task_prefixes,
+                chat=info.chat_template)
     off = check_heads(heads_off, translator.config)
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise ValueError(f"batch_size must be an int of at least 1, got {batch_size!r}.")
@@ -93,7 +93,7 @@ def _readable(translator, texts: Sequence[str], settings: GenerationSettings
     rows, starts, keep = [], [], []
     for i, text in enumerate(texts):
         try:
-            src = translator.source(text, settings.src_lang, settings.task)
+            src = translator.source(text, settings.src_lang, settings.task, settings.chat)
         except InputError:
             continue
         rows.append(src.ids.tolist())

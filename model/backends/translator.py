@@ -112,8 +112,8 @@ class Translator:
             )
         return tokens
 
-    def source(self, text: str, src_lang: str | None = None, task: str | None = None
-               ) -> SourceSentence:
+    def source(self, text: str, src_lang: str | None = None, task: str | None = None,
+               chat: bool = False) -> SourceSentence:
         """Read a sentence once: validate it, tokenise it, and give its encoder input
         tokens, ids, labels, words and unknown words (``records.SourceSentence``).
         ``generate`` and ``teacher_force`` take the result in place of the text.
@@ -121,7 +121,8 @@ class Translator:
         Args:
             text: the sentence; src_lang: its language for a multilingual model (one of
                 ``info.languages``), else None; task: a T5-style model's task (one of
-                ``info.task_prefixes``), whose prefix is read before the sentence.
+                ``info.task_prefixes``), whose prefix is read before the sentence; chat: an
+                instruct model's chat template around it (``info.chat_template``).
 
         Raises:
             InputError: not a string, empty or only spaces/invisible characters, no word
@@ -129,11 +130,16 @@ class Translator:
                 than ``info.max_source_words`` tokens, or a language or task the model does
                 not have.
         """
-        GenerationSettings(src_lang=src_lang, task=task).check_for(
-            self.config.max_len, self.info.languages, tasks=self.info.task_prefixes)
+        GenerationSettings(src_lang=src_lang, task=task, chat=chat).check_for(
+            self.config.max_len, self.info.languages, tasks=self.info.task_prefixes,
+            chat=self.info.chat_template)
         pieces = self._check_input(text, self.info.task_prefixes[task] if task else "")
         side = self._source_side
-        ids = side.encode(pieces, src_lang)  # (S,), a decoder-only model's whole prompt (P,)
+        if chat:  # the template's ids (hf_causal.CausalSource, which has one)
+            ids = side.chat_ids(text)
+            pieces = list(side.tokens(pieces, ids))
+        else:
+            ids = side.encode(pieces, src_lang)  # (S,); a decoder-only model's prompt (P,)
         tokens = side.tokens(pieces, ids)
         start = None
         if self.info.architecture == "decoder-only":  # the last starts the decoder inputs
@@ -146,18 +152,19 @@ class Translator:
             words=side.words(tokens), unknown_words=unknown,
             suggestions=tuple(() if self.info.subword else tuple(vocab.suggest(w, 3))
                               for w in unknown),
-            known_words=sum(tok.isalnum() and tok in vocab for tok in pieces), start_id=start)
+            known_words=sum(tok.isalnum() and tok in vocab for tok in pieces), start_id=start,
+            chat=chat)
 
     def _read(self, text: str | SourceSentence, settings: GenerationSettings
               ) -> SourceSentence:
         """``text`` as a SourceSentence in the settings' ``src_lang`` and ``task``: itself
         when it already is one (read so), else ``source``."""
-        lang, task = settings.src_lang, settings.task
+        lang, task, chat = settings.src_lang, settings.task, settings.chat
         if isinstance(text, SourceSentence):
-            if (text.src_lang, text.task) == (lang, task):
+            if (text.src_lang, text.task, text.chat) == (lang, task, chat):
                 return text
             text = text.text
-        return self.source(text, lang, task)
+        return self.source(text, lang, task, chat)
 
     def generate(self, text: str | SourceSentence, settings: GenerationSettings | None = None, *,
                  prefix: str | Sequence[str] | None = None, num_candidates: int = 10,
@@ -202,7 +209,7 @@ class Translator:
         forced = self.target.ids(prefix) if prefix is not None else []
         forced = self.target.forced_start(forced, settings.tgt_lang) if forced else forced
         settings.check_for(self.config.max_len, self.info.languages, len(forced),
-                           self.info.task_prefixes)
+                           self.info.task_prefixes, chat=self.info.chat_template)
         run = self._fit(src, settings.resolved(self.info.default_max_new_tokens,
                                                self.info.early_stopping))
         src_ids = torch.from_numpy(src.ids)[None]  # (1, S)
@@ -272,7 +279,7 @@ class Translator:
         """
         settings = (settings or GenerationSettings()).replace(**overrides)
         settings.check_for(self.config.max_len, self.info.languages,
-                           tasks=self.info.task_prefixes)
+                           tasks=self.info.task_prefixes, chat=self.info.chat_template)
         off = check_heads(heads_off, self.config)
         src = self._read(text, settings)
         forced = self.target.ids(reference, "reference")

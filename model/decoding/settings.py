@@ -34,8 +34,8 @@ STRATEGIES = ("greedy", "beam", "sampling")  # the strategy ids, as links hold t
 STRATEGY_FIELDS = {"greedy": (), "beam": ("num_beams", "length_penalty"),
                    "sampling": ("temperature", "top_k", "top_p", "seed")}
 # Any strategy's, when not their default.
-QUERY_FIELDS = ("src_lang", "tgt_lang", "task", "max_new_tokens", "no_repeat_ngram_size",
-                "repetition_penalty")
+QUERY_FIELDS = ("src_lang", "tgt_lang", "task", "chat", "max_new_tokens",
+                "no_repeat_ngram_size", "repetition_penalty")
 MAX_SEED = 2**31 - 1  # a sampling seed and a positional seed: what a 32-bit int holds
 
 
@@ -148,6 +148,7 @@ class GenerationSettings:
     src_lang: str | None = None  # a multilingual model's source language
     tgt_lang: str | None = None  # its target language (forced first, forced_bos_token_id)
     task: str | None = None  # a T5-style model's task: its prefix goes before the sentence
+    chat: bool = False  # an instruct model's chat template around the prompt (one user turn)
     positional: str = "normal"  # the positional-encoding experiment: normal, none, shuffled
     positional_seed: int = 0  # the seed of the "shuffled" permutation
 
@@ -164,6 +165,7 @@ class GenerationSettings:
             ("tgt_lang", self.tgt_lang is None or isinstance(self.tgt_lang, str),
              "None or a language code"),
             ("task", self.task is None or isinstance(self.task, str), "None or a task name"),
+            ("chat", isinstance(self.chat, bool), "True or False"),
             ("positional", self.positional in POSITIONAL_MODES,
              f"one of {', '.join(POSITIONAL_MODES)}"),
         ]
@@ -213,11 +215,14 @@ class GenerationSettings:
             else self.early_stopping)
 
     def check_for(self, max_len: int, languages: tuple[str, ...] = (),
-                  n_forced: int = 0, tasks: Collection[str] = ()) -> None:
+                  n_forced: int = 0, tasks: Collection[str] = (), *,
+                  chat: bool = False) -> None:
         """The checks that depend on the model: ``max_new_tokens`` within its positions
         (1 .. max_len - 1, and no fewer than the ``n_forced`` tokens of a prefix), the
-        languages among its ``languages`` (none for a one-pair model), and the task among
-        its ``tasks`` (e.g. ``ModelInfo.task_prefixes``, by name; none for most models).
+        languages among its ``languages`` (none for a one-pair model), the task among
+        its ``tasks`` (e.g. ``ModelInfo.task_prefixes``, by name; none for most models), and
+        the chat template only where the model has one (``chat``:
+        ``ModelInfo.chat_template``).
 
         Raises:
             InputError: naming the setting and what the model allows.
@@ -233,6 +238,8 @@ class GenerationSettings:
         if self.task is not None and self.task not in tasks:
             have = ", ".join(tasks) or "none"
             raise InputError(f"This model has no task {_short(self.task, 40)} (tasks: {have}).")
+        if self.chat and not chat:
+            raise InputError("This model has no chat template: its tokenizer writes none.")
 
     def to_query(self) -> dict[str, str]:
         """The URL encoding: ``strategy`` (unless greedy) and the settings of that strategy
@@ -272,14 +279,16 @@ class GenerationSettings:
                 continue
             text, value = str(params[name]).strip(), None
             try:
-                if "int" in types[name]:
+                if types[name] == "bool":
+                    value = {"true": True, "false": False}[text.lower()]
+                elif "int" in types[name]:
                     value = int(text)
                 elif "float" in types[name]:
                     value = float(text)
                 else:
                     value = text
                 base.replace(**changes, **{name: value})
-            except (ValueError, InputError):
+            except (ValueError, KeyError, InputError):
                 dropped.append(name)
                 continue
             changes[name] = value
