@@ -35,10 +35,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
-import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -111,7 +108,7 @@ def measure(folder: Path, repeat: int) -> dict:
     ``generate(output_attentions=True)``, one torch thread; the figures (ms, MiB, s)."""
     import torch
 
-    from benchmarks.hf_shapes import _status_mib
+    from benchmarks.hf_shapes import _status_mib, median_ms
     from model import load_pretrained
 
     torch.set_num_threads(1)
@@ -137,20 +134,15 @@ def measure(folder: Path, repeat: int) -> dict:
 
     from transformers import AutoTokenizer
 
-    only_known(hf, len(AutoTokenizer.from_pretrained(folder)), tr.config.eos_id)
+    only_known(hf, len(AutoTokenizer.from_pretrained(folder, local_files_only=True)),
+               tr.config.eos_id)
     trace, gen = ours(), theirs()
     same = [int(i) for i in trace.tgt_ids[1:]] == gen.sequences[0, ids.size(1):].tolist()
-    times: dict[str, list[float]] = {"ours": [], "generate": []}
-    for _ in range(repeat):
-        for name, fn in (("ours", ours), ("generate", theirs)):
-            t = time.perf_counter()
-            fn()
-            times[name].append((time.perf_counter() - t) * 1000)
+    times = median_ms({"ours": ours, "generate": theirs}, repeat)
     c = tr.config
     return {"load_s": load_s, "rss_loaded_mib": rss_loaded,
             "peak_rss_mib": _status_mib("VmHWM"),
-            "ours_ms": statistics.median(times["ours"]),
-            "generate_ms": statistics.median(times["generate"]), "steps": len(trace.steps),
+            "ours_ms": times["ours"], "generate_ms": times["generate"], "steps": len(trace.steps),
             "same_tokens": same, "prompt_ids": int(ids.size(1)), "prompt": text,
             "layers": c.num_layers, "nhead": c.nhead, "kv_heads": c.num_key_value_heads,
             "d_model": c.d_model, "map_mb": trace.decoder_attentions.nbytes / 2**20,
@@ -158,12 +150,10 @@ def measure(folder: Path, repeat: int) -> dict:
 
 
 def _child(stage: str, repo: str, folder: Path, repeat: int) -> dict:
-    """Run one stage in a fresh Python process; its JSON result."""
-    cmd = [sys.executable, "-m", "benchmarks.causal_shapes", "--stage", stage, "--repo", repo,
-           "--folder", str(folder), "--repeat", str(repeat)]
-    out = subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, text=True,
-                         env={**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"})
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    """Run one stage of this benchmark in a fresh Python process (``hf_shapes.run_stage``)."""
+    from benchmarks.hf_shapes import run_stage
+
+    return run_stage(stage, repo, folder, repeat, module="benchmarks.causal_shapes")
 
 
 def table(rows: dict[str, dict]) -> str:

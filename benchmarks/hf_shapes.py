@@ -218,24 +218,32 @@ def measure(folder: Path, repeat: int) -> dict:
     ban_eos(hf, tr.config.eos_id)
     trace, gen = ours(), theirs()
     same = tr.target.vocab.encode(trace.tgt_tokens) == gen.sequences[0].tolist()
-    times: dict[str, list[float]] = {"ours": [], "generate": []}
-    for _ in range(repeat):
-        for name, fn in (("ours", ours), ("generate", theirs)):
-            t = time.perf_counter()
-            fn()
-            times[name].append((time.perf_counter() - t) * 1000)
+    times = median_ms({"ours": ours, "generate": theirs}, repeat)
     return {"load_s": load_s, "rss_loaded_mib": rss_loaded, "peak_rss_mib": _status_mib("VmHWM"),
-            "ours_ms_per_step": statistics.median(times["ours"]) / NEW_TOKENS,
-            "generate_ms_per_token": statistics.median(times["generate"]) / NEW_TOKENS,
+            "ours_ms_per_step": times["ours"] / NEW_TOKENS,
+            "generate_ms_per_token": times["generate"] / NEW_TOKENS,
             "steps": len(trace.steps), "generate_tokens": gen.sequences.size(1) - 1,
             "same_tokens": same, "source_tokens": int(src.size(1)), "source": text,
             "head_dim": tr.config.head_dim, "nhead": tr.config.nhead,
             "d_model": tr.config.d_model}
 
 
-def _child(stage: str, repo: str, folder: Path, repeat: int) -> dict:
-    """Run one stage in a fresh Python process; its JSON result."""
-    cmd = [sys.executable, "-m", "benchmarks.hf_shapes", "--stage", stage, "--repo", repo,
+def median_ms(calls: dict, repeat: int) -> dict[str, float]:
+    """Each of ``calls`` (name -> function) timed ``repeat`` times, the calls taking turns:
+    name -> the median in ms."""
+    times: dict[str, list[float]] = {name: [] for name in calls}
+    for _ in range(repeat):
+        for name, fn in calls.items():
+            t = time.perf_counter()
+            fn()
+            times[name].append((time.perf_counter() - t) * 1000)
+    return {name: statistics.median(v) for name, v in times.items()}
+
+
+def run_stage(stage: str, repo: str, folder: Path, repeat: int, *,
+              module: str = "benchmarks.hf_shapes") -> dict:
+    """Run one stage of ``module`` in a fresh Python process, offline; its JSON result."""
+    cmd = [sys.executable, "-m", module, "--stage", stage, "--repo", repo,
            "--folder", str(folder), "--repeat", str(repeat)]
     out = subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, text=True,
                          env={**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"})
@@ -282,8 +290,8 @@ def main() -> None:
     for repo in repos:
         with tempfile.TemporaryDirectory(prefix="hf-shapes-") as tmp:
             folder = Path(tmp) / repo.split("/")[-1]
-            built = _child("build", repo, folder, args.repeat)
-            rows[repo] = {**built, **_child("measure", repo, folder, args.repeat)}
+            built = run_stage("build", repo, folder, args.repeat)
+            rows[repo] = {**built, **run_stage("measure", repo, folder, args.repeat)}
             shutil.rmtree(folder, ignore_errors=True)
         print(f"{repo}: {json.dumps(rows[repo])}", flush=True)
     print(f"\nmedian of {args.repeat} after 1 warm-up, 1 torch thread; source: the longest "

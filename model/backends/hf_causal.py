@@ -45,8 +45,10 @@ from ..core.masks import decoder_self_attention_mask, padding_mask, subsequent_m
 from ..core.transformer import DecoderOutput, EncoderOutput
 from ..decoding import GenerationSettings
 from ..errors import CheckpointError, InputError
+from .hf import FIXED_POSITIONS
 from .hf_config import causal_fields
 from .hf_tokenizer import HFSource, HFTarget, PieceLabels, TokenizerTable
+from .one_stack import split_output
 from .records import EmbeddingParts, HeadInputs, ModelInfo
 from .translator import Translator, card_examples
 
@@ -56,8 +58,6 @@ FAMILIES = {"gpt2": "learned", "llama": "rotary", "mistral": "rotary", "qwen2": 
             "qwen3": "rotary"}
 MAX_TOKENS = 256  # the longest sequence (prompt + continuation) the app decodes
 DEFAULT_NEW_TOKENS = 32  # generate()'s length without a max_new_tokens in the model's config
-FIXED_POSITIONS = ("A Hugging Face model keeps the positions it was trained with; positional "
-                   "experiments need one of our own encoder-decoder models.")
 NOT_YET = "not yet for this model"
 
 
@@ -196,12 +196,7 @@ class HFCausal:
         out = self.hf(inputs_embeds=emb, attention_mask=mask, past_key_values=past_key_values,
                       use_cache=True, output_attentions=True, logits_to_keep=T,
                       return_dict=True)
-        rows = [w[:, :, -T:] for w in out.attentions]  # (B, H, T, N_all) each
-        return DecoderOutput(
-            logits=out.logits[:, -T:],  # (B, T, V)
-            decoder_attentions=tuple(w[..., S:] for w in rows),
-            cross_attentions=tuple(w[..., :S] for w in rows),
-            past_key_values=out.past_key_values)
+        return split_output(out.logits, out.attentions, out.past_key_values, S=S, T=T)
 
     @staticmethod
     def reorder_cache(cache, index: torch.Tensor):

@@ -98,12 +98,7 @@ class OneStack:
             pad[:, :S] = memory_key_padding_mask
         out = self.model(None, pad, inputs_embeds=emb, past_key_values=past_key_values,
                          logits_to_keep=T)
-        rows = [w[:, :, -T:] for w in out.decoder_attentions]  # (B, H, T, N_all) each
-        return DecoderOutput(
-            logits=out.logits,  # (B, T, V)
-            decoder_attentions=tuple(w[..., S:] for w in rows),
-            cross_attentions=tuple(w[..., :S] for w in rows),
-            past_key_values=out.past_key_values)
+        return split_output(out.logits, out.decoder_attentions, out.past_key_values, S=S, T=T)
 
     @property
     def src_embed(self):
@@ -127,6 +122,19 @@ class OneStack:
     def num_parameters(self) -> int:
         """Number of parameters."""
         return self.model.num_parameters()
+
+
+def split_output(logits: torch.Tensor, attentions, cache, *, S: int, T: int) -> DecoderOutput:
+    """A one-stack pass's last T positions as an encoder-decoder's ``decode`` returns them:
+    ``logits`` (B, T, V), each layer's (B, H, N, N_all) ``attentions`` cut to the T new
+    rows and split at the prompt's S keys into ``cross_attentions`` (B, H, T, S) and
+    ``decoder_attentions`` (B, H, T, T_all), and the ``cache`` as ``past_key_values``
+    (``OneStack``, ``hf_causal.HFCausal``)."""
+    rows = [w[:, :, -T:] for w in attentions]  # (B, H, T, N_all) each
+    return DecoderOutput(logits=logits[:, -T:],
+                         decoder_attentions=tuple(w[..., S:] for w in rows),
+                         cross_attentions=tuple(w[..., :S] for w in rows),
+                         past_key_values=cache)
 
 
 class PrefixSource:

@@ -226,6 +226,22 @@ def start_from(init: Path, state_dir: Path) -> None:
             (state_dir / name).write_bytes((init / name).read_bytes())
 
 
+def prepare_state(args, state_dir: Path) -> None:
+    """Empty ``state_dir`` for ``--fresh``; seed it with the tokenizer and vocabulary of
+    ``--init`` or of a recipe's ``vocab_from`` folder (``start_from``), or from
+    ``--reverse-of`` (``reverse_init.start_reversed``)."""
+    if args.fresh and state_dir.exists():
+        for f in state_dir.iterdir():
+            f.unlink()
+    for folder in (args.init, ROOT / args.vocab_from if args.vocab_from else None):
+        if folder is not None:
+            start_from(folder, state_dir)
+    if args.reverse_of:
+        from .reverse_init import start_reversed
+
+        start_reversed(args.reverse_of, state_dir)
+
+
 def init_weights(model: Transformer, init: Path) -> None:
     """Copy the weights of the pretrained folder ``init`` into ``model``.
 

@@ -206,18 +206,6 @@ def _first_stage(args: argparse.Namespace) -> bool:
     return True
 
 
-def _prepare_state(args: argparse.Namespace, state_dir: Path) -> None:
-    """Empty ``state_dir`` for ``--fresh``; seed it from ``--init`` (``start_from``) or
-    ``--reverse-of`` (``start_reversed``)."""
-    if args.fresh and state_dir.exists():
-        for f in state_dir.iterdir():
-            f.unlink()
-    if args.init is not None:
-        text_pairs.start_from(args.init, state_dir)
-    if args.reverse_of:
-        reverse_init.start_reversed(args.reverse_of, state_dir)
-
-
 def _pairs_model(args: argparse.Namespace, src_side, tgt_side, state_dir: Path) -> Transformer:
     """The parallel-text model on ``args.device``: fresh, or with the weights of ``--init``
     or ``--reverse-of`` when the run is not resumed from ``state_dir``."""
@@ -253,7 +241,7 @@ def train_pairs(args: argparse.Namespace, command: str) -> bool:
     t_start = time.time()
     train_texts, valid_texts = text_pairs.read_splits(args)
     state_dir = args.out / "train_state"
-    _prepare_state(args, state_dir)
+    text_pairs.prepare_state(args, state_dir)
     src_side, tgt_side = text_pairs.build_vocabularies(train_texts, args, state_dir)
     train, _ = text_pairs.encode_corpus(train_texts, src_side, tgt_side)
     valid, valid_texts = text_pairs.encode_corpus(valid_texts, src_side, tgt_side)

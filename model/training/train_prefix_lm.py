@@ -78,10 +78,7 @@ def train_prefix_lm(args: argparse.Namespace, command: str) -> bool:
     t_start = time.time()
     train_texts, valid_texts = text_pairs.read_splits(args)
     state_dir = args.out / "train_state"
-    if args.fresh and state_dir.exists():
-        for f in state_dir.iterdir():
-            f.unlink()
-    text_pairs.start_from(text_pairs.ROOT / args.vocab_from, state_dir)
+    text_pairs.prepare_state(args, state_dir)  # --fresh; the tokenizer of vocab_from
     en_side, zh_side = text_pairs.build_vocabularies(train_texts, args, state_dir)
     codec = PrefixCodec(en_side.tokenizer, zh_side.vocab)
     train, _ = codec.encode_corpus(train_texts, args.max_len)
