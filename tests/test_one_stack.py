@@ -224,3 +224,12 @@ def test_gradient_x_input_is_the_one_sequence_s_own_gradient(tiny):
         want = (grad * emb)[0].sum(-1).detach().numpy()  # (N,)
         np.testing.assert_allclose(got.source[t], want[:S], atol=1e-5)
         np.testing.assert_allclose(got.prefix[t, : t + 1], want[S:], atol=1e-5)
+
+
+def test_the_output_text_writes_no_special_and_no_byte_marks(tiny):
+    """The tiny random model writes English pieces and <sep> too: its text shows them as a
+    reader would (the codec's decode), never ``Ġ`` or ``<sep>``."""
+    trace = tiny.generate(SENTENCE, max_new_tokens=12)
+    codec = tiny._source_side.codec
+    assert trace.output_text == codec.decode(trace.tgt_ids)
+    assert "<sep>" not in trace.output_text and "Ġ" not in trace.output_text

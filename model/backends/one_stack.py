@@ -206,9 +206,11 @@ class PrefixTarget:
         """``ids`` as they are: nothing is forced."""
         return ids
 
-    def text(self, tgt_ids: np.ndarray) -> str | None:
-        """None: the trace's default (the output labels joined)."""
-        return None
+    def text(self, tgt_ids: np.ndarray) -> str:
+        """The text of decoder ids ``<sep> y1 .. yn`` (``PrefixCodec.decode``): the Chinese
+        characters up to ``</s>``, an English piece the model wrote decoded as text, and
+        ``<sep>`` / ``<s>`` / ``<pad>`` never written out."""
+        return self.codec.decode(tgt_ids)
 
     def labels(self, ids) -> tuple[str, ...]:
         """Chinese characters as they are; an English piece as ``piece_label`` shows it."""
