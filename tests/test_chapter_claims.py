@@ -16,7 +16,8 @@ from model.analysis.picks import is_content
 from ui import cache
 from ui.i18n import t
 from ui.lesson import chapters
-from ui.lesson.chapters import BUILDERS, fill
+from ui.lesson.chapter import fill
+from ui.lesson.chapters import BUILDERS
 from ui.lesson.picks import wave_row
 from ui.text import code_span
 from viz.convention import FIRST_NUMBER

@@ -30,17 +30,8 @@ from testkit.hf_tiny import tiny_folder
 from ui import cache
 from ui.i18n import STRINGS, placeholders, t
 from ui.lesson import TEXT_FIELDS, chapters, samples, try_label
-from ui.lesson.chapters import (
-    BUILDERS,
-    CLOSERS,
-    END_MARKS,
-    SAMPLES,
-    Chapter,
-    Live,
-    _followed,
-    fill,
-    number_text,
-)
+from ui.lesson.chapter import CLOSERS, END_MARKS, Chapter, fill, followed
+from ui.lesson.chapters import BUILDERS, SAMPLES, Live, number_text
 from ui.lesson.picks import HEADS_TRIED, LONGER_BY, POSITION_CANDIDATES, longer_example
 from ui.lesson.texts import (
     blocked_words,
@@ -538,4 +529,4 @@ def test_a_model_gets_the_pairs_of_the_language_it_reads_or_says_there_are_none(
 def test_the_followed_token_is_chosen_without_its_pinyin():
     plain = ["我", "们", "学", "中", "文", "。", "</s>"]
     spoken = ["我\nwǒ", "们\nmen", "学\nxué", "中\nzhōng", "文\nwén", "。", "</s>"]
-    assert _followed(spoken) == _followed(plain) == 0  # not zhōng, the longest reading
+    assert followed(spoken) == followed(plain) == 0  # not zhōng, the longest reading

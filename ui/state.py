@@ -26,6 +26,7 @@ SENTENCE_KEY = "sentence"  # the sidebar's sentence box
 DEFAULT_SENTENCE = "why do we work ?"  # a first visit's sentence (serve.py decodes it first)
 DEFAULT_SENTENCES = {"zh": "我们今天不能回家。"}  # a model reading Chinese (zh -> en) starts here
 COMPARE_KEY = "compare"  # the Side by side view's second sentence (``compare=`` in links)
+COMPARE_MODEL_KEY = "compare_model"  # the Side by side view's second model (a widget's key)
 MODEL_KEY = "model"  # the model picker (a folder or hub name)
 PLAYING_KEY = "playing"  # Play is on
 SHOWN_KEY = "shown"  # (model, sentence) of the decoding shown: a new one starts at step 1
@@ -179,6 +180,11 @@ def open_view(view: str, *, layer: int | None = None, head: int | str | None = N
     set_picked(view, layer=layer, head=head)
     if sentence is not None or compare is not None:
         set_sentence(sentence, compare=compare)
+
+
+def set_compare_model(name: str) -> None:
+    """The Side by side view's second model (a folder or hub name; "" = the page's)."""
+    st.session_state[COMPARE_MODEL_KEY] = name
 
 
 def set_sentence(sentence: str | None, *, compare: str | None = None) -> None:

@@ -23,17 +23,17 @@ from .. import state as view_state
 from ..charts import chart
 from ..i18n import labels, lang, t
 from ..text import md_literal, token_row
+from .chapter import Chapter, fill
 from .chapters import (
     BUILDERS,
     SAMPLE_SEEDS,
     SAMPLE_TEMPERATURES,
     SAMPLES,
-    Chapter,
     Live,
-    fill,
     number_text,
     sample_values,
 )
+from .one_stack import DECODER_ONLY
 from .picks import POSITION_MODES, longer_example, position_outputs
 from .texts import blocked_words, is_blocked, lesson_file
 
@@ -48,7 +48,8 @@ TRY_LABELS = {"longer_sentence": "lesson_try_longer", "next_head": "lesson_try_n
               "open_masks": "lesson_try_open_masks",
               "open_positional": "lesson_try_open_positional",
               "open_attribution": "lesson_try_open_attribution",
-              "positions_off": "lesson_try_positions", "sample": "lesson_try_sample"}
+              "positions_off": "lesson_try_positions", "sample": "lesson_try_sample",
+              "open_one_stack": "lesson_try_open_one_stack"}
 
 
 def chapters() -> tuple[dict, ...]:
@@ -85,7 +86,7 @@ def field_text(chapter: dict, name: str, variant: str = "") -> str:
 
 def chapter_text(chapter: dict, name: str, made: Chapter) -> str:
     """A chapter's text field as shown: ``field_text`` of ``made``'s variant filled with its
-    values by ``ui.lesson.chapters.fill`` (a quoted sentence's end punctuation never doubled)."""
+    values by ``ui.lesson.chapter.fill`` (a quoted sentence's end punctuation never doubled)."""
     return fill(field_text(chapter, name, made.variant), made.values)
 
 
@@ -129,6 +130,12 @@ def _open_view(view: str, **fields) -> Callable[[], None]:
     return lambda: view_state.open_view(view, **fields)
 
 
+def _open_one_stack() -> None:
+    """Side by side with the decoder-only model as B, on the sidebar's sentence."""
+    view_state.set_compare_model(DECODER_ONLY)
+    view_state.open_view("compare", compare="")
+
+
 def _navigation(k: int, n: int) -> None:
     """Progress, previous / next and the chapter list; the chosen chapter is the view
     state's (``ui.state.set_chapter``), kept while the lesson is not shown (a widget's own
@@ -166,6 +173,8 @@ def _try_action(chapter_id: str, made: Chapter, live: Live) -> None:
     elif action == "open_compare" and made.sentence and made.compare:
         st.button(label, key="lesson_try", on_click=_open_view(
             "compare", sentence=made.sentence, compare=made.compare))
+    elif action == "open_one_stack":  # the same sentence on the decoder-only model, beside
+        st.button(label, key="lesson_try", on_click=_open_one_stack)
     elif action in ("open_heads", "open_masks", "open_positional", "open_attribution"):
         st.button(label, key="lesson_try", on_click=_open_view(action.removeprefix("open_")))
     elif action == "positions_off" and st.button(label, key="lesson_try"):

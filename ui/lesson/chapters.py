@@ -13,18 +13,14 @@ filled by ``fill``, which never doubles a sentence's end punctuation (``…工�
 
 from __future__ import annotations
 
-import string
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
 
 import numpy as np
-import plotly.graph_objects as go
 
 import viz
 from model.analysis.internals import pe_similarity
 from model.analysis.picks import (
     clearest_row,
-    content_position,
     count_options,
     distinct_heads,
     is_content,
@@ -39,125 +35,14 @@ from viz.convention import (
 )
 
 from .. import cache, pairs
-from ..i18n import STRINGS, lang, t, viz_labels
+from ..i18n import t, viz_labels
 from ..text import code_span, md_literal, token_row
 from ..views.attribution import zeroing  # the Attribution view's cache: computed once a trace
 from . import picks
+from .chapter import Chapter, followed, say, token_options, yes_no
+from .one_stack import one_stack
 from .picks import Live
 from .texts import direction_text, language_values
-
-#: What ends a sentence, in English and Chinese: after a value ending with one of these, a
-#: template's own end punctuation is left out.
-END_MARKS = ".!?…。！？"
-#: The end marks of a Latin script, which a space follows before the next sentence (a
-#: Chinese full stop takes none): an English translation in a Chinese template.
-SPACED_ENDS = ".!?"
-#: What may close a value after its end punctuation (a code span, emphasis, quotes).
-CLOSERS = "`*\"'”’」』)）"
-
-
-def ends_sentence(value: object) -> bool:
-    """Whether Markdown ``value`` ends, as a reader sees it, with end punctuation
-    (``END_MARKS``), perhaps inside a code span, emphasis or quotes."""
-    return str(value).rstrip(CLOSERS).endswith(tuple(END_MARKS))
-
-
-def _after_end(literal: str, spaced: bool, more: bool) -> str:
-    """The template text that follows a value ending a sentence: its end punctuation right
-    after the value (after any closing quote) left out; when the value ends with a Latin
-    mark (``spaced``) and text (or, ``more``, another value) follows the dropped
-    punctuation at once, a space before it ("…brother.B：" reads "…brother. B："), as
-    English sets a sentence's end."""
-    closing = len(literal) - len(literal.lstrip(CLOSERS))
-    rest = literal[closing:].lstrip(END_MARKS)
-    dropped = len(rest) < len(literal) - closing
-    if spaced and dropped and (not rest[:1].isspace() if rest else more):
-        rest = " " + rest
-    return literal[:closing] + rest
-
-
-def fill(template: str, values: Mapping[str, object]) -> str:
-    """``template.format(**values)``, except that where a value already ends a sentence
-    (``ends_sentence``) the template's end punctuation right after it (after any closing
-    quote) is left out (``_after_end``): "{output}。" with 我们为什么工作？ gives
-    我们为什么工作？, "{example}." with `I go home.` gives `I go home.`, and "{a}。B：" with
-    an English `I go home.` gives `I go home.` B： (either language in either template).
-
-    Raises KeyError for a field ``values`` lacks, as ``str.format`` does."""
-    fmt, out, ended = string.Formatter(), [], None
-    for literal, name, spec, conversion in fmt.parse(template):
-        if ended is not None:
-            literal = _after_end(literal, ended, more=name is not None)
-        out.append(literal)
-        if name is None:
-            break
-        value = fmt.format_field(fmt.convert_field(values[name], conversion), spec or "")
-        out.append(value)
-        shown = value.rstrip(CLOSERS)
-        ended = shown.endswith(tuple(SPACED_ENDS)) if ends_sentence(value) else None
-    return "".join(out)
-
-
-def say(key: str, **values) -> str:
-    """Interface string ``key`` (``ui/strings.toml``) in the session's language, filled by
-    ``fill``: for strings that quote a sentence."""
-    entry = STRINGS[key]
-    return fill(entry.get(lang(), entry["en"]), values)
-
-
-@dataclass
-class Chapter:
-    """One chapter's live content.
-
-    Attributes:
-        values: placeholder -> Markdown-safe value for the chapter's text, look, question
-            and reveal.
-        figure: the figure, the thing to look at highlighted (None: the chapter has none).
-        options: (id, label) answers to the question; labels are Markdown-safe.
-        answer: the id of the right option.
-        action: the try-it action's id (``ui.lesson.ACTIONS``), or None.
-        variant: which version of the chapter's text applies ("": the main one; e.g.
-            "learned" for a model with learned positions): ``lesson.toml`` fields named
-            ``FIELD_VARIANT`` replace ``FIELD``.
-        why: a string key saying why the chapter does not apply to this model or sentence;
-            when set, nothing else is shown.
-        sentence: a sentence the try-it action offers to open (``changing_sentence``), or
-            None.
-        compare: the second sentence the try-it action puts beside ``sentence`` in the
-            Side by side view (``open_compare``), or None.
-        note: Markdown said before the chapter's text when the chapter shows another
-            sentence than the sidebar's, or cannot show its point ("": nothing to say).
-    """
-
-    values: dict[str, object] = field(default_factory=dict)
-    figure: go.Figure | None = None
-    options: list[tuple[str, str]] = field(default_factory=list)
-    answer: str = ""
-    action: str | None = None
-    variant: str = ""
-    why: str | None = None
-    sentence: str | None = None
-    compare: str | None = None
-    note: str = ""
-
-
-def _followed(labels) -> int:
-    """The token a chapter follows (``content_position``: the longest content word), chosen
-    on the labels as the model made them: a pinyin line the page adds under a Chinese
-    source token (``ui.pinyin.annotate``) never lengthens it."""
-    return content_position([label.partition("\n")[0] for label in labels])
-
-
-def _token_options(labels, keys: list[int]) -> list[tuple[str, str]]:
-    """Question options naming tokens by their labels (code spans) and positions as a person
-    reads them (from 1, ``viz.convention``); an option's id is the token's 0-based index."""
-    return [(str(j), f"{code_span(labels[j])} ({position_number(j)})") for j in keys]
-
-
-def _yes_no(changed: bool) -> tuple[list[tuple[str, str]], str]:
-    """The options "stays the same" / "changes" and the right one."""
-    return ([("same", t("lesson_same")), ("changed", t("lesson_changed"))],
-            "changed" if changed else "same")
 
 
 def whole(live: Live, turn: int) -> Chapter:
@@ -220,7 +105,7 @@ def positions(live: Live, turn: int) -> Chapter:
               "still_from": waves.still_from, "low": wave_number(waves.low),
               "high": wave_number(waves.high), "within": number_text(picks.STILL_WITHIN)}
     if scheme == "sinusoidal":
-        options, answer = _yes_no(outs["none"] != outs["normal"])
+        options, answer = yes_no(outs["none"] != outs["normal"])
         shown = {mode: md_literal(text) or "—" for mode, text in outs.items()}
         return Chapter(values | {"sentence": md_literal(sentence), "output": shown["normal"],
                                  "off": shown["none"], "shuffled": shown["shuffled"]},
@@ -244,7 +129,7 @@ def one_head(live: Live, turn: int) -> Chapter:
     tr = live.trace
     L, H = tr.encoder_attentions.shape[:2]
     head = turn % H
-    row = _followed(tr.src_labels)
+    row = followed(tr.src_labels)
     A = tr.encoder_attentions[L - 1, head]  # (S, S)
     best = int(A[row].argmax())
     fig = viz.attention_heatmap(A, list(tr.src_labels), list(tr.src_labels),
@@ -254,7 +139,7 @@ def one_head(live: Live, turn: int) -> Chapter:
     return Chapter({"word": code_span(tr.src_labels[row]), "best": code_span(tr.src_labels[best]),
                     "weight": f"{A[row, best]:.0%}", "layer": layer_number(L - 1),
                     "head": head_number(head)},
-                   fig, _token_options(tr.src_labels, top_keys(A[row])), str(best),
+                   fig, token_options(tr.src_labels, top_keys(A[row])), str(best),
                    action="next_head")
 
 
@@ -335,7 +220,7 @@ def sublayers(live: Live, turn: int) -> Chapter:
     if norms is None:
         return Chapter(why="lesson_sublayers_none")
     words = [i for i, label in enumerate(tr.src_labels) if is_content(label)] or [0]
-    first = _followed(tr.src_labels)
+    first = followed(tr.src_labels)
     pos = words[(words.index(first) + turn) % len(words)] if first in words else first
     L = norms.stream.shape[0]
     series = {t("lesson_sub_stream"): norms.stream[:, pos],
@@ -378,7 +263,7 @@ def cross(live: Live, turn: int) -> Chapter:
                     "layer": layer_number(layer), "head": head_number(head),
                     "order": direction_text("word_order", model.info),
                     **language_values(model.info)},
-                   fig, _token_options(tr.src_labels, top_keys(A[row])), str(best),
+                   fig, token_options(tr.src_labels, top_keys(A[row])), str(best),
                    action="next_head")
 
 
@@ -415,7 +300,7 @@ def decoding(live: Live, turn: int) -> Chapter:
     steps = [[(c.parent, c.label, c.logprob, c.status) for c in step] for step in beam.beam.steps]
     fig = viz.beam_tree(steps, highlight=beam.beam.hypotheses[0].end, title=t("beam_tree_title"),
                         text=viz_labels())
-    options, answer = _yes_no(greedy.output_text != beam.output_text)
+    options, answer = yes_no(greedy.output_text != beam.output_text)
     return Chapter({"beams": BEAMS, "greedy": md_literal(greedy.output_text) or "—",
                     "beam": md_literal(beam.output_text) or "—", **sample_values()},
                    fig, options, answer, action="sample")
@@ -443,7 +328,7 @@ def heads_off(live: Live, turn: int) -> Chapter:
                                    head=named["head"]),
                                  names=(t("heads_off_before"), t("lesson_heads_off_after")),
                                  step_label=t("heads_off_step_axis"), text=viz_labels())
-    options, answer = _yes_no(ablated.output_text != tr.output_text)
+    options, answer = yes_no(ablated.output_text != tr.output_text)
     where = picks.sentence_where_it_matters(live, off) if rank == 0 else None
     choice = (t("lesson_heads_off_found", rank=rank, **named) if rank else
               t("lesson_heads_off_none", tried=min(picks.HEADS_TRIED, len(ranked)), **named))
@@ -496,7 +381,7 @@ def minimal_pair(live: Live, turn: int) -> Chapter:
                            t("lesson_pair_title", layer=layer), group_label=t("lesson_pair_axis"),
                            value_label=t("lesson_pair_value"), mark=keys.index(best),
                            text=viz_labels())
-    options = _token_options(words, sorted(sorted(keys, key=lambda k: -row[k])[:4]))
+    options = token_options(words, sorted(sorted(keys, key=lambda k: -row[k])[:4]))
     grammar = pairs.checks_grammar(live.translator)
     return Chapter({"a": md_literal(ta.src_text), "b": md_literal(tb.src_text),
                     "out_a": md_literal(ta.output_text), "out_b": md_literal(tb.output_text),
@@ -547,4 +432,5 @@ BUILDERS: dict[str, Callable[[Live, int], Chapter]] = {
     "whole": whole, "positions": positions, "one_head": one_head, "heads": heads,
     "masks": masks, "sublayers": sublayers, "cross": cross, "decoding": decoding,
     "heads_off": heads_off, "minimal_pair": minimal_pair, "attention_story": attention_story,
+    "one_stack": one_stack,
 }

@@ -32,7 +32,8 @@ from ..link import BIND
 from ..models import listed_models
 from ..text import clip, code_span, md_literal
 
-SENTENCE_KEY, MODEL_KEY = state.COMPARE_KEY, "compare_model"  # the second model: a widget's
+# the second sentence and the second model (a widget's key)
+SENTENCE_KEY, MODEL_KEY = state.COMPARE_KEY, state.COMPARE_MODEL_KEY
 LAYER_KEY, HEAD_KEY = state.layer_key("compare"), state.head_key("compare")
 SAME = ""  # the second model's option: the model of the page
 MEAN = -1  # the head option: the mean of the layer's heads
