@@ -212,7 +212,7 @@ def views(translator: Translator, trace: DecodeTrace, k: int, key: tuple) -> Non
 
     draw = {
         "positional": lambda: panels.positional_view(translator, trace, k, decode_with),
-        "masks": lambda: (one_stack.masks_view(translator, trace, k) if one
+        "masks": lambda: (one_stack.masks_view(translator, trace, k, key) if one
                           else panels.masks_view(translator, trace, k, key)),
         "encoder": lambda: panels.encoder_view(trace, grouped),
         "decoder": lambda: panels.decoder_view(trace, k),

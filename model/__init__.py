@@ -14,17 +14,16 @@ Hugging Face's, ``load_pretrained``) < ``analysis`` < ``training``; ``tasks`` (t
 grammar) and ``errors`` import nothing of ours.
 
 Teaching views (``model.analysis.internals``): ``head_internals`` (Q, K, V, scores, mask,
-softmax and output of one head), ``decode_batch`` / ``batch_matches_single`` (a real padded batch),
+softmax and output of one head), ``model.analysis.batch``'s ``decode_batch`` /
+``batch_matches_single`` (a real padded batch),
 ``pe_similarity`` and ``embedding_parts`` (the positional encodings).
 """
 
+from .analysis.batch import BatchTrace, batch_matches_single, decode_batch
 from .analysis.internals import (
     ATTENTION_KINDS,
-    BatchTrace,
     EmbeddingParts,
     HeadInternals,
-    batch_matches_single,
-    decode_batch,
     embedding_parts,
     head_internals,
     pe_similarity,

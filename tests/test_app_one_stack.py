@@ -20,6 +20,7 @@ from testkit.hf_tiny import to_hf_cache
 from testkit.hf_tiny_causal import build_tiny_causal
 from testkit.one_stack_tiny import tiny_prefix_lm
 from ui.i18n import ONE_STACK_VIEWS, STRINGS, VIEW_KEYS
+from ui.lesson.one_stack import DECODER_ONLY
 from ui.state import VIEW_KEY
 from ui.views.one_stack import gqa_line
 
@@ -43,6 +44,19 @@ def app(root, monkeypatch):
 
 
 def test_every_view_of_one_stack_draws(app):
+    every_view_draws(app)
+
+
+def test_every_view_of_the_shipped_decoder_only_model_draws(monkeypatch):
+    """The decoder-only model trained here (``pretrained/decoder-only-en-zh``), picked in
+    the sidebar as a person picks it, on an English sentence of its kind."""
+    monkeypatch.delenv("ATTENTION_PRETRAINED_DIR", raising=False)
+    every_view_draws(enter(run_app(DECODER_ONLY), "Why do we work?"))
+
+
+def every_view_draws(app) -> None:
+    """The picker offers the one-stack views, the lesson is not offered, and each view draws
+    at least one chart without an exception."""
     names = [STRINGS[VIEW_KEYS[view]]["en"] for view in ONE_STACK_VIEWS]
     assert app.button_group(key=VIEW_KEY).options == names
     assert STRINGS["one_stack_note"]["en"] in messages(app)

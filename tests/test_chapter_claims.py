@@ -10,7 +10,8 @@ import re
 
 import numpy as np
 import pytest
-from test_chapters import CASES, live, visible
+from test_chapter_one_stack import assert_says_the_numbers
+from test_chapters import CASES, live, rightly_unbuilt, visible
 
 from model.analysis.picks import is_content
 from ui import cache
@@ -38,7 +39,8 @@ TITLE_SAYS = {"positions": "(d_model = {d_model})",
               "sublayers": "“{word}”",
               "heads_off": "switching off one head ({kind}, {head})",
               "minimal_pair": "encoder layer {layer}, mean of the heads",
-              "attention_story": "Step {k}, layer {layer}:"}
+              "attention_story": "Step {k}, layer {layer}:",
+              "one_stack": "layer {layer}, the mean of the heads"}
 
 
 def _title(fig) -> str:
@@ -59,7 +61,7 @@ def test_every_title_says_what_its_chapter_shows(built):
             assert chapter["title"][lang].startswith(f"{number}. "), chapter["title"]
         c = made[chapter["id"]]
         if c.figure is None:
-            assert chapter["id"] == "minimal_pair" and c.why == "lesson_no_pair"
+            assert rightly_unbuilt(chapter["id"], c, lv.translator.info)
             continue
         title, v = _title(c.figure), c.values
         known = set(re.findall(r"\d+", " ".join(map(str, v.values()))))
@@ -142,3 +144,14 @@ def test_the_row_chapter_2_outlines_is_not_position_0s_even_when_the_word_is_the
     assert wave_row(np.zeros((1, 4)), ["x"]).row == 0  # one token: nothing else
     with pytest.raises(ValueError):
         wave_row(np.zeros((2, 4)), ["x"])
+
+
+def test_one_stack_says_what_the_decoder_only_models_numbers_say(built):
+    """Chapter 12 on the shipped decoder-only model: its share, weights, sink and figure are
+    the numbers of that model's decoding of the sentence (issue 55)."""
+    lv, made = built
+    c = made["one_stack"]
+    if c.why is None:
+        assert_says_the_numbers(c, lv)
+    else:
+        assert rightly_unbuilt("one_stack", c, lv.translator.info)

@@ -30,6 +30,7 @@ import numpy as np
 import torch
 
 from ..core.decoder_only import DecoderOnlyTransformer
+from ..core.masks import position_ids_past_padding
 from ..core.prefix_lm import BOS_ID, EOS_ID, PrefixCodec
 from ..core.subword import piece_label, pieces, word_ids
 from ..core.transformer import DecoderOutput, EncoderOutput
@@ -68,7 +69,8 @@ class OneStack:
             raise InputError("The positional experiments are for encoder-decoders only.")
         emb = self.model.embed(src_ids) if src_embeds is None else src_embeds  # (B, S, D)
         pad = src_ids == self.config.pad_id  # (B, S)
-        out = self.model(None, pad, inputs_embeds=emb, logits_to_keep=1)
+        out = self.model(None, pad, inputs_embeds=emb, logits_to_keep=1,
+                         position_ids=_positions(pad, src_ids.size(1)))
         return EncoderOutput(memory=emb, attentions=out.decoder_attentions,
                              key_padding_mask=pad)
 
@@ -81,6 +83,9 @@ class OneStack:
         (``cross_attentions``, (B, H, T, S)) and over the decoder inputs
         (``decoder_attentions``, (B, H, T, T_all)); the cache covers all S + T_all
         positions. Without ``past_key_values`` the prompt is run first in the same pass.
+        A prompt padded on the right (``memory_key_padding_mask`` (B, S), True = ``<pad>``)
+        has its ``<pad>`` keys blocked and numbered out of the positions, so every row
+        decodes as it does alone (``analysis.batch.decode_batch``).
 
         Raises:
             InputError: a positional experiment (``pe_table``).
@@ -97,7 +102,7 @@ class OneStack:
         if memory_key_padding_mask is not None:
             pad[:, :S] = memory_key_padding_mask
         out = self.model(None, pad, inputs_embeds=emb, past_key_values=past_key_values,
-                         logits_to_keep=T)
+                         logits_to_keep=T, position_ids=_positions(pad, emb.size(1)))
         return split_output(out.logits, out.decoder_attentions, out.past_key_values, S=S, T=T)
 
     @property
@@ -122,6 +127,15 @@ class OneStack:
     def num_parameters(self) -> int:
         """Number of parameters."""
         return self.model.num_parameters()
+
+
+def _positions(key_padding_mask: torch.Tensor, n: int) -> torch.Tensor | None:
+    """The last ``n`` positions of a padded batch, its ``<pad>`` tokens numbered out
+    (``masks.position_ids_past_padding``), or None when nothing is padded (the plain
+    numbering 0..N_all-1 is the same)."""
+    if not bool(key_padding_mask.any()):
+        return None
+    return position_ids_past_padding(key_padding_mask, n)  # (B, n)
 
 
 def split_output(logits: torch.Tensor, attentions, cache, *, S: int, T: int) -> DecoderOutput:

@@ -107,27 +107,27 @@ class DecoderOnlyTransformer(nn.Module):
         pe_table: torch.Tensor | None = None,
         inputs_embeds: torch.Tensor | None = None,
         logits_to_keep: int = 0,
+        position_ids: torch.Tensor | None = None,
     ) -> DecoderOnlyOutput:
         """Run the stack over one sequence per row, every position looking only back.
 
-        Without a cache, all N positions at once (teacher forcing). With the previous call's
-        ``past_key_values``, ``ids`` holds only the N new positions, which attend to the
-        cached ones: equal to the full pass's last rows (tested to 1e-5). Padding goes on
-        the right; a query whose keys are all blocked gets all-zero weights, never NaN.
+        Without a cache, all N positions at once; with the previous call's
+        ``past_key_values``, only the N new ones, which attend to the cached ones (equal to
+        the full pass's last rows). A fully blocked query gets all-zero weights, not NaN.
 
         Args:
             ids: (B, N) int64 token ids (None with ``inputs_embeds``).
             key_padding_mask: (B, N_all) bool, True = blocked key (``<pad>``; build it with
                 ``masks.padding_mask(ids, pad_id)``), cached positions first; None = none.
             past_key_values: ``DecoderOnlyOutput.past_key_values`` of the previous call.
-            return_scores: also keep each layer's pre-softmax scores and per-head contexts.
-            return_layers: also keep each layer's ``EncoderLayerOutput``.
-            pe_table: (P, D) positional encodings instead of the sinusoidal table, row p at
-                position p (pass the same table at every cached step); None = the table.
-            inputs_embeds: (B, N, D) scaled token embeddings to use instead of
-                ``embed(ids)`` (attribution: the input a gradient method varies).
+            return_scores, return_layers: also keep each layer's pre-softmax scores and
+                per-head contexts, each layer's ``EncoderLayerOutput``.
+            pe_table: (P, D) positional encodings, row p at position p; None = the table.
+            inputs_embeds: (B, N, D) scaled token embeddings instead of ``embed(ids)``.
             logits_to_keep: only the last K positions' logits (B, K, V); 0 = all N (HF's
-                argument: a prefix LM's loss scores the continuation; 15 % of a step).
+                argument: a prefix LM's loss scores only the continuation).
+            position_ids: (B, N) int64 each row's positions (HF's name; a padded batch's,
+                ``masks.position_ids_past_padding``); None = past..past+N-1.
 
         Returns:
             DecoderOnlyOutput: logits (B, N, V) (K with ``logits_to_keep``), per-layer
@@ -140,7 +140,7 @@ class DecoderOnlyTransformer(nn.Module):
         past = 0 if past_key_values is None else past_key_values[0].self_kv[0].size(2)
         causal = subsequent_mask(given.size(1), given.device, past)  # (N, N_all) True = ahead
         emb = self.embed(ids) if inputs_embeds is None else inputs_embeds  # (B, N, D)
-        x = self.positional(emb, offset=past, pe_table=pe_table)  # (B, N, D)
+        x = self.positional(emb, past, pe_table, position_ids)  # (B, N, D)
         outs = []
         for i, layer in enumerate(self.layers):
             cache = past_key_values[i].self_kv if past_key_values is not None else None

@@ -56,7 +56,8 @@ class PositionalEncoding(nn.Module):
         self.register_buffer("pe", sinusoidal_table(max_len, d_model), persistent=False)
 
     def forward(self, x: torch.Tensor, offset: int = 0,
-                pe_table: torch.Tensor | None = None) -> torch.Tensor:
+                pe_table: torch.Tensor | None = None,
+                position_ids: torch.Tensor | None = None) -> torch.Tensor:
         """x: (B, T, D) at positions offset..offset+T-1 -> dropout(x + PE[offset:offset+T]).
 
         Args:
@@ -66,9 +67,12 @@ class PositionalEncoding(nn.Module):
                 position p (an experiment: zeros, or the table's rows permuted; see
                 ``positional_tables``). None = the model's own table, the normal behaviour.
                 Nothing is stored: the table is used for this call only.
+            position_ids: (B, T) int64, each row's own positions instead of
+                offset..offset+T-1 (Hugging Face's name: a padded batch whose ``<pad>``
+                tokens take no position, so each sentence is numbered as alone).
 
         Raises:
-            ValueError: if offset + T exceeds the table's length, or ``pe_table`` is not
+            ValueError: if a position reaches the table's length, or ``pe_table`` is not
                 (P, D).
         """
         T = x.size(1)
@@ -76,10 +80,13 @@ class PositionalEncoding(nn.Module):
         if table.dim() != 2 or table.size(1) != self.pe.size(1):
             raise ValueError(f"pe_table must be (P, {self.pe.size(1)}), got "
                              f"{tuple(table.shape)}")
-        if offset + T > table.size(0):
-            raise ValueError(
-                f"positions up to {offset + T} exceed max_len {table.size(0)}"
-            )
+        last = offset + T
+        if position_ids is not None:
+            last = int(position_ids.max()) + 1 if position_ids.numel() else 0
+        if last > table.size(0):
+            raise ValueError(f"positions up to {last} exceed max_len {table.size(0)}")
+        if position_ids is not None:
+            return self.dropout(x + table[position_ids])  # (B, T, D)
         return self.dropout(x + table[offset : offset + T])  # (B, T, D)
 
 

@@ -82,6 +82,20 @@ def cross_attention_mask(src_ids: torch.Tensor, tgt_len: int, pad_id: int = 0) -
     return pad.expand(-1, tgt_len, -1)  # (B, T, S)
 
 
+def position_ids_past_padding(key_padding_mask: torch.Tensor, n: int) -> torch.Tensor:
+    """The positions of the last ``n`` of N_all tokens when ``<pad>`` tokens take none:
+    (B, N_all) bool (True = ``<pad>``) -> (B, n) int64, each real token numbered by how many
+    real tokens come before it in its row (a ``<pad>`` gets its last real neighbour's
+    number, 0 before any: it is blocked as a key, so no real token reads what it holds).
+
+    In a padded batch of one-stack sequences (prompts padded on the right, then the
+    continuation) every sentence's tokens then sit at the positions they have alone, as
+    Hugging Face's ``position_ids = attention_mask.cumsum(-1) - 1`` for a left-padded batch.
+    """
+    real = (~key_padding_mask).long()  # (B, N_all)
+    return (real.cumsum(dim=1) - 1).clamp(min=0)[:, key_padding_mask.size(1) - n:]  # (B, n)
+
+
 def mask_views(src_ids: list[int], tgt_ids: list[int], pad_id: int = 0) -> dict[str, np.ndarray]:
     """Every mask the model builds for one (possibly padded) sentence pair, as numpy.
 

@@ -63,7 +63,7 @@ def greedy_batch(model: Transformer, src_ids: torch.Tensor, settings: Generation
                  processors: Sequence[LogitsProcessor] = (), *, use_cache: bool = False,
                  start_ids: Sequence[int] | None = None) -> BatchGreedy:
     """Greedy decoding of a right-padded batch at once, as ``generate()`` of a batch: for
-    evaluation, and for the padded-batch view (``internals.decode_batch``).
+    evaluation, and for the padded-batch view (``analysis.batch.decode_batch``).
 
     Each step runs the decoder over the whole padded decoder input so far with the model's
     masks (no cache); every unfinished sentence takes its most probable token (after the

@@ -24,6 +24,7 @@ from .. import export
 from ..charts import chart, columns
 from ..i18n import explain, t, viz_labels
 from ..stepper import source_axis
+from . import teaching
 from .panels import attention_view
 
 
@@ -87,10 +88,13 @@ def continuation_view(trace: DecodeTrace, k: int) -> None:
                    key_label=t("key_decoder_input"), tokens=(raw, raw))
 
 
-def masks_view(translator: Translator, trace: DecodeTrace, k: int) -> None:
-    """The one sequence's masks, padded by hand: the key padding mask, the look-ahead mask
-    and their OR, which every layer of the stack uses."""
+def masks_view(translator: Translator, trace: DecodeTrace, k: int, key: tuple) -> None:
+    """A real padded batch of prompts (``teaching.padded_batch``), then the one sequence's
+    masks padded by hand: the key padding mask, the look-ahead mask and their OR, which
+    every layer of the stack uses."""
     st.caption(explain("masks"))
+    teaching.padded_batch(translator, key)
+    st.subheader(t("padded_by_hand"))
     pad = st.slider(t("pad_slider"), 0, 6, 2, key="mask_pad")
     labels = [*sequence_tokens(trace, k)[0], *["<pad>"] * pad]
     m = translator.mask_views(list(trace.src_tokens), list(trace.decoder_input_tokens[:k]),

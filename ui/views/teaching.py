@@ -11,6 +11,7 @@ import streamlit as st
 
 import viz
 from model import (
+    ATTENTION_KINDS,
     BatchTrace,
     DecodeTrace,
     InputError,
@@ -245,27 +246,35 @@ def padded_batch(translator: Translator, key: tuple) -> None:
     except InputError as exc:
         st.info(t("batch_error", error=md_literal(str(exc))))
         return
-    B = len(texts)
-    st.caption(t("batch_caption"))
-    _batch_grids(batch, [t("batch_row", n=b + 1) for b in range(B)])
+    B, one = len(texts), translator.info.architecture == "decoder-only"
+    st.caption(t("batch_caption_one" if one else "batch_caption"))
+    _batch_grids(batch, [t("batch_row", n=b + 1) for b in range(B)], one)
     b = st.selectbox(t("batch_sentence"), range(B), format_func=lambda i: f"{i + 1}: {texts[i]}",
                      key="batch_sentence")
     b = min(int(b), B - 1)
     src, tgt = list(batch.src_labels[b]), list(batch.tgt_labels[b])
-    _batch_masks(batch, b, src, tgt)
-    _batch_attention(batch, b, src, tgt)
-    _batch_check(check)
+    if one:
+        _one_sequence(batch, b, [*src, *tgt])
+    else:
+        _batch_masks(batch, b, src, tgt)
+        _batch_attention(batch, b, src, tgt)
+    _batch_check(check, one)
 
 
-def _batch_grids(batch: BatchTrace, rows: list[str]) -> None:
+def _batch_grids(batch: BatchTrace, rows: list[str], one: bool = False) -> None:
     """The batch's source ids and decoder inputs (ids, then tokens) as (B, T) tables, a row
-    (named ``rows``) per sentence, side by side."""
-    left, right = columns(2)
-
+    (named ``rows``) per sentence, side by side; ``one`` (a decoder-only model): its one
+    sequence per row, (B, S + T), the padded prompt and then the decoder inputs."""
     def grid(values) -> None:  # (B, T): a row per sentence, a column per position
         export.show(export.grid_table(values, rows, None, "", numbered_rows=False),
                     hide_index=True)
 
+    if one:
+        st.markdown(t("batch_one_ids"))
+        grid(np.concatenate([batch.src_ids, batch.tgt_ids], axis=1))
+        grid(np.concatenate([_padded(batch.src_labels), _padded(batch.tgt_labels)], axis=1))
+        return
+    left, right = columns(2)
     with left:
         st.markdown(t("batch_source_ids"))
         grid(batch.src_ids)
@@ -324,14 +333,43 @@ def _batch_attention(batch: BatchTrace, b: int, src: list[str], tgt: list[str]) 
                                     text=viz_labels()), key="batch_cross")
 
 
-def _batch_check(check: dict) -> None:
+def _one_sequence(batch: BatchTrace, b: int, labels_b: list[str]) -> None:
+    """A decoder-only model's sentence ``b`` in the batch: its one padded sequence's mask
+    (padding OR look-ahead, ``BatchTrace.one_mask``) beside a picked head's attention over
+    it, the blocked cells drawn (``labels_b``: its N token labels)."""
+    maps, mask = batch.one_map(b), batch.one_mask(b)  # (L, H, N, N), (N, N)
+    L, H = maps.shape[:2]
+    c1, c2 = st.columns(2)
+    layer = c1.selectbox(t("layer"), range(L), format_func=labels(range(L), layer_label),
+                         key="batch_layer")
+    head = c2.selectbox(t("head"), range(H), format_func=labels(range(H), head_label),
+                        key="batch_head")
+    left, right = columns(2, wrap=True)
+    with left:
+        chart(viz.mask_heatmap(mask, labels_b, labels_b, title=t("batch_one_mask_title"),
+                               query_label=t("query_sequence"), key_label=t("key_sequence"),
+                               text=viz_labels()), key="batch_one_mask")
+    with right:
+        chart(viz.attention_heatmap(maps[layer, head], labels_b, labels_b,
+                                    title=t("batch_one_title"), blocked=mask,
+                                    query_label=t("query_sequence"),
+                                    key_label=t("key_sequence"), text=viz_labels()),
+              key="batch_one")
+
+
+def _batch_check(check: dict, one: bool = False) -> None:
     """Each sentence decoded in the batch against alone (``batch_matches_single``), as a
-    table, and whether they all agree."""
+    table, and whether they all agree; ``one`` (a decoder-only model): one column for its
+    one sequence's map, the largest of the three blocks' differences."""
     worst = max(check["max_abs_diff"].values())
+    rows = check["sentences"]
+    diffs = {"diff_encoder": "encoder", "diff_decoder": "decoder", "diff_cross": "cross"}
+    if one:
+        rows = [{**r, "sequence": max(r[k] for k in ATTENTION_KINDS)} for r in rows]
+        diffs = {"diff_sequence": "sequence"}
     fields = {"sentence": "text", "in_batch": "batch_output", "alone": "single_output",
-              "same_output": "same_output", "diff_encoder": "encoder",
-              "diff_decoder": "decoder", "diff_cross": "cross", "pad_weight": "pad_weight"}
-    export.show(export.table({t(f"col_{name}"): [s[field] for s in check["sentences"]]
+              "same_output": "same_output", **diffs, "pad_weight": "pad_weight"}
+    export.show(export.table({t(f"col_{name}"): [r[field] for r in rows]
                               for name, field in fields.items()}), hide_index=True)
     if check["all_same_output"] and worst <= 1e-5:
         st.success(t("batch_same", worst=worst))
