@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from apptest_helpers import array_of, chart_title, charts, enter, messages, run_app, z_array
 
-from model import load_pretrained
+from model import head_internals, load_pretrained
 from model.backends.load import PRETRAINED_DIR
 from model.core import rope
 from model.decoding import one_map
@@ -206,3 +206,24 @@ def test_a_model_without_a_template_has_no_chat_switch(tmp_path, monkeypatch):
     monkeypatch.setenv("ATTENTION_PRETRAINED_DIR", str(tmp_path))
     app = run_app()
     assert not [w for w in app.toggle if w.key == "chat"]
+
+
+def test_inside_one_head_of_a_rotary_model_shows_q_and_k_turned(tmp_path, monkeypatch):
+    """Llama's Inside one head draws its Q and K as projected, then as RoPE turns them
+    (what its scores use): the numbers of ``head_internals`` (itself tested against
+    Hugging Face's attention in tests/test_hf_causal.py)."""
+    folder = build_tiny_causal("llama", tmp_path / "tiny-llama")
+    monkeypatch.setenv("ATTENTION_PRETRAINED_DIR", str(tmp_path))
+    app = enter(run_app(), "the cat sat on the mat")
+    app.button_group(key=VIEW_KEY).set_value("inside").run()
+    assert not app.exception, app.exception
+    tiny = load_pretrained(folder)
+    hi = head_internals(tiny, tiny.generate("the cat sat on the mat"), "decoder", layer=0,
+                        head=0)
+    qs = [z_array(c["data"][0]) for c in charts(app) if chart_title(c).startswith("Q (")]
+    assert len(qs) == 2  # as projected, then turned
+    n = qs[0].shape[0]
+    np.testing.assert_allclose(qs[0], hi.q_projected[:n], atol=1e-5)
+    np.testing.assert_allclose(qs[1], hi.q[:n], atol=1e-5)
+    assert not np.allclose(qs[0][1:], qs[1][1:], atol=1e-3)  # positions 1.. are turned
+    assert any("key/value head 1" in c.value for c in app.caption)

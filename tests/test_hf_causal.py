@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import torch
 
-from model import CheckpointError, GenerationSettings, InputError, load_pretrained
+from model import CheckpointError, GenerationSettings, InputError, head_internals, load_pretrained
 from model.backends.hf_causal import HFCausal
 from model.backends.hf_load import cached_models
 from model.backends.translate import translate_batch
@@ -335,3 +335,25 @@ def test_the_chat_switch_goes_into_links_and_back():
     assert GenerationSettings.from_query(s.to_query())[0] == s
     assert GenerationSettings.from_query({"chat": "maybe"})[1] == ("chat",)
     assert "chat" not in GenerationSettings().to_query()
+
+
+def test_inside_one_head_recomputes_hugging_face_s_weights(tiny):
+    """Every head recomputed from its layer's input (``head_internals``): its q and k
+    projected, normalised (Qwen3), rotated by position (RoPE), its key/value head shared
+    (GQA) and softmaxed under the causal mask, equals Hugging Face's own attention; a
+    rotary head's scores from the unrotated q and k do not."""
+    trace = tiny.generate(PROMPT, max_new_tokens=5)
+    attn, _ = _forward(tiny, _ids(trace))
+    L, H = attn.shape[:2]
+    group = H // (tiny.info.num_key_value_heads or H)
+    for layer in range(L):
+        for head in range(H):
+            hi = head_internals(tiny, trace, "decoder", layer=layer, head=head)
+            np.testing.assert_allclose(hi.weights, attn[layer, head], atol=TOL)
+            assert hi.kv_head == head // group
+            assert hi.rotated == (SCHEMES[tiny.info.model_type] == "rotary")
+            if hi.rotated:
+                unturned = hi.q_projected @ hi.k_projected.T * hi.scaling
+                if tiny.info.model_type != "qwen3":  # no q norm: position 0 turns by 0
+                    np.testing.assert_allclose(hi.q[0], hi.q_projected[0], atol=1e-6)
+                assert not np.allclose(unturned, hi.scaled_scores, atol=TOL)

@@ -60,6 +60,9 @@ def test_every_chapter_opens_by_its_link_and_reveals_its_figure(model, lang):
         assert not charts(at), chapter["id"]  # predict first: no figure before the answer
         if chapter["id"] == "minimal_pair" and STRINGS["lesson_no_pair"][lang] in messages(at):
             continue  # no pair translated right: said so (tests/test_chapters.py checks it)
+        if chapter["id"] == "one_stack" and model == "zh-en-everyday":
+            assert STRINGS["lesson_one_stack_english"][lang] in messages(at)
+            continue  # it puts an English sentence through the English -> Chinese one stack
         show = [b for b in at.button if b.key and b.key.endswith("_show")]
         assert len(show) == 1, chapter["id"]
         show[0].click().run()

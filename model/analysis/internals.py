@@ -23,6 +23,7 @@ import torch
 
 from ..backends.records import EmbeddingParts, HeadInputs, to_numpy
 from ..backends.translator import Translator
+from ..core import rope
 from ..core.config import ATTENTION_KINDS
 from ..core.layers import masked_softmax
 from ..decoding import (
@@ -88,6 +89,14 @@ class HeadInternals:
         position_bias: (Tq, Tk) what T5 adds to the scores for the keys' relative distance
             (``Translator.relative_position_bias``), or None: scaled_scores = raw_scores *
             scaling + position_bias.
+        q_projected, k_projected: (Tq, Dh), (Tk, Dh) x W + b before Qwen3's q/k norm and
+            RoPE's rotation (``q`` and ``k`` are after them: what the scores use), or None
+            for a model that does neither.
+        rotated: q and k are rotated by position (RoPE; Su et al. 2021): q_m = R(m) q'_m,
+            so q_m . k_n depends on the positions only through n - m. normed: each head's
+            q and k are RMS-normalised first (Qwen3).
+        kv_head: the key/value head this head reads (its own number, but for grouped-query
+            attention, where several query heads share one).
     """
 
     kind: str
@@ -116,6 +125,11 @@ class HeadInternals:
     output: np.ndarray
     scaling: float = 1.0
     position_bias: np.ndarray | None = None
+    q_projected: np.ndarray | None = None
+    k_projected: np.ndarray | None = None
+    rotated: bool = False
+    normed: bool = False
+    kv_head: int = 0
 
 
 def head_internals(translator: Translator, trace: DecodeTrace, kind: str, *, layer: int,
@@ -188,29 +202,50 @@ class _Head:
     rows: slice
 
 
+def _rotated(inputs: HeadInputs, q: torch.Tensor, k: torch.Tensor
+             ) -> tuple[torch.Tensor, torch.Tensor]:
+    """q (Tq, Dh) and k (Tk, Dh) as the scores use them: each normalised (Qwen3's
+    ``head_norms``), then rotated by its position 0.. (``inputs.rope``: RoPE,
+    ``core.rope.rotate``, times Hugging Face's attention scaling)."""
+    if inputs.head_norms is not None:
+        q, k = inputs.head_norms[0](q), inputs.head_norms[1](k)
+    if inputs.rope is not None:
+        inv_freq, factor = inputs.rope
+        q, k = (torch.from_numpy(rope.rotate(x.numpy(), np.arange(len(x)), inv_freq)
+                                 * factor).float() for x in (q, k))
+    return q, k
+
+
 def _head_record(which: _Head, inputs: HeadInputs, mask: torch.Tensor) -> HeadInternals:
     """One head recomputed from its sublayer's inputs x_q (Tq, D), x_k (Tk, D) and the
-    layer's own q/k/v projections (``nn.Linear``, D -> H * Dh): scores = Q K^T * scaling
-    (+ bias), the mask (Tq, Tk, True = blocked), ``masked_softmax``, weights @ V."""
-    x_q, x_k, (q_lin, k_lin, v_lin), scaling, bias = inputs
+    layer's own q/k/v projections (``nn.Linear``, D -> H * Dh, keys and values -> KV * Dh
+    under grouped-query attention): q and k normalised and rotated where the model does
+    (``_rotated``), scores = Q K^T * scaling (+ bias), the mask (Tq, Tk, True = blocked),
+    ``masked_softmax``, weights @ V."""
+    x_q, x_k, (q_lin, k_lin, v_lin), scaling, bias = inputs[:5]
     head, rows, query_tokens = which.head, which.rows, which.query_tokens
     Dh = which.head_dim
-    cols = slice(head * Dh, (head + 1) * Dh)  # this head's slice of the projections
-    q = q_lin(x_q)[:, cols]  # (Tq, Dh)
-    k = k_lin(x_k)[:, cols]  # (Tk, Dh)
-    v = v_lin(x_k)[:, cols]  # (Tk, Dh)
+    cols = slice(head * Dh, (head + 1) * Dh)  # this head's slice of the query projection
+    kv = head // inputs.kv_group  # the key/value head it reads
+    kv_cols = slice(kv * Dh, (kv + 1) * Dh)
+    q_proj = q_lin(x_q)[:, cols]  # (Tq, Dh)
+    k_proj = k_lin(x_k)[:, kv_cols]  # (Tk, Dh)
+    v = v_lin(x_k)[:, kv_cols]  # (Tk, Dh)
+    q, k = _rotated(inputs, q_proj, k_proj)  # (Tq, Dh), (Tk, Dh)
     raw = q @ k.T  # (Tq, Tk)
     scaled = raw * scaling + (0 if bias is None else bias)  # (Tq, Tk)
     weights = masked_softmax(scaled, mask)  # (Tq, Tk)
     output = weights @ v  # (Tq, Dh)
     masked = scaled.masked_fill(mask, float("-inf"))
 
-    def proj(linear: torch.nn.Linear) -> tuple[np.ndarray, np.ndarray]:
-        # nn.Linear computes x W^T + b: this head's W is rows ``cols`` of W, transposed.
-        b = linear.bias[cols] if linear.bias is not None else torch.zeros(Dh)  # T5: no bias
-        return to_numpy(linear.weight[cols].T), to_numpy(b)
+    def proj(linear: torch.nn.Linear, part: slice) -> tuple[np.ndarray, np.ndarray]:
+        # nn.Linear computes x W^T + b: this head's W is rows ``part`` of W, transposed.
+        b = linear.bias[part] if linear.bias is not None else torch.zeros(Dh)  # T5: no bias
+        return to_numpy(linear.weight[part].T), to_numpy(b)
 
-    (w_q, b_q), (w_k, b_k), (w_v, b_v) = proj(q_lin), proj(k_lin), proj(v_lin)
+    (w_q, b_q), (w_k, b_k), (w_v, b_v) = (proj(q_lin, cols), proj(k_lin, kv_cols),
+                                          proj(v_lin, kv_cols))
+    turned = inputs.rope is not None or inputs.head_norms is not None
     positions = np.arange(len(query_tokens), dtype=np.int64)[rows]
     return HeadInternals(
         kind=which.kind, layer=which.layer, head=head,
@@ -224,6 +259,9 @@ def _head_record(which: _Head, inputs: HeadInputs, mask: torch.Tensor) -> HeadIn
         mask=mask[rows].numpy().copy(), masked_scores=to_numpy(masked[rows]),
         weights=to_numpy(weights[rows]), output=to_numpy(output[rows]),
         scaling=float(scaling), position_bias=None if bias is None else to_numpy(bias[rows]),
+        q_projected=to_numpy(q_proj[rows]) if turned else None,
+        k_projected=to_numpy(k_proj) if turned else None,
+        rotated=inputs.rope is not None, normed=inputs.head_norms is not None, kv_head=kv,
     )
 
 

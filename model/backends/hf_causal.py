@@ -45,6 +45,7 @@ from ..core.masks import decoder_self_attention_mask, padding_mask, subsequent_m
 from ..core.transformer import DecoderOutput, EncoderOutput
 from ..decoding import GenerationSettings
 from ..errors import CheckpointError, InputError
+from . import hf_hooks
 from .hf import FIXED_POSITIONS
 from .hf_config import causal_fields
 from .hf_tokenizer import HFSource, HFTarget, PieceLabels, TokenizerTable
@@ -357,12 +358,12 @@ class CausalInternals:
         return None
 
     def head_inputs(self, trace, kind: str, *, layer: int, head: int) -> HeadInputs:
-        """Not yet for a Hugging Face causal model.
-
-        Raises:
-            InputError: always.
-        """
-        raise InputError(f"Inside one head: {NOT_YET}.")
+        """One self-attention head's inputs over the trace's N = S + T positions, recorded
+        by a hook in one pass (``hf_hooks.causal_head_inputs``): x (N, D) the layer's
+        attention input, the q, k, v projections, the scaling, the key/value group, Qwen3's
+        q/k norms and the rotary frequencies. ``kind`` is ``"decoder"`` (checked by the
+        caller)."""
+        return hf_hooks.causal_head_inputs(self.model, trace, layer)
 
     def embedding_parts(self, tokens: Sequence[str], side: str, *, positional: str = "normal",
                         positional_seed: int = 0) -> EmbeddingParts:

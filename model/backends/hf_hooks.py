@@ -1,5 +1,5 @@
 """Inside one head, and the embeddings, of a Hugging Face model (``hf.HFSeq2Seq``), for
-``hf.HFInternals``.
+``hf.HFInternals``; inside one head of a causal language model (``hf_causal.HFCausal``).
 
 The query, key and value projections' inputs and outputs are taken by forward hooks during
 one teacher-forced pass (``output_attentions=True``, eager attention); the scores, mask,
@@ -10,7 +10,8 @@ other sessions' passes are never recorded.
 
 Each family's score: Marian, BART, M2M100: Q K^T / sqrt(Dh) (Vaswani et al., 2017);
 T5: Q K^T + B with no scaling, B a learned bias per head and relative-distance bucket
-(Raffel et al., 2020, section 2.1), in self-attention only.
+(Raffel et al., 2020, section 2.1), in self-attention only. Llama, Mistral, Qwen: q and k
+rotated by position first (RoPE; Su et al., 2021), Qwen3's normalised before that.
 
 Shape letters: S source length, T decoder inputs, Tq / Tk query / key length, D d_model,
 Dh head width. Masks are boolean, True = blocked.
@@ -74,6 +75,49 @@ def head_inputs(model, trace: DecodeTrace, kind: str, *, layer: int, head: int,
     if relative and kind != "cross":
         bias = model.attention(kind, 0)[0].compute_bias(len(x_q), len(x_k))[0, head]
     return HeadInputs(x_q, x_k, linears, scaling, bias)
+
+
+def causal_head_inputs(model, trace: DecodeTrace, layer: int) -> HeadInputs:
+    """What ``analysis.internals.head_internals`` recomputes one self-attention head of a
+    Hugging Face causal language model (``model``, an ``hf_causal.HFCausal``) from, over
+    the trace's one sequence (N = S + T): x (N, D) the layer's attention input, recorded by
+    a hook on its query projection (GPT-2: on the fused ``c_attn``, split into three
+    ``nn.Linear``), the scaling 1 / sqrt(Dh), the query heads per key/value head, Qwen3's
+    q/k norms and, for a rotary family, the rotary embedding's ``inv_freq`` (Dh/2,) and
+    attention scaling (Llama 3's scaled frequencies included)."""
+    ids = torch.from_numpy(np.concatenate([trace.src_ids, trace.tgt_ids[:-1]]))[None]  # (1, N)
+    module, names = model.attention("decoder", layer)
+    c = model.config
+    if names == ("c_attn",):  # GPT-2: x W + b with W (D, 3 D) holding q, k and v
+        linears = _split_fused(module.c_attn, c.d_model)
+        hooked = module.c_attn
+    else:
+        linears = tuple(getattr(module, n) for n in names)
+        hooked = linears[0]
+    with recording({"q": hooked}) as seen:
+        model.hf(input_ids=ids, use_cache=False, logits_to_keep=1, return_dict=True)
+    x = seen["q"][0][0]  # (N, D)
+    norms = (module.q_norm, module.k_norm) if hasattr(module, "q_norm") else None
+    rotary = getattr(getattr(model.hf, "model", None), "rotary_emb", None)
+    rope = None if rotary is None else (rotary.inv_freq.double().numpy().copy(),
+                                        float(rotary.attention_scaling))
+    scaling = float(getattr(module, "scaling", c.head_dim ** -0.5))
+    return HeadInputs(x, x, linears, scaling, None, kv_group=c.nhead // c.num_key_value_heads,
+                      head_norms=norms, rope=rope)
+
+
+def _split_fused(c_attn, d_model: int) -> tuple[torch.nn.Linear, ...]:
+    """GPT-2's fused ``Conv1D`` (x W + b, W (D, 3 D)) as three ``nn.Linear`` D -> D (x W^T
+    + b), the query's, the key's and the value's, with copies of its weights."""
+    out = []
+    for i in range(3):
+        part = slice(i * d_model, (i + 1) * d_model)
+        linear = torch.nn.Linear(d_model, d_model)
+        with torch.no_grad():
+            linear.weight.copy_(c_attn.weight[:, part].T)
+            linear.bias.copy_(c_attn.bias[part])
+        out.append(linear)
+    return tuple(out)
 
 
 def embedding_parts(model, vocab, tokens: Sequence[str], *, side: str,

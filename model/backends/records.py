@@ -33,6 +33,13 @@ class HeadInputs(NamedTuple):
         scaling: what Q K^T is multiplied by (1 / sqrt(Dh); T5: 1.0).
         bias: (Tq, Tk) a position bias added to the scaled scores (T5's relative position
             bias, in self-attention), or None.
+        kv_group: query heads per key/value head (grouped-query attention: head h reads
+            key/value head h // kv_group, ``core.config.kv_head_of``); 1 = one each.
+        head_norms: (q_norm, k_norm) applied to each head's q and k before RoPE (Qwen3's
+            RMSNorm over Dh), or None.
+        rope: (inv_freq (Dh/2,), attention_scaling) when q and k are rotated by position
+            (``core.rope.rotate``, then times the scaling, as Hugging Face's rotary
+            embedding gives cos and sin), or None.
     """
 
     x_q: torch.Tensor
@@ -40,6 +47,9 @@ class HeadInputs(NamedTuple):
     linears: tuple[torch.nn.Linear, torch.nn.Linear, torch.nn.Linear]
     scaling: float
     bias: torch.Tensor | None
+    kv_group: int = 1
+    head_norms: tuple[torch.nn.Module, torch.nn.Module] | None = None
+    rope: tuple[np.ndarray, float] | None = None
 
 
 @dataclass(frozen=True)

@@ -78,17 +78,31 @@ def inside_head_view(translator: Translator, trace: DecodeTrace, k: int, key: tu
     st.markdown(t("ih_step1"))
     _formula(r"Q = X W_Q^{h},\quad K = X' W_K^{h},\quad V = X' W_V^{h}",
              t("ih_step1_text", n=len(h.q_tok), d_model=translator.config.d_model, d_k=h.dk))
-    cols = columns(3)
-    for col, name, mat, toks in ((cols[0], "Q", h.q, h.q_tok), (cols[1], "K", h.k, h.k_tok),
-                                 (cols[2], "V", h.v, h.k_tok)):
-        with col:
-            chart(viz.matrix_heatmap(mat, toks, title=f"{name} ({len(toks)} × {h.dk})",
-                                     row_label=t("token_axis"), col_label=t("dk_dimension"),
-                                     text=viz_labels()),
-                  key=f"ih_{name}")
+    if translator.info.num_key_value_heads:  # grouped-query attention: a shared K and V
+        st.caption(t("ih_kv_shared", kv=head_number(h.kv_head),
+                     n=translator.config.nhead // translator.info.num_key_value_heads))
+    q, k = (h.q, h.k) if h.projected is None else h.projected
+    _matrices((("Q", q, h.q_tok), ("K", k, h.k_tok), ("V", h.v, h.k_tok)), h.dk, "ih_")
+    if h.rotated:
+        st.markdown(t("ih_rope"))
+        _formula(r"q_m \leftarrow R_{\Theta,m}\, q_m,\qquad k_n \leftarrow R_{\Theta,n}\, k_n"
+                 r",\qquad q_m^{\top} k_n = q_m^{\top} R_{\Theta,n-m}\, k_n",
+                 t("ih_rope_normed" if h.normed else "ih_rope_text"))
+        _matrices((("Q", h.q, h.q_tok), ("K", h.k, h.k_tok)), h.dk, "ih_rope_")
     _score_steps(h)
     _mask_and_softmax_steps(h)
     _output_step(h)
+
+
+def _matrices(shown, dk: int, key: str) -> None:
+    """Each (name, (n, d_k) matrix, n token labels) of ``shown`` as a heatmap, side by
+    side (chart keys ``key`` + name)."""
+    for col, (name, mat, toks) in zip(columns(3), shown, strict=False):
+        with col:
+            chart(viz.matrix_heatmap(mat, toks, title=f"{name} ({len(toks)} × {dk})",
+                                     row_label=t("token_axis"), col_label=t("dk_dimension"),
+                                     text=viz_labels()),
+                  key=f"{key}{name}")
 
 
 @dataclass(frozen=True)
@@ -110,6 +124,10 @@ class _Head:
     out: np.ndarray  # (nq, d_k) A V
     t5: bool  # T5 does not divide by sqrt(d_k)
     biased: bool  # T5's self-attention adds a relative-position bias B
+    projected: tuple[np.ndarray, np.ndarray] | None = None  # q, k before norm and RoPE
+    rotated: bool = False  # q and k turned by position (RoPE): ``q``, ``k`` are after it
+    normed: bool = False  # Qwen3: q and k RMS-normalised before RoPE
+    kv_head: int = 0  # the key/value head it reads (shared under grouped-query attention)
 
     @property
     def details(self) -> dict[str, np.ndarray]:
@@ -147,7 +165,11 @@ def _pick_head(trace: DecodeTrace, k: int, key: tuple) -> _Head:
                  q=hi.q[:nq], k=hi.k[:nk], v=hi.v[:nk], raw=hi.raw_scores[sl],
                  scaled=hi.scaled_scores[sl], mask=hi.mask[sl], weights=hi.weights[sl],
                  out=hi.output[:nq], t5=hi.scaling == 1.0,
-                 biased=hi.position_bias is not None)
+                 biased=hi.position_bias is not None,
+                 projected=None if hi.q_projected is None else (hi.q_projected[:nq],
+                                                                hi.k_projected[:nk]),
+                 rotated=hi.rotated, normed=hi.normed,
+                 kv_head=hi.kv_head)
 
 
 def _score_steps(h: _Head) -> None:
