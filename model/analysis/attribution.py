@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from ..backends.hf_causal import HFCausal
 from ..backends.one_stack import OneStack
 from ..backends.records import AttributionInputs
 from ..core.transformer import Transformer
@@ -97,16 +98,25 @@ def attribution_inputs(model, src_ids: torch.Tensor, tgt_ids: torch.Tensor
     decoder-only model behind ``backends.one_stack.OneStack`` (their scaled token
     embeddings, through ``encode`` / ``decode``'s ``src_embeds`` / ``tgt_embeds``: the
     prompt before its last token is the source, the decoder inputs from ``<sep>`` the
-    prefix) or a Hugging Face ``HFSeq2Seq`` (``backends.hf_attribution``: hooks on its
-    ``embed_tokens``). Call it where autograd may run (not under inference mode)."""
+    prefix), a Hugging Face causal model (``HFCausal``: its input embeddings, unscaled, the
+    same way; the baseline is its ``<pad>`` id's embedding, which may be its EOS's) or a
+    Hugging Face ``HFSeq2Seq`` (``backends.hf_attribution``: hooks on its ``embed_tokens``).
+    Call it where autograd may run (not under inference mode)."""
+    def step_function(step: int, token: int):
+        return _step_function(model, src_ids, tgt_ids, step=step, token=token)
+
+    if isinstance(model, HFCausal):  # one stack: encode and decode take embeddings too
+        embed = model.hf.get_input_embeddings()  # (V, D), no positions added
+        with torch.no_grad():
+            pad = embed(torch.tensor([[model.config.pad_id]]))[0, 0].detach()  # (D,)
+            return AttributionInputs(embed(src_ids[None]).detach(),  # (1, S, D)
+                                     embed(tgt_ids[None, :-1]).detach(),  # (1, T, D)
+                                     pad, pad, step_function)
     if not isinstance(model, Transformer | OneStack):
         from ..backends.hf_attribution import attribution_inputs as hf_inputs
 
         return hf_inputs(model, src_ids, tgt_ids)
     pad = model.config.pad_id
-
-    def step_function(step: int, token: int):
-        return _step_function(model, src_ids, tgt_ids, step=step, token=token)
 
     return AttributionInputs(
         model.src_embed(src_ids[None]).detach(),  # (1, S, D)

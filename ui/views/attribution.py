@@ -157,9 +157,6 @@ def attribution_view(translator: Translator, trace: DecodeTrace, k: int, key: tu
     (their layers taken apart by hooks, ``model.backends.hf_attribution``)."""
     st.caption(explain("attribution"))
     if trace.architecture == "decoder-only":  # value zeroing reads cross-attention: not yet
-        if translator.info.backend != "ours":  # a Hugging Face causal model: not yet
-            st.info(t("attr_one_stack_hf"))
-            return
         st.caption(t("attr_one_stack"))
         _gradients(trace, k, cache.trace_key(key, trace))
         return
