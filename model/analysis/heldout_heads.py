@@ -80,8 +80,9 @@ def compute(translator, n: int = HELDOUT_SIZE, progress=None) -> HeldoutHeads | 
                             progress=report("heads"))
     imp = importance(translator, pairs, report("importance"))
     curve = pruning_curve(translator, pairs, imp, progress=report("pruning"))
+    two_stacks = translator.info.architecture == "encoder-decoder"  # cross-attention to agree
     agreement = (heldout_agreement(translator.model, traces, report("agreement"))
-                 if translator.info.backend == "ours" else None)
+                 if translator.info.backend == "ours" and two_stacks else None)
     return HeldoutHeads(stats, imp, curve, n, agreement)
 
 

@@ -25,18 +25,22 @@ from .ablation import head_importance, pruning_order
 def pair_ids(translator, pairs: Sequence[tuple[str, str]]
              ) -> list[tuple[torch.Tensor, torch.Tensor]]:
     """(src_ids (1, S), tgt_ids (1, T + 1)) of each (source text, reference) pair that the
-    model can read: the reference starts with the decoder start token and ends with
-    ``</s>``. Pairs the model refuses (too long, unknown target tokens) are left out."""
+    model can read: the reference starts with the decoder start token (a decoder-only
+    model's: the prompt's last token, ``<sep>``) and ends with ``</s>``. Pairs the model
+    refuses (too long, unknown target tokens; for one stack, prompt and reference past its
+    positions together) are left out."""
     c, out = translator.config, []
     for text, reference in pairs:
         try:
-            src = torch.from_numpy(translator.source(text).ids)[None]  # (1, S)
+            source = translator.source(text)
             ids = translator.target.forced_start(translator.target.ids(reference, "reference"))
         except InputError:
             continue
-        ids = [c.bos_id, *ids, c.eos_id]
-        if len(ids) <= c.max_len:
-            out.append((src, torch.tensor([ids])))
+        start = c.bos_id if source.start_id is None else source.start_id
+        ids = [start, *ids, c.eos_id]
+        used = len(ids) if source.start_id is None else len(source.ids) + len(ids) - 1
+        if used <= c.max_len:
+            out.append((torch.from_numpy(source.ids)[None], torch.tensor([ids])))  # (1, S)
     return out
 
 

@@ -57,9 +57,9 @@ def heads_view(translator: Translator, trace: DecodeTrace, k: int, key: tuple) -
     st.caption(explain("heads"))
     statistics_section(translator, trace, key)
     heads_off_section(translator, trace, key)
+    importance_section(translator, key)
     if translator.info.architecture == "decoder-only":  # the rest reads two stacks, for now
         return
-    importance_section(translator, key)
     lines_section(translator, trace, k)
     layers_section(trace, k, key)
     alignment_section(translator, trace, key)
@@ -191,9 +191,10 @@ def importance_section(translator: Translator, key: tuple) -> None:
                   on_click=lambda: st.session_state.update(importance_on=True))
         return
     importance, curve = cache.importance_and_pruning(key, HELDOUT_SIZE)
-    kind = _kind_picker("importance_kind", "importance_kind")
-    chart(viz.head_grid(importance[kind], t("importance_title", view=_kind_label(kind),
-                                            n=curve.n_pairs),
+    architecture = translator.info.architecture
+    kind = _kind_picker("importance_kind", "importance_kind", architecture)
+    chart(viz.head_grid(importance[kind], t("importance_title", n=curve.n_pairs,
+                                            view=_kind_label(kind, architecture)),
                         row_label=t("col_layer"), col_label=t("col_head"),
                         value_label=t("stat_importance"),
                         marked=_best_per_layer(importance[kind]), zmin=0.0, text=viz_labels()),
