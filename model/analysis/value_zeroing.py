@@ -1,5 +1,6 @@
 """Value zeroing for the encoder-decoder (Mohebbi et al. 2023, "Quantifying Context Mixing in
-Transformers"), written here for our Transformer and, through hooks, for Hugging Face models:
+Transformers"), written here for our Transformer and our decoder-only model (its prompt in
+place of the source), and, through hooks, for Hugging Face encoder-decoders:
 how much decoder layer l's output at step t changes when one token's value vectors are zeroed
 in that layer, in every head.
 
@@ -25,7 +26,9 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from ..core.masks import decoder_self_attention_mask
+from ..backends.one_stack import OneStack
+from ..core.decoder_only import DecoderOnlyTransformer
+from ..core.masks import decoder_self_attention_mask, subsequent_mask
 from ..core.transformer import Transformer
 
 
@@ -64,10 +67,12 @@ def value_zeroing(model, src_ids: torch.Tensor, tgt_ids: torch.Tensor) -> ValueZ
     """Value zeroing of one sentence and its decoder inputs (no padding).
 
     Args:
-        model: our Transformer, or a Hugging Face ``HFSeq2Seq`` (its layers' value
-            projections zeroed by hooks, ``backends.hf_attribution``), in ``eval()`` mode.
-        src_ids: (S,) int64 the source ids, ``</s>`` included.
-        tgt_ids: (T,) int64 the decoder inputs, ``<s>`` first.
+        model: our Transformer, our decoder-only model (``OneStack``: ``_one_stack``), or
+            a Hugging Face ``HFSeq2Seq`` (its layers' value projections zeroed by hooks,
+            ``backends.hf_attribution``), in ``eval()`` mode.
+        src_ids: (S,) int64 the source ids, ``</s>`` included (one stack: the prompt
+            before ``<sep>``).
+        tgt_ids: (T,) int64 the decoder inputs, ``<s>`` first (one stack: ``<sep>``).
 
     Returns:
         ``ValueZeroing`` with cross (L, T, S) and decoder (L, T, T) float32.
@@ -78,6 +83,8 @@ def value_zeroing(model, src_ids: torch.Tensor, tgt_ids: torch.Tensor) -> ValueZ
     if src_ids.dim() != 1 or tgt_ids.dim() != 1 or not len(src_ids) or not len(tgt_ids):
         raise ValueError(f"expected 1-D, non-empty ids, got {tuple(src_ids.shape)} and "
                          f"{tuple(tgt_ids.shape)}")
+    if isinstance(model, OneStack):
+        return _one_stack(model.model, src_ids, tgt_ids)
     if not isinstance(model, Transformer):
         from ..backends.hf_attribution import zeroed_layer_outputs
 
@@ -103,4 +110,28 @@ def value_zeroing(model, src_ids: torch.Tensor, tgt_ids: torch.Tensor) -> ValueZ
                         pad.expand(T, S), zero_self_values=zero_tgt).output  # (T, T, D)
             decoder.append(torch.tril(_distance(base, out).T))  # (T, T): j <= t only
             x = base[None]  # the next layer's input, as it was (1, T, D)
+    return ValueZeroing(torch.stack(cross).float().numpy(), torch.stack(decoder).float().numpy())
+
+
+def _one_stack(stack: DecoderOnlyTransformer, src_ids: torch.Tensor, tgt_ids: torch.Tensor
+               ) -> ValueZeroing:
+    """Value zeroing in a decoder-only stack over its one sequence, prompt (S) then decoder
+    inputs (T), N = S + T: in layer l, batch row j zeroes position j's value vectors in
+    every head, and each decoder input's output is compared with the unchanged pass. The
+    prompt's columns are where cross-attention went (``cross`` (L, T, S)), the rest the
+    tokens written (``decoder`` (L, T, T), 0 above the diagonal)."""
+    S, T = len(src_ids), len(tgt_ids)
+    N = S + T
+    cross, decoder = [], []
+    with torch.inference_mode():
+        causal = subsequent_mask(N)  # (N, N) True = ahead
+        x = stack.positional(stack.embed(torch.cat([src_ids, tgt_ids])[None]))  # (1, N, D)
+        zero = torch.eye(N, dtype=torch.bool)  # (N, N): batch row j zeroes position j
+        for layer in stack.layers:
+            base = layer(x, attn_mask=causal).output[0]  # (N, D)
+            out = layer(x.expand(N, N, -1), attn_mask=causal, zero_values=zero).output
+            d = _distance(base[S:], out[:, S:])  # (N, T): position j zeroed, decoder row t
+            cross.append(d[:S].T)  # (T, S)
+            decoder.append(torch.tril(d[S:].T))  # (T, T): j <= t only
+            x = base[None]  # the next layer's input, as it was (1, N, D)
     return ValueZeroing(torch.stack(cross).float().numpy(), torch.stack(decoder).float().numpy())

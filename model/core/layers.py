@@ -394,8 +394,8 @@ class EncoderLayer(nn.Module):
 
     def forward(self, x: torch.Tensor, key_padding_mask: torch.Tensor | None = None, *,
                 return_scores: bool = False, attn_mask: torch.Tensor | None = None,
-                past_key_value: tuple[torch.Tensor, torch.Tensor] | None = None
-                ) -> EncoderLayerOutput:
+                past_key_value: tuple[torch.Tensor, torch.Tensor] | None = None,
+                zero_values: torch.Tensor | None = None) -> EncoderLayerOutput:
         """Run one layer.
 
         Args:
@@ -406,6 +406,8 @@ class EncoderLayer(nn.Module):
                 stack's causal mask, ``masks.subsequent_mask``); None for the encoder.
             past_key_value: projected keys and values (B, H, S_past, Dh) of earlier
                 positions; the output's ``self_attention.key_value`` has them with the new.
+            zero_values: (B, S_all) bool, positions whose value vectors are zeroed in every
+                head (value zeroing, ``analysis.value_zeroing``); the weights are unchanged.
 
         Raises:
             ValueError: mismatched shapes or a malformed mask (``MultiHeadAttention``).
@@ -414,7 +416,7 @@ class EncoderLayer(nn.Module):
         def attend(h: torch.Tensor):
             a = self.self_attn(h, h, h, key_padding_mask=key_padding_mask,
                                attn_mask=attn_mask, return_scores=return_scores,
-                               past_key_value=past_key_value)
+                               past_key_value=past_key_value, zero_values=zero_values)
             return a.output, (a, h)
 
         x, (attn, attn_input) = self.sublayer1(x, attend)  # (B, S, D)

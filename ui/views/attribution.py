@@ -156,10 +156,12 @@ def attribution_view(translator: Translator, trace: DecodeTrace, k: int, key: tu
     """The view at step ``k`` (1-based) of ``trace``, for our models and Hugging Face ones
     (their layers taken apart by hooks, ``model.backends.hf_attribution``)."""
     st.caption(explain("attribution"))
-    if trace.architecture == "decoder-only":  # value zeroing reads cross-attention: not yet
+    if trace.architecture == "decoder-only":  # the prompt stands where the source is
+        if translator.info.backend != "ours":  # value zeroing by hooks: encoder-decoders
+            st.caption(t("attr_one_stack_hf"))
+            _gradients(trace, k, cache.trace_key(key, trace))
+            return
         st.caption(t("attr_one_stack"))
-        _gradients(trace, k, cache.trace_key(key, trace))
-        return
     L = trace.cross_attentions.shape[0]
     layer = int(st.selectbox(t("layer"), range(L), index=L - 1, key=LAYER_KEY,
                              format_func=labels(range(L), layer_label)))
