@@ -13,6 +13,7 @@ import pytest
 from apptest_helpers import array_of, chart_title, charts, enter, messages, run_app, z_array
 
 from model import head_internals, load_pretrained
+from model.analysis.aggregate import attention_rollout
 from model.backends.load import PRETRAINED_DIR
 from model.core import rope
 from model.decoding import one_map
@@ -227,3 +228,19 @@ def test_inside_one_head_of_a_rotary_model_shows_q_and_k_turned(tmp_path, monkey
     np.testing.assert_allclose(qs[1], hi.q[:n], atol=1e-5)
     assert not np.allclose(qs[0][1:], qs[1][1:], atol=1e-3)  # positions 1.. are turned
     assert any("key/value head 1" in c.value for c in app.caption)
+
+
+def test_the_heads_view_rolls_attention_out_over_the_one_sequence(app, root):
+    """Rollout (Abnar & Zuidema 2020) over the whole sequence to the last layer, as
+    ``aggregate.attention_rollout`` of the trace's one map gives it (itself tested against
+    the paper's recurrence in tests/test_aggregate.py)."""
+    trace = load_pretrained(root / "a-tiny-prefix-lm").generate(SENTENCE)
+    T = len(trace.steps)
+    app.slider(key="step").set_value(T).run()
+    app.button_group(key=VIEW_KEY).set_value("heads").run()
+    assert not app.exception, app.exception
+    fig = next(c for c in charts(app)
+               if chart_title(c).startswith("One sequence: attention rollout"))
+    N = len(trace.src_tokens) + T
+    want = np.clip(attention_rollout(one_map(trace))[-1], 0.0, 1.0)[:N, :N]
+    np.testing.assert_allclose(z_array(fig["data"][0]), want, atol=1e-5)

@@ -21,7 +21,7 @@ from model.analysis.alignment import HeadAER, head_aer
 from model.analysis.headstats import head_stats_over
 from model.backends.records import SourceSentence
 from model.core.heldout import heldout_pairs, sample_pairs
-from model.decoding import split_at_prompt
+from model.decoding import one_map, split_at_prompt
 
 from .i18n import LocalText, t
 
@@ -238,3 +238,17 @@ def encoder_flow(trace_id: tuple, _trace: DecodeTrace) -> np.ndarray:
     """``aggregate.attention_flow`` to the last encoder layer, (S, S), clipped to [0, 1]
     (max flow is at most 1 up to rounding)."""
     return np.clip(attention_flow(_trace.encoder_attentions), 0.0, 1.0)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def one_stack_rollout(trace_id: tuple, _trace: DecodeTrace) -> np.ndarray:
+    """A decoder-only trace's attention rollout over its one sequence to the last layer,
+    (N, N) clipped to [0, 1] (``aggregate.attention_rollout`` of ``one_map``)."""
+    return np.clip(attention_rollout(one_map(_trace))[-1], 0.0, 1.0)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def one_stack_flow(trace_id: tuple, _trace: DecodeTrace) -> np.ndarray:
+    """``aggregate.attention_flow`` of a decoder-only trace's one sequence to the last
+    layer, (N, N), clipped to [0, 1]."""
+    return np.clip(attention_flow(one_map(_trace)), 0.0, 1.0)

@@ -16,6 +16,7 @@ from model import DecodeTrace, Translator
 from model.analysis.headstats import rank_heads, statistics_for
 from model.core.config import ATTENTION_KINDS, layer_counts
 from model.core.heldout import HELDOUT_SIZE, heldout_known, sample_known
+from model.decoding import one_map
 from viz.convention import head_number, layer_number
 
 from .. import cache, state
@@ -58,9 +59,10 @@ def heads_view(translator: Translator, trace: DecodeTrace, k: int, key: tuple) -
     statistics_section(translator, trace, key)
     heads_off_section(translator, trace, key)
     importance_section(translator, key)
-    if translator.info.architecture == "decoder-only":  # the rest reads two stacks, for now
-        return
     lines_section(translator, trace, k)
+    if translator.info.architecture == "decoder-only":  # one sequence: one rollout and flow
+        one_stack_layers_section(trace, k, key)
+        return
     layers_section(trace, k, key)
     alignment_section(translator, trace, key)
 
@@ -222,8 +224,9 @@ def lines_section(translator: Translator, trace: DecodeTrace, k: int) -> None:
     st.subheader(t("lines_header"))
     st.caption(t("lines_explain"))
     c1, c2, c3 = st.columns([1, 1, 2])
+    architecture = translator.info.architecture
     with c1:
-        kind = _kind_picker("lines_kind", "lines_kind")
+        kind = _kind_picker("lines_kind", "lines_kind", architecture)
     layers = layer_counts(translator.config)[kind]
     layer = c2.selectbox(t("layer"), range(layers), key="lines_layer",
                          format_func=labels(range(layers), layer_label))
@@ -233,16 +236,21 @@ def lines_section(translator: Translator, trace: DecodeTrace, k: int) -> None:
     if not shown:
         return
     src, dec = list(trace.src_labels), list(trace.decoder_input_labels[:k])
-    maps, queries, keys = {
-        "encoder": (trace.encoder_attentions[layer], src, src),
-        "decoder": (trace.decoder_attentions[layer, :, :k, :k], dec, dec),
-        "cross": (trace.cross_attentions[layer, :, :k], dec, src),
-    }[kind]
+    if architecture == "decoder-only":  # the one sequence up to step k: prompt, then written
+        n = len(src) + len(dec)
+        maps, queries, keys = one_map(trace)[layer, :, :n, :n], src + dec, src + dec
+    else:
+        maps, queries, keys = {
+            "encoder": (trace.encoder_attentions[layer], src, src),
+            "decoder": (trace.decoder_attentions[layer, :, :k, :k], dec, dec),
+            "cross": (trace.cross_attentions[layer, :, :k], dec, src),
+        }[kind]
     focus = _clicked_token("lines_chart")
     if focus is not None and focus[1] >= (len(queries) if focus[0] == "query" else len(keys)):
         focus = None  # a click on another sentence's or view's token
-    chart(viz.attention_lines(maps, queries, keys, t("lines_title", view=_kind_label(kind),
-                                                     layer=layer_number(layer)),
+    chart(viz.attention_lines(maps, queries, keys,
+                              t("lines_title", view=_kind_label(kind, architecture),
+                                layer=layer_number(layer)),
                               heads=shown, focus=focus,
                               head_names=[head_label(h) for h in heads], text=viz_labels()),
           key="lines_chart", select=True)
@@ -279,6 +287,36 @@ def layers_section(trace: DecodeTrace, k: int, key: tuple) -> None:
                                 query_label=t("query_decoder_input"),
                                 key_label=t("key_source_token"), text=viz_labels()),
           key="decoder_rollout_chart")
+
+
+def one_stack_layers_section(trace: DecodeTrace, k: int, key: tuple) -> None:
+    """A decoder-only model's rollout and flow over its one sequence up to step k (the
+    prompt, then the decoder inputs), the look-ahead mask's cells drawn: each position's
+    rows say how much of each earlier token reaches it through the layers."""
+    st.subheader(t("layers_header"))
+    st.caption(t("layers_explain_one"))
+    seq = [*trace.src_labels, *trace.decoder_input_labels[:k]]
+    n, last = len(seq), one_map(trace).shape[0] - 1
+    trace_id = cache.trace_key(key, trace)
+    blocked = np.triu(np.ones((n, n), bool), 1)  # (n, n) the look-ahead mask
+
+    def one_chart(matrix: np.ndarray, title: str, chart_key: str) -> None:
+        chart(viz.attention_heatmap(matrix[:n, :n], seq, seq, title=title, blocked=blocked,
+                                    query_label=t("output_position"),
+                                    key_label=t("input_token"), text=viz_labels()),
+              key=chart_key)
+
+    left, right = columns(2, wrap=True)
+    with left:
+        one_chart(cache.one_stack_rollout(trace_id, trace),
+                  t("one_rollout_title", layer=layer_number(last)), "rollout_chart")
+    with right:  # flow solves N * N max-flow problems: a long sequence waits for a click
+        if n <= FLOW_AUTO_TOKENS or st.session_state.get("flow_on"):
+            one_chart(cache.one_stack_flow(trace_id, trace),
+                      t("one_flow_title", layer=layer_number(last)), "flow_chart")
+        else:
+            st.button(t("flow_button", n=n), key="flow_go",
+                      on_click=lambda: st.session_state.update(flow_on=True))
 
 
 def _aer_grid(result, title: str, chart_key: str) -> None:
