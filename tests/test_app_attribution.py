@@ -16,12 +16,14 @@ from model import load_pretrained
 from model.analysis.agreement import head_agreement
 from model.analysis.attribution import MAX_COMPLETENESS_ERROR, attribute
 from model.analysis.value_zeroing import value_zeroing
+from model.decoding import split_at_prompt
 from testkit.hf_tiny import tiny_folder, to_hf_cache
 from ui.i18n import STRINGS
 from viz.convention import layer_number
 
 CASES = [("en-zh-everyday", "Why do we work?"), ("en-zh", "why do we work ?"),
-         ("en-zh-small", "why do we work ?")]
+         ("en-zh-small", "why do we work ?"),
+         ("decoder-only-en-zh", "Why do we work?")]  # its prompt where the source is
 
 
 @pytest.mark.parametrize("name, sentence", CASES)
@@ -33,7 +35,7 @@ def test_the_view_draws_attention_and_value_zeroing_of_the_model(name, sentence)
     at.run()
     assert not at.exception, at.exception
     m = model_of(name)
-    trace = m.generate(sentence)
+    trace = split_at_prompt(m.generate(sentence))  # a one stack's: cross = rows on the prompt
     vz = value_zeroing(m.model, torch.as_tensor(trace.src_ids),
                        torch.as_tensor(trace.tgt_ids[:-1]))
     last = trace.cross_attentions.shape[0] - 1

@@ -34,7 +34,7 @@ from ..core.checkpoint import WEIGHTS, sha256_file
 from ..core.config import layer_counts
 from ..core.heldout import HELDOUT_SIZE, sample_pairs
 from .agreement import head_agreement
-from .headstats import STATISTICS, HeadStats, head_stats_over
+from .headstats import STATISTICS, HeadStats, head_stats_over, statistics_for
 from .pruning import PruningCurve, importance, pruning_curve
 
 HEADS_FILE = "heads.npz"
@@ -162,8 +162,10 @@ def load(folder: Path, translator, n: int = HELDOUT_SIZE) -> HeldoutHeads | None
         if int(a["n"]) != n or str(a["sha256"]) != sha256_file(Path(folder) / WEIGHTS):
             return None
         counts = layer_counts(translator.config)
+        architecture = translator.info.architecture
         stats, imp = {}, {}
-        for kind, names in STATISTICS.items():
+        for kind in (k for k in STATISTICS if counts[k]):  # a one stack's: "decoder" only
+            names = statistics_for(kind, architecture)
             shape = (counts[kind], translator.config.nhead)
             values = {name: a[f"stats/{kind}/{name}"].astype(np.float64) for name in names}
             if any(v.shape != shape or not np.all(np.isfinite(v)) for v in values.values()):

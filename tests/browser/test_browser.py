@@ -62,11 +62,13 @@ def model_config(name: str) -> dict:
 
 
 def reads_english(name: str) -> bool:
-    """Whether model ``name`` reads English (its card's ``languages``, en -> zh when it names
-    none): the English sentence below is its kind of input; a Chinese -> English model is
-    walked through by tests/test_directions.py and tests/browser/test_pinyin_source.py."""
+    """Whether encoder-decoder ``name`` reads English (its card's ``languages``, en -> zh when
+    it names none): the English sentence below is its kind of input; a Chinese -> English
+    model is walked through by tests/test_directions.py and tests/browser/test_pinyin_source.py,
+    a decoder-only model (its own views) by tests/browser/test_one_stack.py."""
     card = json.loads((models_root() / name / "card.json").read_text(encoding="utf-8"))
-    return (card.get("languages") or ["en"])[0] == "en"
+    one_stack = model_config(name).get("architecture") == "decoder-only"
+    return (card.get("languages") or ["en"])[0] == "en" and not one_stack
 
 
 def test_glyph_and_injection_checks_catch_what_they_look_for(browser):
