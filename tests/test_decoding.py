@@ -45,7 +45,7 @@ def test_batched_greedy_equals_one_at_a_time_with_padding(tiny_model):
     S = max(map(len, sentences))
     batch = torch.tensor([s + [0] * (S - len(s)) for s in sentences])
     batched = greedy_batch(tiny_model, batch, GenerationSettings(max_new_tokens=10)
-                           ).outputs(eos_id=3)
+                           ).outputs({3})
     for s, got in zip(sentences, batched, strict=True):
         alone = greedy_decode(tiny_model, torch.tensor([s]),
                               GenerationSettings(max_new_tokens=10)).tgt_ids[1:]

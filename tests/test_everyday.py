@@ -65,7 +65,7 @@ def test_grammar_test_split_exact_match(everyday):
     S = max(map(len, src))
     ids = torch.tensor([s + [0] * (S - len(s)) for s in src])
     out = greedy_batch(everyday.model, ids, GenerationSettings(max_new_tokens=40)
-                       ).outputs(everyday.config.eos_id)
+                       ).outputs({everyday.config.eos_id})
     hyps = ["".join(everyday.target.vocab.decode(o)) for o in out]
     exact = np.mean([h == "".join(p.tgt) for h, p in zip(hyps, test, strict=True)])
     assert exact >= 0.9, exact

@@ -21,7 +21,8 @@ from model.analysis.attribution import MAX_COMPLETENESS_ERROR, MAX_STEPS, attrib
 from model.backends.hf_causal import HFCausal
 from model.backends.hf_load import cached_models
 from model.backends.translate import translate_batch
-from model.core.config import layer_counts
+from model.core.config import end_ids, layer_counts
+from model.decoding import greedy_batch
 from testkit.hf_tiny import to_hf_cache
 from testkit.hf_tiny_causal import (
     CHAT_FAMILIES,
@@ -263,9 +264,30 @@ def test_a_model_too_large_for_this_machine_is_refused_before_loading(tmp_path,
         load_pretrained(_edited("llama", tmp_path, tmp_path_factory, big))
 
 
-def test_a_list_of_end_ids_stops_at_the_first(tmp_path, tmp_path_factory):
-    folder = _edited("llama", tmp_path, tmp_path_factory, {"eos_token_id": [0, 1]})
-    assert load_pretrained(folder).config.eos_id == 0  # <s> here: only the rule is checked
+def test_a_list_of_end_ids_stops_at_any_as_generate_does(tmp_path, tmp_path_factory):
+    """Llama 3 and Qwen2.5-Instruct list several end ids: decoding stops at whichever comes
+    first, greedy and with beams, as Hugging Face's ``generate()`` stops. The second end id
+    is the token the model writes third, so the list must cut the continuation there."""
+    plain = load_pretrained(tiny_causal_folder("llama", tmp_path_factory))
+    third = int(plain.generate(PROMPT, max_new_tokens=6).tgt_ids[3])
+    first = plain.config.eos_id
+    folder = _edited("llama", tmp_path, tmp_path_factory, {"eos_token_id": [first, third]})
+    path = folder / "generation_config.json"  # what generate() reads: the same list
+    path.write_text(json.dumps({**json.loads(path.read_text(encoding="utf-8")),
+                                "eos_token_id": [first, third]}), encoding="utf-8")
+    tiny = load_pretrained(folder)
+    assert tiny.config.eos_id == first and set(tiny.config.eos_ids) == {first, third}
+    trace = tiny.generate(PROMPT, max_new_tokens=6)
+    assert trace.finished and int(trace.tgt_ids[-1]) == third and len(trace.steps) <= 3
+    prompt = torch.tensor([[*trace.src_ids, trace.tgt_ids[0]]])
+    with torch.inference_mode():
+        hf_ids = tiny.model.hf.generate(prompt, attention_mask=torch.ones_like(prompt),
+                                        do_sample=False, max_new_tokens=6)
+    assert trace.tgt_ids[1:].tolist() == hf_ids[0, prompt.size(1):].tolist()
+    run = greedy_batch(tiny.model, torch.from_numpy(trace.src_ids)[None],
+                       GenerationSettings(max_new_tokens=6), tiny.target.processors(6),
+                       start_ids=[int(trace.tgt_ids[0])])  # a batch stops there too
+    assert run.outputs(end_ids(tiny.config)) == [trace.tgt_ids[1:-1].tolist()]
 
 
 def test_pickle_only_weights_are_refused_unless_allowed(tmp_path, tmp_path_factory):

@@ -28,7 +28,7 @@ FIELDS = {f.name for f in fields(GenerationSettings)} & set(BOUNDS)  # the numer
 ALIASES = {Path("model/decoding/processors.py"): {"size", "penalty"}}
 # The decoding functions that check a setting's bound: each calls settings.check.
 CHECKERS = ("model/decoding/strategies.py", "model/decoding/processors.py",
-            "model/analysis/internals.py")
+            "model/analysis/batch.py")
 
 
 def _names_a_setting(node: ast.AST, names: set[str]) -> bool:

@@ -21,7 +21,7 @@ import torch
 
 from ..backends.records import SourceSentence, to_numpy
 from ..backends.translator import Translator
-from ..core.config import ATTENTION_KINDS
+from ..core.config import ATTENTION_KINDS, end_ids
 from ..core.masks import (
     cross_attention_mask,
     decoder_self_attention_mask,
@@ -184,7 +184,7 @@ def decode_batch(translator: Translator, texts: Sequence[str],
         run = greedy_batch(translator.model, src, GenerationSettings(
             max_new_tokens=max_new_tokens), processors, start_ids=starts)
         arrays = _batch_arrays(run, c.pad_id)
-    tgt_np, generated = run.tgt_ids.numpy().copy(), run.generated
+    tgt_np, generated, ends = run.tgt_ids.numpy().copy(), run.generated, end_ids(c)
     vocab_tgt = translator.target.vocab
     pad = vocab_tgt.itos[c.pad_id]  # the <pad> token (one id and spelling on both sides)
     S = src.size(1)
@@ -199,9 +199,9 @@ def decode_batch(translator: Translator, texts: Sequence[str],
         src_lengths=np.array([len(s.ids) for s in sources], dtype=np.int64),
         tgt_lengths=np.array([len(g) for g in generated], dtype=np.int64),
         **arrays,
-        output_tokens=tuple(tuple(vocab_tgt.decode(i for i in g if i != c.eos_id))
+        output_tokens=tuple(tuple(vocab_tgt.decode(i for i in g if i not in ends))
                             for g in generated),
-        finished=tuple(bool(g) and g[-1] == c.eos_id for g in generated),
+        finished=tuple(bool(g) and g[-1] in ends for g in generated),
         max_new_tokens=int(max_new_tokens),
         translations=tuple(_text(translator, int(tgt_np[b, 0]), g)
                            for b, g in enumerate(generated)),
@@ -282,8 +282,8 @@ def _text(translator: Translator, start: int, generated: Sequence[int]) -> str:
     text = translator.target.text(np.array([start, *generated], dtype=np.int64))
     if text is not None:
         return text
-    eos = translator.config.eos_id
-    return "".join(translator.target.vocab.decode(i for i in generated if i != eos))
+    ends = end_ids(translator.config)
+    return "".join(translator.target.vocab.decode(i for i in generated if i not in ends))
 
 
 def _max_abs(a: np.ndarray, b: np.ndarray) -> float:

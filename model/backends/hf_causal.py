@@ -80,8 +80,10 @@ class CausalConfig(OneStackNames):
             ``max_position_embeddings``);
         pad_id: what a finished row is fed in a batch (the config's pad, else the
             tokenizer's, else EOS, as ``generate()`` does); bos_id: the tokenizer's BOS
-            (else EOS), refused inside a reference; eos_id: where decoding stops (the first
-            of a list).
+            (else EOS), refused inside a reference; eos_id: the end token (the first of a
+            list); eos_ids: every id where decoding stops, as ``generate()`` stops (the
+            config's list and its generation config's: Qwen2.5-Instruct ends a turn with
+            <|im_end|> and a text with <|endoftext|>).
     """
 
     vocab_size: int
@@ -96,20 +98,27 @@ class CausalConfig(OneStackNames):
     pad_id: int
     bos_id: int
     eos_id: int
+    eos_ids: tuple[int, ...] = ()
 
     architecture = "decoder-only"  # not a field: what ``layer_counts`` and the views read
 
 
-def causal_config(hf_config, tokenizer, vocab_size: int, where: str = "config.json"
-                  ) -> CausalConfig:
+def causal_config(hf_config, tokenizer, vocab_size: int, where: str = "config.json", *,
+                  generation_eos: int | list[int] | None = None) -> CausalConfig:
     """The loaded Hugging Face config as a ``CausalConfig`` (``vocab_size``: the output
-    layer's rows). Its fields were checked before loading (``hf_config.causal_fields``).
+    layer's rows; ``generation_eos``: the generation config's ``eos_token_id``, an id or a
+    list, whose ids end decoding too). Its fields were checked before loading
+    (``hf_config.causal_fields``).
 
     Raises:
         CheckpointError: a special id outside 0..V-1 (the message names it).
     """
     f = causal_fields(dict(vars(hf_config), model_type=hf_config.model_type), where)
     eos = f["eos_token_id"]
+    more = generation_eos if isinstance(generation_eos, list) else [generation_eos]
+    ends = tuple(dict.fromkeys([*f["eos_token_ids"], *(
+        i for i in more if isinstance(i, int) and not isinstance(i, bool)
+        and 0 <= i < vocab_size)]))
     pad = next((i for i in (f["pad_token_id"], tokenizer.pad_token_id) if i is not None), eos)
     bos = next((i for i in (tokenizer.bos_token_id, f["bos_token_id"]) if i is not None), eos)
     for field, value in (("eos_token_id", eos), ("pad_token_id", pad), ("bos_token_id", bos)):
@@ -121,7 +130,8 @@ def causal_config(hf_config, tokenizer, vocab_size: int, where: str = "config.js
         num_key_value_heads=f["num_key_value_heads"], head_dim=f["head_dim"],
         num_layers=f["num_layers"], dim_feedforward=f["dim_feedforward"],
         max_len=min(MAX_TOKENS, f["max_position_embeddings"]),
-        context_length=f["max_position_embeddings"], pad_id=pad, bos_id=bos, eos_id=eos)
+        context_length=f["max_position_embeddings"], pad_id=pad, bos_id=bos, eos_id=eos,
+        eos_ids=ends)
 
 
 class HFCausal:

@@ -43,7 +43,7 @@ head_dim (Dh)               D / H / ``head_dim`` (else D / H)
 num_layers (L)              ``n_layer`` / ``num_hidden_layers``
 dim_feedforward (F)         ``n_inner`` (else 4 D) / ``intermediate_size`` (gated: 3 D F)
 max_position_embeddings     ``n_positions`` / ``max_position_embeddings``
-special ids                 ``eos_token_id`` (an id, or a list: the first), optional
+special ids                 ``eos_token_id`` (an id, or a list: each ends decoding), optional
                             ``pad_token_id`` and ``bos_token_id``
 ==========================  ===========================================================
 """
@@ -301,12 +301,18 @@ def causal_fields(data: dict, where: str) -> dict:
     for field in ("eos_token_id", "pad_token_id", "bos_token_id"):
         if out[field] is not None:
             _inside(where, field, out[field], out["vocab_size"])
+    ends = data["eos_token_id"] if isinstance(data["eos_token_id"], list) else []
+    out["eos_token_ids"] = tuple(dict.fromkeys(  # every end id, the first first
+        [out["eos_token_id"], *(_inside(where, "eos_token_id",
+                                        _integer(where, "eos_token_id", i, 0),
+                                        out["vocab_size"]) for i in ends)]))
     return out
 
 
 def _first_id(data: dict, where: str, field: str, *, required: bool) -> int | None:
     """A special token id of ``data``: an int, or a non-empty list's first (Llama 3 lists
-    several end ids; the app stops at one), or None when absent and not ``required``.
+    several end ids: ``eos_token_ids`` keeps them all), or None when absent and not
+    ``required``.
 
     Raises:
         CheckpointError: missing when ``required``, or not an id.

@@ -240,8 +240,8 @@ def load_hf(folder: str | Path, load_pickle_weights: bool = False) -> Translator
     where = f"{folder.name}: config.json"
     rows = hf.get_output_embeddings().weight.size(0)
     if causal:
-        model = hf_causal.HFCausal(hf, hf_causal.causal_config(hf.config, tokenizer, rows,
-                                                               where))
+        model = hf_causal.HFCausal(hf, hf_causal.causal_config(
+            hf.config, tokenizer, rows, where, generation_eos=hf.generation_config.eos_token_id))
     else:
         if not hf.config.is_encoder_decoder:
             raise CheckpointError(f"{folder.name} is not an encoder-decoder model")

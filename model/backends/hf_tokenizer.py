@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from ..core.config import TransformerConfig
+from ..core.config import TransformerConfig, end_ids
 from ..core.subword import piece_label
 from ..core.vocab import TokenTable, normalize_text
 from ..decoding.processors import LogitsProcessor
@@ -199,7 +199,7 @@ class HFTarget:
         c = self._config
         bad = [t for i, t in enumerate(tokens) if t not in self.vocab
                or self.vocab.stoi[t] in (c.pad_id, c.bos_id)
-               or (self.vocab.stoi[t] == c.eos_id and i != len(tokens) - 1)]
+               or (self.vocab.stoi[t] in end_ids(c) and i != len(tokens) - 1)]
         if bad:
             shown = ", ".join(_short(t, 12) for t in list(dict.fromkeys(bad))[:5])
             raise InputError(f"The {what} has tokens the model cannot produce: {shown}")

@@ -12,6 +12,7 @@ from collections.abc import Callable, Collection, Sequence
 import numpy as np
 import torch
 
+from ..core.config import end_ids
 from ..decoding import (
     GenerationSettings,
     beam_search,
@@ -132,9 +133,9 @@ def _decode_rows(translator, rows: list[list[int]], start: int | None,
     if run.num_beams == 1:
         return greedy_batch(model, src, run, processors, use_cache=True,
                             start_ids=None if start is None else [start] * len(rows)
-                            ).outputs(c.eos_id)
+                            ).outputs(end_ids(c))
     best = beam_search(model, src, run, processors, start_id=start).hypotheses[0].ids
-    return [list(best[:-1]) if best and best[-1] == c.eos_id else list(best)]
+    return [list(best[:-1]) if best and best[-1] in end_ids(c) else list(best)]
 
 
 def _text_of(translator, ids: Sequence[int], start: int | None = None) -> str:

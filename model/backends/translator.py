@@ -32,6 +32,7 @@ from collections.abc import Collection, Sequence
 import numpy as np
 import torch
 
+from ..core.config import end_ids
 from ..core.sublayers import SublayerNorms
 from ..core.vocab import normalize_text, tokenize_en
 from ..decoding import (
@@ -287,7 +288,7 @@ class Translator:
             raise InputError("The reference translation is empty.")
         forced = self.target.forced_start(forced, settings.tgt_lang)
         limit = self.config.max_len - 1 if src.start_id is None else self._room(src)
-        if forced[-1] != self.config.eos_id and len(forced) < limit:  # not a cut-off decoding
+        if forced[-1] not in end_ids(self.config) and len(forced) < limit:  # not cut off
             forced.append(self.config.eos_id)
         if len(forced) > limit:
             raise InputError(f"The reference has {len(forced)} tokens; at most {limit} fit.")

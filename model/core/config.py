@@ -234,6 +234,12 @@ def layer_counts(config: TransformerConfig | DecoderOnlyConfig) -> dict[str, int
             "cross": config.num_decoder_layers}
 
 
+def end_ids(config) -> frozenset[int]:
+    """The ids where decoding stops: a config's ``eos_ids`` (a Hugging Face causal model
+    may list several, as ``generate()`` stops at any), else its one ``eos_id``."""
+    return frozenset(getattr(config, "eos_ids", ()) or (config.eos_id,))
+
+
 def kv_head_of(nhead: int, num_key_value_heads: int) -> tuple[int, ...]:
     """Grouped-query attention (Ainslie et al. 2023, "GQA: Training Generalized Multi-Query
     Transformer Models from Multi-Head Checkpoints"): the key/value head each of the H query

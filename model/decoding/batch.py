@@ -6,11 +6,12 @@ Shape letters: B batch, S source length, T decoder inputs, V target vocabulary s
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 import torch
 
+from ..core.config import end_ids
 from ..core.transformer import Transformer
 from .processors import LogitsProcessor, apply, for_settings
 from .settings import GenerationSettings
@@ -37,9 +38,10 @@ class BatchGreedy:
     encoder: object
     decoder: object
 
-    def outputs(self, eos_id: int) -> list[list[int]]:
-        """The generated ids of each sentence without ``</s>``."""
-        return [list(g[:-1]) if g and g[-1] == eos_id else list(g) for g in self.generated]
+    def outputs(self, ends: Collection[int]) -> list[list[int]]:
+        """The generated ids of each sentence without its end token (one of ``ends``,
+        ``core.config.end_ids``)."""
+        return [list(g[:-1]) if g and g[-1] in ends else list(g) for g in self.generated]
 
 
 def pad_rows(rows: Sequence[Sequence[int]], pad_id: int) -> torch.Tensor:
@@ -96,6 +98,7 @@ def greedy_batch(model: Transformer, src_ids: torch.Tensor, settings: Generation
     B = src_ids.size(0)
     enc = model.encode(src_ids)
     device = src_ids.device
+    ends = torch.tensor(sorted(end_ids(c)), device=device)  # (E,) where a sentence stops
     tgt = (torch.full((B, 1), c.bos_id, dtype=torch.long, device=device) if start_ids is None
            else torch.tensor(list(start_ids), device=device)[:, None])  # (B, t+1) inputs
     done = torch.zeros(B, dtype=torch.bool, device=device)
@@ -112,7 +115,7 @@ def greedy_batch(model: Transformer, src_ids: torch.Tensor, settings: Generation
         for b in range(B):
             if not done[b]:
                 generated[b].append(int(next_ids[b]))
-        done |= next_ids == c.eos_id
+        done |= torch.isin(next_ids, ends)  # (B,) an end id chosen
         if bool(done.all()) or t == max_new_tokens - 1:
             break
         feed = next_ids.masked_fill(done, c.pad_id)  # finished sentences get <pad>

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
+from ..core.config import end_ids
 from ..core.transformer import Transformer
 from .processors import LogitsProcessor, apply, for_settings
 from .settings import GenerationSettings, check
@@ -185,7 +186,7 @@ def run_decoder(model: Transformer, src_ids: torch.Tensor, settings: GenerationS
         if t == rec.n_forced and (t < len(forced) or int(probs.gt(0).sum()) == 1):
             rec.n_forced += 1  # a prefix token, or one a processor forces (forced_bos)
         rec.ids.append(int(forced[t]) if t < len(forced) else int(choose(probs, t)))
-        if rec.ids[-1] == c.eos_id:
+        if rec.ids[-1] in end_ids(c):
             rec.finished = True
             break
     itos = tgt_itos if tgt_itos is not None else [str(i) for i in range(c.tgt_vocab_size)]
@@ -276,7 +277,7 @@ class _Beams:
     each was ranked (step, rank), the hypotheses finished so far and every step's
     candidates."""
 
-    eos_id: int
+    end_ids: frozenset[int]  # where a hypothesis finishes (``core.config.end_ids``)
     itos: Sequence[str]
     length_penalty: float
     live: list[tuple[list[int], float]] = field(default_factory=lambda: [([], 0.0)])
@@ -300,10 +301,10 @@ class _Beams:
         records = []
         for rank, (parent, tok, lp) in enumerate(ranked):
             ids = self.live[parent][0] + [tok]
-            if tok == self.eos_id and rank < width:
+            if tok in self.end_ids and rank < width:
                 status = "finished"
                 self.finished.append(self.hypothesis(ids, lp, True, (t, rank)))
-            elif tok != self.eos_id and len(kept) < width:
+            elif tok not in self.end_ids and len(kept) < width:
                 status = "kept"
                 kept.append((ids, lp, parent, rank))
             else:
@@ -371,7 +372,7 @@ def beam_search(model: Transformer, src_ids: torch.Tensor, settings: GenerationS
     todo = [*for_settings(s), *processors]
     enc = model.encode(src_ids, pe_table=pe_tables[0])
     itos = tgt_itos if tgt_itos is not None else [str(i) for i in range(c.tgt_vocab_size)]
-    beams, cache = _Beams(c.eos_id, itos, s.length_penalty), None
+    beams, cache = _Beams(end_ids(c), itos, s.length_penalty), None
     start = c.bos_id if start_id is None else start_id
     for t in range(max_new_tokens):
         live = beams.live

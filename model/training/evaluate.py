@@ -33,6 +33,7 @@ from ..analysis.confidence import loops_against
 from ..backends.load import load_pretrained
 from ..backends.translate import translate_batch
 from ..core.checkpoint import CARD, _write_json, load_checkpoint
+from ..core.config import end_ids
 from ..core.transformer import Transformer
 from ..core.vocab import EOS, Vocab
 from ..decoding import GenerationSettings, greedy_batch, pad_rows
@@ -67,7 +68,7 @@ def evaluate_pairs(
     for i in range(0, len(pairs), batch_size):
         chunk = pairs[i : i + batch_size]
         src = pad_rows([src_vocab.encode([*p.src, EOS]) for p in chunk], model.config.pad_id)
-        out = greedy_batch(model, src, GenerationSettings()).outputs(model.config.eos_id)
+        out = greedy_batch(model, src, GenerationSettings()).outputs(end_ids(model.config))
         hyps.extend("".join(tgt_vocab.decode(ids)) for ids in out)
     refs = ["".join(p.tgt) for p in pairs]
     correct = [h == r for h, r in zip(hyps, refs, strict=True)]

@@ -31,7 +31,7 @@ from pathlib import Path
 import torch
 
 from ..core.checkpoint import CARD, save_checkpoint
-from ..core.config import TransformerConfig
+from ..core.config import TransformerConfig, end_ids
 from ..core.counts import TrainCounts, write_counts
 from ..core.subword import SRC_TOKENIZER, TGT_TOKENIZER, load_tokenizer, tokenizer_vocab, train_bpe
 from ..core.transformer import Transformer
@@ -309,7 +309,7 @@ def validate(model: Transformer, valid, valid_pairs: list[tuple[str, str]], tgt_
         for c in range(0, len(valid), 100):
             src = pad_rows([p[0] for p in valid[c : c + 100]], model.config.pad_id)  # (B, S)
             out = greedy_batch(model, src.to(device), GenerationSettings(max_new_tokens=60)
-                               ).outputs(model.config.eos_id)
+                               ).outputs(end_ids(model.config))
             hyps += [tgt_side.decode(ids) for ids in out]
     refs = [tgt_side.reference(t) for _, t in valid_pairs]
     bleu = sacrebleu.corpus_bleu(hyps, [refs], tokenize=tgt_side.bleu_tokenize)

@@ -65,7 +65,7 @@ def reads_english(name: str) -> bool:
     """Whether encoder-decoder ``name`` reads English (its card's ``languages``, en -> zh when
     it names none): the English sentence below is its kind of input; a Chinese -> English
     model is walked through by tests/test_directions.py and tests/browser/test_pinyin_source.py,
-    a decoder-only model (its own views) by tests/browser/test_one_stack.py."""
+    a decoder-only model (its own views) by tests/browser/test_one_stack_page.py."""
     card = json.loads((models_root() / name / "card.json").read_text(encoding="utf-8"))
     one_stack = model_config(name).get("architecture") == "decoder-only"
     return (card.get("languages") or ["en"])[0] == "en" and not one_stack
