@@ -3,6 +3,7 @@
     python -m benchmarks.clicks                # prints the figures
     python -m benchmarks.clicks --clicks 10    # fewer clicks per action (default 30)
     python -m benchmarks.clicks --write        # also writes them into benchmarks/RESULTS.md
+    python -m benchmarks.clicks --model decoder-only-en-zh --cold 0   # a decoder-only model
 
 Starts ``streamlit run app.py`` (``testkit.harness.streamlit_server``) and drives it as
 one user in one context of Debian's headless Chromium (Playwright's async API), with the
@@ -48,10 +49,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import sys
 import time
 from collections.abc import Awaitable, Callable
+from urllib.parse import urlencode
 
 from benchmarks.clicks_browser import (
     chromium,
@@ -66,6 +69,7 @@ from benchmarks.clicks_page import (
     HEADING,
     LANGS,
     MARK_JS,
+    ONE_STACK_VIEW,
     SENTENCES,
     SETTLED_JS,
     STATE_JS,
@@ -74,6 +78,7 @@ from benchmarks.clicks_page import (
     picked_index,
     step_want,
     text,
+    view_label,
     view_title,
 )
 from benchmarks.clicks_report import Click, SentenceRun, report
@@ -86,6 +91,7 @@ from benchmarks.procs import (
     top_others,
 )
 from benchmarks.report import machine, publish
+from model.backends.load import pretrained_root
 from testkit.harness import chromium_problem, streamlit_server, view_option
 from ui.i18n import STRINGS
 from ui.lesson import chapter_count
@@ -98,8 +104,9 @@ from ui.lesson import chapter_count
 class User:
     """One person in one page: acts, waits for the page to settle, records each click."""
 
-    def __init__(self, page, url: str, meters: Meters, timeout: float):
+    def __init__(self, page, url: str, meters: Meters, timeout: float, view: str = CROSS):
         self.page, self.url, self.meters, self.timeout = page, url, meters, timeout
+        self.view = view  # the step view: Cross-attention, or a decoder-only model's
         self.wire = Wire(page)
         self.cdp = None
         self.sentence = ""  # the sentence being measured, to bring back after a reload
@@ -132,7 +139,7 @@ class User:
 
     async def state(self) -> dict:
         """The controls' state now (``STATE_JS``)."""
-        return await self.page.evaluate(STATE_JS)
+        return await self.page.evaluate(STATE_JS, self.view)
 
     async def settle(self, want: dict, deadline: float) -> dict:
         """Until the page is idle and shows ``want``; returns ``SETTLED_JS``'s answer."""
@@ -264,7 +271,7 @@ class User:
     async def prepare(self, sentence: str) -> dict:
         """English, ``sentence`` typed, the Cross-attention view open at step 1 with its
         first layer and all heads (none of it measured). Returns the page's state."""
-        en = text("tab_cross", "en")
+        en = view_label("en", self.view)
         state = await self.state()
         if state["lang"] != "English":
             await self.choose_language("English", {})
@@ -279,15 +286,15 @@ class User:
         state = await self.state()
         if state["step"] != 1:
             await self.act(self.button("first_step").click,
-                           step_want("en", 1, state["steps"], **self.layer_head(state)))
-        layers = await self.options(f"{CROSS}_layer")
+                           step_want("en", 1, state["steps"], **self.want(state)))
+        layers = await self.options(f"{self.view}_layer")
         if state["layer"] != layers[0]:
-            await self.act(lambda: self.pick(f"{CROSS}_layer", layers[0]),
-                           {"titles": [view_title("en", 0, self.layer_head(state)["head"])]})
-        heads = await self.options(f"{CROSS}_head")
+            await self.act(lambda: self.pick(f"{self.view}_layer", layers[0]), {"titles": [
+                view_title("en", 0, self.layer_head(state)["head"], self.view)]})
+        heads = await self.options(f"{self.view}_head")
         if state["head"] != heads[0]:
-            await self.act(lambda: self.pick(f"{CROSS}_head", heads[0]),
-                           {"titles": [view_title("en", 0, None)]})
+            await self.act(lambda: self.pick(f"{self.view}_head", heads[0]),
+                           {"titles": [view_title("en", 0, None, self.view)]})
         return await self.state()
 
     @staticmethod
@@ -295,6 +302,10 @@ class User:
         """The Cross-attention view's 0-based ``layer`` and ``head`` (None: all heads) from
         the pickers' texts (``picked_index``), as ``step_want``'s keywords."""
         return {"layer": picked_index(state["layer"]) or 0, "head": picked_index(state["head"])}
+
+    def want(self, state: dict) -> dict:
+        """``step_want``'s keywords for the page's state: its layer and head, the view."""
+        return {**self.layer_head(state), "view": self.view}
 
     def rounds(self, clicks: int, record: list[Click]):
         """Loop ``while`` an action still has clicks to make: until ``record`` has
@@ -314,17 +325,18 @@ class User:
             lang = LANGS.get(state["lang"], "en")
             if state["step"] >= state["steps"]:
                 await self.act(self.button("first_step").click,
-                               step_want(lang, 1, state["steps"], layer=layer, head=head))
+                               step_want(lang, 1, state["steps"], layer=layer, head=head,
+                                         view=self.view))
                 continue
             await self.act(self.button("next_step").click,
                            step_want(lang, state["step"] + 1, state["steps"], layer=layer,
-                                     head=head),
+                                     head=head, view=self.view),
                            record)
 
     async def cycle_picker(self, which: str, clicks: int, record: list[Click]) -> None:
         """Pick the next option of the Cross-attention view's ``which`` ("layer"/"head")
         picker, ``clicks`` times, each waiting for the chart titled with the new choice."""
-        key = f"{CROSS}_{which}"
+        key = f"{self.view}_{which}"
         await self.ensure_cross()
         options = await self.options(key)
         for _ in self.rounds(clicks, record):
@@ -338,8 +350,8 @@ class User:
             else:
                 head = None if options.index(option) == 0 else options.index(option) - 1
             await self.act(lambda option=option: self.pick(key, option),
-                           {"titles": [view_title(lang, layer, head)], "panelCharts": 1,
-                            "redrawn": [f"{CROSS}_chart"],
+                           {"titles": [view_title(lang, layer, head, self.view)],
+                            "panelCharts": 1, "redrawn": [f"{self.view}_chart"],
                             "step": text("step_of", lang, k=state["step"], n=state["steps"])},
                            record)
 
@@ -359,11 +371,11 @@ class User:
             state = await self.ensure_cross()
             target = "English" if state["lang"] != "English" else "简体中文"
             await self.choose_language(target, step_want(
-                LANGS[target], state["step"], state["steps"], **self.layer_head(state)), record)
+                LANGS[target], state["step"], state["steps"], **self.want(state)), record)
         state = await self.state()
         if state["lang"] != "English":
             await self.choose_language("English", step_want(
-                "en", state["step"], state["steps"], **self.layer_head(state)))
+                "en", state["step"], state["steps"], **self.want(state)))
 
     async def to_last_step(self) -> None:
         """Go to the sentence's last step with the "Last" button (not measured)."""
@@ -371,12 +383,12 @@ class User:
         if state["step"] != state["steps"]:
             await self.act(self.button("last_step").click,
                            step_want(LANGS.get(state["lang"], "en"), state["steps"],
-                                     state["steps"], **self.layer_head(state)))
+                                     state["steps"], **self.want(state)))
 
     async def ensure_cross(self) -> dict:
         """The Cross-attention view open (opened if need be, not measured); the page's state."""
         state = await self.state()
-        label = text("tab_cross", LANGS.get(state["lang"], "en"))
+        label = view_label(LANGS.get(state["lang"], "en"), self.view)
         if state["tab"] != label:
             await self.open_view(label)
             state = await self.state()
@@ -458,7 +470,8 @@ async def cold_visit(timeout: float) -> tuple[Click, list[str]]:
 
 
 async def run(url: str, meters: Meters, *, sentences: tuple[str, ...], clicks: int,
-              visits: int, timeout: float, actions: tuple[str, ...] = ACTIONS) -> dict:
+              visits: int, timeout: float, actions: tuple[str, ...] = ACTIONS,
+              view: str = CROSS) -> dict:
     """The whole measurement in one browser context; returns the raw figures, with how long
     it took (``seconds``), the CPU seconds the whole machine used meanwhile
     (``machine_cpu``) and of them this process, the server and the browser (``our_cpu``,
@@ -469,19 +482,20 @@ async def run(url: str, meters: Meters, *, sentences: tuple[str, ...], clicks: i
                                 time.perf_counter())
     async with chromium() as browser:
         context = await new_context(browser, timeout)
-        user = User(await context.new_page(), url, meters, timeout)
+        user = User(await context.new_page(), url, meters, timeout, view)
         # The server's first session (allow for a busy machine).
         await user.visit(out["visits_first"], timeout=max(timeout, 120.0))
         out["rss_loaded"] = meters.server_rss()
         for _ in range(visits):
-            other = User(await context.new_page(), url, meters, timeout)
+            other = User(await context.new_page(), url, meters, timeout, view)
             await other.visit(out["visits_warm"])
             out["errors"] += other.errors
             out["page_errors"] += other.page_errors
             await other.page.close()
         await user.sessions(sentences, clicks, actions)
         out["rss_views"] = meters.server_rss()
-        await user.tour_lesson(chapter_count())
+        if view == CROSS:  # the lesson opens encoder-decoders
+            await user.tour_lesson(chapter_count())
         out["errors"] += user.errors
         out["page_errors"] += user.page_errors
         out["seconds"] = time.perf_counter() - start
@@ -497,17 +511,28 @@ async def run(url: str, meters: Meters, *, sentences: tuple[str, ...], clicks: i
 def clicks_run(args) -> dict:
     """The clicks on one server (``run``) and on the trivial app (``floor_clicks``)."""
     visits = min(args.clicks, 10) if args.visits is None else args.visits
+    link = f"/?{urlencode({'model': args.model})}" if args.model else ""
     with streamlit_server() as server, Watcher({os.getpid(), server.pid}) as watcher:
         meters = Meters(server.pid)
-        raw = asyncio.run(run(server.url, meters,
+        raw = asyncio.run(run(server.url + link, meters,
                               sentences=tuple(SENTENCES[i] for i in args.sentences),
                               clicks=args.clicks, visits=visits, timeout=args.timeout,
-                              actions=tuple(args.actions)))
+                              actions=tuple(args.actions), view=step_view(args.model)))
     raw["floor"] = asyncio.run(floor_clicks(tuple(args.floor), args.clicks, args.timeout))
     raw["errors"] += [f"floor, {n} charts: {c.error}" for n, record in raw["floor"].items()
                       for c in record if c.error]
     raw["others"] = watcher.seen
     return raw
+
+
+def step_view(model: str | None) -> str:
+    """The view the clicks happen in for ``model`` (a folder of ``pretrained/``; None: the
+    app's default): Cross-attention, or for a decoder-only model the written tokens reading
+    the prompt (``ONE_STACK_VIEW``), where cross-attention went."""
+    if model is None:
+        return CROSS
+    config = json.loads((pretrained_root() / model / "config.json").read_text(encoding="utf-8"))
+    return ONE_STACK_VIEW if config.get("architecture") == "decoder-only" else CROSS
 
 
 def cold_visits(raw: dict, cold: int, timeout: float) -> None:
@@ -541,10 +566,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="only these sentences, by index (0: the default, 1: 20 tokens)")
     parser.add_argument("--only-visits", action="store_true",
                         help="only the cold first visits of the app and the trivial app")
+    parser.add_argument("--model", default=None, help="a folder of pretrained/ to open by its "
+                        "link (?model=); a decoder-only model's clicks happen in its "
+                        "'Reading the prompt' view (default: the app's default model)")
     parser.add_argument("--write", action="store_true", help="write benchmarks/RESULTS.md")
     args = parser.parse_args(argv)
-    if args.write and (len(args.actions) < len(ACTIONS) or len(args.sentences) < len(SENTENCES)):
-        parser.error("--write records the whole measurement: leave out --actions/--sentences")
+    if args.write and (len(args.actions) < len(ACTIONS) or len(args.sentences) < len(SENTENCES)
+                       or args.model):
+        parser.error("--write records the whole measurement: leave out --actions/--sentences"
+                     "/--model")
     problem = chromium_problem()
     if problem:
         raise SystemExit(problem)

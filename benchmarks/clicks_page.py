@@ -18,9 +18,7 @@ SENTENCES = ("why do we work ?",
 ACTIONS = ("next step", "head change", "layer change", "view change", "language change")
 LANGS = {"English": "en", "简体中文": "zh"}  # the language radio's options (ui.i18n.LANGUAGES)
 CROSS = "cross"  # the view the clicks happen in: its id (ui.i18n.VIEWS) names its widgets' keys
-#: The widget keys of the charts that show the current step: a step or language change must
-#: redraw each of them that the page has.
-STEP_CHARTS = ("step_chart", f"{CROSS}_chart")
+ONE_STACK_VIEW = "to_prompt"  # a decoder-only model's: the written tokens over the prompt
 
 
 #: Runs in every document before the app's own scripts: remembers when the last pointer was
@@ -83,9 +81,10 @@ SETTLED_JS = f"""
 }}
 """
 
-#: ``() => {...}``: the controls' state, read before each click to choose what to expect.
+#: ``(view) => {...}``: the controls' state (``view``'s layer and head pickers), read before
+#: each click to choose what to expect.
 STATE_JS = """
-() => {
+(view) => {
   const slider = document.querySelector(".st-key-step input[type='range']");
   const tab = document.querySelector("%VIEW_CHOSEN%");
   const lang = document.querySelector(".st-key-lang [data-testid='stRadioOption']"
@@ -101,8 +100,8 @@ STATE_JS = """
     tab: tab ? tab.innerText.trim() : null,
     tabs: [...document.querySelectorAll("%VIEW_OPTIONS%")].map((t) => t.innerText.trim()),
     lang: lang ? lang.innerText.trim() : null,
-    layer: box('%CROSS%_layer'),
-    head: box('%CROSS%_head'),
+    layer: box(view + '_layer'),
+    head: box(view + '_head'),
     source: (() => {
       const md = [...document.querySelectorAll("[data-testid='stCaptionContainer']")]
         .find((e) => e.innerText.trim().startsWith('Source tokens:'));
@@ -114,7 +113,7 @@ STATE_JS = """
   };
 }
 """
-STATE_JS = with_views(STATE_JS).replace("%CROSS%", CROSS)
+STATE_JS = with_views(STATE_JS)
 
 # ---------------------------------------------------------------------------------------------
 # Processes: CPU time and memory from /proc
@@ -223,10 +222,18 @@ def text(key: str, lang: str, **fmt) -> str:
     return "".join(out).replace("**", "")
 
 
-def view_title(lang: str, layer: int, head: int | None) -> str:
-    """The Cross-attention tab's chart title for the 0-based ``layer`` and ``head`` indices
-    (None: all heads), numbered as the page numbers them (``viz.convention``)."""
-    view = text("tab_cross", lang)
+def view_label(lang: str, view: str = CROSS) -> str:
+    """View ``view``'s name in the view picker (``ui.i18n.VIEW_KEYS``)."""
+    from ui.i18n import VIEW_KEYS
+
+    return text(VIEW_KEYS[view], lang)
+
+
+def view_title(lang: str, layer: int, head: int | None, view: str = CROSS) -> str:
+    """The step view's (Cross-attention, or ``view``) chart title for the 0-based ``layer``
+    and ``head`` indices (None: all heads), numbered as the page numbers them
+    (``viz.convention``)."""
+    view = view_label(lang, view)
     if head is None:
         return text("view_all_heads_title", lang, view=view, layer=layer_number(layer))
     return text("view_head_title", lang, view=view, layer=layer_number(layer),
@@ -245,13 +252,15 @@ def picked_index(label: str | None) -> int | None:
     return int(digits[0]) - FIRST_NUMBER if digits else None
 
 
-def step_want(lang: str, k: int, steps: int, *, layer: int, head: int | None) -> dict:
-    """``SETTLED_JS`` expectations at step ``k`` of ``steps`` with the Cross-attention tab
-    open: the step label, the step panel's charts for step k, the tab's chart with k rows, and
-    every chart that shows the step drawn again."""
-    cross = view_title(lang, layer, head)
+def step_want(lang: str, k: int, steps: int, *, layer: int, head: int | None,
+              view: str = CROSS) -> dict:
+    """``SETTLED_JS`` expectations at step ``k`` of ``steps`` with the step view (the
+    Cross-attention tab, or ``view``) open: the step label, the step panel's charts for step
+    k, the view's chart with k rows, and every chart that shows the step (the step panel's,
+    the view's) drawn again."""
+    cross = view_title(lang, layer, head, view)
     return {"step": text("step_of", lang, k=k, n=steps), "panelCharts": 1,
-            "redrawn": list(STEP_CHARTS),
-            "tab": text("tab_cross", lang),
+            "redrawn": ["step_chart", f"{view}_chart"],
+            "tab": view_label(lang, view),
             "titles": [overview_title(lang, k), cross],
             "rows": {"title": cross, "n": k}}

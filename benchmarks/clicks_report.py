@@ -200,11 +200,12 @@ def tables(raw: dict) -> str:
     return click_tables(raw) + visit_table(raw)
 
 
-def default_model() -> str:
-    """The model the app preselects: its folder name and size, from its card."""
+def default_model(name: str | None = None) -> str:
+    """Model ``name`` (default: the one the app preselects): its folder name and size, from
+    its card."""
     from model.backends.load import available_models, default_model, pretrained_root
 
-    name = default_model(available_models())
+    name = name or default_model(available_models())
     try:
         card = json.loads((pretrained_root() / name / "card.json").read_text("utf-8"))
         return f"pretrained/{name} ({card.get('parameters', '?'):,} parameters)"
@@ -224,14 +225,19 @@ def _method(raw: dict, args) -> str:
     command = (f"`python -m benchmarks.clicks --only-visits --cold {args.cold}`, {when}."
                if args.only_visits else
                f"`python -m benchmarks.clicks --clicks {args.clicks} --cold {args.cold} "
-               f"--floor {' '.join(map(str, args.floor))}`, {when}, "
+               f"--floor {' '.join(map(str, args.floor))}"
+               f"{f' --model {args.model}' if getattr(args, 'model', None) else ''}`, {when}, "
                f"{raw.get('seconds', float('nan')):.0f} s for the clicks.")
     sentences = "\n".join(f"- `{s.sentence}`: {s.source_tokens} source tokens, {s.steps} "
                           "decoding steps" for s in raw["sentences"])
+    chosen = getattr(args, "model", None)
+    model = (f"{default_model(chosen)}, opened by its link (`?model=`), its clicks in the view "
+             "of the written tokens reading the prompt (where a decoder-only model's "
+             "cross-attention went) where the rest says Cross-attention" if chosen else
+             f"the model the app preselects, {default_model()}")
     return f"""{command} One `streamlit run serve.py` (the app, which loads its model and
 decodes the default sentence before it answers, as README says to serve it) and one headless
-Chromium (one context, one user) on the same machine, with the model the app preselects,
-{default_model()}. Sentences:
+Chromium (one context, one user) on the same machine, with {model}. Sentences:
 
 {sentences or "- none (first visits only)"}
 
