@@ -104,7 +104,7 @@ from ui.lesson import chapter_count
 class User:
     """One person in one page: acts, waits for the page to settle, records each click."""
 
-    def __init__(self, page, url: str, meters: Meters, timeout: float, view: str = CROSS):
+    def __init__(self, page, url: str, meters: Meters, timeout: float, *, view: str = CROSS):
         self.page, self.url, self.meters, self.timeout = page, url, meters, timeout
         self.view = view  # the step view: Cross-attention, or a decoder-only model's
         self.wire = Wire(page)
@@ -482,12 +482,12 @@ async def run(url: str, meters: Meters, *, sentences: tuple[str, ...], clicks: i
                                 time.perf_counter())
     async with chromium() as browser:
         context = await new_context(browser, timeout)
-        user = User(await context.new_page(), url, meters, timeout, view)
+        user = User(await context.new_page(), url, meters, timeout, view=view)
         # The server's first session (allow for a busy machine).
         await user.visit(out["visits_first"], timeout=max(timeout, 120.0))
         out["rss_loaded"] = meters.server_rss()
         for _ in range(visits):
-            other = User(await context.new_page(), url, meters, timeout, view)
+            other = User(await context.new_page(), url, meters, timeout, view=view)
             await other.visit(out["visits_warm"])
             out["errors"] += other.errors
             out["page_errors"] += other.page_errors

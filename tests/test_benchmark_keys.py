@@ -4,17 +4,31 @@ report came out empty."""
 
 from __future__ import annotations
 
-from benchmarks.clicks_page import CROSS, STATE_JS, STEP_CHARTS, picked_index, view_title
-from ui.i18n import KIND_VIEWS, VIEWS, text_in
+from benchmarks.clicks_page import (
+    CROSS,
+    ONE_STACK_VIEW,
+    STATE_JS,
+    picked_index,
+    step_want,
+    view_title,
+)
+from ui.i18n import KIND_VIEWS, ONE_STACK_VIEWS, VIEWS, text_in
+from ui.state import head_key, layer_key
 from viz.convention import head_number, layer_number
 
 
-def test_the_benchmark_clicks_the_cross_attention_views_own_keys():
+def test_the_benchmark_clicks_the_step_views_own_keys():
+    """Cross-attention, and a decoder-only model's view of the written tokens reading the
+    prompt: the app's view ids, their charts' keys (``panels.attention_view``:
+    ``{view}_chart``) and their pickers' keys (``ui.state``), which the state it reads before
+    each click builds from the view id it is given."""
     assert CROSS in VIEWS and KIND_VIEWS["cross"] == CROSS
-    assert f"{CROSS}_chart" in STEP_CHARTS
-    # the state it reads before each click: the Cross-attention view's pickers by their keys
-    assert f"box('{CROSS}_layer')" in STATE_JS and f"box('{CROSS}_head')" in STATE_JS
-    assert "%CROSS%" not in STATE_JS
+    assert ONE_STACK_VIEW in ONE_STACK_VIEWS
+    for view in (CROSS, ONE_STACK_VIEW):
+        want = step_want("en", 1, 3, layer=0, head=None, view=view)
+        assert f"{view}_chart" in want["redrawn"] and "step_chart" in want["redrawn"]
+        assert (layer_key(view), head_key(view)) == (f"{view}_layer", f"{view}_head")
+    assert "box(view + '_layer')" in STATE_JS and "box(view + '_head')" in STATE_JS
 
 
 def test_the_benchmark_reads_the_pickers_and_titles_as_the_app_numbers_them():
