@@ -75,6 +75,7 @@ def test_every_tab_draws(family, lang, tmp_path_factory):
     assert not at.exception and not at.error
 
 
+@pytest.mark.slow  # over ~5 s: run in CI, not in the quick tier
 @pytest.mark.parametrize("family", GEOMETRIES)
 def test_the_published_geometries_draw_every_tab(family, tmp_path_factory):
     """T5 v1.1 / Flan-T5 and mT5 shapes (per-head width d_kv with H * d_kv != d_model, gated

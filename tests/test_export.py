@@ -209,6 +209,7 @@ def test_drawing_every_kind_of_table_imports_no_pandas():
     assert out.split()[-1] == "False"
 
 
+@pytest.mark.slow  # over ~5 s: run in CI, not in the quick tier
 def test_the_app_modules_leave_pyarrow_until_a_table_is_built():
     # pyarrow is 24 MiB resident: importing every module the warm-up imports (serve.py)
     # must not load it; building the first table does.

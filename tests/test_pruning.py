@@ -39,6 +39,7 @@ def test_no_heldout_pairs_are_made_up():
             heldout_pairs({}, bad)
 
 
+@pytest.mark.slow  # over ~5 s: run in CI, not in the quick tier
 def test_batched_translations_equal_one_sentence_at_a_time(small):
     texts = [src for src, _ in heldout_pairs(small.card, 12)] + ["zzz qqq"]
     off = [("cross", 1, 0), ("encoder", 0, 3)]

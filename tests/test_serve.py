@@ -81,6 +81,7 @@ print(torch.get_num_threads())
 """
 
 
+@pytest.mark.slow  # over ~5 s: run in CI, not in the quick tier
 def test_the_warm_up_imports_what_app_py_imports_and_computes_on_one_thread():
     # The warm-up lists app.py's imports again (warm._import_app): every module app.py
     # imports is imported by the time its first run goes on. And the warm-up loads the model
