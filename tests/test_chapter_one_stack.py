@@ -51,12 +51,16 @@ def assert_says_the_numbers(made, live: Live) -> None:
     assert made.values["weight"] == f"{prompt[k, best]:.0%}"
     assert made.values["best"] == code_span(d.src_labels[best])
     assert made.values["token"] == code_span(d.tgt_labels[k + 1])
+    assert made.values["query"] == code_span(d.decoder_input_labels[k])  # the outlined row
     sink = head_stats(d, "decoder").values["first"]  # (L, H)
     sl, sh = int(made.values["sink_layer"]) - 1, int(made.values["sink_head"]) - 1
     assert made.values["sink"] == f"{sink.max():.0%}" and sink[sl, sh] == sink.max()
     z = np.asarray(made.figure.data[0].z, dtype=np.float64)
     np.testing.assert_allclose(z, one_map(d)[layer].mean(0), atol=1e-6)
     assert made.values["n"] == z.shape[0] == len(d.src_tokens) + len(d.steps)
+    (outline,) = [t for t in made.figure.data[1:] if t.mode == "markers"]
+    cells = list(zip(outline.y, outline.x, strict=True))
+    assert cells == [(len(d.src_tokens) + k, best)]  # the row writing the token, its key
     token = d.tgt_tokens[k + 1]
     tr = live.trace
     if token in tr.tgt_tokens[1:]:  # what the encoder-decoder looks at writing it

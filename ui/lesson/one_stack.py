@@ -87,6 +87,7 @@ def one_stack(live: Live, turn: int) -> Chapter:
     options = [("prompt", t("lesson_one_stack_prompt")),
                ("written", t("lesson_one_stack_written"))]
     return Chapter({"token": code_span(d.tgt_labels[row + 1]), "k": step_number(row),
+                    "query": code_span(d.decoder_input_labels[row]),  # the row that writes it
                     "layer": layer_number(layer), "share": f"{share:.0%}",
                     "rest": f"{1 - share:.0%}", "best": code_span(d.src_labels[best]),
                     "weight": f"{prompt[row, best]:.0%}", "model": code_span(DECODER_ONLY),
