@@ -175,7 +175,7 @@ def run_decoder(model: Transformer, src_ids: torch.Tensor, settings: GenerationS
     todo = [*for_settings(settings), *processors]
     enc = model.encode(src_ids, pe_table=pe_tables[0])
     start = c.bos_id if start_id is None else start_id
-    rec, cache = _Record.start(c, max_new_tokens, src_ids.size(1), start), None
+    rec, cache, ends = _Record.start(c, max_new_tokens, src_ids.size(1), start), None, end_ids(c)
     for t in range(max_new_tokens):
         if t >= len(forced) and choose is None:
             break
@@ -186,7 +186,7 @@ def run_decoder(model: Transformer, src_ids: torch.Tensor, settings: GenerationS
         if t == rec.n_forced and (t < len(forced) or int(probs.gt(0).sum()) == 1):
             rec.n_forced += 1  # a prefix token, or one a processor forces (forced_bos)
         rec.ids.append(int(forced[t]) if t < len(forced) else int(choose(probs, t)))
-        if rec.ids[-1] in end_ids(c):
+        if rec.ids[-1] in ends:
             rec.finished = True
             break
     itos = tgt_itos if tgt_itos is not None else [str(i) for i in range(c.tgt_vocab_size)]
