@@ -16,6 +16,15 @@ shipped constants): using all the room a bar leaves on 44 right sentences fits t
 thresholds to them. With none meeting both, of those under the 20 % the one that flags the
 most wrong ones. The choice is printed, and its figures on the TEST half beside it. The
 chosen values are the constants of model/analysis/verdict.py; TEST never chooses anything.
+
+With ``--references FILE`` (a TEST file of the everyday corpus: English, tab, Chinese; no model
+is run) each pair's own human translation is read as the output, and the share of pairs each
+text signal fires on is printed: false alarms by construction (a human translation may
+rephrase, so a few are fair). For a Chinese source (``--source zh``, the default) the
+dictionary check, the negation and said-twice checks (``faithful_zh``) and the number check;
+for an English source the dictionary and number checks.
+
+    .venv/bin/python -m benchmarks.verdict --references data/everyday/test_tatoeba.tsv
 """
 
 from __future__ import annotations
@@ -55,7 +64,8 @@ SHIPPED = {"rare_below": V.RARE_BELOW, "coverage_min": V.COVERAGE_MIN, "low_prob
            "sentence_min": V.SENTENCE_MIN, "typo_flags": V.TYPO_FLAGS}
 MAX_RIGHT_FLAGGED = 20.0  # percent: the issue's bar for right translations flagged
 MIN_WRONG_FLAGGED = 90.0  # percent: its bar for wrong translations flagged
-FIXED = {"sentences", "not_english", "not_chinese", "number", "untranslated", "loop",
+FIXED = {"sentences", "not_english", "not_chinese", "number", "untranslated", "negation",
+         "repeated", "loop",
          "runaway"}  # no threshold
 
 
@@ -93,32 +103,41 @@ def margins(trace, counts, language: str = "en") -> Margins:
                    fixed=bool(FIXED & set(v.signals)), typo=bool(v.typos))
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Command-line entry point (module docstring)."""
-    ap = argparse.ArgumentParser(prog="python -m benchmarks.verdict")
-    ap.add_argument("model", nargs="?", default="en-zh-everyday")
-    ap.add_argument("--search", action="store_true", help="choose thresholds on CALIBRATION")
-    ap.add_argument("--threads", type=int, default=2)
-    args = ap.parse_args(argv)
-    torch.set_num_threads(args.threads)
-    m = load_pretrained(args.model)
-    counts, language = m.info.train_counts, m.info.source_language
-    traces = [(item, m.generate(item.source)) for item in read_set(direction=direction_of(m))]
+def reference_alarms(path: Path, source: str) -> dict[str, int]:
+    """Print and return how many pairs of ``path`` (English, tab, Chinese per line) each text
+    signal fires on, reading the ``source`` side as the sentence and the other as its
+    translation (module docstring), and the examples of the negation and said-twice checks."""
+    from model.analysis.faithful_zh import negation_dropped, said_twice
+    from model.analysis.lexicon import untranslated
+    from model.analysis.lexicon_zh import untranslated_zh
+    from model.analysis.numbers import missing_numbers_english
 
-    def scored(split: str, **thresholds) -> list[Scored]:
-        return [Scored(i, t.output_text or "", is_right(i, t.output_text or ""),
-                       judge_trace(t, counts, language, **thresholds))
-                for i, t in traces if i.split == split]
+    lines = path.read_text(encoding="utf-8").splitlines()
+    pairs = [(zh, en) if source == "zh" else (en, zh)
+             for en, zh, *_ in (line.split("\t") for line in lines if "\t" in line)]
+    skip = V.chinese_function_words()
+    checks = ({"untranslated": lambda s, o: untranslated_zh(s, o, skip=skip),
+               "negation": lambda s, o: negation_dropped(s, o, skip=skip),
+               "repeated": said_twice, "number": missing_numbers_english}
+              if source == "zh" else {"untranslated": untranslated,
+                                      "number": V.missing_numbers})
+    fired = dict.fromkeys([*checks, "any"], 0)
+    for src, out in pairs:
+        found = {name: check(src, out) for name, check in checks.items()}
+        for name, hit in found.items():
+            fired[name] += bool(hit)
+            if hit and name in ("negation", "repeated"):
+                print(f"  {name}: {src} -> {out} {hit}")
+        fired["any"] += any(found.values())
+    print(f"{path}: {len(pairs)} pairs, {source} source; fired on:",
+          ", ".join(f"{k} {n} ({100 * n / max(len(pairs), 1):.2f} %)" for k, n in fired.items()))
+    return fired
 
-    for split in SPLITS:
-        print(split, json.dumps(summary(scored(split)), ensure_ascii=False))
-    for split in SPLITS:
-        for s in scored(split):
-            if s.right == s.verdict.flagged:
-                kind = "right, flagged" if s.right else "wrong, not flagged"
-                print(f"  {split} {kind}: {s.item.source} -> {s.output} {s.verdict.signals}")
-    if not args.search:
-        return
+
+def search(traces: list, counts, language: str, scored) -> None:
+    """``--search`` (module docstring): every setting of GRID on the CALIBRATION half's
+    ``Margins``; print the chosen thresholds and their figures on both halves (``scored``:
+    split and thresholds -> the ``Scored`` translations of that split)."""
     marks = {split: [(is_right(i, t.output_text or ""), margins(t, counts, language))
                      for i, t in traces if i.split == split] for split in SPLITS}
 
@@ -151,6 +170,40 @@ def main(argv: list[str] | None = None) -> None:
                                              s["flagged_right"] or 0.0), split
         print(f"chosen on calibration: {thresholds}; on {split}:",
               json.dumps(s, ensure_ascii=False))
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Command-line entry point (module docstring)."""
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.verdict")
+    ap.add_argument("model", nargs="?", default="en-zh-everyday")
+    ap.add_argument("--search", action="store_true", help="choose thresholds on CALIBRATION")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--references", type=Path, help="TEST pairs: text signals on references")
+    ap.add_argument("--source", choices=("zh", "en"), default="zh")
+    args = ap.parse_args(argv)
+    if args.references is not None:
+        reference_alarms(args.references, args.source)
+        return
+    torch.set_num_threads(args.threads)
+    m = load_pretrained(args.model)
+    counts, language = m.info.train_counts, m.info.source_language
+    traces = [(item, m.generate(item.source)) for item in read_set(direction=direction_of(m))]
+
+    def scored(split: str, **thresholds) -> list[Scored]:
+        return [Scored(i, t.output_text or "", is_right(i, t.output_text or ""),
+                       judge_trace(t, counts, language, **thresholds))
+                for i, t in traces if i.split == split]
+
+    for split in SPLITS:
+        print(split, json.dumps(summary(scored(split)), ensure_ascii=False))
+    for split in SPLITS:
+        for s in scored(split):
+            if s.right == s.verdict.flagged:
+                kind = "right, flagged" if s.right else "wrong, not flagged"
+                print(f"  {split} {kind}: {s.item.source} -> {s.output} {s.verdict.signals}")
+    if not args.search:
+        return
+    search(traces, counts, language, scored)
 
 
 if __name__ == "__main__":

@@ -120,3 +120,25 @@ def test_a_paragraph_is_offered_one_sentence_at_a_time():
     assert not at.exception
     assert at.text_input(key="sentence").value == "I live in Chengdu."
     assert "sentences typed" not in _page(at)  # one sentence: no such line
+
+
+@pytest.mark.parametrize("sentence", ["我们不去公园了。", "我们学校的学生很多。"])
+def test_a_dropped_negation_and_a_word_said_twice_are_named_as_the_checks_find_them(sentence):
+    """The Chinese -> English model's own output: each line shows exactly when its check
+    (``faithful_zh``) finds something, naming what it found, in the Chinese interface too."""
+    from model.analysis.faithful_zh import negation_dropped, said_twice
+
+    output = trace_of("zh-en-everyday", sentence).output_text
+    negations = negation_dropped(sentence, output, skip=chinese_function_words())
+    repeats = said_twice(sentence, output)
+    at = run_app("zh-en-everyday")
+    at.radio(key="lang").set_value("简体中文").run()
+    lines = _page(enter(at, sentence)).splitlines()
+    negation = next((ln for ln in lines if "可能漏了否定" in ln), None)
+    repeated = next((ln for ln in lines if "说了两遍" in ln), None)
+    assert (negation is not None) == bool(negations) and (repeated is not None) == bool(repeats)
+    for n in negations:
+        assert f"`{n.negated}`" in negation and all(w in negation for w in n.english)
+    for r in repeats:
+        assert f"*{r.word}*（译文 {r.times} 次，原句 {r.sources} 次）" in repeated
+    assert negations or repeats  # the sentences were chosen for this model's slips

@@ -184,3 +184,16 @@ def test_a_paragraph_goes_home_with_the_one_sentence_note(everyday):
     for lang, said in (("en", "3 sentences typed"), ("zh", "输入了 3 个句子")):
         kind, lines = _verdict_of(take_home.page_html(trace, "x", lang, info=everyday.info))
         assert kind == "flagged" and said in lines[1]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_page_carries_a_dropped_negation_and_a_word_said_twice(lang):
+    src, output = "他不是老师。", "He is a teacher and a teacher."
+    attn = np.full((1, 1, 1, 2), 0.5)  # (L, H, T, S): one step on both tokens
+    v = judge(src, [src, "</s>"], [0, 1], attn, probs=[0.9], forced=[False],
+              output_text=output, finished=True, counts=None, source_language="zh")
+    assert v.negation and v.repeated
+    lines = take_home.verdict_lines(v, lang)
+    negation = next(ln for ln in lines if "不是老师 → teacher" in ln)
+    repeated = next(ln for ln in lines if ln.count("teacher") == 1 and "2" in ln)
+    assert negation != repeated and "*" not in negation + repeated and "`" not in negation

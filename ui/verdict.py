@@ -2,7 +2,8 @@
 ``model.analysis.verdict`` as one line that names what it points at and what to do: not
 English (or, for a Chinese -> English model, not Chinese), likely typos (a button puts the
 corrected sentence in the box), words (characters) the model barely saw, a number left out,
-nouns none of whose dictionary translations is in the output, words hardly looked at (marked
+nouns none of whose dictionary translations is in the output, for a Chinese source a negation
+dropped and a word said twice (``faithful_zh``), words hardly looked at (marked
 on the source tokens), and the decoding's own warnings (``ui.confidence``). When several
 sentences were typed, it says the model translates one at a time, with a button per sentence
 that puts it alone in the sentence box. The checks follow
@@ -20,6 +21,7 @@ import streamlit as st
 
 from model import DecodeTrace, Translator
 from model.analysis.confidence import LOW_PROB
+from model.analysis.faithful_zh import Negated, Repeated
 from model.analysis.lexicon import Missing
 from model.analysis.verdict import (
     COVERAGE_MIN,
@@ -87,6 +89,24 @@ def missing_item(m: Missing, language: str, *, zh: bool = False, quote=code_span
         return word
     return text_in("verdict_untranslated_name" if zh else "verdict_untranslated_pinyin",
                    language, word=word, pinyin=" ".join(m.pinyin))
+
+
+def negation_item(n: Negated, language: str, *, markdown: bool = True) -> str:
+    """One negation the translation drops, in ``language``: the Chinese from the negator to
+    the word it negates and the output's words that write that word without a *not*
+    (``不舒服 → comfortable``); with ``markdown`` the Chinese a code span (the user's text) and
+    the English in italics, else plain text."""
+    english = ", ".join(f"*{md_literal(w)}*" if markdown else w for w in n.english)
+    negated = code_span(n.negated) if markdown else n.negated
+    return text_in("verdict_negation_item", language, negated=negated, english=english)
+
+
+def repeated_item(r: Repeated, language: str, *, markdown: bool = True) -> str:
+    """One word said twice, in ``language``: the word (in italics with ``markdown``), how
+    often one clause of the output writes it and how many words of the sentence translate
+    it (*girls* (2 times; the sentence: 1))."""
+    word = f"*{md_literal(r.word)}*" if markdown else r.word
+    return text_in("verdict_repeated_item", language, word=word, times=r.times, n=r.sources)
 
 
 def signal_names(v: Verdict, language: str) -> str:
@@ -221,6 +241,12 @@ def verdict_banner(translator: Translator, trace: DecodeTrace, v: Verdict) -> No
         if v.untranslated:
             _say("verdict_untranslated", words=t("word_separator").join(
                 missing_item(m, lang(), zh=zh) for m in v.untranslated))
+        if v.negation:
+            _say("verdict_negation", items=t("word_separator").join(
+                negation_item(n, lang()) for n in v.negation))
+        if v.repeated:
+            _say("verdict_repeated", items=t("word_separator").join(
+                repeated_item(r, lang()) for r in v.repeated))
         named = {m.word for m in v.untranslated}  # named once, by the stronger evidence
         if low := [w for _, w, _ in v.left_out if w not in named]:
             _say("verdict_left_out", min=COVERAGE_MIN, words=t("word_separator").join(

@@ -104,7 +104,7 @@ def spelt(word: str, output_text: str, lex: Lexicon, place: bool = False) -> boo
     return any(t.startswith(s) for w in whole for s in spellings(w, lex) for t in tails)
 
 
-def _content_forms(senses: tuple[str, ...]) -> frozenset[str]:
+def content_forms(senses: tuple[str, ...]) -> frozenset[str]:
     """The lemmas of the content words of ``senses`` (no function word, no leading *to*), a
     hyphenated word also written as one (*desk-mate*: *desk*, *mate*, *deskmate*)."""
     words = {w for s in senses for w in ENGLISH_WORD.findall(s)
@@ -113,7 +113,7 @@ def _content_forms(senses: tuple[str, ...]) -> frozenset[str]:
     return frozenset(f for w in words for f in lemmas(w))
 
 
-def _parts(word: str) -> set[str]:
+def parts(word: str) -> set[str]:
     """``word`` and its parts of two characters or more (张老师: 张老, 老师, ...)."""
     return {word} | {word[i:j] for i in range(len(word)) for j in range(i + 2, len(word) + 1)}
 
@@ -158,11 +158,11 @@ def untranslated_zh(src_text: str, output_text: str, lex: Lexicon | None = None,
         senses = senses_of(word, gloss)
         if senses and tag != "vn" and senses[0].startswith("to ") and not name:
             continue  # a verb jieba tagged a noun
-        if _content_forms(senses) & out_forms:
+        if content_forms(senses) & out_forms:
             continue
         if out_zh is None:
             out_zh = {zh for f in out_forms for zh in lex.senses.get(f, ())}
-        if not _parts(word).isdisjoint(out_zh):
+        if not parts(word).isdisjoint(out_zh):
             continue
         if name and spelt(word, output_text, lex, place=tag in PLACE_TAGS):
             continue

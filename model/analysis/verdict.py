@@ -53,6 +53,11 @@ For a Chinese source (``source_language="zh"``):
   word or name of the sentence (as jieba tags it) whose dictionary senses (CC-CEDICT's gloss,
   the classroom lists) and pinyin the English output all lack (成都 and 熊猫 in *We go to the
   summer vacation.*).
+- **a negation dropped** (``faithful_zh.negation_dropped``): the sentence negates a word
+  (不舒服) and the output writes that word's meaning with no negation (*comfortable*).
+- **a word said twice** (``faithful_zh.said_twice``): one clause of the output writes a content
+  word more often than the sentence has words that translate it (*20 girls are 20 girls*
+  for 女生 once): over-translation.
 
 The thresholds (RARE_BELOW, COVERAGE_MIN, SENTENCE_MIN, TYPO_FLAGS, ``confidence.LOW_PROB``) were
 chosen on the CALIBRATION half of the classroom set for the shipped default model
@@ -82,6 +87,7 @@ from ..core.counts import TrainCounts
 from ..core.vocab import tokenize_zh
 from ..decoding.trace import split_at_prompt
 from .confidence import LOW_PROB, Confidence, assess
+from .faithful_zh import Negated, Repeated, negation_dropped, said_twice
 from .lemmas import all_lemmas
 from .lexicon import ENGLISH_WORD, Lexicon, Missing, function_words, untranslated
 from .lexicon_zh import untranslated_zh
@@ -340,6 +346,10 @@ class Verdict:
         sentence_min: the ``sentence_prob`` threshold it was judged with (a probability).
         sentences: the typed text's sentences when it holds more than one
             (``sentences.split_sentences``: the model translates one at a time), else ().
+        negation: for a Chinese source, the negations the output drops
+            (``faithful_zh.negation_dropped``); else ().
+        repeated: for a Chinese source, the words one clause of the output says more often
+            than the sentence does (``faithful_zh.said_twice``); else ().
     """
 
     script: str | None
@@ -357,14 +367,16 @@ class Verdict:
     source_language: str = "en"
     sentence_min: float = SENTENCE_MIN
     sentences: tuple[str, ...] = ()
+    negation: tuple[Negated, ...] = ()
+    repeated: tuple[Repeated, ...] = ()
 
     @property
     def signals(self) -> tuple[str, ...]:
         """The ids of the signals that fire, in the order the header names them:
         ``sentences`` (more than one typed), ``not_english`` (or, for a Chinese source,
         ``not_chinese``), ``typo``, ``rare``,
-        ``number``, ``untranslated``, ``left_out``, ``uncertain``, ``unsure``, ``loop``,
-        ``runaway``."""
+        ``number``, ``untranslated``, ``negation``, ``repeated``, ``left_out``,
+        ``uncertain``, ``unsure``, ``loop``, ``runaway``."""
         c = self.confidence
         chinese = self.source_language == "zh"
         fired = {"sentences": bool(self.sentences),
@@ -373,6 +385,7 @@ class Verdict:
                  "typo": bool(self.typos),
                  "rare": bool(self.rare), "number": bool(self.numbers),
                  "untranslated": bool(self.untranslated),
+                 "negation": bool(self.negation), "repeated": bool(self.repeated),
                  "left_out": bool(self.left_out),
                  "uncertain": bool(c.uncertain), "unsure": self.unsure,
                  "loop": c.loop is not None,
@@ -446,11 +459,6 @@ def judge(src_text: str, labels: Sequence[str], word_of: Sequence[int],
         left_out=left_out(labels, word_of, cover, coverage_min,
                           skip=chinese_function_words() if chinese else None)
         if attention_check else (),
-        numbers=(missing_numbers_english(src_text, output_text) if chinese
-                 else missing_numbers(src_text, output_text)),
-        untranslated=(untranslated(src_text, output_text, lexicon) if source_language == "en"
-                      else untranslated_zh(src_text, output_text, lexicon,
-                                           skip=chinese_function_words()) if chinese else ()),
         coverage=cover,
         sentence_prob=sure,
         unsure=sure is not None and sure < sentence_min,
@@ -459,7 +467,23 @@ def judge(src_text: str, labels: Sequence[str], word_of: Sequence[int],
         typo_flags=typo_flags,
         source_language=source_language,
         sentence_min=sentence_min,
-        sentences=several if len(several := split_sentences(src_text)) > 1 else ())
+        sentences=several if len(several := split_sentences(src_text)) > 1 else (),
+        **_output_signals(src_text, output_text, source_language, lexicon))
+
+
+def _output_signals(src_text: str, output_text: str, source_language: str,
+                    lexicon: Lexicon | None) -> dict:
+    """``Verdict``'s fields that compare the output with the sentence: ``numbers``,
+    ``untranslated`` and, for a Chinese source, ``negation`` and ``repeated``."""
+    if source_language != "zh":
+        return {"numbers": missing_numbers(src_text, output_text),
+                "untranslated": (untranslated(src_text, output_text, lexicon)
+                                 if source_language == "en" else ())}
+    skip = chinese_function_words()
+    return {"numbers": missing_numbers_english(src_text, output_text),
+            "untranslated": untranslated_zh(src_text, output_text, lexicon, skip=skip),
+            "negation": negation_dropped(src_text, output_text, skip=skip),
+            "repeated": said_twice(src_text, output_text, lexicon)}
 
 
 def sentence_min_for(source_language: str) -> float:

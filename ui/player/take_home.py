@@ -36,7 +36,7 @@ from viz.convention import display_settings
 
 from ..i18n import HTML_LANG, text_in
 from ..pinyin import chinese_sides, side_readings
-from ..verdict import missing_item, signal_names
+from ..verdict import missing_item, negation_item, repeated_item, signal_names
 
 PLAYER = Path(__file__).parent
 VIEW_KINDS = ("encoder", "decoder", "cross")  # the attention views the player draws
@@ -91,6 +91,7 @@ def verdict_lines(v: Verdict, lang: str) -> list[str]:
     its headline (confident, or "Check this translation:" and the signals that fire), then
     several sentences typed, the numbers missing, the words not in the translation with the
     dictionary's hints (``ui.verdict.missing_item``: *Chengdu (the dictionary: 成都、成渝)*),
+    a negation dropped and a word said twice (``negation_item``, ``repeated_item``),
     the words hardly looked at and the words barely seen in training. Text, never markup:
     the page escapes it."""
     sep = text_in("word_separator", lang)
@@ -104,6 +105,12 @@ def verdict_lines(v: Verdict, lang: str) -> list[str]:
     if v.untranslated:
         lines.append(text_in("home_verdict_untranslated", lang, words=sep.join(
             missing_item(m, lang, zh=zh, quote=str) for m in v.untranslated)))
+    if v.negation:
+        lines.append(text_in("home_verdict_negation", lang, items=sep.join(
+            negation_item(n, lang, markdown=False) for n in v.negation)))
+    if v.repeated:
+        lines.append(text_in("home_verdict_repeated", lang, items=sep.join(
+            repeated_item(r, lang, markdown=False) for r in v.repeated)))
     named = {m.word for m in v.untranslated}  # named once, as the app does
     if low := [w for _, w, _ in v.left_out if w not in named]:
         lines.append(text_in("home_verdict_left_out", lang, words=sep.join(low)))
