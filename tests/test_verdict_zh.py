@@ -201,6 +201,35 @@ def test_a_translation_the_dictionary_or_the_pinyin_knows_is_found(src, output):
     assert _missing(src, output) == {}
 
 
+@pytest.mark.parametrize(("src", "output"), [
+    ("有人在敲门。", "Someone is knocking at the door."),  # 人 as a pronoun
+    ("你回家的时候给我打电话。", "Call me when you get home."),  # 时候 as a conjunction
+    ("他是美国人。", "He is American."),  # a demonym; 人 after a place
+    ("这部电影很好看。", "This film is great."),  # 部: a measure word
+    ("这本书三十块钱。", "This book is 30 yuan."),  # a currency for 钱
+    ("爷爷在看报纸。", "Grandpa is reading the paper."),  # as a child says it
+])
+def test_english_the_dictionary_lacks_or_a_measure_word_is_no_false_alarm(src, output):
+    assert _missing(src, output) == {}
+
+
+@pytest.mark.parametrize(("src", "output", "named"), [
+    ("我们班有三十个人。", "Our class has thirty.", "人"),  # no stand-in at all
+    ("这部电影很好看。", "This is great.", "电影"),  # the measure word's noun still read
+    ("他是美国人。", "He is a teacher.", "美国"),
+])
+def test_the_words_around_them_are_still_read(src, output, named):
+    assert named in _missing(src, output)
+
+
+def test_every_extra_sense_clears_its_word():
+    named = [w for w in LZ.extra_senses() if w in _missing(w + "。", "Look: a tree.")]
+    assert len(named) > len(LZ.extra_senses()) / 2  # the check reads most of them alone
+    for word in named:
+        for e in LZ.extra_senses()[word]:
+            assert word not in _missing(word + "。", f"Look: {e}."), (word, e)
+
+
 def test_an_output_with_no_english_word_is_not_judged_and_skipped_words_never_named():
     assert _missing("我们暑假去成都看熊猫。", "我们暑假。") == {}
     named = [m.word for m in LZ.untranslated_zh("我们暑假去成都看熊猫。", "We went.",

@@ -25,7 +25,7 @@ and the probabilities miss, both read in ``resources/faithful_zh.toml``:
   word's pinyin spells it (周杰 for *Zhou*).
 
 On the 5,762 Tatoeba TEST pairs of the everyday corpus, read with their human English as the
-"output", the two fire on 0.1 % and 0.3 % (false alarms by construction:
+"output", the two fire on 0.17 % and 0.30 % (false alarms by construction:
 ``benchmarks/verdict.py --references``).
 """
 

@@ -12,13 +12,16 @@ whose translation the output lacks:
 - Which words: nouns, verbal nouns, proper nouns, names of people and places, and time words
   (jieba's tags ``CHECKED_TAGS``: 熊猫, 训练, 英语, 李明, 成都, 下午), not the Chinese function
   words (``verdict.chinese_function_words``). A word tagged a noun whose first dictionary sense
-  is a verb (生病 "to fall ill") is left alone: its English varies too much (*was sick*).
+  is a verb (生病 "to fall ill") is left alone: its English varies too much (*was sick*). Nor
+  are a measure word (部 in 这部电影) and one character after a place (人 in 美国人) read.
 - Found when an English word of the output, as a lemma (``lexicon.lemmas``: *pandas* ->
   *panda*; *word's* -> *word*), is a content word of the word's senses: the app's gloss
   dictionary (``cedict.gloss_dictionary``: CC-CEDICT's first senses) and the classroom lists of
   ``entities.toml`` (天安门广场 -> Tiananmen Square); or when the full CC-CEDICT read backwards
   (``Lexicon.senses``) gives the word, or a part of it of two characters or more, for an English
-  word of the output (张老师: *teacher* -> 老师).
+  word of the output (张老师: *teacher* -> 老师); or when the output has English that
+  ``resources/senses_zh.toml`` gives for it and CC-CEDICT does not say (人 -> *someone*,
+  时候 -> *when*, 日本 -> *Japanese*, 钱 -> *yuan*: ``said_otherwise``).
 - Names: a name of a person (tags ``nr``...) is also found when the output spells its pinyin,
   one word after another from a word's start (李明 in *Li Ming is ...*, toneless, any reading of
   each character: ``Lexicon.readings``); a place (``ns``) also when it spells all but its last
@@ -32,8 +35,10 @@ from __future__ import annotations
 
 import itertools
 import re
+import tomllib
 from collections.abc import Mapping
 from functools import lru_cache
+from pathlib import Path
 
 from .cedict import gloss_dictionary
 from .lexicon import (
@@ -52,6 +57,8 @@ from .lexicon import (
 CHECKED_TAGS = frozenset({"n", "vn", "nz", "nt", "t", "ns", "nr", "nrt", "nrfg"})  # jieba's
 PLACE_TAGS = frozenset({"ns"})
 SPELLINGS = 64  # at most this many pinyin spellings of one word are tried (polyphones)
+SENSES_FILE = Path(__file__).with_name("resources") / "senses_zh.toml"
+MEASURED = frozenset("这那哪每几某此各")  # a measure word may follow these (这部电影)
 _ASIDE = re.compile(r"\(.*?\)|…")
 _HYPHENATED = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)+")
 _CAPITALISED = re.compile(r"^(?:[A-Z][\w'-]*\s?)+")
@@ -125,6 +132,40 @@ def _shown(senses: tuple[str, ...], name: bool) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names if name and names else senses))[:SHOWN]
 
 
+@lru_cache(maxsize=1)
+def extra_senses() -> Mapping[str, tuple[str, ...]]:
+    """Chinese word -> English that translates it where CC-CEDICT's senses do not say it
+    (``resources/senses_zh.toml``, lower case: 人 -> someone, 日本 -> japanese)."""
+    table = tomllib.loads(SENSES_FILE.read_text(encoding="utf-8"))["senses"]
+    return {zh: tuple(e.lower() for e in en) for zh, en in table.items()}
+
+
+def said_otherwise(word: str, output_text: str, out_forms: frozenset[str]) -> bool:
+    """Whether ``output_text`` has English of ``extra_senses`` for Chinese ``word``: a phrase
+    as whole words in any case (*at the moment*), a single word also as a lemma of an output
+    word (``out_forms``: *Americans* -> american)."""
+    text = output_text.lower().replace("\u2019", "'")
+    return any(e in out_forms or re.search(rf"(?<![\w']){re.escape(e)}(?![\w'])", text)
+               for e in extra_senses().get(word, ()))
+
+
+def _read(pairs: list[tuple[str, str]], i: int, skip: frozenset[str]) -> bool:
+    """Whether the check reads word ``i`` of ``pairs`` (jieba's (word, tag)): a Chinese word
+    of CHECKED_TAGS, not in ``skip``, not a measure word (one character after a numeral or a
+    demonstrative, ``MEASURED``, and before a noun: 部 in 这部电影, 支 in 3支笔), and not one
+    character after a place (人 in 美国人: *American*)."""
+    word, tag = pairs[i]
+    if tag not in CHECKED_TAGS or word in skip or not HAN.search(word):
+        return False
+    if len(word) > 1 or i == 0:
+        return True
+    before, before_tag = pairs[i - 1]
+    if before_tag in PLACE_TAGS:  # 美国人 (American), 北京话: the place's check reads both
+        return False
+    after_tag = pairs[i + 1][1] if i + 1 < len(pairs) else ""
+    return not ((before_tag.startswith("m") or before in MEASURED) and after_tag.startswith("n"))
+
+
 def untranslated_zh(src_text: str, output_text: str, lex: Lexicon | None = None, *,
                     gloss: Mapping[str, str] | None = None,
                     skip: frozenset[str] = frozenset()) -> tuple[Missing, ...]:
@@ -151,14 +192,15 @@ def untranslated_zh(src_text: str, output_text: str, lex: Lexicon | None = None,
                           for f in lemmas(re.sub(r"'s$", "", w)))
     out_zh: set[str] | None = None  # the Chinese the output's words translate (when needed)
     found: dict[str, Missing] = {}
-    for word, tag in jieba_tag(src_text):
-        if tag not in CHECKED_TAGS or word in skip or word in found or not HAN.search(word):
+    pairs = jieba_tag(src_text)
+    for i, (word, tag) in enumerate(pairs):
+        if word in found or not _read(pairs, i, skip):
             continue
         name = tag.startswith("nr") or tag in PLACE_TAGS  # a person's (nr, nrt, nrfg) or a place's
         senses = senses_of(word, gloss)
         if senses and tag != "vn" and senses[0].startswith("to ") and not name:
             continue  # a verb jieba tagged a noun
-        if content_forms(senses) & out_forms:
+        if content_forms(senses) & out_forms or said_otherwise(word, output_text, out_forms):
             continue
         if out_zh is None:
             out_zh = {zh for f in out_forms for zh in lex.senses.get(f, ())}
