@@ -1,12 +1,16 @@
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from model.core.masks import (
     cross_attention_mask,
     decoder_self_attention_mask,
+    length_padding_mask,
     padding_mask,
     subsequent_mask,
 )
+from model.decoding.batch import pad_rows
 
 
 def test_padding_mask_marks_pad_positions_true():
@@ -64,3 +68,11 @@ def test_mask_views_for_a_padded_pair_are_consistent():
                                      [False, False, True]]
     assert (v["decoder"] == (v["subsequent"] | v["target_padding"][None, :])).all()
     assert v["cross"].shape == (3, 5) and v["cross"][:, 3:].all()
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.integers(1, 9), min_size=1, max_size=5))
+def test_padding_by_length_is_padding_by_id_when_the_pad_id_is_never_real(lengths):
+    rows = [[5] * n for n in lengths]  # no real token is the pad id 0
+    src = pad_rows(rows, 0)  # (B, S)
+    assert torch.equal(length_padding_mask(lengths, src.size(1)), padding_mask(src, 0))

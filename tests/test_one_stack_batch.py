@@ -10,7 +10,7 @@ import pytest
 import torch
 from apptest_helpers import charts, enter, run_app, z_array
 
-from model import InputError, batch_matches_single, decode_batch, load_pretrained
+from model import batch_matches_single, decode_batch, load_pretrained
 from model.core.masks import padding_mask, position_ids_past_padding
 from model.decoding import one_map, split_at_prompt
 from testkit.hf_tiny_causal import build_tiny_causal
@@ -89,13 +89,29 @@ def test_the_batch_mask_is_padding_or_look_ahead(translator):
         assert float(one[..., mask].max(initial=0.0)) == 0.0  # nothing blocked is read
 
 
-def test_a_hugging_face_one_stack_refuses_prompts_of_several_lengths(tmp_path):
-    tr = load_pretrained(build_tiny_causal("llama", tmp_path / "tiny-llama"))
-    with pytest.raises(InputError, match="one length"):
-        decode_batch(tr, ["Hello there my friend.", "Hi."])
+@pytest.mark.parametrize("kind", ["llama", "gpt2", "qwen3"])
+def test_a_hugging_face_one_stack_decodes_prompts_of_several_lengths_as_alone(kind, tmp_path):
+    """RoPE (Llama, Qwen3) and learned positions (GPT-2): the pads blocked and numbered out
+    by position (the model's pad id may be a real token), each row decodes as alone."""
+    tr = load_pretrained(build_tiny_causal(kind, tmp_path / f"tiny-{kind}"))
+    texts = ["Hello there my friend.", "Hi.", "We work."]
+    batch = decode_batch(tr, texts)
+    assert len(set(batch.src_lengths.tolist())) == 3  # real padding
+    assert batch.source_padding_mask.sum(1).tolist() == [
+        int(batch.src_lengths.max() - n) for n in batch.src_lengths]
+    check = batch_matches_single(tr, batch)
+    assert check["all_same_output"] and check["pad_weight"] == 0.0
+    assert max(check["max_abs_diff"].values()) <= 1e-5
+    for b, text in enumerate(texts):
+        assert batch.translations[b] == tr.generate(text).output_text
 
 
-def test_the_masks_view_draws_the_batch_s_one_mask(folder, monkeypatch, translator):
+@pytest.mark.parametrize("kind", ["ours", "gpt2"])
+def test_the_masks_view_draws_the_batch_s_one_mask(folder, monkeypatch, translator, kind,
+                                                   tmp_path):
+    if kind == "gpt2":  # a Hugging Face one stack: prompts of several lengths too
+        folder = build_tiny_causal("gpt2", tmp_path / "models" / "a-tiny-gpt2")
+        translator = load_pretrained(folder)
     monkeypatch.setenv("ATTENTION_PRETRAINED_DIR", str(folder.parent))
     app = enter(run_app(), TEXTS[0])
     app.button_group(key=VIEW_KEY).set_value("masks").run()
@@ -103,6 +119,7 @@ def test_the_masks_view_draws_the_batch_s_one_mask(folder, monkeypatch, translat
     app.text_area(key="batch_text").set_value("\n".join(TEXTS)).run()
     assert not app.exception, app.exception
     batch = decode_batch(translator, TEXTS)
+    assert len(set(batch.src_lengths.tolist())) > 1
     drawn = [c for c in charts(app) if c["data"] and c["data"][0]["type"] == "heatmap"]
     masks = [z_array(c["data"][0]) for c in drawn]
     want = batch.one_mask(0).astype(float)

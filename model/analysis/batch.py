@@ -22,12 +22,7 @@ import torch
 from ..backends.records import SourceSentence, to_numpy
 from ..backends.translator import Translator
 from ..core.config import ATTENTION_KINDS, end_ids
-from ..core.masks import (
-    cross_attention_mask,
-    decoder_self_attention_mask,
-    padding_mask,
-    subsequent_mask,
-)
+from ..core.masks import decoder_self_attention_mask, length_padding_mask, subsequent_mask
 from ..decoding import (
     BatchGreedy,
     GenerationSettings,
@@ -150,15 +145,13 @@ def decode_batch(translator: Translator, texts: Sequence[str],
                  max_new_tokens: int | None = None) -> BatchTrace:
     """Greedy-decode 2 to 4 sentences together as one right-padded batch.
 
-    The sources are padded with ``<pad>`` to the longest (S) and encoded once. At each step
-    the decoder runs over the whole padded decoder input so far with the model's combined
-    masks (no cache), every unfinished sentence takes its most probable token, and a
-    sentence that has produced ``</s>`` is fed ``<pad>`` from then on; decoding stops when
-    all have finished or after ``max_new_tokens`` steps. The recorded maps and
+    The sources are padded with ``<pad>`` to the longest (S) and encoded once; then
+    ``decoding.greedy_batch`` (no cache: every step over the whole padded decoder input
+    with the combined masks; a finished sentence fed ``<pad>``). The recorded maps and
     ``step_probs`` are those of the last step's pass, which is one teacher-forced pass over
     the final padded decoder input (B, T); causality makes its rows equal what each step
     saw. Over its real tokens each sentence's output and maps equal decoding it alone
-    (``batch_matches_single`` measures this), a decoder-only model's too (``_starts``).
+    (``batch_matches_single``), a decoder-only model's too (``_starts``).
 
     Args:
         texts: 2 to 4 sentences in the model's source language (``MIN_BATCH``..``MAX_BATCH``).
@@ -168,22 +161,23 @@ def decode_batch(translator: Translator, texts: Sequence[str],
         BatchTrace (see its docstring for the shapes).
 
     Raises:
-        InputError: not a list of 2 to 4 sentences, a sentence ``Translator.source`` refuses (the
-            message says which), ``max_new_tokens`` outside ``settings.BOUNDS`` or above
-            max_len - 1, or as ``_starts`` says.
+        InputError: not a list of 2 to 4 sentences, a sentence ``Translator.source``
+            refuses (the message says which), or ``max_new_tokens`` outside
+            ``settings.BOUNDS`` or above max_len - 1.
     """
-    c = translator.config
-    sources = _batch_sources(translator, texts)
+    c, sources = translator.config, _batch_sources(translator, texts)
     if max_new_tokens is None:
         max_new_tokens = translator.info.default_max_new_tokens
     check("max_new_tokens", max_new_tokens, high=c.max_len - 1)
     src = pad_rows([s.ids.tolist() for s in sources], c.pad_id)  # (B, S)
     starts, max_new_tokens = _starts(translator, sources, max_new_tokens)
+    pad = length_padding_mask([len(s.ids) for s in sources], src.size(1))  # (B, S)
     processors = translator.target.processors(max_new_tokens)  # what generate() applies
     with torch.inference_mode():
         run = greedy_batch(translator.model, src, GenerationSettings(
-            max_new_tokens=max_new_tokens), processors, start_ids=starts)
-        arrays = _batch_arrays(run, c.pad_id)
+            max_new_tokens=max_new_tokens), processors, start_ids=starts,
+            key_padding_mask=pad if starts is not None else None)
+        arrays = _batch_arrays(run, pad)
     tgt_np, generated, ends = run.tgt_ids.numpy().copy(), run.generated, end_ids(c)
     vocab_tgt = translator.target.vocab
     pad = vocab_tgt.itos[c.pad_id]  # the <pad> token (one id and spelling on both sides)
@@ -212,19 +206,12 @@ def _starts(translator: Translator, sources: list[SourceSentence], max_new_token
             ) -> tuple[list[int] | None, int]:
     """A decoder-only model's decoder start per sentence (else None) and the length limit
     its positions leave: the longest prompt and its continuation share max_len. (Its
-    prompts are right-padded as sources are; ``<pad>`` takes no position there, so every
-    continuation starts at its own prompt's length: ``masks.position_ids_past_padding``.)
-
-    Raises:
-        InputError: a Hugging Face decoder-only model given prompts of several lengths (its
-            ``<pad>`` id may be a real token of a prompt, so its padding is not known).
-    """
+    prompts are right-padded as sources are, the padding given by position, since a
+    Hugging Face model's pad id may be a real token of a prompt; ``<pad>`` takes no
+    position, so every continuation starts at its own prompt's length:
+    ``masks.position_ids_past_padding``.)"""
     if sources[0].start_id is None:
         return None, max_new_tokens
-    if translator.info.backend != "ours" and len({len(s.ids) for s in sources}) > 1:
-        raise InputError("A Hugging Face decoder-only model's <pad> id may be a real token "
-                         "of its prompts, so its batch here holds prompts of one length: "
-                         "give sentences of as many tokens.")
     longest = max(len(s.ids) for s in sources)
     return [s.start_id for s in sources], min(max_new_tokens, translator.config.max_len - longest)
 
@@ -250,20 +237,21 @@ def _batch_sources(translator: Translator, texts: Sequence[str]) -> list[SourceS
     return sources
 
 
-def _batch_arrays(run: BatchGreedy, pad_id: int) -> dict[str, np.ndarray]:
+def _batch_arrays(run: BatchGreedy, src_pad: torch.Tensor) -> dict[str, np.ndarray]:
     """The masks and maps of ``BatchTrace`` from a ``greedy_batch`` run over (B, S)
-    sources: the masks (bool, True = blocked), the attention maps (B, L, H, ., .) and
-    ``step_probs`` (B, T, V) of its last pass over the (B, T) decoder inputs."""
-    src, enc, out, T = run.src_ids, run.encoder, run.decoder, run.tgt_ids.size(1)
-    lengths = torch.tensor([len(g) for g in run.generated])  # (B,) real decoder inputs
-    # Padding by position, not by id: some models start decoding with their <pad> id.
-    is_pad = torch.arange(T)[None, :] >= lengths[:, None]  # (B, T)
+    sources padded where ``src_pad`` (B, S) is True: the masks (bool, True = blocked), the
+    attention maps (B, L, H, ., .) and ``step_probs`` (B, T, V) of its last pass over the
+    (B, T) decoder inputs."""
+    enc, out, T = run.encoder, run.decoder, run.tgt_ids.size(1)
+    # Padding by position, not by id: some models start decoding with their <pad> id, and
+    # a Hugging Face one-stack model's pad id may be a real token of a prompt.
+    is_pad = length_padding_mask([len(g) for g in run.generated], T)  # (B, T)
     masks = dict(
-        source_padding_mask=padding_mask(src, pad_id),
+        source_padding_mask=src_pad,
         target_padding_mask=is_pad,
         subsequent_mask=subsequent_mask(T),
         decoder_mask=decoder_self_attention_mask(is_pad.long(), 1),
-        cross_mask=cross_attention_mask(src, T, pad_id),
+        cross_mask=src_pad[:, None, :].expand(-1, T, -1),  # (B, T, S)
     )
     return dict(
         **{k: v.numpy().copy() for k, v in masks.items()},

@@ -41,7 +41,12 @@ import numpy as np
 import torch
 
 from ..core.config import OneStackNames
-from ..core.masks import decoder_self_attention_mask, padding_mask, subsequent_mask
+from ..core.masks import (
+    decoder_self_attention_mask,
+    padding_mask,
+    position_ids_past_padding,
+    subsequent_mask,
+)
 from ..core.transformer import DecoderOutput, EncoderOutput
 from ..decoding import GenerationSettings
 from ..errors import CheckpointError, InputError
@@ -161,21 +166,30 @@ class HFCausal:
         """(B, T) ids -> (B, T, D) the model's token embeddings (no positions)."""
         return self.hf.get_input_embeddings()(ids)
 
-    def encode(self, src_ids: torch.Tensor, *, pe_table: torch.Tensor | None = None,
+    def encode(self, src_ids: torch.Tensor, *, key_padding_mask: torch.Tensor | None = None,
+               pe_table: torch.Tensor | None = None,
                src_embeds: torch.Tensor | None = None) -> EncoderOutput:
         """The prompt's own pass: (B, S) ids -> memory (B, S, D) (their embeddings), the
-        causal self-attention per layer (B, H, S, S), key padding mask (B, S) all False
-        (prompts are never padded: ``translate_batch`` batches prompts of one length).
-        ``src_embeds`` (B, S, D) replace the embeddings.
+        causal self-attention per layer (B, H, S, S), and the key padding mask (B, S): the
+        one given (prompts padded on the right, True = ``<pad>``: the model's pad id may be
+        a real token of a prompt, so padding is known by position, not by id), else all
+        False (``translate_batch`` batches prompts of one length). The pads are blocked as
+        keys (``attention_mask``) and take no position. ``src_embeds`` (B, S, D) replace
+        the embeddings.
 
         Raises:
             InputError: a positional experiment (``pe_table``).
         """
         self._fixed_positions(pe_table)
         emb = self._embed(src_ids) if src_embeds is None else src_embeds  # (B, S, D)
+        padded = key_padding_mask is not None and bool(key_padding_mask.any())
         out = self.hf(inputs_embeds=emb, use_cache=False, output_attentions=True,
+                      attention_mask=(~key_padding_mask).long() if padded else None,
+                      position_ids=(position_ids_past_padding(key_padding_mask, emb.size(1))
+                                    if padded else None),
                       logits_to_keep=1, return_dict=True)
-        pad = torch.zeros(src_ids.shape, dtype=torch.bool, device=src_ids.device)  # (B, S)
+        pad = (torch.zeros(src_ids.shape, dtype=torch.bool, device=src_ids.device)
+               if key_padding_mask is None else key_padding_mask)  # (B, S)
         return EncoderOutput(memory=emb, attentions=tuple(out.attentions), key_padding_mask=pad)
 
     def decode(self, tgt_ids: torch.Tensor, memory: torch.Tensor,
@@ -188,7 +202,9 @@ class HFCausal:
         (``decoder_attentions``, (B, H, T, T_all)); the cache (``past_key_values``) covers
         all S + T_all positions. Without ``past_key_values`` the prompt is run first in the
         same pass. A True in ``memory_key_padding_mask`` (B, S) blocks that prompt key
-        (Hugging Face's ``attention_mask``; positions still count it).
+        (Hugging Face's ``attention_mask``) and takes no position (``position_ids`` past the
+        padding, ``masks.position_ids_past_padding``), so a right-padded prompt's
+        continuation decodes as the prompt alone.
 
         Raises:
             InputError: a positional experiment (``pe_table``).
@@ -198,15 +214,17 @@ class HFCausal:
         emb = self._embed(tgt_ids) if tgt_embeds is None else tgt_embeds  # (B, T, D)
         if past_key_values is None:
             emb = torch.cat([memory, emb], dim=1)  # (B, S + T, D)
-        mask = None
+        mask = positions = None
         if memory_key_padding_mask is not None and bool(memory_key_padding_mask.any()):
             seen = 0 if past_key_values is None else past_key_values.get_seq_length()
-            mask = torch.ones(emb.size(0), seen + emb.size(1), dtype=torch.long,
-                              device=emb.device)  # (B, N_all) 1 = attend
-            mask[:, :S] = (~memory_key_padding_mask).long()
-        out = self.hf(inputs_embeds=emb, attention_mask=mask, past_key_values=past_key_values,
-                      use_cache=True, output_attentions=True, logits_to_keep=T,
-                      return_dict=True)
+            pad = torch.zeros(emb.size(0), seen + emb.size(1), dtype=torch.bool,
+                              device=emb.device)  # (B, N_all) True = <pad>
+            pad[:, :S] = memory_key_padding_mask
+            mask = (~pad).long()  # (B, N_all) 1 = attend
+            positions = position_ids_past_padding(pad, emb.size(1))  # (B, N)
+        out = self.hf(inputs_embeds=emb, attention_mask=mask, position_ids=positions,
+                      past_key_values=past_key_values, use_cache=True,
+                      output_attentions=True, logits_to_keep=T, return_dict=True)
         return split_output(out.logits, out.attentions, out.past_key_values, S=S, T=T)
 
     @staticmethod

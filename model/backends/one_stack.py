@@ -56,11 +56,13 @@ class OneStack:
     def __init__(self, model: DecoderOnlyTransformer) -> None:
         self.model, self.config = model, model.config
 
-    def encode(self, src_ids: torch.Tensor, *, pe_table: torch.Tensor | None = None,
+    def encode(self, src_ids: torch.Tensor, *, key_padding_mask: torch.Tensor | None = None,
+               pe_table: torch.Tensor | None = None,
                src_embeds: torch.Tensor | None = None) -> EncoderOutput:
         """The prompt's own pass: (B, S) ids -> memory (B, S, D) (their embeddings),
         attentions per layer (B, H, S, S) (causal), key padding mask (B, S) True =
-        ``<pad>``. ``src_embeds`` (B, S, D) replace the embeddings (attribution).
+        ``<pad>`` (the one given, else where the ids are ``pad_id``). ``src_embeds``
+        (B, S, D) replace the embeddings (attribution).
 
         Raises:
             InputError: a positional experiment (``pe_table``): not for one stack yet.
@@ -68,7 +70,7 @@ class OneStack:
         if pe_table is not None:
             raise InputError("The positional experiments are for encoder-decoders only.")
         emb = self.model.embed(src_ids) if src_embeds is None else src_embeds  # (B, S, D)
-        pad = src_ids == self.config.pad_id  # (B, S)
+        pad = src_ids == self.config.pad_id if key_padding_mask is None else key_padding_mask
         out = self.model(None, pad, inputs_embeds=emb, logits_to_keep=1,
                          position_ids=_positions(pad, src_ids.size(1)))
         return EncoderOutput(memory=emb, attentions=out.decoder_attentions,

@@ -9,6 +9,8 @@ Shape letters: B batch, S source length, T target length.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import torch
 
@@ -80,6 +82,13 @@ def cross_attention_mask(src_ids: torch.Tensor, tgt_len: int, pad_id: int = 0) -
     """
     pad = padding_mask(src_ids, pad_id)[:, None, :]  # (B, 1, S)
     return pad.expand(-1, tgt_len, -1)  # (B, T, S)
+
+
+def length_padding_mask(lengths: Sequence[int], n: int) -> torch.Tensor:
+    """The padding of rows padded on the right to ``n`` tokens, by position: (B,) real
+    lengths -> (B, n) bool, True = ``<pad>`` (position >= the row's length). For a batch
+    whose pad id may also be a real token (a Hugging Face one stack's end token)."""
+    return torch.arange(n)[None, :] >= torch.as_tensor(list(lengths))[:, None]  # (B, n)
 
 
 def position_ids_past_padding(key_padding_mask: torch.Tensor, n: int) -> torch.Tensor:

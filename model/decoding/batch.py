@@ -63,28 +63,28 @@ def pad_rows(rows: Sequence[Sequence[int]], pad_id: int) -> torch.Tensor:
 @torch.inference_mode()
 def greedy_batch(model: Transformer, src_ids: torch.Tensor, settings: GenerationSettings,
                  processors: Sequence[LogitsProcessor] = (), *, use_cache: bool = False,
-                 start_ids: Sequence[int] | None = None) -> BatchGreedy:
+                 start_ids: Sequence[int] | None = None,
+                 key_padding_mask: torch.Tensor | None = None) -> BatchGreedy:
     """Greedy decoding of a right-padded batch at once, as ``generate()`` of a batch: for
     evaluation, and for the padded-batch view (``analysis.batch.decode_batch``).
 
     Each step runs the decoder over the whole padded decoder input so far with the model's
-    masks (no cache); every unfinished sentence takes its most probable token (after the
-    settings' processors and then ``processors``, as in ``run_decoder``); a finished
-    sentence is fed ``<pad>``. Stops when all have produced ``</s>`` or after
-    ``max_new_tokens`` steps.
+    masks; every unfinished sentence takes its most probable token (after the settings'
+    processors, then ``processors``, as ``run_decoder``); a finished one is fed ``<pad>``.
+    Stops when all have produced ``</s>`` or after ``max_new_tokens`` steps.
 
     Args:
         src_ids: (B, S) int64, right-padded with ``pad_id``.
-        settings: its ``max_new_tokens`` (the most tokens per sentence, ``</s>``
-            included; None: max_len - 1), ``repetition_penalty`` and
-            ``no_repeat_ngram_size`` count.
+        settings: its ``max_new_tokens`` (per sentence, ``</s>`` included; None:
+            max_len - 1), ``repetition_penalty`` and ``no_repeat_ngram_size`` count.
         processors: ``LogitsProcessor``s applied in order after the settings' own.
         use_cache: run each step over the new position only, with the key/value cache
             (``past_key_values``) of the steps before, as ``run_decoder`` does: the same
-            tokens, far less work on long outputs. ``BatchGreedy.decoder`` is then the last
-            step's output only.
+            tokens, far less work. ``BatchGreedy.decoder`` is then the last step's only.
         start_ids: (B,) each row's first decoder input; None = ``config.bos_id`` (a
             decoder-only model's: its prompt's last token, the rows unpadded).
+        key_padding_mask: (B, S) bool, True = ``<pad>`` (a one stack's padding by
+            position: its pad id may be a real token); None = the model's, by ``pad_id``.
 
     Returns:
         BatchGreedy (see its docstring for the shapes).
@@ -95,9 +95,9 @@ def greedy_batch(model: Transformer, src_ids: torch.Tensor, settings: Generation
     c = model.config
     max_new_tokens = check_arguments(model, src_ids, settings, batch=True)
     todo = [*for_settings(settings), *processors]
-    B = src_ids.size(0)
-    enc = model.encode(src_ids)
-    device = src_ids.device
+    B, device = src_ids.size(0), src_ids.device
+    enc = (model.encode(src_ids) if key_padding_mask is None
+           else model.encode(src_ids, key_padding_mask=key_padding_mask))
     ends = torch.tensor(sorted(end_ids(c)), device=device)  # (E,) where a sentence stops
     tgt = (torch.full((B, 1), c.bos_id, dtype=torch.long, device=device) if start_ids is None
            else torch.tensor(list(start_ids), device=device)[:, None])  # (B, t+1) inputs
