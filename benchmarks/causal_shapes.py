@@ -17,7 +17,9 @@ then, in a fresh process:
   the full distribution and top-10 at every step, the one (L, H, N, N) map of the trace;
 * ``hf.generate(...)`` on the same ids, greedy, returning the attentions and scores
   (``output_attentions=True, output_scores=True``): ms per token;
-* memory: the process's resident set after loading and its peak (``/proc/self/status``).
+* memory: the process's resident set after loading and its peak (``/proc/self/status``);
+* value zeroing of that trace (``analysis.value_zeroing``, hooks on every layer's value
+  projection), once: what the Attribution view computes before it draws.
 
 A forward hook on the output layer (``only_known``) sets the logits of EOS and of every id
 the small tokenizer does not have to -inf for both decodings, so each makes exactly 20 steps
@@ -139,11 +141,17 @@ def measure(folder: Path, repeat: int) -> dict:
     trace, gen = ours(), theirs()
     same = [int(i) for i in trace.tgt_ids[1:]] == gen.sequences[0, ids.size(1):].tolist()
     times = median_ms({"ours": ours, "generate": theirs}, repeat)
+    from model.analysis.value_zeroing import value_zeroing
+
+    t1 = time.perf_counter()  # once: the Attribution view computes it once per trace
+    value_zeroing(tr.model, torch.from_numpy(trace.src_ids), torch.from_numpy(trace.tgt_ids[:-1]))
+    zeroing_s = time.perf_counter() - t1
     c = tr.config
     return {"load_s": load_s, "rss_loaded_mib": rss_loaded,
             "peak_rss_mib": _status_mib("VmHWM"),
             "ours_ms": times["ours"], "generate_ms": times["generate"], "steps": len(trace.steps),
-            "same_tokens": same, "prompt_ids": int(ids.size(1)), "prompt": text,
+            "same_tokens": same, "zeroing_s": zeroing_s, "prompt_ids": int(ids.size(1)),
+            "prompt": text,
             "layers": c.num_layers, "nhead": c.nhead, "kv_heads": c.num_key_value_heads,
             "d_model": c.d_model, "map_mb": trace.decoder_attentions.nbytes / 2**20,
             "probs_mb": trace.step_probs.nbytes / 2**20}
@@ -160,8 +168,9 @@ def table(rows: dict[str, dict]) -> str:
     """The figures as a Markdown table."""
     lines = ["| model (published shape) | parameters | layers, H / Hkv, D | prompt ids | load s "
              "| RSS after load MiB | peak RSS MiB | ours ms (20 steps) | generate() ms "
-             "| ours / generate() | the trace's map MiB, distributions MiB | same tokens |",
-             "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---|"]
+             "| ours / generate() | the trace's map MiB, distributions MiB | same tokens "
+             "| value zeroing s |",
+             "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---|---:|"]
     for repo, r in rows.items():
         lines.append(
             f"| {repo} | {r['parameters'] / 1e6:.0f} M | {r['layers']}, {r['nhead']} / "
@@ -169,7 +178,8 @@ def table(rows: dict[str, dict]) -> str:
             f"{r['rss_loaded_mib']:.0f} | {r['peak_rss_mib']:.0f} | {r['ours_ms']:.0f} | "
             f"{r['generate_ms']:.0f} | {r['ours_ms'] / r['generate_ms']:.2f} | "
             f"{r['map_mb']:.1f}, {r['probs_mb']:.1f} | "
-            f"{'yes' if r['same_tokens'] else 'NO'} ({r['steps']} steps) |")
+            f"{'yes' if r['same_tokens'] else 'NO'} ({r['steps']} steps) | "
+            f"{r['zeroing_s']:.1f} |")
     return "\n".join(lines)
 
 

@@ -136,6 +136,9 @@ def test_every_view_draws_for_a_hugging_face_causal_model(family, tmp_path, monk
         assert "heads 1–2 → key/value head 1, heads 3–4 → key/value head 2" in gqa[0]
     else:
         assert gqa == []
+    app.button_group(key=VIEW_KEY).set_value("attribution").run()  # value zeroing by hooks
+    vz = STRINGS["attr_vz_title"]["en"].split("{")[0]
+    assert any(chart_title(c).startswith(vz) for c in charts(app)), family
 
 
 def test_a_rotary_model_s_positions_are_its_rope_curves(tmp_path, monkeypatch):

@@ -1,6 +1,7 @@
 """Value zeroing for the encoder-decoder (Mohebbi et al. 2023, "Quantifying Context Mixing in
 Transformers"), written here for our Transformer and our decoder-only model (its prompt in
-place of the source), and, through hooks, for Hugging Face encoder-decoders:
+place of the source), and, through hooks, for Hugging Face encoder-decoders and causal
+language models:
 how much decoder layer l's output at step t changes when one token's value vectors are zeroed
 in that layer, in every head.
 
@@ -20,12 +21,14 @@ Shape letters: S source tokens, T decoder steps, L decoder layers.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
+from ..backends.hf_causal import HFCausal
 from ..backends.one_stack import OneStack
 from ..core.decoder_only import DecoderOnlyTransformer
 from ..core.masks import decoder_self_attention_mask, subsequent_mask
@@ -68,8 +71,8 @@ def value_zeroing(model, src_ids: torch.Tensor, tgt_ids: torch.Tensor) -> ValueZ
 
     Args:
         model: our Transformer, our decoder-only model (``OneStack``: ``_one_stack``), or
-            a Hugging Face ``HFSeq2Seq`` (its layers' value projections zeroed by hooks,
-            ``backends.hf_attribution``), in ``eval()`` mode.
+            a Hugging Face ``HFSeq2Seq`` or ``HFCausal`` (its layers' value projections
+            zeroed by hooks, ``backends.hf_attribution``), in ``eval()`` mode.
         src_ids: (S,) int64 the source ids, ``</s>`` included (one stack: the prompt
             before ``<sep>``).
         tgt_ids: (T,) int64 the decoder inputs, ``<s>`` first (one stack: ``<sep>``).
@@ -84,7 +87,12 @@ def value_zeroing(model, src_ids: torch.Tensor, tgt_ids: torch.Tensor) -> ValueZ
         raise ValueError(f"expected 1-D, non-empty ids, got {tuple(src_ids.shape)} and "
                          f"{tuple(tgt_ids.shape)}")
     if isinstance(model, OneStack):
-        return _one_stack(model.model, src_ids, tgt_ids)
+        return _one_stack_scores(_one_stack(model.model, src_ids, tgt_ids), len(src_ids))
+    if isinstance(model, HFCausal):
+        from ..backends.hf_attribution import zeroed_one_stack_outputs
+
+        ids = torch.cat([src_ids, tgt_ids])  # (N,) the one sequence
+        return _one_stack_scores(zeroed_one_stack_outputs(model, ids), len(src_ids))
     if not isinstance(model, Transformer):
         from ..backends.hf_attribution import zeroed_layer_outputs
 
@@ -114,24 +122,30 @@ def value_zeroing(model, src_ids: torch.Tensor, tgt_ids: torch.Tensor) -> ValueZ
 
 
 def _one_stack(stack: DecoderOnlyTransformer, src_ids: torch.Tensor, tgt_ids: torch.Tensor
-               ) -> ValueZeroing:
-    """Value zeroing in a decoder-only stack over its one sequence, prompt (S) then decoder
-    inputs (T), N = S + T: in layer l, batch row j zeroes position j's value vectors in
-    every head, and each decoder input's output is compared with the unchanged pass. The
-    prompt's columns are where cross-attention went (``cross`` (L, T, S)), the rest the
-    tokens written (``decoder`` (L, T, T), 0 above the diagonal)."""
-    S, T = len(src_ids), len(tgt_ids)
-    N = S + T
-    cross, decoder = [], []
+               ) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
+    """Our decoder-only stack over its one sequence, prompt (S) then decoder inputs (T),
+    N = S + T: per layer, its output (N, D) in the unchanged pass and (N, N, D) with batch
+    row j's position j's value vectors zeroed in every head (the layer's input as it was)."""
+    N = len(src_ids) + len(tgt_ids)
     with torch.inference_mode():
         causal = subsequent_mask(N)  # (N, N) True = ahead
         x = stack.positional(stack.embed(torch.cat([src_ids, tgt_ids])[None]))  # (1, N, D)
         zero = torch.eye(N, dtype=torch.bool)  # (N, N): batch row j zeroes position j
         for layer in stack.layers:
             base = layer(x, attn_mask=causal).output[0]  # (N, D)
-            out = layer(x.expand(N, N, -1), attn_mask=causal, zero_values=zero).output
-            d = _distance(base[S:], out[:, S:])  # (N, T): position j zeroed, decoder row t
-            cross.append(d[:S].T)  # (T, S)
-            decoder.append(torch.tril(d[S:].T))  # (T, T): j <= t only
+            yield base, layer(x.expand(N, N, -1), attn_mask=causal, zero_values=zero).output
             x = base[None]  # the next layer's input, as it was (1, N, D)
+
+
+def _one_stack_scores(layers: Iterable[tuple[torch.Tensor, torch.Tensor]], S: int
+                      ) -> ValueZeroing:
+    """``ValueZeroing`` of a one stack from each layer's (base (N, D), zeroed (N, N, D))
+    outputs: each decoder input's (the positions after the S prompt tokens) distance from
+    the unchanged pass; the prompt's columns are where cross-attention went (``cross``
+    (L, T, S)), the rest the tokens written (``decoder`` (L, T, T), 0 above the diagonal)."""
+    cross, decoder = [], []
+    for base, out in layers:
+        d = _distance(base[S:], out[:, S:])  # (N, T): position j zeroed, decoder row t
+        cross.append(d[:S].T)  # (T, S)
+        decoder.append(torch.tril(d[S:].T))  # (T, T): j <= t only
     return ValueZeroing(torch.stack(cross).float().numpy(), torch.stack(decoder).float().numpy())

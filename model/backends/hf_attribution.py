@@ -9,7 +9,9 @@ through forward hooks on its own modules, as ``hf_hooks`` takes the heads' input
 - Value zeroing (``analysis.value_zeroing``): decoder layer l's value projection of the
   cross-attention (or of the self-attention) gives batch row j's token j a zero value vector
   in every head; the layers before l are untouched, so layer l's input is as it was and its
-  output is compared with the unchanged pass.
+  output is compared with the unchanged pass. A causal language model (``hf_causal.HFCausal``)
+  is zeroed the same way over its one sequence (GPT-2: the value third of the fused
+  ``c_attn``), the layer called by itself on its recorded input.
 
 Hooks act only on calls from the thread that set them and are removed before returning,
 so the shared model keeps no state and other sessions' passes are never changed.
@@ -51,6 +53,71 @@ def _zero_own_token(output: torch.Tensor) -> torch.Tensor:
     rows = torch.arange(out.shape[0])
     out[rows, rows] = 0.0
     return out
+
+
+@contextmanager
+def _calls(modules: list[torch.nn.Module]):
+    """During the block, record each module's last call from this thread, as (args, kwargs):
+    yields the dict index -> call (a layer's hidden states, its masks and positions)."""
+    me = threading.get_ident()
+    seen: dict[int, tuple[tuple, dict]] = {}
+
+    def keep(i: int):
+        def hook(_module, args, kwargs):
+            if threading.get_ident() == me:
+                seen[i] = (args, kwargs)
+        return hook
+
+    handles = [m.register_forward_pre_hook(keep(i), with_kwargs=True)
+               for i, m in enumerate(modules)]
+    try:
+        yield seen
+    finally:
+        for h in handles:
+            h.remove()
+
+
+def _zero_own_value(fused: int | None):
+    """``_zero_own_token`` of a value projection's output, or with ``fused`` = D, of the
+    value third (the last D features) of GPT-2's fused (B, K, 3 D) ``c_attn`` output."""
+    if fused is None:
+        return _zero_own_token
+
+    def change(output: torch.Tensor) -> torch.Tensor:
+        out = output.clone()
+        rows = torch.arange(out.shape[0])
+        out[rows, rows, 2 * fused:] = 0.0
+        return out
+
+    return change
+
+
+def zeroed_one_stack_outputs(model, ids: torch.Tensor
+                             ) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
+    """For each layer of a Hugging Face causal language model (``model``, an
+    ``hf_causal.HFCausal``) over its one sequence ``ids`` (N,): the layer's output (N, D) in
+    the unchanged pass, and (N, N, D) with position j's value vectors zeroed in every head
+    of that layer in batch row j. The layer is called again by itself, on its recorded
+    input (1, N, D) repeated N times with its recorded masks and positions (they broadcast
+    over the batch), so the layers before it are untouched and not run again."""
+    layers = (list(model.hf.transformer.h) if model.model_type == "gpt2"
+              else list(model.hf.model.layers))
+    N = len(ids)
+    with torch.inference_mode():
+        with recording(dict(enumerate(layers))) as seen, _calls(layers) as calls:
+            model.hf(input_ids=ids[None], use_cache=False, logits_to_keep=1, return_dict=True)
+        for i, layer in enumerate(layers):
+            module, names = model.attention("decoder", i)
+            fused = model.config.d_model if names == ("c_attn",) else None
+            args, kwargs = calls[i]
+            if args:  # the hidden states (1, N, D), first
+                args = (args[0].expand(N, -1, -1), *args[1:])
+            else:
+                kwargs = {**kwargs, "hidden_states": kwargs["hidden_states"].expand(N, -1, -1)}
+            with _hooked(getattr(module, names[0] if fused else names[2]),
+                         _zero_own_value(fused)):
+                out = layer(*args, **kwargs)
+            yield seen[i][1][0], out[0] if isinstance(out, tuple) else out  # (N, D), (N, N, D)
 
 
 def _decoder_layers(model) -> list[torch.nn.Module]:

@@ -157,10 +157,6 @@ def attribution_view(translator: Translator, trace: DecodeTrace, k: int, key: tu
     (their layers taken apart by hooks, ``model.backends.hf_attribution``)."""
     st.caption(explain("attribution"))
     if trace.architecture == "decoder-only":  # the prompt stands where the source is
-        if translator.info.backend != "ours":  # value zeroing by hooks: encoder-decoders
-            st.caption(t("attr_one_stack_hf"))
-            _gradients(trace, k, cache.trace_key(key, trace))
-            return
         st.caption(t("attr_one_stack"))
     L = trace.cross_attentions.shape[0]
     layer = int(st.selectbox(t("layer"), range(L), index=L - 1, key=LAYER_KEY,
