@@ -93,6 +93,22 @@ def test_the_real_dictionary_on_the_issues_sentences(en, right, wrong, word):
     assert word in [m.word for m in X.untranslated(en, wrong)]
 
 
+@pytest.mark.parametrize("en, right, wrong, word", [
+    ("Mary is Tom's secretary.", "玛丽是汤姆的秘书。", "玛丽是秘书。", "Tom"),  # not 黑奴吁天录
+    ("Tom likes cheese.", "Tom喜欢奶酪。", "他喜欢奶酪。", "Tom"),  # kept in Latin letters
+    ("I met the Python team.", "我见了Python团队。", "我见了团队。", "Python"),
+])
+def test_a_possessive_is_its_word_and_a_word_kept_as_written_is_found(en, right, wrong, word):
+    assert word not in [m.word for m in X.untranslated(en, right)]
+    assert word in [m.word for m in X.untranslated(en, wrong)]
+
+
+def test_reflexive_pronouns_are_function_words():
+    for word in ("myself", "yourself", "himself", "herself", "themselves"):
+        assert X.is_function_word(word)
+    assert X.untranslated("You should ask the teacher yourself.", "你应该自己问老师。") == ()
+
+
 def test_the_verdict_names_the_untranslated_noun_only_for_english_input():
     attn = np.array([[[[1.0, 0.0]]]])  # (L, H, T, S): one step, all on the one word
     kwargs = dict(labels=["▁Beijing", "</s>"], word_of=[0, 1], cross_attentions=attn,

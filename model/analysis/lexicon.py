@@ -277,7 +277,9 @@ def untranslated(src_text: str, output_text: str, lex: Lexicon | None = None
     """The source's nouns and names (``checked``) whose translations are all missing from
     ``output_text`` (``Missing`` each), in sentence order, each word once.
 
-    A translation counts when the output has it. A capitalised word spelt in pinyin also
+    A translation counts when the output has it, or the word itself in Latin letters (*Tom*
+    kept as Tom); a possessive is read without its *'s* (*Tom's*: Tom, not the novel
+    *Uncle Tom's Cabin*). A capitalised word spelt in pinyin also
     counts as found when characters of the output read it (``spelt_in``: *Fang* in
     王芳), and a name (``is_name``) the dictionary lacks is still named if none do
     (*Xiaoming* with no 小明); its translations start with the headwords that read it
@@ -294,12 +296,15 @@ def untranslated(src_text: str, output_text: str, lex: Lexicon | None = None
         return ()
     lex = lex or lexicon()
     out, seen = [], set()
-    for word in ENGLISH_WORD.findall(src_text):
+    for typed in ENGLISH_WORD.findall(src_text):
+        word = re.sub(r"'s$", "", typed)  # Tom's: Tom
         if word.lower() in seen or not checked(word):
             continue
         seen.add(word.lower())
         found = tuple(dict.fromkeys(zh for form in lemmas(word) for zh in lex.senses.get(form, ())))
-        if any(zh in output_text for zh in found):
+        if (any(zh in output_text for zh in found)
+                or re.search(rf"(?<![A-Za-z]){re.escape(word)}(?![A-Za-z])", output_text,
+                             re.IGNORECASE)):
             continue
         pinyin = syllables_of(word, lex) if word[0].isupper() else ()  # Fang: a name here
         if pinyin and spelt_in(word, output_text, lex):
