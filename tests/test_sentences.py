@@ -22,6 +22,11 @@ from model.analysis.verdict import judge_trace
     ("Wait!! What happened?", ("Wait!!", "What happened?")),
     ("Is it (really)? Yes.", ("Is it (really)?", "Yes.")),
     ("I like tea. 我喜欢茶。", ("I like tea.", "我喜欢茶。")),
+    ("We met at 5 p.m. Tom came later.", ("We met at 5 p.m.", "Tom came later.")),
+    ("We bought pens, books, etc. Then we went home.",
+     ("We bought pens, books, etc.", "Then we went home.")),
+    ("他说：“我爱你。你呢？”我笑了。", ("他说：“我爱你。你呢？”", "我笑了。")),
+    ('He said "Stop. Sit down." Then he left.', ('He said "Stop. Sit down."', "Then he left.")),
 ])
 def test_a_paragraph_is_cut_after_each_sentence(text, expected):
     assert split_sentences(text) == expected
@@ -31,6 +36,7 @@ def test_a_paragraph_is_cut_after_each_sentence(text, expected):
     "Mr. Wang teaches us maths.", "Dr. Li and Prof. Zhang met at 5 p.m. today.",
     "J. K. Rowling wrote seven books.", "The river is 6.3 km long.",
     "We bought fruit, e.g. apples and pears.", "why do we work?", "Hello. how are you",
+    "「你好。我是李明。」", "We met at 5 p.m. today.",
     "我们为什么工作？", "  One sentence with spaces around  "])
 def test_one_sentence_stays_whole(text):
     assert split_sentences(text) == (text.strip(),)
@@ -52,7 +58,7 @@ def test_sentences_joined_by_white_space_come_back_apart(sentences, gap):
 
 
 def test_the_abbreviation_list_is_read_lower_case():
-    assert {"mr", "dr", "e.g", "p.m"} <= abbreviations()
+    assert {"mr", "dr", "e.g", "u.s"} <= abbreviations() and "p.m" not in abbreviations()
     assert all(w == w.lower() and not w.endswith(".") for w in abbreviations())
 
 
