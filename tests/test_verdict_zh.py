@@ -222,6 +222,15 @@ def test_the_words_around_them_are_still_read(src, output, named):
     assert named in _missing(src, output)
 
 
+@pytest.mark.parametrize(("src", "wrong", "right", "named"), [
+    ("我们后天去北京。", "We go to Beijing after tomorrow.",
+     "We go to Beijing the day after tomorrow.", "后天"),  # tomorrow is 明天
+    ("他前天来了。", "He came yesterday.", "He came two days ago.", "前天"),
+])
+def test_a_word_whose_sense_holds_another_word_needs_its_whole_phrase(src, wrong, right, named):
+    assert named in _missing(src, wrong) and named not in _missing(src, right)
+
+
 def test_every_extra_sense_clears_its_word():
     named = [w for w in LZ.extra_senses() if w in _missing(w + "。", "Look: a tree.")]
     assert len(named) > len(LZ.extra_senses()) / 2  # the check reads most of them alone

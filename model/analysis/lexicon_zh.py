@@ -21,7 +21,9 @@ whose translation the output lacks:
   (``Lexicon.senses``) gives the word, or a part of it of two characters or more, for an English
   word of the output (张老师: *teacher* -> 老师); or when the output has English that
   ``resources/senses_zh.toml`` gives for it and CC-CEDICT does not say (人 -> *someone*,
-  时候 -> *when*, 日本 -> *Japanese*, 钱 -> *yuan*: ``said_otherwise``).
+  时候 -> *when*, 日本 -> *Japanese*, 钱 -> *yuan*: ``said_otherwise``). A word whose sense
+  holds another word's (后天 "the day after tomorrow": *tomorrow* is 明天) is found only by
+  a whole phrase of that file's ``[strict]`` table.
 - Names: a name of a person (tags ``nr``...) is also found when the output spells its pinyin,
   one word after another from a word's start (李明 in *Li Ming is ...*, toneless, any reading of
   each character: ``Lexicon.readings``); a place (``ns``) also when it spells all but its last
@@ -132,21 +134,29 @@ def _shown(senses: tuple[str, ...], name: bool) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names if name and names else senses))[:SHOWN]
 
 
+def extra_senses(table: str = "senses") -> Mapping[str, tuple[str, ...]]:
+    """``resources/senses_zh.toml``'s ``table``, lower case: ``"senses"``, Chinese word ->
+    English that translates it where CC-CEDICT's senses do not say it (人 -> someone, 日本
+    -> japanese); ``"strict"``, the words only whole phrases translate (后天 -> the day
+    after tomorrow: its word *tomorrow* is 明天's)."""
+    return _senses_tables()[table]
+
+
 @lru_cache(maxsize=1)
-def extra_senses() -> Mapping[str, tuple[str, ...]]:
-    """Chinese word -> English that translates it where CC-CEDICT's senses do not say it
-    (``resources/senses_zh.toml``, lower case: 人 -> someone, 日本 -> japanese)."""
-    table = tomllib.loads(SENSES_FILE.read_text(encoding="utf-8"))["senses"]
-    return {zh: tuple(e.lower() for e in en) for zh, en in table.items()}
+def _senses_tables() -> dict[str, dict[str, tuple[str, ...]]]:
+    tables = tomllib.loads(SENSES_FILE.read_text(encoding="utf-8"))
+    return {name: {zh: tuple(e.lower() for e in en) for zh, en in rows.items()}
+            for name, rows in tables.items()}
 
 
-def said_otherwise(word: str, output_text: str, out_forms: frozenset[str]) -> bool:
-    """Whether ``output_text`` has English of ``extra_senses`` for Chinese ``word``: a phrase
-    as whole words in any case (*at the moment*), a single word also as a lemma of an output
-    word (``out_forms``: *Americans* -> american)."""
+def said_otherwise(word: str, output_text: str, out_forms: frozenset[str],
+                   table: str = "senses") -> bool:
+    """Whether ``output_text`` has English of ``extra_senses(table)`` for Chinese ``word``:
+    a phrase as whole words in any case (*at the moment*), a single word also as a lemma of
+    an output word (``out_forms``: *Americans* -> american)."""
     text = output_text.lower().replace("\u2019", "'")
     return any(e in out_forms or re.search(rf"(?<![\w']){re.escape(e)}(?![\w'])", text)
-               for e in extra_senses().get(word, ()))
+               for e in extra_senses(table).get(word, ()))
 
 
 def _read(pairs: list[tuple[str, str]], i: int, skip: frozenset[str]) -> bool:
@@ -200,6 +210,10 @@ def untranslated_zh(src_text: str, output_text: str, lex: Lexicon | None = None,
         senses = senses_of(word, gloss)
         if senses and tag != "vn" and senses[0].startswith("to ") and not name:
             continue  # a verb jieba tagged a noun
+        if word in extra_senses("strict"):  # only its whole phrases say it
+            if not said_otherwise(word, output_text, out_forms, "strict"):
+                found[word] = Missing(word, _shown(senses, name), ())
+            continue
         if content_forms(senses) & out_forms or said_otherwise(word, output_text, out_forms):
             continue
         if out_zh is None:
