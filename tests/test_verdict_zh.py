@@ -226,6 +226,7 @@ def test_the_words_around_them_are_still_read(src, output, named):
     ("我们后天去北京。", "We go to Beijing after tomorrow.",
      "We go to Beijing the day after tomorrow.", "后天"),  # tomorrow is 明天
     ("他前天来了。", "He came yesterday.", "He came two days ago.", "前天"),
+    ("王芳是我的同桌。", "Wang Fang is my desk.", "Wang Fang is my deskmate.", "同桌"),
 ])
 def test_a_word_whose_sense_holds_another_word_needs_its_whole_phrase(src, wrong, right, named):
     assert named in _missing(src, wrong) and named not in _missing(src, right)
