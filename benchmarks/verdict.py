@@ -107,25 +107,14 @@ def reference_alarms(path: Path, source: str) -> dict[str, int]:
     """Print and return how many pairs of ``path`` (English, tab, Chinese per line) each text
     signal fires on, reading the ``source`` side as the sentence and the other as its
     translation (module docstring), and the examples of the negation and said-twice checks."""
-    from model.analysis.faithful_zh import negation_dropped, said_twice
-    from model.analysis.lexicon import untranslated
-    from model.analysis.lexicon_zh import untranslated_zh
-    from model.analysis.numbers import missing_numbers_english
-
     lines = path.read_text(encoding="utf-8").splitlines()
     pairs = [(zh, en) if source == "zh" else (en, zh)
              for en, zh, *_ in (line.split("\t") for line in lines if "\t" in line)]
-    skip = V.chinese_function_words()
-    checks = ({"untranslated": lambda s, o: untranslated_zh(s, o, skip=skip),
-               "negation": lambda s, o: negation_dropped(s, o, skip=skip),
-               "repeated": said_twice, "number": missing_numbers_english}
-              if source == "zh" else {"untranslated": untranslated,
-                                      "number": V.missing_numbers})
-    fired = dict.fromkeys([*checks, "any"], 0)
+    fired: dict[str, int] = {"any": 0}
     for src, out in pairs:
-        found = {name: check(src, out) for name, check in checks.items()}
+        found = V.output_signals(src, out, source, None)  # the verdict's own text checks
         for name, hit in found.items():
-            fired[name] += bool(hit)
+            fired[name] = fired.get(name, 0) + bool(hit)
             if hit and name in ("negation", "repeated"):
                 print(f"  {name}: {src} -> {out} {hit}")
         fired["any"] += any(found.values())

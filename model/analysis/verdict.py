@@ -468,13 +468,14 @@ def judge(src_text: str, labels: Sequence[str], word_of: Sequence[int],
         source_language=source_language,
         sentence_min=sentence_min,
         sentences=several if len(several := split_sentences(src_text)) > 1 else (),
-        **_output_signals(src_text, output_text, source_language, lexicon))
+        **output_signals(src_text, output_text, source_language, lexicon))
 
 
-def _output_signals(src_text: str, output_text: str, source_language: str,
+def output_signals(src_text: str, output_text: str, source_language: str,
                     lexicon: Lexicon | None) -> dict:
-    """``Verdict``'s fields that compare the output with the sentence: ``numbers``,
-    ``untranslated`` and, for a Chinese source, ``negation`` and ``repeated``."""
+    """``Verdict``'s fields that compare the output with the sentence, by field name:
+    ``numbers``, ``untranslated`` and, for a Chinese source (``source_language="zh"``),
+    ``negation`` and ``repeated``; ``lexicon`` as ``judge``'s."""
     if source_language != "zh":
         return {"numbers": missing_numbers(src_text, output_text),
                 "untranslated": (untranslated(src_text, output_text, lexicon)

@@ -100,8 +100,7 @@ def zeroed_one_stack_outputs(model, ids: torch.Tensor
     of that layer in batch row j. The layer is called again by itself, on its recorded
     input (1, N, D) repeated N times with its recorded masks and positions (they broadcast
     over the batch), so the layers before it are untouched and not run again."""
-    layers = (list(model.hf.transformer.h) if model.model_type == "gpt2"
-              else list(model.hf.model.layers))
+    layers = model.blocks()
     N = len(ids)
     with torch.inference_mode():
         with recording(dict(enumerate(layers))) as seen, _calls(layers) as calls:

@@ -244,8 +244,13 @@ class HFCausal:
         if kind != "decoder":
             raise ValueError(f"a decoder-only model has only 'decoder' attention, got {kind!r}")
         if self.model_type == "gpt2":
-            return self.hf.transformer.h[layer].attn, ("c_attn",)
-        return self.hf.model.layers[layer].self_attn, ("q_proj", "k_proj", "v_proj")
+            return self.blocks()[layer].attn, ("c_attn",)
+        return self.blocks()[layer].self_attn, ("q_proj", "k_proj", "v_proj")
+
+    def blocks(self) -> list[torch.nn.Module]:
+        """The model's decoder layers, first to last (GPT-2's ``transformer.h``, the other
+        families' ``model.layers``)."""
+        return list(self.hf.transformer.h if self.model_type == "gpt2" else self.hf.model.layers)
 
     def num_parameters(self) -> int:
         """Number of parameters (tied embeddings counted once)."""

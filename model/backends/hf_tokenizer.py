@@ -196,10 +196,10 @@ class HFTarget:
                 ids = self._tokenizer(text_target=text, add_special_tokens=False)["input_ids"]
             tokens = self.vocab.decode(ids)
         tokens = list(tokens)
-        c = self._config
+        c, ends = self._config, end_ids(self._config)
         bad = [t for i, t in enumerate(tokens) if t not in self.vocab
                or self.vocab.stoi[t] in (c.pad_id, c.bos_id)
-               or (self.vocab.stoi[t] in end_ids(c) and i != len(tokens) - 1)]
+               or (self.vocab.stoi[t] in ends and i != len(tokens) - 1)]
         if bad:
             shown = ", ".join(_short(t, 12) for t in list(dict.fromkeys(bad))[:5])
             raise InputError(f"The {what} has tokens the model cannot produce: {shown}")
